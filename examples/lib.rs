@@ -1,0 +1,1 @@
+//! Examples of `toolmodel`; see the `[[example]]` targets.

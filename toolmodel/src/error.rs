@@ -1,0 +1,172 @@
+//! The crate's one error type, [`Error`].
+
+use std::fmt::{self, Write as _};
+
+use crate::{
+    id::ToolIdProblem,
+    name::NameError,
+    validator::{InstanceError, SchemaIssue},
+    violation::Violation,
+};
+
+/// Every error `toolmodel` returns.
+///
+/// Each variant carries the offending value and where it is (a JSON Pointer, or a line and
+/// column). The enum is `#[non_exhaustive]`; classify with `matches!`:
+///
+/// ```
+/// use serde_json::json;
+/// use toolmodel::{DefaultValidator, Error, SchemaValidator};
+///
+/// let err = DefaultValidator::new()
+///     .validate(&json!({"type": "integer"}), &json!("7"))
+///     .unwrap_err();
+/// assert!(matches!(err, Error::InvalidInstance { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A name breaks the MCP "Tool Names" rules ([`check_name`](crate::name::check_name)).
+    #[error("{0}")]
+    InvalidName(NameError),
+
+    /// A text is not a valid [`ToolId`](crate::ToolId).
+    #[error("invalid tool id {input:?}: {}", join(problems))]
+    InvalidToolId {
+        /// The text as given.
+        input: String,
+        /// Every problem found.
+        problems: Vec<ToolIdProblem>,
+    },
+
+    /// A tool breaks MCP rules ([`Tool::validate`](crate::Tool::validate)).
+    #[error("tool {name:?} is invalid: {}", join(violations))]
+    InvalidTool {
+        /// The tool's name, as given.
+        name: String,
+        /// Every violation found, each with its JSON Pointer.
+        violations: Vec<Violation>,
+    },
+
+    /// JSON that could not be read as the expected shape.
+    #[error("{}", json_message(path, *line, *column, message))]
+    Json {
+        /// JSON Pointer of the offending value (`""` for the document or when unknown).
+        path: String,
+        /// 1-based line of the error when reading text; 0 when reading a `Value`.
+        line: usize,
+        /// 1-based column of the error when reading text; 0 when reading a `Value`.
+        column: usize,
+        /// What was wrong.
+        message: String,
+    },
+
+    /// A value that must be a JSON object (a tool schema) is not one.
+    #[error("a tool schema must be a JSON object, found {found}")]
+    SchemaNotObject {
+        /// The JSON type found (`null`, `array`, ...).
+        found: &'static str,
+    },
+
+    /// A value outside a closed set of spellings.
+    #[error("{field} {value:?} is not one of: {expected}")]
+    UnknownValue {
+        /// The field (its MCP name).
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// The values allowed.
+        expected: &'static str,
+    },
+
+    /// A schema declares a dialect (`$schema`) this validator does not support. MCP: servers and
+    /// clients "MUST handle unsupported dialects gracefully by returning an appropriate error".
+    #[error(
+        "unsupported JSON Schema dialect {uri:?} at {pointer:?}: supported are 2020-12 (the default) and draft-07"
+    )]
+    UnsupportedSchema {
+        /// The `$schema` value.
+        uri: String,
+        /// JSON Pointer of the `$schema` keyword in the schema.
+        pointer: String,
+    },
+
+    /// A schema is not valid against its dialect's meta-schema, or cannot be compiled.
+    #[error("invalid schema: {}", join(issues))]
+    InvalidSchema {
+        /// Every problem found, each with its JSON Pointer in the schema.
+        issues: Vec<SchemaIssue>,
+    },
+
+    /// A schema refers to a resource outside itself; `toolmodel` never fetches or reads one.
+    #[error("schema refers to the external resource {reference:?}, which is never fetched")]
+    ExternalRef {
+        /// The reference, resolved against the schema's base URI. A relative reference with no
+        /// base appears under the placeholder base `json-schema:///`.
+        reference: String,
+    },
+
+    /// An instance (arguments or a result) does not match its schema.
+    #[error("{} violation(s): {}", errors.len(), join(errors))]
+    InvalidInstance {
+        /// Every violation, each with instance path, schema path and message.
+        errors: Vec<InstanceError>,
+    },
+
+    /// A document holds no tools in any known shape
+    /// ([`tool_values`](crate::catalog::tool_values)).
+    #[error("at {pointer:?}: {reason}")]
+    UnrecognizedDocument {
+        /// JSON Pointer of the value that was not understood.
+        pointer: String,
+        /// What was expected.
+        reason: String,
+    },
+}
+
+fn join<T: fmt::Display>(items: &[T]) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str("; ");
+        }
+        let _ = write!(out, "{item}");
+    }
+    out
+}
+
+fn json_message(path: &str, line: usize, column: usize, message: &str) -> String {
+    let mut out = String::from("invalid JSON");
+    if line > 0 {
+        let _ = write!(out, " at line {line} column {column}");
+    }
+    if !path.is_empty() {
+        let _ = write!(out, " at {path}");
+    }
+    let _ = write!(out, ": {message}");
+    out
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub(crate) fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Turns a serde path into a JSON Pointer.
+pub(crate) fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                let _ = write!(out, "/{index}");
+            }
+            Segment::Map { key } => {
+                out.push('/');
+                out.push_str(&escape_pointer_token(key));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,373 @@
+//! [`Tool::validate`]: the MCP rules a tool definition must follow, all checked at once.
+
+use std::fmt;
+
+use crate::{
+    Error, Tool,
+    json::FULL_KEYS,
+    name::{NameError, name_problems},
+    tags::{is_normalized, normalize_tags},
+};
+
+/// The URI schemes an icon `src` may use (MCP 2025-11-25, `Icon.src`: "an HTTP/HTTPS URL or a
+/// `data:` URI"; clients must reject others such as `javascript:` and `file:`).
+pub const ICON_SCHEMES: &[&str] = &["https", "http", "data"];
+
+/// Which schema of a tool a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaSlot {
+    /// `inputSchema`.
+    Input,
+    /// `outputSchema`.
+    Output,
+}
+
+impl SchemaSlot {
+    /// The MCP key: `"inputSchema"` or `"outputSchema"`.
+    #[must_use]
+    pub const fn key(self) -> &'static str {
+        match self {
+            Self::Input => "inputSchema",
+            Self::Output => "outputSchema",
+        }
+    }
+}
+
+impl fmt::Display for SchemaSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// One rule a [`Tool`] breaks, found by [`Tool::validate`].
+///
+/// [`Violation::pointer`] gives where, as a JSON Pointer into the tool's full JSON
+/// ([`Tool::to_json`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Violation {
+    /// The name breaks MCP "Tool Names" (1–128 characters of `[A-Za-z0-9_.-]`).
+    Name(NameError),
+    /// The namespace breaks the same rules.
+    Namespace(NameError),
+    /// The version is not a semantic version (`1.2.3` or `v1.2.3`, with optional prerelease and
+    /// build).
+    Version {
+        /// The version as given.
+        value: String,
+        /// Why the `semver` crate rejected it.
+        reason: String,
+    },
+    /// A schema root is not `"type": "object"` (MCP 2025-11-25 `Tool.inputSchema` and
+    /// `Tool.outputSchema`).
+    SchemaRoot {
+        /// Which schema.
+        slot: SchemaSlot,
+        /// The root `type` found, as JSON text, or `None` when absent.
+        found: Option<String>,
+    },
+    /// The tags are not in normal form.
+    Tags {
+        /// The normal form to write instead.
+        normal: Vec<String>,
+    },
+    /// An icon `src` with a scheme other than `https:`, `http:` or `data:`.
+    IconScheme {
+        /// The icon's index in `icons`.
+        index: usize,
+        /// The `src` as given.
+        src: String,
+    },
+    /// A backend field that must not be empty is empty.
+    EmptyBackendField {
+        /// The backend's index in `backends`.
+        index: usize,
+        /// The backend kind.
+        kind: &'static str,
+        /// The field's JSON name.
+        field: &'static str,
+    },
+    /// A key in [`Tool::extra`] that is also a key of the tool (MCP or extension); it would be
+    /// dropped on writing.
+    ShadowedKey {
+        /// The key.
+        key: String,
+    },
+}
+
+impl Violation {
+    /// Where the problem is, as a JSON Pointer (RFC 6901) into the tool's full JSON.
+    #[must_use]
+    pub fn pointer(&self) -> String {
+        match self {
+            Self::Name(_) => "/name".into(),
+            Self::Namespace(_) => "/namespace".into(),
+            Self::Version { .. } => "/version".into(),
+            Self::SchemaRoot { slot, .. } => format!("/{}/type", slot.key()),
+            Self::Tags { .. } => "/tags".into(),
+            Self::IconScheme { index, .. } => format!("/icons/{index}/src"),
+            Self::EmptyBackendField {
+                index, kind, field, ..
+            } => format!("/backends/{index}/{kind}/{field}"),
+            Self::ShadowedKey { key } => format!("/{}", crate::error::escape_pointer_token(key)),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.pointer())?;
+        match self {
+            Self::Name(err) => write!(f, "name {err}"),
+            Self::Namespace(err) => write!(f, "namespace {err}"),
+            Self::Version { value, reason } => {
+                write!(f, "version {value:?} is not a semantic version: {reason}")
+            }
+            Self::SchemaRoot { slot, found: None } => {
+                write!(
+                    f,
+                    "{slot} root has no \"type\"; MCP requires \"type\": \"object\""
+                )
+            }
+            Self::SchemaRoot {
+                slot,
+                found: Some(found),
+            } => write!(
+                f,
+                "{slot} root has \"type\": {found}; MCP requires \"type\": \"object\""
+            ),
+            Self::Tags { normal } => write!(f, "tags are not in normal form; write {normal:?}"),
+            Self::IconScheme { src, .. } => write!(
+                f,
+                "icon src {:?} does not use one of the schemes https:, http:, data:",
+                truncate(src, 80)
+            ),
+            Self::EmptyBackendField { kind, field, .. } => {
+                write!(f, "{kind} backend has an empty {field:?}")
+            }
+            Self::ShadowedKey { key } => write!(
+                f,
+                "unknown-field map holds {key:?}, which is a tool key; it would not be written"
+            ),
+        }
+    }
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or(text)),
+        None => text.to_owned(),
+    }
+}
+
+/// The scheme of a URI (RFC 3986 `scheme ":"`), lowercased, when it has one.
+fn uri_scheme(uri: &str) -> Option<String> {
+    let (scheme, _) = uri.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .then(|| scheme.to_ascii_lowercase())
+}
+
+impl Tool {
+    /// Checks the tool against the MCP 2025-11-25 rules and the extensions' rules, reporting
+    /// every violation found, not only the first.
+    ///
+    /// The rules:
+    /// - `name`: 1–128 characters of `[A-Za-z0-9_.-]` (MCP "Tool Names"); `namespace` the same.
+    /// - `version`: a semantic version, `1.2.3` or `v1.2.3`, prerelease and build allowed.
+    /// - `inputSchema` and `outputSchema`: root `"type": "object"` (MCP schema, `Tool`).
+    /// - `tags`: already normalized ([`normalize_tags`]).
+    /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
+    /// - backends: no empty server, provider, tool or handler name.
+    /// - `extra`: no key that is a tool key.
+    ///
+    /// Whether each schema is itself valid JSON Schema is the validator's concern:
+    /// [`DefaultValidator::compile`](crate::DefaultValidator::compile).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTool`] with the tool's name and every [`Violation`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::{Error, Tool, ToolSchema};
+    ///
+    /// let mut tool = Tool::new("bad name", ToolSchema::try_from(json!({"type": "array"}))?);
+    /// tool.version = Some("1.0".into());
+    /// let Err(Error::InvalidTool { violations, .. }) = tool.validate() else { panic!() };
+    /// let pointers: Vec<String> = violations.iter().map(|v| v.pointer()).collect();
+    /// assert_eq!(pointers, ["/name", "/version", "/inputSchema/type"]);
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        let violations = self.violations();
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidTool {
+                name: self.name.clone(),
+                violations,
+            })
+        }
+    }
+
+    /// Every [`Violation`] of the tool, in the order of [`Tool::validate`]'s rules; empty when
+    /// the tool is valid.
+    #[must_use]
+    pub fn violations(&self) -> Vec<Violation> {
+        let mut out = Vec::new();
+        if let Err(err) = name_problems(&self.name) {
+            out.push(Violation::Name(err));
+        }
+        if let Some(namespace) = &self.namespace
+            && let Err(err) = name_problems(namespace)
+        {
+            out.push(Violation::Namespace(err));
+        }
+        if let Some(version) = &self.version {
+            let bare = version.strip_prefix('v').unwrap_or(version);
+            if let Err(err) = semver::Version::parse(bare) {
+                out.push(Violation::Version {
+                    value: version.clone(),
+                    reason: err.to_string(),
+                });
+            }
+        }
+        let schemas = std::iter::once((SchemaSlot::Input, &self.input_schema))
+            .chain(self.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
+        for (slot, schema) in schemas {
+            if !schema.has_object_root() {
+                out.push(Violation::SchemaRoot {
+                    slot,
+                    found: schema.get("type").map(ToString::to_string),
+                });
+            }
+        }
+        if !is_normalized(&self.tags) {
+            out.push(Violation::Tags {
+                normal: normalize_tags(&self.tags),
+            });
+        }
+        for (index, icon) in self.icons.iter().flatten().enumerate() {
+            let allowed = uri_scheme(&icon.src).is_some_and(|s| ICON_SCHEMES.contains(&s.as_str()));
+            if !allowed {
+                out.push(Violation::IconScheme {
+                    index,
+                    src: icon.src.clone(),
+                });
+            }
+        }
+        for (index, backend) in self.backends.iter().enumerate() {
+            for (field, value) in backend.required_fields() {
+                if value.trim().is_empty() {
+                    out.push(Violation::EmptyBackendField {
+                        index,
+                        kind: backend.kind(),
+                        field,
+                    });
+                }
+            }
+        }
+        for key in self
+            .extra
+            .keys()
+            .filter(|k| FULL_KEYS.contains(&k.as_str()))
+        {
+            out.push(Violation::ShadowedKey { key: key.clone() });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Backend, Icon, ToolSchema};
+    use serde_json::json;
+
+    fn tool() -> Tool {
+        Tool::new(
+            "ok",
+            ToolSchema::try_from(json!({"type": "object"})).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_minimal_tool_is_valid() {
+        assert_eq!(tool().validate(), Ok(()));
+    }
+
+    #[test]
+    fn versions() {
+        for good in ["1.2.3", "v1.2.3", "1.0.0-alpha.1+build.5", "v0.0.1-rc1"] {
+            let mut t = tool();
+            t.version = Some(good.into());
+            assert_eq!(t.validate(), Ok(()), "{good}");
+        }
+        for bad in ["1.2", "v", "", "01.2.3", "1.2.3.4", "V1.2.3", "latest"] {
+            let mut t = tool();
+            t.version = Some(bad.into());
+            assert!(
+                matches!(t.violations().as_slice(), [Violation::Version { .. }]),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn icon_schemes() {
+        let mut t = tool();
+        t.icons = Some(
+            [
+                "https://a/x.png",
+                "HTTP://a",
+                "data:image/png;base64,AA",
+                "javascript:alert(1)",
+                "file:///etc/passwd",
+                "x.png",
+                "",
+            ]
+            .into_iter()
+            .map(Icon::new)
+            .collect(),
+        );
+        let bad: Vec<usize> = t
+            .violations()
+            .iter()
+            .map(|v| match v {
+                Violation::IconScheme { index, .. } => *index,
+                other => panic!("{other}"),
+            })
+            .collect();
+        assert_eq!(bad, [3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn every_violation_is_reported_with_its_pointer() {
+        let mut t = Tool::new(
+            "a b",
+            ToolSchema::try_from(json!({"type": "array"})).unwrap(),
+        );
+        t.namespace = Some(String::new());
+        t.output_schema = Some(ToolSchema::try_from(json!({})).unwrap());
+        t.tags = vec!["Web".into()];
+        t.backends = vec![Backend::mcp(" ")];
+        t.extra.insert("name".into(), json!("shadow"));
+        let text: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "/name: name \"a b\" is not a valid name: character ' ' (U+0020) at position 1 is not one of [A-Za-z0-9_.-]",
+                "/namespace: namespace \"\" is not a valid name: it is empty",
+                "/inputSchema/type: inputSchema root has \"type\": \"array\"; MCP requires \"type\": \"object\"",
+                "/outputSchema/type: outputSchema root has no \"type\"; MCP requires \"type\": \"object\"",
+                "/tags: tags are not in normal form; write [\"web\"]",
+                "/backends/0/mcp/serverName: mcp backend has an empty \"serverName\"",
+                "/name: unknown-field map holds \"name\", which is a tool key; it would not be written",
+            ]
+        );
+    }
+}
