@@ -27,3 +27,8 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

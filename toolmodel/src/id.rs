@@ -9,7 +9,7 @@ use std::{fmt, str::FromStr};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{
-    Error,
+    Error, Tool,
     name::{NameError, name_problems},
 };
 
@@ -85,6 +85,17 @@ impl ToolId {
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+}
+
+impl Tool {
+    /// The tool's ID: `namespace:name`, or `name` when it has no namespace.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidToolId`] when the name or namespace breaks the name rules.
+    pub fn id(&self) -> Result<ToolId, Error> {
+        ToolId::new(self.namespace.as_deref(), &self.name)
     }
 }
 
