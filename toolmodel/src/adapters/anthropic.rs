@@ -33,7 +33,7 @@ pub(crate) fn write(
 /// [`Tool::extra`] under their own names.
 pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Error> {
     let map = fields::expect_object(value, "", "an Anthropic tool")?;
-    let (name, description, extra) = fields::read_common(map, "", &["input_schema"])?;
+    let common = fields::read_common(map, "", &["input_schema"])?;
     let Some(input_schema) = map.get("input_schema") else {
         return Err(fields::json_error("", "missing field `input_schema`"));
     };
@@ -46,8 +46,8 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
         options,
         &mut warnings,
     )?;
-    let mut tool = Tool::new(name, schema);
-    tool.description = description;
-    tool.extra = extra;
-    Ok(Reading { tool, warnings })
+    Ok(Reading {
+        tool: common.into_tool(schema),
+        warnings,
+    })
 }

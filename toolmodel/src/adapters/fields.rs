@@ -153,13 +153,32 @@ pub(crate) fn expect_object<'v>(
     })
 }
 
+/// The fields every provider format has: a name, a description, and keys the tool has no field
+/// for.
+#[derive(Debug)]
+pub(crate) struct Common {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl Common {
+    /// A tool with these fields and `schema`.
+    pub(crate) fn into_tool(self, schema: crate::ToolSchema) -> Tool {
+        let mut tool = Tool::new(self.name, schema);
+        tool.description = self.description;
+        tool.extra = self.extra;
+        tool
+    }
+}
+
 /// Reads `name` (required string) and `description` (optional string or null) from an object
 /// read at `base`; every key not in `consumed` goes to the returned extra map.
 pub(crate) fn read_common(
     map: &Map<String, Value>,
     base: &str,
     consumed: &[&str],
-) -> Result<(String, Option<String>, Map<String, Value>), Error> {
+) -> Result<Common, Error> {
     let name = match map.get("name") {
         Some(Value::String(name)) => name.clone(),
         Some(other) => {
@@ -193,7 +212,11 @@ pub(crate) fn read_common(
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    Ok((name, description, extra))
+    Ok(Common {
+        name,
+        description,
+        extra,
+    })
 }
 
 #[cfg(test)]
@@ -261,7 +284,11 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, Error::Json { path, .. } if path == "/description"));
-        let (name, description, extra) = read_common(
+        let Common {
+            name,
+            description,
+            extra,
+        } = read_common(
             json!({"name": "a", "description": null, "strict": true, "parameters": {}})
                 .as_object()
                 .unwrap(),

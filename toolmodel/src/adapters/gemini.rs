@@ -802,7 +802,7 @@ pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super:
         "response",
         "responseJsonSchema",
     ];
-    let (name, description, extra) = fields::read_common(map, "", &consumed)?;
+    let common = fields::read_common(map, "", &consumed)?;
     let mut warnings = Vec::new();
     let mut schema =
         |openapi: &str, json: &str, slot: SchemaSlot| -> Result<Option<crate::ToolSchema>, Error> {
@@ -839,10 +839,8 @@ pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super:
         };
     let input = schema("parameters", "parametersJsonSchema", SchemaSlot::Input)?;
     let output = schema("response", "responseJsonSchema", SchemaSlot::Output)?;
-    let mut tool = crate::Tool::new(name, input.unwrap_or_else(crate::ToolSchema::empty_object));
-    tool.description = description;
+    let mut tool = common.into_tool(input.unwrap_or_else(crate::ToolSchema::empty_object));
     tool.output_schema = output;
-    tool.extra = extra;
     Ok(super::Reading { tool, warnings })
 }
 

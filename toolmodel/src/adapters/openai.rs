@@ -73,7 +73,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
             (outer, "")
         }
     };
-    let (name, description, extra) = fields::read_common(function, base, &["parameters", "type"])?;
+    let common = fields::read_common(function, base, &["parameters", "type"])?;
     let pointer = format!("{base}/parameters");
     let schema = match function.get("parameters") {
         None | Some(Value::Null) => ToolSchema::empty_object(),
@@ -86,10 +86,10 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
             &mut warnings,
         )?,
     };
-    let mut tool = Tool::new(name, schema);
-    tool.description = description;
-    tool.extra = extra;
-    Ok(Reading { tool, warnings })
+    Ok(Reading {
+        tool: common.into_tool(schema),
+        warnings,
+    })
 }
 
 fn check_type(map: &Map<String, Value>, base: &str) -> Result<(), Error> {

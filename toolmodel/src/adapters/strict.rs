@@ -274,6 +274,7 @@ fn node(
         }
     }
     check_values(map, ctx, provider, &mut moved);
+    check_shapes(map, ctx)?;
     infer_type(map, ctx, provider)?;
     if is_object(map) {
         close_object(map, ctx, provider, is_root)?;
@@ -340,6 +341,44 @@ fn check_values(
             );
         }
     }
+}
+
+/// The values of the keywords a strict schema keeps must have the shape JSON Schema gives them;
+/// a strict schema is sent as it is, so a malformed one is an error here rather than a
+/// rejection by the provider.
+fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
+    for (keyword, value) in map {
+        let expected = match keyword.as_str() {
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
+                if !value.is_number() =>
+            {
+                "a number (draft-04's boolean exclusiveMinimum/exclusiveMaximum is not JSON Schema 2020-12 or draft-07)"
+            }
+            "multipleOf" if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
+            "minItems" | "maxItems" if value.as_u64().is_none() => "a non-negative integer",
+            "pattern" | "format" | "title" | "description" if !value.is_string() => "a string",
+            "enum" if !value.is_array() => "an array",
+            "required"
+                if !value
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(Value::is_string)) =>
+            {
+                "an array of strings"
+            }
+            "properties" | "$defs" | "definitions" if !value.is_object() => "an object of schemas",
+            "anyOf" | "allOf" if value.as_array().is_none_or(Vec::is_empty) => {
+                "a non-empty array of schemas"
+            }
+            "items" if !(value.is_object() || value.is_boolean()) => "a schema",
+            "$ref" if !value.is_string() => "a string",
+            _ => continue,
+        };
+        return Err(ctx.error(
+            Some(keyword),
+            format!("{value} is not valid here: {keyword} must be {expected}"),
+        ));
+    }
+    Ok(())
 }
 
 fn has_unsupported_regex(pattern: &str) -> bool {
@@ -1057,6 +1096,17 @@ mod tests {
         assert!(has_unsupported_regex(r"(?<!x)y"));
         assert!(!has_unsupported_regex(r"^[a-z]+\d{2}(?:x|y)$"));
         assert!(!has_unsupported_regex(r"\\b"));
+    }
+
+    #[test]
+    fn malformed_keyword_values_are_errors() {
+        let (out, _) = run(
+            Provider::OpenAi,
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMinimum": true}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(matches!(out, Err(Error::Conversion { pointer, reason, .. })
+            if pointer == "/inputSchema/properties/n/exclusiveMinimum" && reason.contains("draft-04")));
     }
 
     #[test]

@@ -120,7 +120,7 @@ mod tests {
             slot: None,
             detail: String::new(),
         };
-        let mut list = vec![
+        let mut list = [
             make(Target::Gemini, "/a", "x"),
             make(Target::OpenAiChat, "/b", "x"),
             make(Target::OpenAiChat, "/a", "y"),
