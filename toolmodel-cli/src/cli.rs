@@ -1,0 +1,203 @@
+//! The command line: [`Cli`] and its subcommands, parsed by clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolmodel::adapters::{ConvertOptions, Profile, Target};
+
+/// The exit statuses, shown under every `--help`.
+const EXIT_STATUS: &str = "\
+Exit status:
+  0  no problem found
+  1  problems found: an MCP spec error (lint), a tool rejected by a --target (lint),
+     arguments that do not match the schema (validate), a tool that cannot be converted (convert)
+  2  the command could not run as asked: a usage error, a file that cannot be read, is not
+     JSON or holds no MCP tools, a tool not found";
+
+const FILES: &str = "\
+Input: a file holding one JSON document with MCP tools in any of these shapes: one tool, an
+array of tools, a tools/list result {\"tools\": [...]}, a JSON-RPC response
+{\"result\": {\"tools\": [...]}}, a capture {\"server_info\": ..., \"tools\": [...]}, a server
+list whose entries hold tools (LiveMCPBench). A folder stands for every *.json and *.snap file
+under it, sorted; `-` is standard input. A file with several JSON values (JSON Lines, such as
+BFCL's data) is not a tool document: it is reported at the line and column where the second
+value starts.";
+
+/// `toolmodel`: lint MCP tool catalogs, convert them to provider formats, validate arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolmodel",
+    version,
+    about = "Lint MCP tool definitions, convert them to OpenAI, Anthropic and Gemini formats, validate tool-call arguments",
+    after_help = EXIT_STATUS
+)]
+#[non_exhaustive]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+#[non_exhaustive]
+pub enum Command {
+    /// Report MCP spec errors and portability to each provider, per tool.
+    Lint(LintArgs),
+    /// Print tools converted to a provider's format (JSON on stdout, warnings on stderr).
+    Convert(ConvertArgs),
+    /// Validate tool-call arguments against a tool's inputSchema.
+    Validate(ValidateArgs),
+}
+
+/// How a report is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Lines for people (and editors: `FILE#POINTER: error[kind]: ...`) and summary tables.
+    #[default]
+    Text,
+    /// One JSON document, for machines.
+    Json,
+}
+
+/// `toolmodel lint`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Report, for every tool, the MCP 2025-11-25 spec errors (name, schema dialect, \
+invalid schema, external $ref, non-object schema root, bad icon URI, tool object of the wrong \
+shape, duplicate names within one server), and what each provider target would reject or \
+change. Each error is one line, `FILE#JSON-POINTER: error[KIND]: TOOL: MESSAGE`. Each path \
+given ends with a summary table: per target, how many tools convert unchanged, changed or not \
+at all, and how many warnings (and how many of them widen a schema).",
+    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+)]
+#[non_exhaustive]
+pub struct LintArgs {
+    /// Files or folders to lint (`-` for standard input).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Focus on these targets (comma-separated or repeated): mcp, openai, openai-strict,
+    /// openai-responses, openai-responses-strict, anthropic, anthropic-strict, gemini. Their
+    /// rejections and warnings are listed one per line, and a rejection counts as an error
+    /// (exit status 1). Default: every provider target, counted in the table only.
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_profile)]
+    pub targets: Vec<Profile>,
+
+    /// List every rejection and warning of every target, not only their counts.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Conversion options for the portability checks.
+    #[command(flatten)]
+    pub conversion: ConversionArgs,
+}
+
+/// `toolmodel convert`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Convert every tool of the files to one target and print a JSON array on \
+stdout: the entries of the target's `tools` list (for Gemini, of `functionDeclarations`). \
+Names are mapped to the target's rule, collision-free across all the files. Every change the \
+conversion makes is a warning on stderr, `FILE#JSON-POINTER: warning[TARGET]: TOOL: FEATURE: \
+ACTION: DETAIL`; a tool that cannot be converted is an error there and is left out of the array. \
+The tools are not linted: run `toolmodel lint` for MCP spec errors.",
+    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+)]
+#[non_exhaustive]
+pub struct ConvertArgs {
+    /// The target format: mcp, openai (Chat Completions), openai-responses, anthropic, gemini.
+    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
+    pub to: Target,
+
+    /// Apply the target's strict mode (openai, openai-responses, anthropic).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print the JSON on one line.
+    #[arg(long)]
+    pub compact: bool,
+
+    /// Conversion options.
+    #[command(flatten)]
+    pub conversion: ConversionArgs,
+
+    /// Files or folders holding the tools (`-` for standard input).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// `toolmodel validate`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Validate arguments against the inputSchema of the tool named --tool, and print \
+every violation with the JSON Pointer of the offending value in the arguments and of the \
+failing keyword in the schema.",
+    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+)]
+#[non_exhaustive]
+pub struct ValidateArgs {
+    /// The tool's name.
+    #[arg(long, value_name = "NAME")]
+    pub tool: String,
+
+    /// The arguments: JSON text, or @FILE to read them from a file (@- for standard input).
+    #[arg(long, value_name = "JSON|@FILE", allow_hyphen_values = true)]
+    pub args: String,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Files or folders holding the tool (`-` for standard input).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Conversion options shared by `lint` and `convert`.
+#[derive(Debug, Args)]
+#[non_exhaustive]
+pub struct ConversionArgs {
+    /// Accept conversions that widen a schema where the alternative is an error (a recursive
+    /// reference replaced by an unconstrained schema, an allOf that cannot be merged dropped).
+    #[arg(long)]
+    pub allow_widening: bool,
+
+    /// Gemini: send schemas as parametersJsonSchema (plain JSON Schema) instead of the OpenAPI
+    /// subset of `parameters`.
+    #[arg(long)]
+    pub gemini_json_schema: bool,
+}
+
+impl ConversionArgs {
+    /// The [`ConvertOptions`] these flags ask for.
+    #[must_use]
+    pub fn options(&self) -> ConvertOptions {
+        ConvertOptions::default()
+            .with_allow_widening(self.allow_widening)
+            .with_gemini_json_schema(self.gemini_json_schema)
+    }
+}
+
+fn parse_profile(text: &str) -> Result<Profile, toolmodel::Error> {
+    text.parse()
+}
+
+fn parse_target(text: &str) -> Result<Target, toolmodel::Error> {
+    text.parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,116 @@
+//! `toolmodel convert`: every tool of the input converted to one target, as a JSON array on
+//! stdout, with every warning on stderr.
+
+use std::io::{self, Write};
+
+use toolmodel::adapters::{Profile, convert_all};
+
+use crate::{
+    Status,
+    cli::ConvertArgs,
+    input::{self, Document, Entry},
+    lint::{self, tool_label},
+    report::clip,
+};
+
+/// Runs `toolmodel convert`: the converted tools to `out` (a JSON array, pretty unless
+/// `--compact`), warnings and errors to `errors`.
+///
+/// Names are assigned by [`convert_all`] over all the tools of all the files, so that mapped
+/// names never collide. A tool that cannot be read or converted is reported and left out;
+/// the status is then [`Status::Findings`]. An input error (or `--strict` on a target without a
+/// strict mode) converts nothing: [`Status::Failure`].
+///
+/// # Errors
+///
+/// Writing failed.
+pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
+    let target = args.to;
+    if args.strict && !target.has_strict_mode() {
+        writeln!(
+            errors,
+            "error: {target} has no strict mode; --strict applies to openai, openai-responses and anthropic"
+        )?;
+        return Ok(Status::Failure);
+    }
+    let documents = match input::read_all(&args.paths) {
+        Ok(documents) => documents,
+        Err(list) => {
+            for err in list {
+                writeln!(errors, "error: {err}")?;
+            }
+            return Ok(Status::Failure);
+        }
+    };
+    let profile = Profile {
+        target,
+        strict: args.strict,
+    };
+    let mut status = Status::Clean;
+    let mut tools = Vec::new();
+    let mut origins: Vec<(&Document, &Entry)> = Vec::new();
+    for document in &documents {
+        for entry in &document.entries {
+            match &entry.tool {
+                Ok(tool) => {
+                    tools.push(tool.clone());
+                    origins.push((document, entry));
+                }
+                Err(err) => {
+                    let finding = lint::shape_finding(&entry.pointer, err);
+                    writeln!(
+                        errors,
+                        "{}#{}: error[{}]: {}: {}",
+                        document.path,
+                        finding.pointer,
+                        finding.kind.as_str(),
+                        tool_label(entry.name.as_deref()),
+                        clip(&finding.message)
+                    )?;
+                    status = Status::Findings;
+                }
+            }
+        }
+    }
+    let options = args.conversion.options().with_strict(args.strict);
+    let batch = convert_all(&tools, target, &options);
+    let mut converted = Vec::with_capacity(tools.len());
+    for (result, (document, entry)) in batch.results.into_iter().zip(origins) {
+        let name = tool_label(entry.name.as_deref());
+        match result {
+            Ok(conversion) => {
+                for warning in &conversion.warnings {
+                    writeln!(
+                        errors,
+                        "{}#{}{}: warning[{profile}]: {name}: {}: {}: {}",
+                        document.path,
+                        entry.pointer,
+                        warning.pointer,
+                        warning.feature,
+                        lint::action_tag(warning.action),
+                        clip(&warning.detail)
+                    )?;
+                }
+                converted.push(conversion.value);
+            }
+            Err(err) => {
+                let rejection = lint::rejection(&entry.pointer, &err);
+                writeln!(
+                    errors,
+                    "{}#{}: error[{profile}]: {name}: rejected: {}",
+                    document.path,
+                    rejection.pointer,
+                    clip(&rejection.message)
+                )?;
+                status = Status::Findings;
+            }
+        }
+    }
+    if args.compact {
+        serde_json::to_writer(&mut *out, &converted)?;
+    } else {
+        serde_json::to_writer_pretty(&mut *out, &converted)?;
+    }
+    writeln!(out)?;
+    Ok(status)
+}

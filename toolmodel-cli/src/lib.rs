@@ -1,0 +1,59 @@
+//! # toolmodel-cli
+//!
+//! The `toolmodel` command, and the library behind it:
+//!
+//! - `toolmodel lint PATH...`: MCP spec errors and provider portability of every tool
+//!   ([`lint`], [`report`]);
+//! - `toolmodel convert --to TARGET [--strict] PATH...`: tools in a provider's format
+//!   ([`convert`]);
+//! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
+//!   `inputSchema` ([`validate`]).
+//!
+//! [`input`] reads the files, in every shape real MCP servers and captures use;
+//! [`input::parse_document`] is the reader on bytes, which never panics.
+//!
+//! Exit statuses ([`Status`]): 0 nothing found, 1 problems found, 2 the command could not run
+//! as asked (usage, unreadable input).
+//!
+//! ```
+//! use clap::Parser;
+//! use toolmodel_cli::{Cli, Status, run};
+//!
+//! let file = std::env::temp_dir().join("toolmodel-cli-doc.json");
+//! std::fs::write(&file, r#"[{"name": "bad name", "inputSchema": {"type": "object"}}]"#)?;
+//! let cli = Cli::parse_from(["toolmodel", "lint", "--target", "openai", file.to_str().unwrap()]);
+//! let (mut out, mut err) = (Vec::new(), Vec::new());
+//! let status = run(&cli, &mut out, &mut err)?;
+//! assert_eq!(status, Status::Findings);
+//! assert!(String::from_utf8_lossy(&out).contains("#/0/name: error[name]: \"bad name\""));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod cli;
+pub mod convert;
+mod error;
+pub mod input;
+pub mod lint;
+pub mod report;
+mod status;
+pub mod validate;
+
+use std::io::{self, Write};
+
+pub use cli::{Cli, Command};
+pub use error::Error;
+pub use status::Status;
+
+/// Runs a parsed command line: the report to `out` (stdout), input errors and conversion
+/// warnings to `errors` (stderr).
+///
+/// # Errors
+///
+/// Writing to `out` or `errors` failed (for example a closed pipe).
+pub fn run(cli: &Cli, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
+    match &cli.command {
+        Command::Lint(args) => lint::run(args, out, errors),
+        Command::Convert(args) => convert::run(args, out, errors),
+        Command::Validate(args) => validate::run(args, out, errors),
+    }
+}
