@@ -101,8 +101,8 @@ pub enum Error {
     /// A schema refers to a resource outside itself; `toolmodel` never fetches or reads one.
     #[error("schema refers to the external resource {reference:?}, which is never fetched")]
     ExternalRef {
-        /// The reference, resolved against the schema's base URI. A relative reference with no
-        /// base appears under the placeholder base `json-schema:///`.
+        /// The reference as the schema wrote it (`other.json`, `https://example.com/s.json`,
+        /// `urn:example:x`, ...).
         reference: String,
     },
 
