@@ -158,6 +158,11 @@ impl jsonschema::Retrieve for RefuseAll {
     }
 }
 
+/// The cache: compiled schemas by the address of their shared schema. Addresses are not chosen
+/// by callers, so a fast non-keyed hash (foldhash) does instead of the default SipHash, which
+/// defends against chosen keys and costs more than the rest of a lookup.
+type Cache = HashMap<usize, Entry, foldhash::fast::FixedState>;
+
 /// A cache entry: the compiled form of one shared schema.
 struct Entry {
     /// Keeps the schema's allocation (not the schema) alive, so that its address is not reused
@@ -239,7 +244,7 @@ struct Entry {
 pub struct DefaultValidator {
     default_dialect: Dialect,
     assert_formats: bool,
-    cache: RwLock<HashMap<usize, Entry>>,
+    cache: RwLock<Cache>,
 }
 
 impl Default for DefaultValidator {
@@ -264,7 +269,7 @@ impl DefaultValidator {
         Self {
             default_dialect: Dialect::Draft202012,
             assert_formats: false,
-            cache: RwLock::new(HashMap::new()),
+            cache: RwLock::default(),
         }
     }
 
@@ -272,7 +277,7 @@ impl DefaultValidator {
     #[must_use]
     pub fn with_format_assertions(mut self, assert: bool) -> Self {
         self.assert_formats = assert;
-        self.cache = RwLock::new(HashMap::new());
+        self.cache = RwLock::default();
         self
     }
 
@@ -280,7 +285,7 @@ impl DefaultValidator {
     #[must_use]
     pub fn with_default_dialect(mut self, dialect: Dialect) -> Self {
         self.default_dialect = dialect;
-        self.cache = RwLock::new(HashMap::new());
+        self.cache = RwLock::default();
         self
     }
 
@@ -347,13 +352,25 @@ impl DefaultValidator {
     /// As [`DefaultValidator::compile`]; a schema that failed to compile fails again from the
     /// cache without recompiling.
     pub fn compiled(&self, schema: &ToolSchema) -> Result<Arc<CompiledSchema>, Error> {
+        self.with_compiled(schema, Clone::clone)
+    }
+
+    /// Runs `use_compiled` on the cached compiled form of `schema`, compiling and caching it
+    /// first when absent. On a hit it runs under the cache's read lock, so that it borrows the
+    /// compiled form instead of cloning its `Arc`; other readers are not held up, a writer
+    /// (a first compile) waits for it.
+    fn with_compiled<R>(
+        &self,
+        schema: &ToolSchema,
+        use_compiled: impl FnOnce(&Result<Arc<CompiledSchema>, Error>) -> R,
+    ) -> R {
         let key = schema.identity() as usize;
         {
             let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
             if let Some(entry) = cache.get(&key)
                 && entry.owner.strong_count() > 0
             {
-                return entry.compiled.clone();
+                return use_compiled(&entry.compiled);
             }
         }
         let compiled = self.compile(schema.as_value()).map(Arc::new);
@@ -368,7 +385,8 @@ impl DefaultValidator {
                 compiled: compiled.clone(),
             },
         );
-        compiled
+        drop(cache);
+        use_compiled(&compiled)
     }
 
     /// The number of compiled schemas held in the cache (including ones whose tool is gone and
@@ -387,7 +405,10 @@ impl DefaultValidator {
         _slot: SchemaSlot,
         instance: &Value,
     ) -> Result<(), Error> {
-        self.compiled(schema)?.validate(instance)
+        self.with_compiled(schema, |compiled| match compiled {
+            Ok(compiled) => compiled.validate(instance),
+            Err(err) => Err(err.clone()),
+        })
     }
 }
 
