@@ -701,6 +701,79 @@ mod tests {
 
     use super::*;
 
+    fn tool_with(schema: Value) -> Tool {
+        Tool::new("t", ToolSchema::try_from(schema).unwrap())
+    }
+
+    #[test]
+    fn the_cache_compiles_once_per_shared_schema() {
+        let validator = DefaultValidator::new();
+        let tool = tool_with(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+        let clone = tool.clone();
+        let first = validator.compiled(&tool.input_schema).unwrap();
+        let again = validator.compiled(&clone.input_schema).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "clones share one compiled schema"
+        );
+        assert_eq!(validator.cached_schemas(), 1);
+        // An equal schema in another allocation is another entry.
+        let other = tool_with(tool.input_schema.to_value());
+        validator
+            .validate_arguments(&other, &json!({"n": 1}))
+            .unwrap();
+        assert_eq!(validator.cached_schemas(), 2);
+        assert!(matches!(
+            validator.validate_arguments(&clone, &json!({"n": "x"})),
+            Err(Error::InvalidInstance { errors }) if errors.len() == 1 && errors[0].instance_path == "/n"
+        ));
+    }
+
+    #[test]
+    fn a_schema_that_failed_fails_again_from_the_cache() {
+        let validator = DefaultValidator::new();
+        let tool = tool_with(
+            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}),
+        );
+        for _ in 0..2 {
+            assert!(matches!(
+                validator.validate_arguments(&tool, &json!({})),
+                Err(Error::ExternalRef { reference }) if reference.contains("example.com/a.json")
+            ));
+        }
+        assert_eq!(validator.cached_schemas(), 1);
+    }
+
+    #[test]
+    fn entries_of_dropped_tools_are_pruned_as_the_cache_grows() {
+        let validator = DefaultValidator::new();
+        for i in 0..200 {
+            let tool = tool_with(json!({"type": "object", "maxProperties": i}));
+            validator.validate_arguments(&tool, &json!({})).unwrap();
+        }
+        // Every tool above was dropped right after use: pruning at each power of two keeps the
+        // cache from holding all 200.
+        assert!(
+            validator.cached_schemas() < 200,
+            "{}",
+            validator.cached_schemas()
+        );
+    }
+
+    #[test]
+    fn results_without_an_output_schema_are_ok() {
+        let validator = DefaultValidator::new();
+        let mut tool = tool_with(json!({"type": "object"}));
+        assert_eq!(validator.validate_result(&tool, &json!([1, 2])), Ok(()));
+        tool.output_schema =
+            Some(ToolSchema::try_from(json!({"type": "object", "required": ["x"]})).unwrap());
+        assert!(matches!(
+            validator.validate_result(&tool, &json!({})),
+            Err(Error::InvalidInstance { .. })
+        ));
+        assert_eq!(validator.validate_result(&tool, &json!({"x": 1})), Ok(()));
+    }
+
     fn issues(result: Result<CompiledSchema, Error>) -> Vec<SchemaIssue> {
         match result {
             Err(Error::InvalidSchema { issues }) => issues,
