@@ -125,6 +125,61 @@ pub enum Error {
         lost: Vec<String>,
     },
 
+    /// A tool cannot be converted to a provider format (the `adapters` feature): a schema the
+    /// target cannot hold even with a warning (an open object in strict mode, a schema that
+    /// accepts any value where strict mode needs a type, a reference that does not resolve, a
+    /// strict mode the target does not have, ...).
+    #[error("cannot convert to {target} at {pointer:?}: {reason}")]
+    Conversion {
+        /// The target's name (`openai`, `anthropic`, `gemini`, ...).
+        target: &'static str,
+        /// JSON Pointer of the offending value: into the tool's full JSON when converting
+        /// (`/inputSchema/properties/x`), into the document when reading.
+        pointer: String,
+        /// What the target cannot hold, and why.
+        reason: String,
+    },
+
+    /// A schema refers to itself (directly or through other definitions) and the target can
+    /// hold neither the reference nor an inlined copy (the `adapters` feature). Allowing
+    /// widening turns this into a warning where the target can take an unconstrained schema
+    /// instead.
+    #[error(
+        "recursive schema: the reference {reference:?} at {pointer:?} cannot be inlined for {target}"
+    )]
+    RecursiveSchema {
+        /// The target's name.
+        target: &'static str,
+        /// JSON Pointer of the `$ref` keyword.
+        pointer: String,
+        /// The reference, as written.
+        reference: String,
+    },
+
+    /// Inlining local references would produce a schema of more than `limit` JSON values (a
+    /// "billion laughs" of nested references, or simply a huge schema); the `adapters`
+    /// feature's inlining budget (`adapters::ConvertOptions::inline_budget`).
+    #[error(
+        "schema too large: inlining the reference at {pointer:?} exceeds the budget of {limit} JSON values"
+    )]
+    SchemaTooLarge {
+        /// JSON Pointer of the `$ref` whose inlining exceeded the budget.
+        pointer: String,
+        /// The budget, in JSON values.
+        limit: usize,
+    },
+
+    /// A schema nests deeper than `limit` levels of JSON (`serde_json` cannot read documents
+    /// deeper than 128 levels back); the `adapters` feature checks this before and after a
+    /// conversion.
+    #[error("schema too deep: {pointer:?} is nested more than {limit} levels")]
+    SchemaTooDeep {
+        /// JSON Pointer of the first value found too deep.
+        pointer: String,
+        /// The limit, in levels.
+        limit: usize,
+    },
+
     /// A document holds no tools in any known shape
     /// ([`tool_values`](crate::catalog::tool_values)).
     #[error("at {pointer:?}: {reason}")]

@@ -14,6 +14,8 @@
 //!   `tools/list` result, a JSON-RPC response, a capture, ...).
 //! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
 //!   against `outputSchema`, compiled once and cached.
+//! - `adapters` (feature `adapters`, on by default): tools to and from OpenAI, Anthropic and
+//!   Gemini formats, with every change reported as a warning, and strict-mode transforms.
 //!
 //! ```
 //! use serde_json::json;
@@ -53,6 +55,9 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "adapters")]
+#[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
+pub mod adapters;
 mod backend;
 pub mod catalog;
 mod dialect;

@@ -14,7 +14,7 @@ use crate::{
 pub const ICON_SCHEMES: &[&str] = &["https", "http", "data"];
 
 /// Which schema of a tool a finding is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SchemaSlot {
     /// `inputSchema`.
     Input,

@@ -1,0 +1,272 @@
+//! The state a schema conversion carries while it walks a schema: where it is (a JSON Pointer),
+//! the options, and the warnings found so far.
+
+use serde_json::{Map, Value};
+
+use super::{Action, ConvertOptions, Target, Warning};
+use crate::{Error, SchemaSlot, error::escape_pointer_token};
+
+/// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents
+/// nested deeper than 128 levels; this leaves room for the tool around the schema.
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 120;
+
+/// A walk over one schema of one tool.
+pub(crate) struct Ctx<'a> {
+    pub(crate) target: Target,
+    pub(crate) options: &'a ConvertOptions,
+    slot: Option<SchemaSlot>,
+    /// The pointer to the current schema object, escaped, without a trailing `/`.
+    pointer: String,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A walk that starts at `base` (`/inputSchema`, `/outputSchema`, `/function/parameters`,
+    /// ...).
+    pub(crate) fn new(
+        target: Target,
+        options: &'a ConvertOptions,
+        slot: Option<SchemaSlot>,
+        base: &str,
+        warnings: &'a mut Vec<Warning>,
+    ) -> Self {
+        Self {
+            target,
+            options,
+            slot,
+            pointer: base.to_owned(),
+            warnings,
+        }
+    }
+
+    /// The pointer to the current schema object.
+    pub(crate) fn pointer(&self) -> &str {
+        &self.pointer
+    }
+
+    /// The pointer to `token` inside the current schema object.
+    pub(crate) fn pointer_to(&self, token: &str) -> String {
+        let mut out = self.pointer.clone();
+        out.push('/');
+        out.push_str(&escape_pointer_token(token));
+        out
+    }
+
+    /// Moves one level down, to `token`; returns what to give [`Ctx::leave`] to come back.
+    pub(crate) fn enter(&mut self, token: &str) -> usize {
+        let len = self.pointer.len();
+        self.pointer.push('/');
+        self.pointer.push_str(&escape_pointer_token(token));
+        len
+    }
+
+    /// Comes back from [`Ctx::enter`].
+    pub(crate) fn leave(&mut self, len: usize) {
+        self.pointer.truncate(len);
+    }
+
+    /// Runs `f` one level down, at `token` (one JSON Pointer reference token, unescaped).
+    pub(crate) fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.pointer.len();
+        self.pointer.push('/');
+        self.pointer.push_str(&escape_pointer_token(token));
+        let out = f(self);
+        self.pointer.truncate(len);
+        out
+    }
+
+    /// Records a warning about `feature` at `token` inside the current schema object (or at
+    /// the object itself when `token` is `None`).
+    pub(crate) fn warn(
+        &mut self,
+        token: Option<&str>,
+        feature: &str,
+        action: Action,
+        detail: impl Into<String>,
+    ) {
+        let pointer = match token {
+            Some(token) => self.pointer_to(token),
+            None => self.pointer.clone(),
+        };
+        self.warnings.push(Warning {
+            target: self.target,
+            pointer,
+            feature: feature.to_owned(),
+            action,
+            slot: self.slot,
+            detail: detail.into(),
+        });
+    }
+
+    /// A conversion error at `token` inside the current schema object.
+    pub(crate) fn error(&self, token: Option<&str>, reason: impl Into<String>) -> Error {
+        Error::Conversion {
+            target: self.target.as_str(),
+            pointer: match token {
+                Some(token) => self.pointer_to(token),
+                None => self.pointer.clone(),
+            },
+            reason: reason.into(),
+        }
+    }
+
+    /// Removes an unsupported constraint keyword: into `moved` (to be written into the
+    /// description by [`write_moved`]) when the options say so, else dropped; warns either way.
+    pub(crate) fn move_or_drop(
+        &mut self,
+        schema: &mut Map<String, Value>,
+        keyword: &str,
+        moved: &mut Map<String, Value>,
+        why: &str,
+    ) {
+        let Some(value) = schema.remove(keyword) else {
+            return;
+        };
+        if self.options.constraints_to_description {
+            self.warn(
+                Some(keyword),
+                keyword,
+                Action::MovedToDescription,
+                format!("{why}; written into the description"),
+            );
+            moved.insert(keyword.to_owned(), value);
+        } else {
+            self.warn(
+                Some(keyword),
+                keyword,
+                Action::Dropped { widened: true },
+                why.to_owned(),
+            );
+        }
+    }
+
+    /// Removes an annotation (or unknown keyword) the target cannot hold; the schema keeps its
+    /// meaning.
+    pub(crate) fn drop_annotation(
+        &mut self,
+        schema: &mut Map<String, Value>,
+        keyword: &str,
+        why: &str,
+    ) {
+        if schema.remove(keyword).is_some() {
+            self.warn(
+                Some(keyword),
+                keyword,
+                Action::Dropped { widened: false },
+                why.to_owned(),
+            );
+        }
+    }
+}
+
+/// Appends the keywords moved out of a schema object to its `description`, as compact JSON
+/// (`{"minLength":3,"pattern":"^a"}`) after a blank line.
+pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Value>) {
+    if moved.is_empty() {
+        return;
+    }
+    let text = Value::Object(moved).to_string();
+    let description = match schema.get("description").and_then(Value::as_str) {
+        Some(existing) if !existing.is_empty() => format!("{existing}\n\n{text}"),
+        _ => text,
+    };
+    schema.insert("description".into(), Value::String(description));
+}
+
+/// Checks, without recursion, that `value` nests at most [`MAX_SCHEMA_DEPTH`] levels.
+///
+/// # Errors
+///
+/// [`Error::SchemaTooDeep`] with the pointer of the first value found too deep.
+pub(crate) fn check_depth(value: &Value, base: &str) -> Result<(), Error> {
+    let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, base.to_owned())];
+    while let Some((value, depth, pointer)) = stack.pop() {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(Error::SchemaTooDeep {
+                pointer,
+                limit: MAX_SCHEMA_DEPTH,
+            });
+        }
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    if matches!(child, Value::Object(_) | Value::Array(_)) {
+                        stack.push((
+                            child,
+                            depth + 1,
+                            format!("{pointer}/{}", escape_pointer_token(key)),
+                        ));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    if matches!(child, Value::Object(_) | Value::Array(_)) {
+                        stack.push((child, depth + 1, format!("{pointer}/{index}")));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The JSON Schema `type` names.
+pub(crate) const JSON_TYPES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
+/// The `type` keyword of a schema object as a list of names (empty when absent or malformed).
+pub(crate) fn type_names(schema: &Map<String, Value>) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The JSON Schema type name of an instance value.
+pub(crate) fn instance_type(value: &Value) -> &'static str {
+    crate::schema::json_type(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn depth_is_checked_without_recursion() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..200 {
+            deep = json!({"items": deep});
+        }
+        let Err(Error::SchemaTooDeep { pointer, limit }) = check_depth(&deep, "/inputSchema")
+        else {
+            panic!("expected SchemaTooDeep")
+        };
+        assert_eq!(limit, MAX_SCHEMA_DEPTH);
+        assert!(
+            pointer.starts_with("/inputSchema/items/items/"),
+            "{pointer}"
+        );
+        assert!(check_depth(&json!({"a": [1, {"b": 2}]}), "").is_ok());
+    }
+
+    #[test]
+    fn moved_keywords_follow_the_description() {
+        let mut schema = json!({"description": "A name"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let mut moved = Map::new();
+        moved.insert("minLength".into(), json!(3));
+        moved.insert("pattern".into(), json!("^a"));
+        write_moved(&mut schema, moved);
+        assert_eq!(
+            schema["description"],
+            json!("A name\n\n{\"minLength\":3,\"pattern\":\"^a\"}")
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! Tool-level fields per target: what each format holds besides the schemas, the warnings for
+//! what it cannot hold, and reading the common fields (`name`, `description`, unknown keys) back.
+
+use serde_json::{Map, Value};
+
+use super::{Action, ConvertOptions, Target, Warning};
+use crate::{Error, Tool, error::escape_pointer_token};
+
+/// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
+/// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
+/// (anthropic-sdk-python `lib/tools/mcp.py`, `mcp_tool` parameters, and the Messages API
+/// `tools` reference, read 2026-11-21).
+pub(crate) const ANTHROPIC_KEYS: &[&str] = &[
+    "type",
+    "strict",
+    "input_examples",
+    "cache_control",
+    "defer_loading",
+    "allowed_callers",
+    "eager_input_streaming",
+];
+
+/// OpenAI function keys besides `name`, `description` and `parameters` (API reference,
+/// `FunctionDefinition` and the Responses `FunctionTool`, read 2026-11-21).
+pub(crate) const OPENAI_KEYS: &[&str] = &["strict"];
+
+/// Gemini `FunctionDeclaration` keys besides the name, description and schemas (API reference,
+/// read 2026-11-21): `behavior` (Live API).
+pub(crate) const GEMINI_KEYS: &[&str] = &["behavior"];
+
+/// The [`Tool::extra`] keys a target carries (`None`: every key, as MCP does).
+pub(crate) const fn carried_keys(target: Target) -> Option<&'static [&'static str]> {
+    match target {
+        Target::Mcp => None,
+        Target::OpenAiChat | Target::OpenAiResponses => Some(OPENAI_KEYS),
+        Target::Anthropic => Some(ANTHROPIC_KEYS),
+        Target::Gemini => Some(GEMINI_KEYS),
+    }
+}
+
+/// Warns about every tool-level field of `tool` that `target` cannot hold.
+pub(crate) fn tool_level(
+    tool: &Tool,
+    target: Target,
+    options: &ConvertOptions,
+    warnings: &mut Vec<Warning>,
+) {
+    let mut warn = |pointer: String, feature: &str, detail: String| {
+        warnings.push(Warning {
+            target,
+            pointer,
+            feature: feature.to_owned(),
+            action: Action::Dropped { widened: false },
+            slot: None,
+            detail,
+        });
+    };
+    let provider = target != Target::Mcp;
+    let lacks = |what: &str| format!("{target} tools have no {what}");
+    if provider {
+        if tool.title.is_some() {
+            warn("/title".into(), "title", lacks("title"));
+        }
+        if tool.annotations.is_some() {
+            warn(
+                "/annotations".into(),
+                "annotations",
+                lacks("annotations (behaviour hints)"),
+            );
+        }
+        if tool.icons.is_some() {
+            warn("/icons".into(), "icons", lacks("icons"));
+        }
+        if tool.execution.is_some() {
+            warn(
+                "/execution".into(),
+                "execution",
+                lacks("execution properties"),
+            );
+        }
+        if tool.meta.is_some() {
+            warn("/_meta".into(), "_meta", lacks("_meta"));
+        }
+        if tool.output_schema.is_some() && target != Target::Gemini {
+            warn(
+                "/outputSchema".into(),
+                "outputSchema",
+                lacks("output schema"),
+            );
+        }
+    }
+    let extension =
+        |what: &str| format!("the toolmodel extension {what} is not part of the {target} format");
+    if tool.namespace.is_some() && !options.qualified_names {
+        warn("/namespace".into(), "namespace", extension("namespace"));
+    }
+    if tool.version.is_some() {
+        warn("/version".into(), "version", extension("version"));
+    }
+    if !tool.tags.is_empty() {
+        warn("/tags".into(), "tags", extension("tags"));
+    }
+    if !tool.backends.is_empty() {
+        warn("/backends".into(), "backends", extension("backends"));
+    }
+    if let Some(carried) = carried_keys(target) {
+        for key in tool.extra.keys() {
+            if !carried.contains(&key.as_str()) {
+                warn(
+                    format!("/{}", escape_pointer_token(key)),
+                    key,
+                    format!("a key {target} tools do not define"),
+                );
+            }
+        }
+    }
+}
+
+/// The keys of `tool.extra` that `target` carries, to write next to the fields it builds.
+pub(crate) fn carried(tool: &Tool, target: Target) -> Map<String, Value> {
+    let keys = carried_keys(target).unwrap_or_default();
+    tool.extra
+        .iter()
+        .filter(|(k, _)| keys.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// A JSON error at `pointer`, as reading reports it.
+pub(crate) fn json_error(pointer: &str, message: impl Into<String>) -> Error {
+    Error::Json {
+        path: pointer.to_owned(),
+        line: 0,
+        column: 0,
+        message: message.into(),
+    }
+}
+
+/// The object at the top of a document to read.
+pub(crate) fn expect_object<'v>(
+    value: &'v Value,
+    pointer: &str,
+    what: &str,
+) -> Result<&'v Map<String, Value>, Error> {
+    value.as_object().ok_or_else(|| {
+        json_error(
+            pointer,
+            format!(
+                "expected {what} (a JSON object), found {}",
+                crate::schema::json_type(value)
+            ),
+        )
+    })
+}
+
+/// The fields every provider format has: a name, a description, and keys the tool has no field
+/// for.
+#[derive(Debug)]
+pub(crate) struct Common {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl Common {
+    /// A tool with these fields and `schema`.
+    pub(crate) fn into_tool(self, schema: crate::ToolSchema) -> Tool {
+        let mut tool = Tool::new(self.name, schema);
+        tool.description = self.description;
+        tool.extra = self.extra;
+        tool
+    }
+}
+
+/// Reads `name` (required string) and `description` (optional string or null) from an object
+/// read at `base`; every key not in `consumed` goes to the returned extra map.
+pub(crate) fn read_common(
+    map: &Map<String, Value>,
+    base: &str,
+    consumed: &[&str],
+) -> Result<Common, Error> {
+    let name = match map.get("name") {
+        Some(Value::String(name)) => name.clone(),
+        Some(other) => {
+            return Err(json_error(
+                &format!("{base}/name"),
+                format!(
+                    "invalid type: {}, expected a string",
+                    crate::schema::json_type(other)
+                ),
+            ));
+        }
+        None => return Err(json_error(base, "missing field `name`")),
+    };
+    let description = match map.get("description") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(other) => {
+            return Err(json_error(
+                &format!("{base}/description"),
+                format!(
+                    "invalid type: {}, expected a string",
+                    crate::schema::json_type(other)
+                ),
+            ));
+        }
+    };
+    let extra = map
+        .iter()
+        .filter(|(k, _)| {
+            !matches!(k.as_str(), "name" | "description") && !consumed.contains(&k.as_str())
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Common {
+        name,
+        description,
+        extra,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolAnnotations, ToolSchema};
+    use serde_json::json;
+
+    #[test]
+    fn what_each_target_cannot_hold() {
+        let mut tool = Tool::new("t", ToolSchema::empty_object());
+        tool.title = Some("T".into());
+        tool.annotations = Some(ToolAnnotations::default());
+        tool.output_schema = Some(ToolSchema::empty_object());
+        tool.tags = vec!["x".into()];
+        tool.extra.insert("strict".into(), json!(true));
+        tool.extra.insert("x-vendor".into(), json!(1));
+        let features = |target| {
+            let mut warnings = Vec::new();
+            tool_level(&tool, target, &ConvertOptions::default(), &mut warnings);
+            warnings
+                .iter()
+                .map(|w| w.pointer.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(features(Target::Mcp), ["/tags"]);
+        assert_eq!(
+            features(Target::OpenAiChat),
+            [
+                "/title",
+                "/annotations",
+                "/outputSchema",
+                "/tags",
+                "/x-vendor"
+            ]
+        );
+        assert_eq!(
+            features(Target::Gemini),
+            ["/title", "/annotations", "/tags", "/strict", "/x-vendor"]
+        );
+        assert_eq!(
+            carried(&tool, Target::Anthropic)
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            ["strict"]
+        );
+    }
+
+    #[test]
+    fn reading_names_the_offending_key() {
+        let err = read_common(
+            json!({"description": "x"}).as_object().unwrap(),
+            "/function",
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, Error::Json { path, message, .. } if path == "/function" && message.contains("name"))
+        );
+        let err = read_common(
+            json!({"name": "a", "description": 3}).as_object().unwrap(),
+            "",
+            &[],
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Json { path, .. } if path == "/description"));
+        let Common {
+            name,
+            description,
+            extra,
+        } = read_common(
+            json!({"name": "a", "description": null, "strict": true, "parameters": {}})
+                .as_object()
+                .unwrap(),
+            "",
+            &["parameters"],
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                name.as_str(),
+                description,
+                extra.keys().map(String::as_str).collect::<Vec<_>>()
+            ),
+            ("a", None, vec!["strict"])
+        );
+    }
+}

@@ -1,0 +1,1035 @@
+//! Google Gemini `FunctionDeclaration`s: JSON Schema to the OpenAPI 3.0 subset of `parameters`
+//! (and `response`), the plain JSON Schema of `parametersJsonSchema` (and
+//! `responseJsonSchema`), and back.
+
+use serde_json::{Map, Number, Value};
+
+use super::{
+    Action,
+    combinators::{merge, pairwise_disjoint},
+    context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
+    keywords::{ASSERTIONS, is_annotation},
+    refs::{self, DEFS, Mode, OnCycle},
+};
+use crate::Error;
+
+/// The fields of Gemini's `Schema` object (Vertex AI / Gemini API reference, `Schema`, read
+/// 2026-11-21 from docs.cloud.google.com, "Represents a select subset of an OpenAPI 3.0 schema
+/// object"): `type` (one upper-case name), `format`, `title`, `description`, `nullable`,
+/// `default`, `items`, `minItems`, `maxItems`, `enum` (strings), `properties`,
+/// `propertyOrdering`, `required`, `minProperties`, `maxProperties`, `minimum`, `maximum`,
+/// `minLength`, `maxLength`, `pattern`, `example`, `anyOf`, `additionalProperties`, `ref`,
+/// `defs` (root only). JSON Schema spellings that map onto them (`$ref`, `$defs`, `const`,
+/// `oneOf`, `allOf`) are rewritten; everything else is moved into the description (an
+/// assertion) or dropped (an annotation).
+const OPENAPI_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "default",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "properties",
+    "propertyOrdering",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "additionalProperties",
+];
+
+/// The `format`s Gemini documents per type (same source): any for `STRING`; `float`, `double`
+/// for `NUMBER`; `int32`, `int64` for `INTEGER`.
+const NUMBER_FORMATS: &[&str] = &["float", "double"];
+const INTEGER_FORMATS: &[&str] = &["int32", "int64"];
+
+/// JSON Schema keywords Gemini documents for `parametersJsonSchema` / `responseJsonSchema`
+/// (Gemini API structured-output documentation and the November 2025 "JSON Schema support"
+/// announcement, read 2026-11-21): unsupported keywords are ignored by the API.
+const JSON_SCHEMA_FIELDS: &[&str] = &[
+    "$id",
+    "$defs",
+    "definitions",
+    "$ref",
+    "$anchor",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "oneOf",
+    "properties",
+    "additionalProperties",
+    "required",
+    "propertyOrdering",
+];
+
+/// Gemini parameter names: "must start with a letter or an underscore and must only contain
+/// chars a-z, A-Z, 0-9, or underscores with a maximum length of 64" (`FunctionDeclaration.parameters`,
+/// same source).
+fn is_gemini_parameter_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 64
+}
+
+/// Converts a tool schema (its root) to Gemini's OpenAPI subset.
+///
+/// # Errors
+///
+/// The errors of [`refs::inline`]: a recursive reference that does not go through a root
+/// definition (unless widening is allowed), an external or anchor reference, the budget.
+pub(crate) fn to_openapi(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    if let Value::Object(map) = schema {
+        ctx.drop_annotation(map, "$schema", "Gemini's Schema has no $schema");
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            let bad: Vec<String> = properties
+                .keys()
+                .filter(|n| !is_gemini_parameter_name(n))
+                .cloned()
+                .collect();
+            for name in bad {
+                let a = ctx.enter("properties");
+                ctx.warn(
+                    Some(&name),
+                    "parameter name",
+                    Action::Unsupported { widened: false },
+                    "Gemini documents parameter names as [A-Za-z_][A-Za-z0-9_]{0,63}; the API may reject this one",
+                );
+                ctx.leave(a);
+            }
+        }
+    }
+    sub(schema, ctx, true)?;
+    refs::inline(schema, ctx, Mode::All, OnCycle::KeepRootDefs)?;
+    spell_references(schema, ctx, true)
+}
+
+fn sub(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+    match value {
+        Value::Object(map) => node(map, ctx, is_root),
+        Value::Bool(true) => {
+            ctx.warn(
+                None,
+                "true",
+                Action::Rewritten { exact: true },
+                "the schema true written as {}",
+            );
+            *value = Value::Object(Map::new());
+            Ok(())
+        }
+        Value::Bool(false) => {
+            ctx.warn(
+                None,
+                "false",
+                Action::Dropped { widened: true },
+                "the schema false (nothing allowed) has no Gemini form; written as {}",
+            );
+            *value = Value::Object(Map::new());
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+    let mut moved = Map::new();
+    merge_all_of(map, ctx, &mut moved);
+    one_of(map, ctx, &mut moved);
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for keyword in &keys {
+        let k = keyword.as_str();
+        if OPENAPI_FIELDS.contains(&k)
+            || k == "$ref"
+            || k == "const"
+            || (DEFS.contains(&k) && is_root)
+        {
+            continue;
+        }
+        if DEFS.contains(&k) {
+            // Nested definitions: references into them are inlined, then they are removed.
+            continue;
+        }
+        if !is_annotation(k) {
+            ctx.move_or_drop(map, k, &mut moved, "Gemini's Schema has no such field");
+        } else {
+            ctx.drop_annotation(map, k, "Gemini's Schema has no such field");
+        }
+    }
+    if matches!(map.get("items"), Some(Value::Array(_))) {
+        ctx.move_or_drop(
+            map,
+            "items",
+            &mut moved,
+            "tuple items (an array of schemas) have no Gemini form",
+        );
+    }
+    if let Some(Value::Bool(nullable)) = map.get("nullable") {
+        // JSON Schema ignores `nullable`; Gemini honours it.
+        if *nullable {
+            ctx.warn(Some("nullable"), "nullable", Action::Rewritten { exact: false }, "not a JSON Schema keyword (validators ignore it), but Gemini honours it: null is now accepted");
+        } else {
+            ctx.drop_annotation(map, "nullable", "nullable: false is Gemini's default");
+        }
+    }
+    types_and_values(map, ctx, &mut moved);
+    format(map, ctx, &mut moved);
+    for (keyword, value) in map.iter_mut() {
+        match (keyword.as_str(), value) {
+            ("properties" | "$defs" | "definitions", Value::Object(entries)) => {
+                for (name, child) in entries.iter_mut() {
+                    let a = ctx.enter(keyword);
+                    ctx.enter(name);
+                    let result = sub(child, ctx, false);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            ("items" | "additionalProperties", child @ Value::Object(_)) => {
+                let a = ctx.enter(keyword);
+                let result = sub(child, ctx, false);
+                ctx.leave(a);
+                result?;
+            }
+            ("items", child @ Value::Bool(_)) => {
+                let a = ctx.enter(keyword);
+                let result = sub(child, ctx, false);
+                ctx.leave(a);
+                result?;
+            }
+            ("anyOf", Value::Array(branches)) => {
+                for (index, child) in branches.iter_mut().enumerate() {
+                    let a = ctx.enter("anyOf");
+                    ctx.enter(&index.to_string());
+                    let result = sub(child, ctx, false);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            _ => {}
+        }
+    }
+    write_moved(map, moved);
+    Ok(())
+}
+
+fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = map.get("allOf") else {
+        return;
+    };
+    let mut merged = map.clone();
+    merged.remove("allOf");
+    let mergeable = branches.iter().all(|branch| match branch {
+        Value::Object(branch) => merge(&mut merged, branch.clone()).is_ok(),
+        Value::Bool(true) => true,
+        _ => false,
+    });
+    if mergeable {
+        *map = merged;
+        ctx.warn(
+            Some("allOf"),
+            "allOf",
+            Action::Rewritten { exact: true },
+            "branches merged into the schema object",
+        );
+    } else {
+        ctx.move_or_drop(
+            map,
+            "allOf",
+            moved,
+            "Gemini has no allOf and the branches cannot be merged exactly",
+        );
+    }
+}
+
+fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+    if !map.contains_key("oneOf") {
+        return;
+    }
+    if map.contains_key("anyOf") {
+        ctx.move_or_drop(
+            map,
+            "oneOf",
+            moved,
+            "Gemini has no oneOf, and anyOf is taken",
+        );
+        return;
+    }
+    let Some(one_of) = map.remove("oneOf") else {
+        return;
+    };
+    let exact = matches!(&one_of, Value::Array(branches) if pairwise_disjoint(branches));
+    let detail = if exact {
+        "written as anyOf: the branches cannot overlap, so the meaning is the same"
+    } else {
+        "written as anyOf: the branches may overlap, so an instance matching several is now accepted"
+    };
+    ctx.warn(Some("oneOf"), "oneOf", Action::Rewritten { exact }, detail);
+    map.insert("anyOf".into(), one_of);
+}
+
+/// `type`, `nullable`, `enum` and `const` together: Gemini has one upper-case type, `nullable`
+/// for null, and string-only enums (numbers as strings with `format: "enum"`).
+fn types_and_values(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    moved: &mut Map<String, Value>,
+) {
+    if let Some(value) = map.remove("const") {
+        if map.contains_key("enum") {
+            map.insert("const".into(), value);
+            ctx.move_or_drop(
+                map,
+                "const",
+                moved,
+                "Gemini has no const, and enum is taken",
+            );
+        } else {
+            map.insert("enum".into(), Value::Array(vec![value]));
+            ctx.warn(
+                Some("const"),
+                "const",
+                Action::Rewritten { exact: true },
+                "written as a one-value enum",
+            );
+        }
+    }
+    let source_type = map.get("type").cloned();
+    let mut names: Vec<String> = type_names(map).into_iter().map(str::to_owned).collect();
+    let well_formed = match &source_type {
+        None => true,
+        Some(Value::String(_)) => true,
+        Some(Value::Array(items)) => items.len() == names.len(),
+        Some(_) => false,
+    };
+    if !well_formed || names.iter().any(|n| !JSON_TYPES.contains(&n.as_str())) {
+        ctx.move_or_drop(map, "type", moved, "not a JSON Schema type");
+        names.clear();
+    }
+    let mut enum_values: Option<Vec<Value>> = match map.get("enum") {
+        Some(Value::Array(values)) => Some(values.clone()),
+        Some(_) => {
+            ctx.move_or_drop(map, "enum", moved, "enum is not an array");
+            None
+        }
+        None => None,
+    };
+    // Values of the wrong type can never validate: leaving them out changes nothing.
+    if let Some(values) = &mut enum_values
+        && !names.is_empty()
+    {
+        let before = values.len();
+        values.retain(|v| {
+            let t = instance_type(v);
+            names
+                .iter()
+                .any(|n| n == t || (n == "number" && t == "integer"))
+        });
+        if values.len() != before {
+            ctx.warn(
+                Some("enum"),
+                "enum",
+                Action::Rewritten { exact: true },
+                "values the type rules out removed",
+            );
+        }
+    }
+    let null_allowed = match &enum_values {
+        Some(values) => values.contains(&Value::Null),
+        None => names.iter().any(|n| n == "null"),
+    };
+    if let Some(values) = &mut enum_values {
+        values.retain(|v| !v.is_null());
+    }
+    let mut non_null: Vec<String> = names.iter().filter(|n| *n != "null").cloned().collect();
+    if non_null.is_empty()
+        && let Some(values) = &enum_values
+        && !values.is_empty()
+    {
+        let mut inferred: Vec<String> = Vec::new();
+        for value in values {
+            let t = instance_type(value).to_owned();
+            if !inferred.contains(&t) {
+                inferred.push(t);
+            }
+        }
+        if inferred.iter().any(|t| t == "number") {
+            inferred.retain(|t| t != "integer");
+        }
+        if inferred.len() == 1 && names.is_empty() {
+            ctx.warn(
+                Some("type"),
+                "type",
+                Action::Rewritten { exact: true },
+                "type added from the enum values",
+            );
+            non_null = inferred;
+        }
+    }
+    // The type.
+    let only_null = !names.is_empty() && non_null.is_empty();
+    match non_null.as_slice() {
+        [one] => {
+            map.insert("type".into(), Value::from(one.to_ascii_uppercase()));
+            let canonical = if null_allowed {
+                Value::from(vec![one.clone(), "null".to_owned()])
+            } else {
+                Value::from(one.as_str())
+            };
+            if source_type.is_some() && source_type.as_ref() != Some(&canonical) {
+                ctx.warn(
+                    Some("type"),
+                    "type",
+                    Action::Rewritten { exact: true },
+                    "type list written as one type plus nullable",
+                );
+            }
+            if null_allowed {
+                map.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        [] if only_null => {
+            map.insert("type".into(), Value::from("NULL"));
+            if source_type != Some(Value::from("null")) {
+                ctx.warn(
+                    Some("type"),
+                    "type",
+                    Action::Rewritten { exact: true },
+                    "written as type NULL",
+                );
+            }
+        }
+        [] => {
+            map.remove("type");
+            if null_allowed && enum_values.as_ref().is_some_and(|v| !v.is_empty()) {
+                map.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        many => {
+            if map.contains_key("anyOf") {
+                ctx.move_or_drop(
+                    map,
+                    "type",
+                    moved,
+                    "several types need anyOf, which is taken",
+                );
+            } else {
+                let mut branches: Vec<Value> = many
+                    .iter()
+                    .map(|t| serde_json::json!({"type": t.to_ascii_uppercase()}))
+                    .collect();
+                if null_allowed {
+                    branches.push(serde_json::json!({"type": "NULL"}));
+                }
+                map.remove("type");
+                map.insert("anyOf".into(), Value::Array(branches));
+                ctx.warn(
+                    Some("type"),
+                    "type",
+                    Action::Rewritten { exact: true },
+                    "several types written as anyOf",
+                );
+            }
+        }
+    }
+    // The values.
+    let Some(values) = enum_values else {
+        return;
+    };
+    let ty = map
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if values.is_empty() {
+        map.remove("enum");
+        if !only_null {
+            map.insert("enum".into(), Value::Array(vec![]));
+            ctx.move_or_drop(
+                map,
+                "enum",
+                moved,
+                "an empty enum (nothing allowed) has no Gemini form",
+            );
+        }
+        return;
+    }
+    if values.iter().all(Value::is_string) {
+        map.insert("enum".into(), Value::Array(values));
+    } else if values.iter().all(Value::is_number) && matches!(ty.as_str(), "INTEGER" | "NUMBER") {
+        let strings: Vec<Value> = values.iter().map(|v| Value::from(v.to_string())).collect();
+        map.insert("enum".into(), Value::Array(strings));
+        if let Some(format) = map.insert("format".into(), Value::from("enum")) {
+            ctx.warn(
+                Some("format"),
+                "format",
+                Action::Dropped { widened: false },
+                format!(
+                    "format {format} replaced by \"enum\", which Gemini needs for a numeric enum"
+                ),
+            );
+        }
+        ctx.warn(
+            Some("enum"),
+            "enum",
+            Action::Rewritten { exact: true },
+            "numeric values written as strings with format \"enum\", as Gemini documents",
+        );
+    } else if ty == "BOOLEAN"
+        && values.contains(&Value::Bool(true))
+        && values.contains(&Value::Bool(false))
+    {
+        map.remove("enum");
+        ctx.warn(
+            Some("enum"),
+            "enum",
+            Action::Rewritten { exact: true },
+            "both booleans allowed: the type says as much",
+        );
+    } else {
+        map.insert("enum".into(), Value::Array(values));
+        ctx.move_or_drop(
+            map,
+            "enum",
+            moved,
+            "Gemini enums hold strings (and numbers as strings) only",
+        );
+    }
+}
+
+fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+    let (Some(Value::String(format)), Some(Value::String(ty))) =
+        (map.get("format"), map.get("type"))
+    else {
+        return;
+    };
+    let allowed = format == "enum"
+        || match ty.as_str() {
+            "STRING" => true,
+            "NUMBER" => NUMBER_FORMATS.contains(&format.as_str()),
+            "INTEGER" => INTEGER_FORMATS.contains(&format.as_str()),
+            _ => false,
+        };
+    if !allowed {
+        ctx.move_or_drop(
+            map,
+            "format",
+            moved,
+            "Gemini documents no such format for this type",
+        );
+    }
+}
+
+/// Gemini spells references `ref` and definitions `defs` (root only). Nested definitions are
+/// gone after inlining (nothing can refer to them any more) and are removed.
+fn spell_references(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+    let Value::Object(map) = value else {
+        return Ok(());
+    };
+    if let Some(Value::String(reference)) = map.remove("$ref") {
+        let spelled = reference
+            .strip_prefix("#/$defs/")
+            .or_else(|| reference.strip_prefix("#/definitions/"))
+            .map(|name| format!("#/defs/{name}"));
+        let Some(spelled) = spelled else {
+            return Err(ctx.error(
+                Some("$ref"),
+                format!("the recursive reference {reference} has no Gemini form"),
+            ));
+        };
+        if reference.starts_with("#/definitions/") {
+            ctx.warn(
+                Some("$ref"),
+                "$ref",
+                Action::Rewritten { exact: true },
+                "definitions are spelled defs in Gemini",
+            );
+        }
+        map.insert("ref".into(), Value::from(spelled));
+    }
+    for defs in DEFS {
+        let Some(entries) = map.remove(defs) else {
+            continue;
+        };
+        if !is_root {
+            ctx.warn(
+                Some(defs),
+                defs,
+                Action::Rewritten { exact: true },
+                "nested definitions removed after their references were inlined",
+            );
+            continue;
+        }
+        let Value::Object(entries) = entries else {
+            continue;
+        };
+        if defs == "definitions" {
+            ctx.warn(
+                Some(defs),
+                defs,
+                Action::Rewritten { exact: true },
+                "definitions are spelled defs in Gemini",
+            );
+        }
+        let target = map
+            .entry("defs")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(target) = target {
+            for (name, schema) in entries {
+                if target.contains_key(&name) {
+                    return Err(ctx.error(
+                        Some(defs),
+                        format!("the definition {name:?} is in both $defs and definitions"),
+                    ));
+                }
+                target.insert(name, schema);
+            }
+        }
+    }
+    for (keyword, child) in map.iter_mut() {
+        match (keyword.as_str(), child) {
+            ("properties" | "defs", Value::Object(entries)) => {
+                for (name, child) in entries.iter_mut() {
+                    let a = ctx.enter(keyword);
+                    ctx.enter(name);
+                    let result = spell_references(child, ctx, false);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            ("items" | "additionalProperties", child) => {
+                let a = ctx.enter(keyword);
+                let result = spell_references(child, ctx, false);
+                ctx.leave(a);
+                result?;
+            }
+            ("anyOf", Value::Array(branches)) => {
+                for (index, child) in branches.iter_mut().enumerate() {
+                    let a = ctx.enter("anyOf");
+                    ctx.enter(&index.to_string());
+                    let result = spell_references(child, ctx, false);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Checks a schema sent as `parametersJsonSchema` / `responseJsonSchema`: it goes unchanged;
+/// keywords Gemini does not document are reported as ignored.
+pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    for keyword in map.keys() {
+        if !JSON_SCHEMA_FIELDS.contains(&keyword.as_str()) {
+            let widened = ASSERTIONS.contains(&keyword.as_str()) && !is_annotation(keyword);
+            ctx.warn(
+                Some(keyword),
+                keyword,
+                Action::Unsupported { widened },
+                "not among the JSON Schema keywords Gemini documents; the API ignores it",
+            );
+        }
+    }
+    for (keyword, value) in map {
+        match super::keywords::holds(keyword) {
+            Some(super::keywords::Holds::Map) => {
+                if let Value::Object(entries) = value {
+                    for (name, child) in entries {
+                        let a = ctx.enter(keyword);
+                        ctx.enter(name);
+                        check_json_schema(child, ctx);
+                        ctx.leave(a);
+                    }
+                }
+            }
+            Some(_) => match value {
+                Value::Array(items) => {
+                    for (index, child) in items.iter().enumerate() {
+                        let a = ctx.enter(keyword);
+                        ctx.enter(&index.to_string());
+                        check_json_schema(child, ctx);
+                        ctx.leave(a);
+                    }
+                }
+                child => ctx.at(keyword, |ctx| check_json_schema(child, ctx)),
+            },
+            None => {}
+        }
+    }
+}
+
+/// Reads Gemini's OpenAPI subset back into JSON Schema: lower-case types, `nullable` into the
+/// type list (and `null` into an enum), numeric enums back to numbers, counts given as strings
+/// back to numbers, `ref`/`defs` to `$ref`/`$defs`. `example` and `propertyOrdering` stay as they
+/// are (JSON Schema ignores keywords it does not define).
+pub(crate) fn from_openapi(value: &mut Value) {
+    let Value::Object(map) = value else {
+        return;
+    };
+    if let Some(Value::String(ty)) = map.get("type") {
+        let lower = ty.to_ascii_lowercase();
+        if lower == "type_unspecified" {
+            map.remove("type");
+        } else if JSON_TYPES.contains(&lower.as_str()) {
+            map.insert("type".into(), Value::from(lower));
+        }
+    }
+    let ty = map
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if map.get("format").and_then(Value::as_str) == Some("enum") {
+        map.remove("format");
+        if matches!(ty.as_str(), "integer" | "number")
+            && let Some(Value::Array(values)) = map.get_mut("enum")
+        {
+            for value in values.iter_mut() {
+                if let Value::String(text) = value
+                    && let Ok(number) = text.parse::<Number>()
+                {
+                    *value = Value::Number(number);
+                }
+            }
+        }
+    }
+    if let Some(nullable) = map.remove("nullable")
+        && nullable == Value::Bool(true)
+    {
+        if !ty.is_empty() && ty != "null" {
+            map.insert("type".into(), serde_json::json!([ty, "null"]));
+        }
+        if let Some(Value::Array(values)) = map.get_mut("enum")
+            && !values.contains(&Value::Null)
+        {
+            values.push(Value::Null);
+        }
+    }
+    for key in [
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+    ] {
+        if let Some(Value::String(text)) = map.get(key)
+            && let Ok(n) = text.parse::<u64>()
+        {
+            map.insert(key.into(), Value::from(n));
+        }
+    }
+    if let Some(Value::String(reference)) = map.remove("ref") {
+        let spelled = reference
+            .strip_prefix("#/defs/")
+            .map_or(reference.clone(), |name| format!("#/$defs/{name}"));
+        map.insert("$ref".into(), Value::from(spelled));
+    }
+    if let Some(defs) = map.remove("defs") {
+        map.insert("$defs".into(), defs);
+    }
+    for (keyword, child) in map.iter_mut() {
+        match (keyword.as_str(), child) {
+            ("properties" | "$defs", Value::Object(entries)) => {
+                entries.values_mut().for_each(from_openapi)
+            }
+            ("items" | "additionalProperties", child) => from_openapi(child),
+            ("anyOf", Value::Array(branches)) => branches.iter_mut().for_each(from_openapi),
+            _ => {}
+        }
+    }
+}
+
+/// Writes a `FunctionDeclaration` around already converted schemas.
+pub(crate) fn write(
+    tool: &crate::Tool,
+    name: &str,
+    parameters: Value,
+    response: Option<Value>,
+    options: &super::ConvertOptions,
+) -> Value {
+    let mut out = super::fields::carried(tool, super::Target::Gemini);
+    out.insert("name".into(), Value::from(name));
+    if let Some(description) = &tool.description {
+        out.insert("description".into(), Value::from(description.as_str()));
+    }
+    let (parameters_key, response_key) = if options.gemini_json_schema {
+        ("parametersJsonSchema", "responseJsonSchema")
+    } else {
+        ("parameters", "response")
+    };
+    out.insert(parameters_key.into(), parameters);
+    if let Some(response) = response {
+        out.insert(response_key.into(), response);
+    }
+    Value::Object(out)
+}
+
+/// Reads a `FunctionDeclaration`: `parameters` (OpenAPI subset, converted back) or
+/// `parametersJsonSchema` into the input schema, `response` or `responseJsonSchema` into the
+/// output schema; other keys go to [`Tool::extra`](crate::Tool::extra).
+pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super::Reading, Error> {
+    use super::{SchemaSlot, fields, read_schema};
+    let map = fields::expect_object(value, "", "a Gemini function declaration")?;
+    let consumed = [
+        "parameters",
+        "parametersJsonSchema",
+        "response",
+        "responseJsonSchema",
+    ];
+    let common = fields::read_common(map, "", &consumed)?;
+    let mut warnings = Vec::new();
+    let mut schema =
+        |openapi: &str, json: &str, slot: SchemaSlot| -> Result<Option<crate::ToolSchema>, Error> {
+            match (map.get(openapi), map.get(json)) {
+                (Some(_), Some(_)) => Err(fields::json_error(
+                    &format!("/{json}"),
+                    format!("{json} and {openapi} are mutually exclusive"),
+                )),
+                (Some(value), None) => {
+                    let mut value = value.clone();
+                    super::context::check_depth(&value, &format!("/{openapi}"))?;
+                    from_openapi(&mut value);
+                    read_schema(
+                        super::Target::Gemini,
+                        &value,
+                        &format!("/{openapi}"),
+                        slot,
+                        options,
+                        &mut warnings,
+                    )
+                    .map(Some)
+                }
+                (None, Some(value)) => read_schema(
+                    super::Target::Gemini,
+                    value,
+                    &format!("/{json}"),
+                    slot,
+                    options,
+                    &mut warnings,
+                )
+                .map(Some),
+                (None, None) => Ok(None),
+            }
+        };
+    let input = schema("parameters", "parametersJsonSchema", SchemaSlot::Input)?;
+    let output = schema("response", "responseJsonSchema", SchemaSlot::Output)?;
+    let mut tool = common.into_tool(input.unwrap_or_else(crate::ToolSchema::empty_object));
+    tool.output_schema = output;
+    Ok(super::Reading { tool, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{ConvertOptions, Target, Warning};
+    use serde_json::json;
+
+    fn run(schema: Value, options: &ConvertOptions) -> (Result<Value, Error>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut schema = schema;
+        let result = {
+            let mut ctx = Ctx::new(
+                Target::Gemini,
+                options,
+                Some(crate::SchemaSlot::Input),
+                "/inputSchema",
+                &mut warnings,
+            );
+            to_openapi(&mut schema, &mut ctx)
+        };
+        warnings.sort();
+        (result.map(|()| schema), warnings)
+    }
+
+    #[test]
+    fn the_openapi_subset() {
+        let (out, warnings) = run(
+            json!({
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "minLength": 1},
+                    "unit": {"type": ["string", "null"], "enum": ["C", "F", null]},
+                    "mode": {"const": "fast"},
+                    "count": {"type": "integer", "enum": [1, 2, 3], "exclusiveMinimum": 0},
+                    "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+                },
+                "required": ["city"]
+            }),
+            &ConvertOptions::default(),
+        );
+        assert_eq!(
+            out.unwrap(),
+            json!({
+                "type": "OBJECT",
+                "properties": {
+                    "city": {"type": "STRING", "minLength": 1},
+                    "unit": {"type": "STRING", "nullable": true, "enum": ["C", "F"]},
+                    "mode": {"type": "STRING", "enum": ["fast"]},
+                    "count": {"type": "INTEGER", "format": "enum", "enum": ["1", "2", "3"], "description": "{\"exclusiveMinimum\":0}"},
+                    "either": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]}
+                },
+                "required": ["city"]
+            })
+        );
+        let features: Vec<_> = warnings
+            .iter()
+            .map(|w| (w.pointer.as_str(), w.feature.as_str(), w.action))
+            .collect();
+        assert_eq!(
+            features,
+            [
+                (
+                    "/inputSchema/properties/count/enum",
+                    "enum",
+                    Action::Rewritten { exact: true }
+                ),
+                (
+                    "/inputSchema/properties/count/exclusiveMinimum",
+                    "exclusiveMinimum",
+                    Action::MovedToDescription
+                ),
+                (
+                    "/inputSchema/properties/either/oneOf",
+                    "oneOf",
+                    Action::Rewritten { exact: true }
+                ),
+                (
+                    "/inputSchema/properties/mode/const",
+                    "const",
+                    Action::Rewritten { exact: true }
+                ),
+                (
+                    "/inputSchema/properties/mode/type",
+                    "type",
+                    Action::Rewritten { exact: true }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn reading_back_inverts_the_subset() {
+        let source = json!({
+            "type": "object",
+            "properties": {
+                "unit": {"type": ["string", "null"], "enum": ["C", "F", null], "description": "d"},
+                "n": {"type": "integer", "enum": [1, 20], "minimum": 0},
+                "x": {"type": "number", "enum": [1.5]},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                "any": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "map": {"type": "object", "additionalProperties": {"type": "boolean"}}
+            },
+            "required": ["unit"]
+        });
+        let (out, warnings) = run(source.clone(), &ConvertOptions::default());
+        let mut out = out.unwrap();
+        from_openapi(&mut out);
+        assert_eq!(out, source);
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.action == Action::Rewritten { exact: true } && w.feature == "enum"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn recursion_through_root_definitions_is_kept_as_defs() {
+        let (out, _) = run(
+            json!({
+                "type": "object",
+                "properties": {"list": {"$ref": "#/$defs/node"}},
+                "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}
+            }),
+            &ConvertOptions::default(),
+        );
+        let out = out.unwrap();
+        assert_eq!(
+            out["properties"]["list"]["properties"]["next"],
+            json!({"ref": "#/defs/node"})
+        );
+        assert_eq!(
+            out["defs"]["node"]["properties"]["next"],
+            json!({"ref": "#/defs/node"})
+        );
+        let mut back = out;
+        from_openapi(&mut back);
+        assert_eq!(
+            back["$defs"]["node"]["properties"]["next"],
+            json!({"$ref": "#/$defs/node"})
+        );
+        let (root_recursion, _) = run(
+            json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(matches!(root_recursion, Err(Error::RecursiveSchema { .. })));
+    }
+
+    #[test]
+    fn parameter_names_and_json_schema_mode() {
+        let (_, warnings) = run(
+            json!({"type": "object", "properties": {"first-name": {"type": "string"}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            warnings.iter().any(|w| w.feature == "parameter name"
+                && w.pointer == "/inputSchema/properties/first-name")
+        );
+        let mut warnings = Vec::new();
+        let options = ConvertOptions::default();
+        let mut ctx = Ctx::new(
+            Target::Gemini,
+            &options,
+            None,
+            "/inputSchema",
+            &mut warnings,
+        );
+        check_json_schema(
+            &json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "examples": ["x"]}}}),
+            &mut ctx,
+        );
+        let got: Vec<_> = warnings
+            .iter()
+            .map(|w| (w.pointer.as_str(), w.action))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "/inputSchema/properties/a/examples",
+                    Action::Unsupported { widened: false }
+                ),
+                (
+                    "/inputSchema/properties/a/minLength",
+                    Action::Unsupported { widened: true }
+                ),
+            ]
+        );
+    }
+}

@@ -1,0 +1,403 @@
+//! Tool names on each target, and the deterministic, collision-free mapping of names a target
+//! does not allow.
+//!
+//! # The rules
+//!
+//! | target | rule | source (read 2026-11-21) |
+//! |---|---|---|
+//! | MCP | 1–128 characters of `[A-Za-z0-9_.-]` | MCP 2025-11-25, "Tool Names" |
+//! | OpenAI (both APIs), Anthropic | `^[a-zA-Z0-9_-]{1,64}$` | OpenAI API reference, `function.name`; Anthropic Messages API, `tools[].name` |
+//! | Gemini | starts with a letter or `_`; then `[A-Za-z0-9_.:-]`; at most 128 characters | Gemini API / Vertex AI reference, `FunctionDeclaration.name` (older revisions said 64) |
+//!
+//! # The mapping
+//!
+//! A name the target allows is kept as it is. Any other name is mapped, in this order:
+//!
+//! 1. the base is the tool's name, or `namespace.name` when
+//!    [`ConvertOptions::qualified_names`](super::ConvertOptions::qualified_names) is on and the
+//!    tool has a namespace;
+//! 2. every character the target does not allow becomes `_` (so `.` becomes `_` on OpenAI and
+//!    Anthropic; a non-ASCII character becomes one `_`); an empty name becomes `_`;
+//! 3. Gemini only: a name that does not start with a letter or `_` gets a `_` in front;
+//! 4. a name longer than the target's maximum keeps its first `max - 9` characters, then `_` and
+//!    eight lowercase hexadecimal digits of the 64-bit FNV-1a hash of the base's UTF-8 bytes
+//!    (folded to 32 bits), so that two long names with the same beginning stay apart;
+//! 5. within one batch ([`convert_all`](super::convert_all)), names the target allows unchanged
+//!    are reserved first; a mapped name (or a repeated name) that is already taken gets the
+//!    smallest suffix `_2`, `_3`, ... that makes it free (shortening the name before the suffix
+//!    when needed).
+//!
+//! The result depends only on the names and their order in the batch, never on a random seed or
+//! the Rust version. [`NameMap`] gives, for every name sent to the target, the tool it stands for,
+//! so that a call coming back can be routed to the original tool.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Target;
+
+/// The name rule of a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameRule {
+    /// `[A-Za-z0-9_.-]{1,128}`.
+    Mcp,
+    /// `[A-Za-z0-9_-]{1,64}`.
+    OpenAi,
+    /// `[A-Za-z_][A-Za-z0-9_.:-]{0,127}`.
+    Gemini,
+}
+
+impl NameRule {
+    pub(crate) const fn of(target: Target) -> Self {
+        match target {
+            Target::Mcp => Self::Mcp,
+            Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic => Self::OpenAi,
+            Target::Gemini => Self::Gemini,
+        }
+    }
+
+    const fn max_len(self) -> usize {
+        match self {
+            Self::Mcp | Self::Gemini => 128,
+            Self::OpenAi => 64,
+        }
+    }
+
+    fn allows_char(self, ch: char) -> bool {
+        ch.is_ascii_alphanumeric()
+            || ch == '_'
+            || ch == '-'
+            || (ch == '.' && matches!(self, Self::Mcp | Self::Gemini))
+            || (ch == ':' && self == Self::Gemini)
+    }
+
+    fn allows_first(self, ch: char) -> bool {
+        match self {
+            Self::Gemini => ch.is_ascii_alphabetic() || ch == '_',
+            Self::Mcp | Self::OpenAi => self.allows_char(ch),
+        }
+    }
+
+    /// Whether the target accepts `name` as it is.
+    pub(crate) fn allows(self, name: &str) -> bool {
+        let mut chars = name.chars();
+        let Some(first) = chars.next() else {
+            return false;
+        };
+        // Every allowed character is ASCII, so bytes count characters here.
+        name.len() <= self.max_len()
+            && self.allows_first(first)
+            && chars.all(|c| self.allows_char(c))
+    }
+
+    /// Steps 2–4 of the mapping: a name the target allows.
+    pub(crate) fn map(self, base: &str) -> String {
+        if self.allows(base) {
+            return base.to_owned();
+        }
+        let mut out: String = base
+            .chars()
+            .map(|c| if self.allows_char(c) { c } else { '_' })
+            .collect();
+        if out.is_empty() {
+            out.push('_');
+        }
+        if let Some(first) = out.chars().next()
+            && !self.allows_first(first)
+        {
+            out.insert(0, '_');
+        }
+        let max = self.max_len();
+        if out.len() > max {
+            // ASCII only from here on, so byte truncation is character truncation.
+            out.truncate(max - 9);
+            out.push('_');
+            out.push_str(&format!("{:08x}", fold(fnv1a64(base.as_bytes()))));
+        }
+        out
+    }
+
+    /// `name` with the suffix `_{n}`, shortened so that the result fits.
+    fn with_suffix(self, name: &str, n: usize) -> String {
+        let suffix = format!("_{n}");
+        let keep = self.max_len().saturating_sub(suffix.len()).min(name.len());
+        let mut out = name.get(..keep).unwrap_or(name).to_owned();
+        out.push_str(&suffix);
+        out
+    }
+}
+
+/// The 64-bit FNV-1a hash (Fowler–Noll–Vo): stable across platforms and Rust releases, unlike
+/// `std`'s `DefaultHasher`.
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    })
+}
+
+fn fold(hash: u64) -> u32 {
+    // Truncation is the point: the upper half is xor-folded into the lower half.
+    #[allow(clippy::cast_possible_truncation)]
+    let folded = (hash ^ (hash >> 32)) as u32;
+    folded
+}
+
+/// One tool of a [`NameMap`]: the name it has on the target, and which tool it is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NameEntry {
+    /// The name sent to the target (and that calls coming back carry).
+    pub target_name: String,
+    /// The tool's own name ([`Tool::name`](crate::Tool::name)).
+    pub original: String,
+    /// The tool's namespace ([`Tool::namespace`](crate::Tool::namespace)).
+    pub namespace: Option<String>,
+    /// The tool's index in the slice given to [`convert_all`](super::convert_all) (0 for
+    /// [`convert`](super::convert)).
+    pub index: usize,
+}
+
+impl NameEntry {
+    /// Whether the target name differs from the tool's own name.
+    #[must_use]
+    pub fn is_renamed(&self) -> bool {
+        self.target_name != self.original
+    }
+}
+
+/// The names a batch of tools has on one target, for routing calls back to the tools.
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// use toolmodel::Tool;
+/// use toolmodel::adapters::{ConvertOptions, Target, convert_all};
+///
+/// let tools = [
+///     Tool::from_mcp_json(&json!({"name": "math.factorial", "inputSchema": {"type": "object"}}))?,
+///     Tool::from_mcp_json(&json!({"name": "math_factorial", "inputSchema": {"type": "object"}}))?,
+/// ];
+/// let batch = convert_all(&tools, Target::OpenAiChat, &ConvertOptions::default());
+/// // The valid name keeps its spelling; the mapped one steps aside.
+/// assert_eq!(batch.names.get("math_factorial").map(|e| e.index), Some(1));
+/// assert_eq!(batch.names.get("math_factorial_2").map(|e| e.original.as_str()), Some("math.factorial"));
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameMap {
+    /// In the order of the tools given.
+    entries: Vec<NameEntry>,
+    /// Target name to index in `entries`.
+    by_target: BTreeMap<String, usize>,
+}
+
+impl NameMap {
+    /// Assigns target names to tools given as `(namespace, name)` pairs, in order.
+    pub(crate) fn assign<'a, I>(target: Target, qualified: bool, tools: I) -> Self
+    where
+        I: IntoIterator<Item = (Option<&'a str>, &'a str)>,
+    {
+        let rule = NameRule::of(target);
+        let bases: Vec<(Option<&str>, &str, String)> = tools
+            .into_iter()
+            .map(|(namespace, name)| {
+                let base = match namespace {
+                    Some(ns) if qualified => format!("{ns}.{name}"),
+                    _ => name.to_owned(),
+                };
+                (namespace, name, base)
+            })
+            .collect();
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        let mut assigned: Vec<Option<String>> = vec![None; bases.len()];
+        // Step 5a: names the target allows keep their spelling, first come first served.
+        for (slot, (_, _, base)) in assigned.iter_mut().zip(&bases) {
+            if rule.allows(base) && taken.insert(base.clone()) {
+                *slot = Some(base.clone());
+            }
+        }
+        // Step 5b: every other name is mapped, then suffixed until free.
+        for (slot, (_, _, base)) in assigned.iter_mut().zip(&bases) {
+            if slot.is_some() {
+                continue;
+            }
+            let mapped = rule.map(base);
+            let mut candidate = mapped.clone();
+            let mut n = 2;
+            while taken.contains(&candidate) {
+                candidate = rule.with_suffix(&mapped, n);
+                n += 1;
+            }
+            taken.insert(candidate.clone());
+            *slot = Some(candidate);
+        }
+        let mut map = Self::default();
+        for (index, ((namespace, name, _), target_name)) in
+            bases.into_iter().zip(assigned).enumerate()
+        {
+            let target_name = target_name.unwrap_or_default();
+            map.by_target.insert(target_name.clone(), index);
+            map.entries.push(NameEntry {
+                target_name,
+                original: name.to_owned(),
+                namespace: namespace.map(str::to_owned),
+                index,
+            });
+        }
+        map
+    }
+
+    /// The tool that the target name stands for.
+    #[must_use]
+    pub fn get(&self, target_name: &str) -> Option<&NameEntry> {
+        self.by_target
+            .get(target_name)
+            .and_then(|&i| self.entries.get(i))
+    }
+
+    /// The target name of the tool at `index` in the batch.
+    #[must_use]
+    pub fn target_name(&self, index: usize) -> Option<&str> {
+        self.entries.get(index).map(|e| e.target_name.as_str())
+    }
+
+    /// Every entry, in the order of the tools given.
+    pub fn iter(&self) -> impl Iterator<Item = &NameEntry> {
+        self.entries.iter()
+    }
+
+    /// The number of tools.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map holds no tool.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn names(target: Target, list: &[&str]) -> Vec<String> {
+        let map = NameMap::assign(target, false, list.iter().map(|n| (None, *n)));
+        map.iter().map(|e| e.target_name.clone()).collect()
+    }
+
+    #[test]
+    fn rules_per_target() {
+        let openai = NameRule::OpenAi;
+        assert!(openai.allows("get_weather-2"));
+        assert!(!openai.allows("math.factorial"));
+        assert!(!openai.allows(""));
+        assert!(openai.allows(&"a".repeat(64)));
+        assert!(!openai.allows(&"a".repeat(65)));
+        let gemini = NameRule::Gemini;
+        assert!(gemini.allows("math.factorial"));
+        assert!(gemini.allows("ns:tool"));
+        assert!(gemini.allows("_x"));
+        assert!(!gemini.allows("1tool"));
+        assert!(!gemini.allows("-tool"));
+        assert!(gemini.allows(&"a".repeat(128)));
+        let mcp = NameRule::Mcp;
+        assert!(mcp.allows("1tool.v2"));
+        assert!(!mcp.allows("a:b"));
+    }
+
+    #[test]
+    fn the_documented_mapping() {
+        assert_eq!(NameRule::OpenAi.map("math.factorial"), "math_factorial");
+        assert_eq!(NameRule::OpenAi.map("get weather!"), "get_weather_");
+        assert_eq!(NameRule::OpenAi.map("café"), "caf_");
+        assert_eq!(NameRule::OpenAi.map(""), "_");
+        assert_eq!(NameRule::Gemini.map("1tool"), "_1tool");
+        assert_eq!(NameRule::Gemini.map("a b.c"), "a_b.c");
+        let long = format!("{}.x", "a".repeat(70));
+        let mapped = NameRule::OpenAi.map(&long);
+        assert_eq!(mapped.len(), 64);
+        assert_eq!(&mapped[..55], &"a".repeat(55));
+        assert_eq!(
+            &mapped[55..],
+            &format!("_{:08x}", fold(fnv1a64(long.as_bytes())))
+        );
+    }
+
+    #[test]
+    fn fnv_known_values() {
+        // Published FNV-1a 64-bit test vectors.
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn valid_names_win_collisions() {
+        assert_eq!(
+            names(Target::OpenAiChat, &["a.b", "a_b", "a.b", "a_b"]),
+            ["a_b_2", "a_b", "a_b_3", "a_b_4"]
+        );
+        assert_eq!(names(Target::Gemini, &["a.b", "a_b"]), ["a.b", "a_b"]);
+    }
+
+    #[test]
+    fn long_collisions_stay_within_the_limit() {
+        let long = "x".repeat(64);
+        let list = [long.as_str(), long.as_str(), long.as_str()];
+        let out = names(Target::Anthropic, &list);
+        assert_eq!(out[0], long);
+        assert_eq!(out[1], format!("{}_2", "x".repeat(62)));
+        assert_eq!(out[2], format!("{}_3", "x".repeat(62)));
+    }
+
+    #[test]
+    fn qualified_names_and_routing() {
+        let map = NameMap::assign(
+            Target::OpenAiChat,
+            true,
+            [
+                (Some("github"), "search"),
+                (Some("jira"), "search"),
+                (None, "search"),
+            ],
+        );
+        let got: Vec<_> = map.iter().map(|e| e.target_name.as_str()).collect();
+        assert_eq!(got, ["github_search", "jira_search", "search"]);
+        let entry = map.get("jira_search").unwrap();
+        assert_eq!(
+            (
+                entry.namespace.as_deref(),
+                entry.original.as_str(),
+                entry.index
+            ),
+            (Some("jira"), "search", 1)
+        );
+        assert!(entry.is_renamed());
+        assert_eq!(map.target_name(2), Some("search"));
+        assert!(map.get("search_2").is_none());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn mapped_names_are_valid_unique_and_deterministic(list in proptest::collection::vec("[a-c._ :é-]{0,70}", 1..12)) {
+            for target in Target::ALL {
+                let rule = NameRule::of(target);
+                let first = names(target, &list.iter().map(String::as_str).collect::<Vec<_>>());
+                let second = names(target, &list.iter().map(String::as_str).collect::<Vec<_>>());
+                prop_assert_eq!(&first, &second);
+                let unique: BTreeSet<_> = first.iter().collect();
+                prop_assert_eq!(unique.len(), first.len());
+                for (name, original) in first.iter().zip(&list) {
+                    prop_assert!(rule.allows(name), "{} from {:?} on {}", name, original, target);
+                }
+            }
+        }
+    }
+}

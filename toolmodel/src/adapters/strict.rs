@@ -1,0 +1,1123 @@
+//! The strict-mode transforms: OpenAI Structured Outputs (`strict: true` on a function) and
+//! Anthropic strict tool use (`strict: true` on a tool).
+//!
+//! Both providers decode under a grammar built from the schema, so they accept only a subset of
+//! JSON Schema and require every object to be closed. The transforms rewrite what has an exact
+//! or documented equivalent, move unsupported constraints into the description (or drop them,
+//! see [`ConvertOptions::constraints_to_description`](super::ConvertOptions::constraints_to_description)),
+//! and stop with [`Error::Conversion`] naming the place when a schema cannot be made strict: an
+//! open object, a schema that accepts any value, a boolean schema, a root that is not an object.
+//!
+//! # OpenAI
+//!
+//! Checked against `ensure_strict_json_schema` of the OpenAI Agents SDK
+//! (`openai/openai-agents-python`, `src/agents/strict_schema.py`, read 2026-11-21), which it
+//! follows where that function is right and departs from where it silently changes meaning:
+//!
+//! | the SDK | here |
+//! |---|---|
+//! | adds `additionalProperties: false` to every `type: "object"` without it | the same, with a warning; an object with neither `properties` nor `additionalProperties` (a free-form object) below the root is an error, since closing it would leave only `{}` |
+//! | raises on a truthy `additionalProperties` | the same (an error), also for `{}` |
+//! | sets `required` to every property | the same, and makes each optional property nullable (the model sends `null` where it would have left the property out), with a warning each |
+//! | walks `$defs`, `definitions`, `properties`, `items`, `anyOf` | the same, plus `additionalProperties` and the branches of rewritten combinators |
+//! | turns `oneOf` into `anyOf` | the same, exact when the branches cannot overlap, else a non-exact rewrite |
+//! | merges a one-branch `allOf`, keeps a longer one (which the API rejects) | merges every branch when that is exact, else an error (or a widening warning) |
+//! | strips `default: null` | drops or moves every `default` (not in the supported list) |
+//! | inlines a `$ref` that has sibling keywords | the same (through [`refs`](super::refs), within the budget) |
+//! | — | keywords outside the supported list below are moved into the description |
+//!
+//! # Anthropic
+//!
+//! Checked against `transform_schema` of the Anthropic Python SDK
+//! (`anthropics/anthropic-sdk-python`, `src/anthropic/lib/_parse/_transform.py`, read
+//! 2026-11-21), which moves unsupported keywords into the description as this module does, and
+//! against Anthropic's structured-outputs documentation ("JSON Schema limitations"): no
+//! recursive schemas, no numeric or string-length constraints, `minItems` only 0 or 1,
+//! `additionalProperties` only `false`, simple regular expressions only. Optional properties
+//! stay optional. A recursive schema is [`Error::RecursiveSchema`] (strict mode has no
+//! unconstrained schema to widen to).
+
+use serde_json::{Map, Value};
+
+use super::{
+    Action,
+    combinators::{merge, pairwise_disjoint},
+    context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
+    keywords::is_annotation,
+    refs::{self, Mode, OnCycle},
+};
+use crate::Error;
+
+/// OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs,
+/// read 2026-11-21): types string, number, boolean, integer, object, array, enum, anyOf (and
+/// null through type lists or anyOf); string `pattern`, `format`; number `multipleOf`,
+/// `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; array `minItems`, `maxItems`;
+/// definitions (`$defs`) and references (`$ref`, recursion included); `additionalProperties`
+/// must be `false`; every property `required`. Not supported: `allOf`, `not`,
+/// `dependentRequired`, `dependentSchemas`, `if`, `then`, `else` (and, by omission from the
+/// supported list, every other keyword). `title` and `description` are annotations the API
+/// takes; `const` counts against the documented size limits, so it is supported.
+const OPENAI_STRICT: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "title",
+    "description",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
+];
+
+/// OpenAI Structured Outputs string formats (same source and date).
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// OpenAI Structured Outputs size limits (same source and date): object properties in total,
+/// levels of object nesting, enum values in total.
+const OPENAI_MAX_PROPERTIES: usize = 5000;
+const OPENAI_MAX_NESTING: usize = 10;
+const OPENAI_MAX_ENUM_VALUES: usize = 1000;
+
+/// Anthropic strict tool use, what `transform_schema` (anthropic-sdk-python,
+/// `lib/_parse/_transform.py`, read 2026-11-21) keeps, plus `const` (documented as supported):
+/// `type`, `enum` (primitive values), `anyOf`, `oneOf` (as `anyOf`), `allOf`, `$ref`, `$defs`,
+/// `properties`, `required`, `additionalProperties: false`, `items`, `minItems` 0 or 1, `format`
+/// (listed below), `title`, `description`; `pattern` per the documentation (no backreferences,
+/// lookaround or word boundaries). Everything else is moved into the description, `default`
+/// included.
+const ANTHROPIC_STRICT: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "format",
+    "pattern",
+    "title",
+    "description",
+];
+
+/// Anthropic strict string formats (`SupportedStringFormats` in the same file).
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+impl Provider {
+    const fn supported(self) -> &'static [&'static str] {
+        match self {
+            Self::OpenAi => OPENAI_STRICT,
+            Self::Anthropic => ANTHROPIC_STRICT,
+        }
+    }
+
+    const fn formats(self) -> &'static [&'static str] {
+        match self {
+            Self::OpenAi => OPENAI_FORMATS,
+            Self::Anthropic => ANTHROPIC_FORMATS,
+        }
+    }
+
+    const fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "OpenAI strict mode",
+            Self::Anthropic => "Anthropic strict tool use",
+        }
+    }
+}
+
+/// Makes `schema` (a tool's root schema) an OpenAI strict schema.
+///
+/// # Errors
+///
+/// [`Error::Conversion`] where the schema cannot be made strict or exceeds the documented
+/// limits; the errors of [`refs::inline`].
+pub(crate) fn openai(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    root(schema, ctx, Provider::OpenAi)?;
+    refs::inline(schema, ctx, Mode::WithSiblings, OnCycle::Keep)?;
+    check_openai_limits(schema, ctx)
+}
+
+/// Makes `schema` (a tool's root schema) an Anthropic strict schema.
+///
+/// # Errors
+///
+/// [`Error::Conversion`] where the schema cannot be made strict; [`Error::RecursiveSchema`];
+/// the errors of [`refs::inline`].
+pub(crate) fn anthropic(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    if let Some((pointer, reference)) = refs::find_cycle(schema) {
+        return Err(Error::RecursiveSchema {
+            target: ctx.target.as_str(),
+            pointer: format!("{}{pointer}", ctx.pointer()),
+            reference,
+        });
+    }
+    root(schema, ctx, Provider::Anthropic)?;
+    refs::inline(schema, ctx, Mode::WithSiblings, OnCycle::Keep)
+}
+
+fn root(schema: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<(), Error> {
+    let Value::Object(map) = schema else {
+        return Err(ctx.error(None, "the root of a strict schema must be an object schema"));
+    };
+    if map.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(ctx.error(
+            Some("type"),
+            format!("{} needs a root with \"type\": \"object\"", provider.name()),
+        ));
+    }
+    for combinator in ["anyOf", "oneOf"] {
+        if map.contains_key(combinator) {
+            return Err(ctx.error(
+                Some(combinator),
+                format!(
+                    "{} does not allow {combinator} at the root of a schema",
+                    provider.name()
+                ),
+            ));
+        }
+    }
+    ctx.drop_annotation(
+        map,
+        "$schema",
+        "strict schemas carry no $schema; the subset is the provider's",
+    );
+    node(map, ctx, provider, true)
+}
+
+fn node(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    is_root: bool,
+) -> Result<(), Error> {
+    if provider == Provider::OpenAi {
+        merge_all_of(map, ctx)?;
+    }
+    one_of_to_any_of(map, ctx)?;
+    let mut moved = Map::new();
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for keyword in &keys {
+        let supported = provider.supported().contains(&keyword.as_str());
+        if keyword == "default" {
+            match map.get("default") {
+                Some(Value::Null) => ctx.drop_annotation(
+                    map,
+                    "default",
+                    "default null says nothing a nullable property does not",
+                ),
+                _ => ctx.move_or_drop(
+                    map,
+                    "default",
+                    &mut moved,
+                    &format!("{} does not take default", provider.name()),
+                ),
+            }
+        } else if !supported && is_annotation(keyword) && keyword != "format" {
+            ctx.drop_annotation(
+                map,
+                keyword,
+                &format!("{} does not take this keyword", provider.name()),
+            );
+        } else if !supported {
+            ctx.move_or_drop(
+                map,
+                keyword,
+                &mut moved,
+                &format!("{} does not support this keyword", provider.name()),
+            );
+        }
+    }
+    check_values(map, ctx, provider, &mut moved);
+    check_shapes(map, ctx)?;
+    infer_type(map, ctx, provider)?;
+    if is_object(map) {
+        close_object(map, ctx, provider, is_root)?;
+    }
+    recurse(map, ctx, provider)?;
+    if provider == Provider::OpenAi && is_object(map) {
+        require_all(map, ctx);
+    }
+    write_moved(map, moved);
+    Ok(())
+}
+
+/// Keyword values the provider restricts further than JSON Schema does.
+fn check_values(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    moved: &mut Map<String, Value>,
+) {
+    if let Some(Value::String(format)) = map.get("format")
+        && !provider.formats().contains(&format.as_str())
+    {
+        ctx.move_or_drop(
+            map,
+            "format",
+            moved,
+            &format!("{} does not support this format", provider.name()),
+        );
+    }
+    if matches!(map.get("items"), Some(Value::Array(_))) {
+        ctx.move_or_drop(
+            map,
+            "items",
+            moved,
+            "tuple items (an array of schemas) are not supported",
+        );
+    }
+    if provider == Provider::Anthropic {
+        if let Some(min) = map.get("minItems")
+            && !matches!(min.as_u64(), Some(0 | 1))
+        {
+            ctx.move_or_drop(
+                map,
+                "minItems",
+                moved,
+                "Anthropic strict tool use supports minItems 0 and 1 only",
+            );
+        }
+        if let Some(Value::String(pattern)) = map.get("pattern")
+            && has_unsupported_regex(pattern)
+        {
+            ctx.move_or_drop(map, "pattern", moved, "Anthropic strict tool use does not support backreferences, lookaround or word boundaries in patterns");
+        }
+        if let Some(Value::Array(values)) = map.get("enum")
+            && values
+                .iter()
+                .any(|v| matches!(v, Value::Array(_) | Value::Object(_)))
+        {
+            ctx.move_or_drop(
+                map,
+                "enum",
+                moved,
+                "Anthropic strict tool use supports enum values of primitive types only",
+            );
+        }
+    }
+}
+
+/// The values of the keywords a strict schema keeps must have the shape JSON Schema gives them;
+/// a strict schema is sent as it is, so a malformed one is an error here rather than a
+/// rejection by the provider.
+fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
+    for (keyword, value) in map {
+        let expected = match keyword.as_str() {
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
+                if !value.is_number() =>
+            {
+                "a number (draft-04's boolean exclusiveMinimum/exclusiveMaximum is not JSON Schema 2020-12 or draft-07)"
+            }
+            "multipleOf" if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
+            "minItems" | "maxItems" if value.as_u64().is_none() => "a non-negative integer",
+            "pattern" | "format" | "title" | "description" if !value.is_string() => "a string",
+            "enum" if !value.is_array() => "an array",
+            "required"
+                if !value
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(Value::is_string)) =>
+            {
+                "an array of strings"
+            }
+            "properties" | "$defs" | "definitions" if !value.is_object() => "an object of schemas",
+            "anyOf" | "allOf" if value.as_array().is_none_or(Vec::is_empty) => {
+                "a non-empty array of schemas"
+            }
+            "items" if !(value.is_object() || value.is_boolean()) => "a schema",
+            "$ref" if !value.is_string() => "a string",
+            _ => continue,
+        };
+        return Err(ctx.error(
+            Some(keyword),
+            format!("{value} is not valid here: {keyword} must be {expected}"),
+        ));
+    }
+    Ok(())
+}
+
+fn has_unsupported_regex(pattern: &str) -> bool {
+    let mut chars = pattern.chars().peekable();
+    let mut escaped = false;
+    let mut previous = '\0';
+    while let Some(ch) = chars.next() {
+        if escaped {
+            if ch.is_ascii_digit() && ch != '0' || ch == 'b' || ch == 'B' || ch == 'k' {
+                return true;
+            }
+            escaped = false;
+        } else if ch == '\\' {
+            escaped = true;
+        } else if previous == '(' && ch == '?' && matches!(chars.peek(), Some('=' | '!' | '<')) {
+            return true;
+        }
+        previous = ch;
+    }
+    false
+}
+
+fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let Some(all_of) = map.remove("allOf") else {
+        return Ok(());
+    };
+    let mut merged = map.clone();
+    let mut failure = None;
+    match &all_of {
+        Value::Array(branches) => {
+            for (index, branch) in branches.iter().enumerate() {
+                match branch {
+                    Value::Object(branch) => {
+                        if let Err(conflict) = merge(&mut merged, branch.clone()) {
+                            failure =
+                                Some(format!("branch {index} conflicts on {}", conflict.keyword));
+                            break;
+                        }
+                    }
+                    Value::Bool(true) => {}
+                    _ => {
+                        failure = Some(format!("branch {index} is not a schema object"));
+                        break;
+                    }
+                }
+            }
+        }
+        _ => failure = Some("allOf is not an array".into()),
+    }
+    match failure {
+        None => {
+            *map = merged;
+            ctx.warn(Some("allOf"), "allOf", Action::Rewritten { exact: true }, "branches merged into the schema object");
+            Ok(())
+        }
+        Some(why) if ctx.options.allow_widening => {
+            ctx.warn(
+                Some("allOf"),
+                "allOf",
+                Action::Dropped { widened: true },
+                format!("OpenAI strict mode does not support allOf and the branches cannot be merged exactly ({why})"),
+            );
+            Ok(())
+        }
+        Some(why) => Err(ctx.error(
+            Some("allOf"),
+            format!("OpenAI strict mode does not support allOf and the branches cannot be merged exactly ({why}); allow widening to drop it"),
+        )),
+    }
+}
+
+fn one_of_to_any_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let Some(one_of) = map.remove("oneOf") else {
+        return Ok(());
+    };
+    if map.contains_key("anyOf") {
+        if ctx.options.allow_widening {
+            ctx.warn(
+                Some("oneOf"),
+                "oneOf",
+                Action::Dropped { widened: true },
+                "next to anyOf, which strict mode cannot combine with it",
+            );
+            return Ok(());
+        }
+        return Err(ctx.error(
+            Some("oneOf"),
+            "oneOf next to anyOf cannot be expressed in strict mode; allow widening to drop it",
+        ));
+    }
+    let exact = matches!(&one_of, Value::Array(branches) if pairwise_disjoint(branches));
+    let detail = if exact {
+        "written as anyOf: the branches cannot overlap, so the meaning is the same"
+    } else {
+        "written as anyOf: the branches may overlap, so an instance matching several is now accepted"
+    };
+    ctx.warn(Some("oneOf"), "oneOf", Action::Rewritten { exact }, detail);
+    map.insert("anyOf".into(), one_of);
+    Ok(())
+}
+
+/// Strict schemas need a type: one is added from `enum` or `const` values; a schema with no
+/// `type`, `anyOf`, `allOf`, `$ref`, `enum` or `const` accepts any value and is an error.
+fn infer_type(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+) -> Result<(), Error> {
+    if let Some(ty) = map.get("type") {
+        let names = type_names(map);
+        let well_formed = match ty {
+            Value::String(_) => true,
+            Value::Array(items) => items.len() == names.len() && !names.is_empty(),
+            _ => false,
+        };
+        if !well_formed || names.iter().any(|n| !JSON_TYPES.contains(n)) {
+            return Err(ctx.error(Some("type"), format!("{ty} is not a JSON Schema type")));
+        }
+        return Ok(());
+    }
+    if ["anyOf", "$ref", "allOf"]
+        .iter()
+        .any(|k| map.contains_key(*k))
+    {
+        return Ok(());
+    }
+    let values: Vec<&Value> = match (map.get("const"), map.get("enum")) {
+        (Some(value), _) => vec![value],
+        (None, Some(Value::Array(values))) if !values.is_empty() => values.iter().collect(),
+        _ => {
+            return Err(ctx.error(
+                None,
+                format!(
+                    "this schema accepts any JSON value; {} needs a type here",
+                    provider.name()
+                ),
+            ));
+        }
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for value in values {
+        let name = instance_type(value);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.contains(&"number") {
+        names.retain(|n| *n != "integer");
+    }
+    let ty = match names.as_slice() {
+        [one] => Value::from(*one),
+        many => Value::from(many.to_vec()),
+    };
+    ctx.warn(
+        Some("type"),
+        "type",
+        Action::Rewritten { exact: true },
+        format!("type {ty} added from the allowed values"),
+    );
+    map.insert("type".into(), ty);
+    Ok(())
+}
+
+fn is_object(map: &Map<String, Value>) -> bool {
+    type_names(map).contains(&"object")
+        || (!map.contains_key("type") && map.contains_key("properties"))
+}
+
+fn close_object(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    is_root: bool,
+) -> Result<(), Error> {
+    match map.get("additionalProperties") {
+        Some(Value::Bool(false)) => Ok(()),
+        None if map.contains_key("properties") || is_root => {
+            map.insert("additionalProperties".into(), Value::Bool(false));
+            let detail = if map.contains_key("properties") {
+                "object closed (additionalProperties: false): keys other than its properties are no longer accepted"
+            } else {
+                "root object without properties closed (additionalProperties: false): the tool takes no arguments"
+            };
+            ctx.warn(Some("additionalProperties"), "additionalProperties", Action::Rewritten { exact: false }, detail);
+            Ok(())
+        }
+        None => Err(ctx.error(
+            None,
+            format!("an object with neither properties nor additionalProperties accepts any keys; {} needs every object closed", provider.name()),
+        )),
+        Some(_) => Err(ctx.error(
+            Some("additionalProperties"),
+            format!("this object accepts keys beyond its properties; {} needs additionalProperties: false", provider.name()),
+        )),
+    }
+}
+
+fn recurse(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+) -> Result<(), Error> {
+    for (keyword, value) in map.iter_mut() {
+        match (keyword.as_str(), value) {
+            ("properties" | "$defs" | "definitions", Value::Object(entries)) => {
+                for (name, sub) in entries.iter_mut() {
+                    let a = ctx.enter(keyword);
+                    ctx.enter(name);
+                    let result = sub_node(sub, ctx, provider);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            ("items", sub @ (Value::Object(_) | Value::Bool(_))) => {
+                ctx.at("items", |ctx| sub_node(sub, ctx, provider))?;
+            }
+            ("anyOf" | "allOf", Value::Array(branches)) => {
+                for (index, sub) in branches.iter_mut().enumerate() {
+                    let a = ctx.enter(keyword);
+                    ctx.enter(&index.to_string());
+                    let result = sub_node(sub, ctx, provider);
+                    ctx.leave(a);
+                    result?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn sub_node(value: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<(), Error> {
+    match value {
+        Value::Object(map) => node(map, ctx, provider, false),
+        _ => Err(ctx.error(
+            None,
+            format!(
+                "a boolean schema cannot be made strict; {} needs a schema object with a type",
+                provider.name()
+            ),
+        )),
+    }
+}
+
+/// OpenAI: every property required; each optional one made nullable.
+fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    let names: Vec<String> = match map.get("properties") {
+        Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let mut required: Vec<Value> = match map.get("required") {
+        Some(Value::Array(list)) => list.clone(),
+        _ => Vec::new(),
+    };
+    let stray: Vec<Value> = required
+        .iter()
+        .filter(|r| r.as_str().is_none_or(|r| !names.iter().any(|n| n == r)))
+        .cloned()
+        .collect();
+    let mut changed = !stray.is_empty() || !map.contains_key("required") && !names.is_empty();
+    if !stray.is_empty() {
+        required.retain(|r| !stray.contains(r));
+        ctx.warn(
+            Some("required"),
+            "required",
+            Action::Dropped { widened: true },
+            format!(
+                "{} named in required but not among the properties of this closed object",
+                Value::from(stray)
+            ),
+        );
+    }
+    for name in &names {
+        if required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+            continue;
+        }
+        required.push(Value::from(name.as_str()));
+        changed = true;
+        if let Some(Value::Object(properties)) = map.get_mut("properties")
+            && let Some(schema) = properties.get_mut(name)
+        {
+            make_nullable(schema);
+        }
+        let a = ctx.enter("properties");
+        ctx.warn(
+            Some(name),
+            "required",
+            Action::Rewritten { exact: false },
+            "optional property made required and nullable: the model sends null where it would have left it out",
+        );
+        ctx.leave(a);
+    }
+    if changed {
+        map.insert("required".into(), Value::Array(required));
+    }
+}
+
+/// Makes a (strict-normalized) schema accept `null` as well.
+fn make_nullable(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    let null = Value::Null;
+    if map.contains_key("$ref") {
+        let mut inner = std::mem::take(map);
+        for keyword in ["title", "description"] {
+            if let Some(value) = inner.remove(keyword) {
+                map.insert(keyword.into(), value);
+            }
+        }
+        let null_branch = serde_json::json!({"type": "null"});
+        map.insert(
+            "anyOf".into(),
+            Value::Array(vec![Value::Object(inner), null_branch]),
+        );
+        return;
+    }
+    if let Some(value) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![value]));
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&null)
+    {
+        values.push(null);
+    }
+    match map.get_mut("type") {
+        Some(Value::String(name)) if name != "null" => {
+            let name = std::mem::take(name);
+            map.insert("type".into(), serde_json::json!([name, "null"]));
+        }
+        Some(Value::Array(names)) if !names.contains(&Value::from("null")) => {
+            names.push(Value::from("null"))
+        }
+        Some(_) => {}
+        None => {
+            if let Some(Value::Array(branches)) = map.get_mut("anyOf")
+                && !branches
+                    .iter()
+                    .any(|b| b.get("type") == Some(&Value::from("null")))
+            {
+                branches.push(serde_json::json!({"type": "null"}));
+            }
+        }
+    }
+}
+
+fn check_openai_limits(schema: &Value, ctx: &Ctx<'_>) -> Result<(), Error> {
+    let mut properties = 0usize;
+    let mut enum_values = 0usize;
+    let mut deepest: (usize, String) = (0, String::new());
+    let mut stack: Vec<(&Value, usize, String)> = vec![(schema, 0, String::new())];
+    while let Some((value, nesting, pointer)) = stack.pop() {
+        let Value::Object(map) = value else {
+            continue;
+        };
+        let mut subs = Vec::new();
+        super::keywords::each_subschema(map, &mut subs);
+        if let Some(Value::Array(values)) = map.get("enum") {
+            enum_values += values.len();
+        }
+        let level = if let Some(Value::Object(props)) = map.get("properties") {
+            properties += props.len();
+            nesting + 1
+        } else {
+            nesting
+        };
+        if level > deepest.0 {
+            deepest = (level, pointer.clone());
+        }
+        for (path, sub) in subs {
+            let mut child = pointer.clone();
+            for token in path {
+                child.push('/');
+                child.push_str(&crate::error::escape_pointer_token(token));
+            }
+            stack.push((sub, level, child));
+        }
+    }
+    let base = ctx.pointer();
+    if properties > OPENAI_MAX_PROPERTIES {
+        return Err(ctx.error(None, format!("{properties} object properties in all; OpenAI strict mode allows {OPENAI_MAX_PROPERTIES}")));
+    }
+    if enum_values > OPENAI_MAX_ENUM_VALUES {
+        return Err(ctx.error(None, format!("{enum_values} enum values in all; OpenAI strict mode allows {OPENAI_MAX_ENUM_VALUES}")));
+    }
+    if deepest.0 > OPENAI_MAX_NESTING {
+        return Err(Error::Conversion {
+            target: ctx.target.as_str(),
+            pointer: format!("{base}{}", deepest.1),
+            reason: format!(
+                "objects nest {} levels deep here; OpenAI strict mode allows {OPENAI_MAX_NESTING}",
+                deepest.0
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{ConvertOptions, Target, Warning};
+    use serde_json::json;
+
+    fn run(
+        provider: Provider,
+        schema: Value,
+        options: &ConvertOptions,
+    ) -> (Result<Value, Error>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut schema = schema;
+        let target = match provider {
+            Provider::OpenAi => Target::OpenAiChat,
+            Provider::Anthropic => Target::Anthropic,
+        };
+        let result = {
+            let mut ctx = Ctx::new(
+                target,
+                options,
+                Some(crate::SchemaSlot::Input),
+                "/inputSchema",
+                &mut warnings,
+            );
+            match provider {
+                Provider::OpenAi => openai(&mut schema, &mut ctx),
+                Provider::Anthropic => anthropic(&mut schema, &mut ctx),
+            }
+        };
+        warnings.sort();
+        (result.map(|()| schema), warnings)
+    }
+
+    fn openai_ok(schema: Value) -> (Value, Vec<Warning>) {
+        let (out, warnings) = run(Provider::OpenAi, schema, &ConvertOptions::default());
+        (out.unwrap(), warnings)
+    }
+
+    #[test]
+    fn the_sdk_example_closes_and_requires() {
+        // The shape the Agents SDK documents: optional `unit` becomes required and nullable.
+        let (out, warnings) = openai_ok(json!({
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "unit": {"type": "string", "enum": ["F", "C"]}
+            },
+            "required": ["location"]
+        }));
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {
+                    "location": {"type": "string"},
+                    "unit": {"type": ["string", "null"], "enum": ["F", "C", null]}
+                },
+                "required": ["location", "unit"],
+                "additionalProperties": false
+            })
+        );
+        let what: Vec<_> = warnings
+            .iter()
+            .map(|w| (w.pointer.as_str(), w.feature.as_str(), w.action))
+            .collect();
+        assert_eq!(
+            what,
+            [
+                (
+                    "/inputSchema/additionalProperties",
+                    "additionalProperties",
+                    Action::Rewritten { exact: false }
+                ),
+                (
+                    "/inputSchema/properties/unit",
+                    "required",
+                    Action::Rewritten { exact: false }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_already_strict_schema_is_unchanged() {
+        let strict = json!({
+            "type": "object",
+            "properties": {"q": {"type": "string", "pattern": "^a", "format": "email"}, "n": {"type": ["integer", "null"], "minimum": 1}},
+            "required": ["q", "n"],
+            "additionalProperties": false
+        });
+        let (out, warnings) = openai_ok(strict.clone());
+        assert_eq!(out, strict);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn open_objects_are_errors_naming_where() {
+        for (schema, pointer) in [
+            (
+                json!({"type": "object", "properties": {"meta": {"type": "object"}}}),
+                "/inputSchema/properties/meta",
+            ),
+            (
+                json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+                "/inputSchema/properties/m/additionalProperties",
+            ),
+            (
+                json!({"type": "object", "additionalProperties": true}),
+                "/inputSchema/additionalProperties",
+            ),
+        ] {
+            for provider in [Provider::OpenAi, Provider::Anthropic] {
+                let (out, _) = run(provider, schema.clone(), &ConvertOptions::default());
+                match out {
+                    Err(Error::Conversion {
+                        pointer: p, reason, ..
+                    }) => {
+                        assert_eq!(p, pointer);
+                        assert!(
+                            reason.contains("additionalProperties") || reason.contains("any keys"),
+                            "{reason}"
+                        );
+                    }
+                    other => panic!("expected an error at {pointer}, got {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn untyped_and_boolean_schemas_are_errors() {
+        let (out, _) = run(
+            Provider::OpenAi,
+            json!({"type": "object", "properties": {"x": {"description": "anything"}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            matches!(out, Err(Error::Conversion { pointer, .. }) if pointer == "/inputSchema/properties/x")
+        );
+        let (out, _) = run(
+            Provider::OpenAi,
+            json!({"type": "object", "properties": {"x": true}}),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            matches!(out, Err(Error::Conversion { pointer, .. }) if pointer == "/inputSchema/properties/x")
+        );
+        let (out, _) = run(
+            Provider::Anthropic,
+            json!({"type": "object", "oneOf": [{"required": ["a"]}]}),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            matches!(out, Err(Error::Conversion { pointer, .. }) if pointer == "/inputSchema/oneOf")
+        );
+    }
+
+    #[test]
+    fn unsupported_keywords_move_to_the_description() {
+        let (out, warnings) = openai_ok(json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "minLength": 2, "description": "Who", "default": "x", "examples": ["a"]}},
+            "required": ["name"],
+            "additionalProperties": false
+        }));
+        assert_eq!(
+            out["properties"]["name"],
+            json!({"type": "string", "description": "Who\n\n{\"default\":\"x\",\"minLength\":2}"})
+        );
+        let actions: Vec<_> = warnings
+            .iter()
+            .map(|w| (w.feature.as_str(), w.action))
+            .collect();
+        assert_eq!(
+            actions,
+            [
+                ("default", Action::MovedToDescription),
+                ("examples", Action::Dropped { widened: false }),
+                ("minLength", Action::MovedToDescription),
+            ]
+        );
+        let (out, _) = run(
+            Provider::OpenAi,
+            json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 2}}, "required": ["s"], "additionalProperties": false}),
+            &ConvertOptions::default().with_constraints_to_description(false),
+        );
+        assert_eq!(out.unwrap()["properties"]["s"], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn one_of_becomes_any_of_with_honest_exactness() {
+        let (out, warnings) = openai_ok(json!({
+            "type": "object",
+            "properties": {"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}, "w": {"oneOf": [{"type": "number"}, {"type": "integer"}]}},
+            "required": ["v", "w"],
+            "additionalProperties": false
+        }));
+        assert_eq!(
+            out["properties"]["v"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
+        let exactness: Vec<_> = warnings
+            .iter()
+            .map(|w| (w.pointer.as_str(), w.action))
+            .collect();
+        assert_eq!(
+            exactness,
+            [
+                (
+                    "/inputSchema/properties/v/oneOf",
+                    Action::Rewritten { exact: true }
+                ),
+                (
+                    "/inputSchema/properties/w/oneOf",
+                    Action::Rewritten { exact: false }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn all_of_is_merged_or_refused() {
+        let (out, _) = openai_ok(json!({
+            "type": "object",
+            "allOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]}, {"properties": {"b": {"type": "integer"}}, "required": ["b"]}]
+        }));
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                "required": ["a", "b"],
+                "additionalProperties": false
+            })
+        );
+        let conflicting = json!({"type": "object", "properties": {"n": {"type": "integer", "allOf": [{"minimum": 1}, {"minimum": 2}]}}});
+        let (out, _) = run(
+            Provider::OpenAi,
+            conflicting.clone(),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            matches!(out, Err(Error::Conversion { pointer, .. }) if pointer == "/inputSchema/properties/n/allOf")
+        );
+        let (out, warnings) = run(
+            Provider::OpenAi,
+            conflicting,
+            &ConvertOptions::default().with_allow_widening(true),
+        );
+        assert_eq!(
+            out.unwrap()["properties"]["n"],
+            json!({"type": ["integer", "null"]})
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.feature == "allOf" && w.action == Action::Dropped { widened: true })
+        );
+    }
+
+    #[test]
+    fn refs_with_siblings_are_inlined_and_recursion_kept() {
+        let (out, _) = openai_ok(json!({
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/node", "description": "the head"},
+                "b": {"$ref": "#/$defs/node"}
+            },
+            "required": ["a", "b"],
+            "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}, "v": {"type": "integer"}}, "required": ["v"]}}
+        }));
+        assert_eq!(out["properties"]["b"], json!({"$ref": "#/$defs/node"}));
+        assert_eq!(out["properties"]["a"]["description"], json!("the head"));
+        assert_eq!(
+            out["properties"]["a"]["properties"]["next"],
+            json!({"anyOf": [{"$ref": "#/$defs/node"}, {"type": "null"}]})
+        );
+        assert_eq!(out["$defs"]["node"]["required"], json!(["v", "next"]));
+    }
+
+    #[test]
+    fn anthropic_keeps_optional_properties_and_refuses_recursion() {
+        let (out, warnings) = run(
+            Provider::Anthropic,
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3}}}),
+            &ConvertOptions::default(),
+        );
+        assert_eq!(
+            out.unwrap(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "description": "{\"minimum\":0}"},
+                    "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "{\"maxItems\":3}"}
+                },
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(warnings.len(), 3);
+        let recursive = json!({"type": "object", "properties": {"child": {"$ref": "#"}}});
+        let (out, _) = run(
+            Provider::Anthropic,
+            recursive,
+            &ConvertOptions::default().with_allow_widening(true),
+        );
+        assert!(
+            matches!(out, Err(Error::RecursiveSchema { pointer, .. }) if pointer == "/inputSchema/properties/child/$ref")
+        );
+    }
+
+    #[test]
+    fn anthropic_regex_subset() {
+        assert!(has_unsupported_regex(r"(a)\1"));
+        assert!(has_unsupported_regex(r"^(?=a)"));
+        assert!(has_unsupported_regex(r"\bword"));
+        assert!(has_unsupported_regex(r"(?<!x)y"));
+        assert!(!has_unsupported_regex(r"^[a-z]+\d{2}(?:x|y)$"));
+        assert!(!has_unsupported_regex(r"\\b"));
+    }
+
+    #[test]
+    fn malformed_keyword_values_are_errors() {
+        let (out, _) = run(
+            Provider::OpenAi,
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMinimum": true}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(matches!(out, Err(Error::Conversion { pointer, reason, .. })
+            if pointer == "/inputSchema/properties/n/exclusiveMinimum" && reason.contains("draft-04")));
+    }
+
+    #[test]
+    fn limits_are_checked() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..11 {
+            schema = json!({"type": "object", "properties": {"x": schema}, "required": ["x"], "additionalProperties": false});
+        }
+        let (out, _) = run(Provider::OpenAi, schema, &ConvertOptions::default());
+        assert!(
+            matches!(out, Err(Error::Conversion { reason, .. }) if reason.contains("nest 11 levels"))
+        );
+    }
+}
