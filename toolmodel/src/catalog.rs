@@ -7,8 +7,10 @@ use crate::{Error, error::escape_pointer_token};
 /// The tool objects in a JSON document, each with its JSON Pointer, in document order.
 ///
 /// Accepted shapes (the ones real MCP servers and captures use):
-/// - one tool: an object with `name` and neither `tools` nor `result` (a tool missing its
-///   `inputSchema` is still returned, so that parsing it reports the problem);
+/// - one tool: an object with `inputSchema`, whatever other keys it has (a tool may carry
+///   unknown keys, `tools` or `result` among them), or an object with `name` and neither
+///   `tools` nor `result` (so that a tool missing its `inputSchema` is still returned, and
+///   parsing it reports the problem);
 /// - an array of tools;
 /// - a `tools/list` result, `{"tools": [...]}` (other keys such as `nextCursor` or
 ///   `server_info` are ignored);
@@ -66,7 +68,10 @@ fn collect<'a>(
             let key = ["tools", "result"]
                 .into_iter()
                 .find(|k| object.contains_key(*k));
-            if key.is_none() && object.contains_key("name") {
+            // `inputSchema` belongs to a tool only; `tools` or `result` beside it are unknown
+            // keys of that tool, not a list to look into.
+            if object.contains_key("inputSchema") || (key.is_none() && object.contains_key("name"))
+            {
                 out.push((pointer.clone(), value));
                 return Ok(());
             }
@@ -105,5 +110,65 @@ fn collect<'a>(
                 crate::schema::json_type(other)
             ),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(doc: &Value) -> Vec<String> {
+        tool_values(doc)
+            .unwrap()
+            .into_iter()
+            .map(|(pointer, _)| pointer)
+            .collect()
+    }
+
+    #[test]
+    fn a_tool_with_unknown_tools_or_result_keys_is_still_a_tool() {
+        let doc = json!([
+            {"name": "a", "inputSchema": {"type": "object"}, "result": "text"},
+            {"name": "b", "inputSchema": {"type": "object"}, "tools": ["x"]}
+        ]);
+        assert_eq!(pointers(&doc), ["/0", "/1"]);
+    }
+
+    #[test]
+    fn finds_tools_in_every_documented_shape() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object"}});
+        assert_eq!(pointers(&tool), [""]);
+        assert_eq!(pointers(&json!({"name": "no schema"})), [""]);
+        assert_eq!(
+            pointers(&json!({"tools": [tool], "nextCursor": "c"})),
+            ["/tools/0"]
+        );
+        assert_eq!(
+            pointers(&json!({"server_info": {"name": "s"}, "tools": [tool, tool]})),
+            ["/tools/0", "/tools/1"]
+        );
+        assert_eq!(
+            pointers(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})),
+            ["/result/tools/0"]
+        );
+        let servers = json!([{"name": "srv", "config": {}, "tools": {
+            "a/b": {"server_name": "a", "tools": [tool]}
+        }}]);
+        assert_eq!(pointers(&servers), ["/0/tools/a~1b/tools/0"]);
+    }
+
+    #[test]
+    fn other_values_are_errors_with_their_pointer() {
+        let err = tool_values(&json!({"tools": [1]})).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnrecognizedDocument { pointer, .. } if pointer == "/tools/0"),
+            "{err:?}"
+        );
+        let err = tool_values(&json!({"arguments": {}})).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnrecognizedDocument { pointer, .. } if pointer.is_empty()),
+            "{err:?}"
+        );
     }
 }

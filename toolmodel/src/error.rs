@@ -101,8 +101,8 @@ pub enum Error {
     /// A schema refers to a resource outside itself; `toolmodel` never fetches or reads one.
     #[error("schema refers to the external resource {reference:?}, which is never fetched")]
     ExternalRef {
-        /// The reference, resolved against the schema's base URI. A relative reference with no
-        /// base appears under the placeholder base `json-schema:///`.
+        /// The reference as the schema wrote it (`other.json`, `https://example.com/s.json`,
+        /// `urn:example:x`, ...).
         reference: String,
     },
 
@@ -111,6 +111,18 @@ pub enum Error {
     InvalidInstance {
         /// Every violation, each with instance path, schema path and message.
         errors: Vec<InstanceError>,
+    },
+
+    /// A conversion to another crate's type would drop values that type cannot hold (feature
+    /// `rmcp`: `execution` and unknown keys going to `rmcp::model::Tool`). Nothing was
+    /// converted; `Tool::to_rmcp_lossy` converts anyway and returns the same list.
+    #[error("converting to {target} would drop {}", lost.join(", "))]
+    Lossy {
+        /// The type converted to, e.g. `rmcp::model::Tool`.
+        target: &'static str,
+        /// The JSON Pointer of every value that would be dropped, in the MCP JSON of the value
+        /// converted (`/execution`, `/annotations/x-vendor`, `/icons/0/x-vendor`, ...).
+        lost: Vec<String>,
     },
 
     /// A tool cannot be converted to a provider format (the `adapters` feature): a schema the

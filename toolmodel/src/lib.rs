@@ -46,6 +46,12 @@
 //! off), and its `Tool` (3.9) has no `execution` field, so a gateway built on it would drop
 //! `execution.taskSupport` from every tool it passes on. `toolmodel` depends on no async
 //! runtime and no networking crate.
+//!
+//! The cargo feature `rmcp` (off by default) adds conversions both ways between [`Tool`] and
+//! `rmcp::model::Tool` (and their annotations and icons) in the module `toolmodel::rmcp`. They
+//! never drop anything silently: converting a tool with `execution` or unknown keys to `rmcp`
+//! fails with [`Error::Lossy`] naming each value, unless you ask for the lossy form. The
+//! feature brings `rmcp`, `tokio` and about 30 crates more into the build.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -59,6 +65,9 @@ mod error;
 mod id;
 mod json;
 pub mod name;
+#[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
+pub mod rmcp;
 mod schema;
 pub mod tags;
 mod tool;

@@ -1,36 +1,7 @@
 //! Validating instances against JSON Schemas: the [`SchemaValidator`] trait and
 //! [`DefaultValidator`], built on the `jsonschema` crate with no network and no filesystem.
 //!
-//! # What the default validator does
-//!
-//! - **Dialects.** No `$schema`: JSON Schema 2020-12 (MCP's default; changeable with
-//!   [`DefaultValidator::with_default_dialect`]). 2020-12 and draft-07 by their URIs (`http` or
-//!   `https`, with or without the trailing `#`) are validated natively in that dialect. Any
-//!   other root `$schema` (draft-04, draft-06, 2019-09, a custom meta-schema) is
-//!   [`Error::UnsupportedSchema`].
-//! - **Meta-schema.** A schema that is not valid against its dialect's meta-schema is
-//!   [`Error::InvalidSchema`], listing every problem with its JSON Pointer in the schema.
-//! - **References.** Local references (`#`, `#/$defs/...`, anchors, embedded `$id`s) work.
-//!   Anything else (`http:`, `https:`, `file:`, `urn:`, a relative reference with no matching
-//!   `$id`, a nested `$schema` naming a remote meta-schema) is [`Error::ExternalRef`] naming the
-//!   reference. Nothing is ever fetched or read: the `jsonschema` crate is built without its
-//!   `resolve-http` and `resolve-file` features, and the retriever given to it refuses every URI.
-//! - **Instances.** A failing instance is [`Error::InvalidInstance`] with every violation:
-//!   instance path, schema path (JSON Pointers) and message.
-//! - **`format`** is an annotation by default, as JSON Schema 2020-12 specifies (and for
-//!   draft-07 too, for consistency); [`DefaultValidator::with_format_assertions`] makes the
-//!   known formats assertions. Unknown formats are always ignored.
-//! - **Limits.** `contentEncoding`, `contentMediaType` and `contentSchema` are annotations (as in
-//!   2020-12); `pattern` uses ECMA-262-like regular expressions through `fancy-regex`.
-//!
-//! # Caching
-//!
-//! A schema is compiled once. [`DefaultValidator::validate_arguments`] and
-//! [`DefaultValidator::validate_result`] cache the compiled form of a tool's [`ToolSchema`] by
-//! its identity (the shared allocation behind it, which clones share and which cannot change),
-//! so repeated calls cost a hash lookup plus the validation itself. [`DefaultValidator::compile`]
-//! gives you the compiled form to hold yourself. [`SchemaValidator::validate`] on a raw
-//! [`Value`] compiles each time: use it for one-off checks only.
+//! What [`DefaultValidator`] supports, and how it caches, is documented on it.
 
 use std::{
     collections::HashMap,
@@ -40,7 +11,7 @@ use std::{
 
 use serde_json::Value;
 
-use crate::{Dialect, Error, Tool, ToolSchema, violation::SchemaSlot};
+use crate::{Dialect, Error, Tool, ToolSchema, error::escape_pointer_token, violation::SchemaSlot};
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
 /// validator; `toolmodel` ships [`DefaultValidator`].
@@ -85,7 +56,8 @@ pub trait SchemaValidator: Send + Sync {
 pub struct InstanceError {
     /// JSON Pointer of the offending value in the instance (`""` is the whole instance).
     pub instance_path: String,
-    /// JSON Pointer of the failing keyword in the schema (JSON Schema "keywordLocation").
+    /// JSON Pointer of the failing keyword in the schema document, where any `$ref` led: a
+    /// failure reached through `{"$ref": "#/$defs/port"}` is at `/$defs/port/minimum`.
     pub schema_path: String,
     /// The failing keyword (`type`, `required`, `minimum`, ...).
     pub keyword: String,
@@ -186,6 +158,11 @@ impl jsonschema::Retrieve for RefuseAll {
     }
 }
 
+/// The cache: compiled schemas by the address of their shared schema. Addresses are not chosen
+/// by callers, so a fast non-keyed hash (foldhash) does instead of the default SipHash, which
+/// defends against chosen keys and costs more than the rest of a lookup.
+type Cache = HashMap<usize, Entry, foldhash::fast::FixedState>;
+
 /// A cache entry: the compiled form of one shared schema.
 struct Entry {
     /// Keeps the schema's allocation (not the schema) alive, so that its address is not reused
@@ -195,7 +172,45 @@ struct Entry {
 }
 
 /// The validator `toolmodel` ships: the `jsonschema` crate, configured for MCP, with no network
-/// and no filesystem access. See the [module docs](self) for what it supports.
+/// and no filesystem access.
+///
+/// # What the default validator does
+///
+/// - **Dialects.** No `$schema`: JSON Schema 2020-12 (MCP's default; changeable with
+///   [`DefaultValidator::with_default_dialect`]). 2020-12 and draft-07 by their URIs (`http` or
+///   `https`, with or without the trailing `#`) are validated natively in that dialect. Any
+///   other `$schema` (draft-04, draft-06, 2019-09, a custom meta-schema), at the root or on any
+///   subschema, is [`Error::UnsupportedSchema`] naming it and where it is. An embedded resource
+///   (a subschema with its own `$id`) may declare the other supported dialect: it is then read,
+///   and checked against the meta-schema, in that dialect.
+/// - **Meta-schema.** A schema that is not valid against its dialect's meta-schema is
+///   [`Error::InvalidSchema`], listing every problem (once) with its JSON Pointer in the schema.
+/// - **References.** Local references (`#`, `#/$defs/...`, anchors, embedded `$id`s) work, and
+///   so do references to the meta-schemas of 2020-12 and draft-07, which the `jsonschema` crate
+///   holds. Anything else (`http:`, `https:`, `file:`, `urn:`, a relative reference with no
+///   matching `$id`) is [`Error::ExternalRef`] naming the reference, resolved against the
+///   schema's `$id` when there is one and as written otherwise. A local reference that leads
+///   nowhere is [`Error::InvalidSchema`] pointing at the `$ref`. Nothing is ever fetched or
+///   read: the `jsonschema` crate is built without its `resolve-http` and `resolve-file`
+///   features, and the retriever given to it refuses every URI.
+/// - **Instances.** A failing instance is [`Error::InvalidInstance`] with every violation:
+///   instance path, schema path (JSON Pointers) and message.
+/// - **`format`** is an annotation by default, as JSON Schema 2020-12 specifies (and for
+///   draft-07 too, for consistency); [`DefaultValidator::with_format_assertions`] makes the
+///   known formats assertions. Unknown formats are always ignored.
+/// - **Limits.** `contentEncoding`, `contentMediaType` and `contentSchema` are annotations (as in
+///   2020-12); `pattern` uses ECMA-262-like regular expressions through `fancy-regex`.
+///
+/// # Caching
+///
+/// A schema is compiled once. [`DefaultValidator::validate_arguments`] and
+/// [`DefaultValidator::validate_result`] cache the compiled form of a tool's [`ToolSchema`] by
+/// its identity (the shared allocation behind it, which clones share and which cannot change),
+/// so repeated calls cost a hash lookup plus the validation itself. [`DefaultValidator::compile`]
+/// gives you the compiled form to hold yourself. [`SchemaValidator::validate`] on a raw
+/// [`Value`] compiles each time: use it for one-off checks only.
+///
+/// # Sharing
 ///
 /// It is `Send + Sync`: share one across threads (its cache is behind a lock).
 ///
@@ -229,7 +244,7 @@ struct Entry {
 pub struct DefaultValidator {
     default_dialect: Dialect,
     assert_formats: bool,
-    cache: RwLock<HashMap<usize, Entry>>,
+    cache: RwLock<Cache>,
 }
 
 impl Default for DefaultValidator {
@@ -254,7 +269,7 @@ impl DefaultValidator {
         Self {
             default_dialect: Dialect::Draft202012,
             assert_formats: false,
-            cache: RwLock::new(HashMap::new()),
+            cache: RwLock::default(),
         }
     }
 
@@ -262,7 +277,7 @@ impl DefaultValidator {
     #[must_use]
     pub fn with_format_assertions(mut self, assert: bool) -> Self {
         self.assert_formats = assert;
-        self.cache = RwLock::new(HashMap::new());
+        self.cache = RwLock::default();
         self
     }
 
@@ -270,7 +285,7 @@ impl DefaultValidator {
     #[must_use]
     pub fn with_default_dialect(mut self, dialect: Dialect) -> Self {
         self.default_dialect = dialect;
-        self.cache = RwLock::new(HashMap::new());
+        self.cache = RwLock::default();
         self
     }
 
@@ -297,23 +312,25 @@ impl DefaultValidator {
     ///
     /// # Errors
     ///
-    /// - [`Error::UnsupportedSchema`]: a root `$schema` other than 2020-12 or draft-07.
+    /// - [`Error::UnsupportedSchema`]: a `$schema` (at the root or on a subschema) other than
+    ///   2020-12 or draft-07, with the JSON Pointer of that `$schema`.
     /// - [`Error::InvalidSchema`]: not valid against its dialect's meta-schema (every problem,
-    ///   with its JSON Pointer), or a local reference that leads nowhere.
+    ///   with its JSON Pointer), or a local reference that leads nowhere (pointing at the
+    ///   `$ref`).
     /// - [`Error::ExternalRef`]: a reference to anything outside the schema.
     pub fn compile(&self, schema: &Value) -> Result<CompiledSchema, Error> {
         let dialect = self.dialect_of(schema)?;
-        let meta = match dialect {
-            Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
-            Dialect::Draft7 => jsonschema::draft7::meta::validator(),
-        };
-        let issues: Vec<SchemaIssue> = meta
-            .iter_errors(schema)
-            .map(|err| SchemaIssue {
-                pointer: err.instance_path().as_str().to_owned(),
-                message: err.to_string(),
-            })
-            .collect();
+        let nested = nested_declarations(schema, dialect);
+        if let Some(unsupported) = nested
+            .iter()
+            .find(|declaration| declaration.dialect.is_none())
+        {
+            return Err(Error::UnsupportedSchema {
+                uri: unsupported.uri.to_owned(),
+                pointer: format!("{}/$schema", unsupported.pointer),
+            });
+        }
+        let issues = meta_issues(schema, dialect, &nested);
         if !issues.is_empty() {
             return Err(Error::InvalidSchema { issues });
         }
@@ -323,7 +340,7 @@ impl DefaultValidator {
             .should_validate_formats(self.assert_formats)
             .should_ignore_unknown_formats(true)
             .build(schema)
-            .map_err(compile_error)?;
+            .map_err(|err| compile_error(schema, dialect, &err))?;
         Ok(CompiledSchema { validator, dialect })
     }
 
@@ -335,13 +352,25 @@ impl DefaultValidator {
     /// As [`DefaultValidator::compile`]; a schema that failed to compile fails again from the
     /// cache without recompiling.
     pub fn compiled(&self, schema: &ToolSchema) -> Result<Arc<CompiledSchema>, Error> {
+        self.with_compiled(schema, Clone::clone)
+    }
+
+    /// Runs `use_compiled` on the cached compiled form of `schema`, compiling and caching it
+    /// first when absent. On a hit it runs under the cache's read lock, so that it borrows the
+    /// compiled form instead of cloning its `Arc`; other readers are not held up, a writer
+    /// (a first compile) waits for it.
+    fn with_compiled<R>(
+        &self,
+        schema: &ToolSchema,
+        use_compiled: impl FnOnce(&Result<Arc<CompiledSchema>, Error>) -> R,
+    ) -> R {
         let key = schema.identity() as usize;
         {
             let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
             if let Some(entry) = cache.get(&key)
                 && entry.owner.strong_count() > 0
             {
-                return entry.compiled.clone();
+                return use_compiled(&entry.compiled);
             }
         }
         let compiled = self.compile(schema.as_value()).map(Arc::new);
@@ -356,7 +385,8 @@ impl DefaultValidator {
                 compiled: compiled.clone(),
             },
         );
-        compiled
+        drop(cache);
+        use_compiled(&compiled)
     }
 
     /// The number of compiled schemas held in the cache (including ones whose tool is gone and
@@ -375,7 +405,10 @@ impl DefaultValidator {
         _slot: SchemaSlot,
         instance: &Value,
     ) -> Result<(), Error> {
-        self.compiled(schema)?.validate(instance)
+        self.with_compiled(schema, |compiled| match compiled {
+            Ok(compiled) => compiled.validate(instance),
+            Err(err) => Err(err.clone()),
+        })
     }
 }
 
@@ -400,20 +433,479 @@ impl SchemaValidator for DefaultValidator {
     }
 }
 
-/// Maps a `jsonschema` build error to ours.
-fn compile_error(err: jsonschema::ValidationError<'static>) -> Error {
-    if let jsonschema::error::ValidationErrorKind::Referencing(
-        jsonschema::ReferencingError::Unretrievable { uri, .. },
-    ) = err.kind()
-    {
-        return Error::ExternalRef {
-            reference: uri.clone(),
-        };
+/// A subschema below the root that declares its own `$schema`.
+struct NestedDeclaration<'a> {
+    /// JSON Pointer of the subschema.
+    pointer: String,
+    subschema: &'a Value,
+    /// Its `$schema`.
+    uri: &'a str,
+    /// The dialect `uri` names, `None` when it is not one we support.
+    dialect: Option<Dialect>,
+    /// Whether the subschema is a resource root (it has an identifier), where JSON Schema
+    /// allows a dialect of its own (2020-12 Core, Section 8.1.1).
+    resource: bool,
+}
+
+/// Every subschema below the root that declares `$schema`, in document order (ancestors first).
+///
+/// Only the places each dialect defines as subschemas are visited (the walk of the
+/// `jsonschema` crate), so a `$schema` key in data (`const`, `enum`, `default`, a property
+/// named `$schema`) is never mistaken for one.
+fn nested_declarations(schema: &Value, dialect: Dialect) -> Vec<NestedDeclaration<'_>> {
+    let mut out = Vec::new();
+    if mentions_schema_keyword(schema) {
+        walk_subschemas(
+            schema,
+            dialect.draft(),
+            "",
+            &mut |pointer, subschema, draft| {
+                if pointer.is_empty() {
+                    return;
+                }
+                if let Some(uri) = subschema.get("$schema").and_then(Value::as_str) {
+                    let resource = draft.create_resource_ref(subschema).id().is_some();
+                    out.push(NestedDeclaration {
+                        pointer: pointer.to_owned(),
+                        subschema,
+                        uri,
+                        dialect: Dialect::from_uri(uri),
+                        resource,
+                    });
+                }
+            },
+        );
     }
+    out
+}
+
+/// Whether a `$schema` key appears anywhere below the root: a cheap scan that spares the walk
+/// for the usual single-dialect schema.
+fn mentions_schema_keyword(schema: &Value) -> bool {
+    fn any(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .any(|(key, child)| key == "$schema" || any(child)),
+            Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    schema.as_object().is_some_and(|map| map.values().any(any))
+}
+
+/// Calls `visit(pointer, subschema, draft)` for `schema` and every subschema in it, each in the
+/// draft that governs it (its own `$schema`, else its parent's).
+fn walk_subschemas<'a>(
+    schema: &'a Value,
+    draft: jsonschema::Draft,
+    pointer: &str,
+    visit: &mut impl FnMut(&str, &'a Value, jsonschema::Draft),
+) {
+    visit(pointer, schema, draft);
+    for child in draft.subresources_of(schema) {
+        if let Some(step) = step_to(schema, child) {
+            walk_subschemas(
+                child,
+                draft.detect(child),
+                &format!("{pointer}{step}"),
+                visit,
+            );
+        }
+    }
+}
+
+/// The JSON Pointer from `parent` to `child`, one of its values or one of their items
+/// (`/items`, `/allOf/0`, `/properties/a~1b`).
+fn step_to(parent: &Value, child: &Value) -> Option<String> {
+    let map = parent.as_object()?;
+    for (key, value) in map {
+        let key = escape_pointer_token(key);
+        if std::ptr::eq(value, child) {
+            return Some(format!("/{key}"));
+        }
+        match value {
+            Value::Array(items) => {
+                if let Some(index) = items.iter().position(|item| std::ptr::eq(item, child)) {
+                    return Some(format!("/{key}/{index}"));
+                }
+            }
+            Value::Object(members) => {
+                if let Some(name) = members
+                    .iter()
+                    .find_map(|(name, member)| std::ptr::eq(member, child).then_some(name))
+                {
+                    return Some(format!("/{key}/{}", escape_pointer_token(name)));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Every problem of `schema` against the meta-schema of its dialect, each once.
+///
+/// An embedded resource (a subschema with an identifier) that declares a dialect other than
+/// the one around it is checked against its own meta-schema instead (2020-12 Core,
+/// Section 9.3.3), as the `jsonschema` crate does. A `$schema` on a subschema that is not a
+/// resource root leaves it under the meta-schema around it.
+fn meta_issues(
+    schema: &Value,
+    dialect: Dialect,
+    nested: &[NestedDeclaration<'_>],
+) -> Vec<SchemaIssue> {
+    struct Region<'a> {
+        pointer: &'a str,
+        schema: &'a Value,
+        dialect: Dialect,
+    }
+    let within = |pointer: &str, region: &str| {
+        pointer
+            .strip_prefix(region)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    let governing = |regions: &[Region<'_>], pointer: &str| {
+        regions
+            .iter()
+            .enumerate()
+            .filter(|(_, region)| within(pointer, region.pointer))
+            .max_by_key(|(_, region)| region.pointer.len())
+            .map_or(0, |(index, _)| index)
+    };
+    let mut regions = vec![Region {
+        pointer: "",
+        schema,
+        dialect,
+    }];
+    for declaration in nested {
+        if let (true, Some(own)) = (declaration.resource, declaration.dialect)
+            && regions
+                .get(governing(&regions, &declaration.pointer))
+                .is_some_and(|around| around.dialect != own)
+        {
+            regions.push(Region {
+                pointer: &declaration.pointer,
+                schema: declaration.subschema,
+                dialect: own,
+            });
+        }
+    }
+    let mut issues: Vec<SchemaIssue> = Vec::new();
+    for (index, region) in regions.iter().enumerate() {
+        let meta = match region.dialect {
+            Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
+            Dialect::Draft7 => jsonschema::draft7::meta::validator(),
+        };
+        for err in meta.iter_errors(region.schema) {
+            for err in innermost(&err) {
+                let issue = SchemaIssue {
+                    pointer: format!("{}{}", region.pointer, err.instance_path().as_str()),
+                    message: err.to_string(),
+                };
+                // The meta-schema reaches some values along several paths (`$dynamicRef`s):
+                // report each problem once.
+                if governing(&regions, &issue.pointer) == index && !issues.contains(&issue) {
+                    issues.push(issue);
+                }
+            }
+        }
+    }
+    issues
+}
+
+/// The errors that say what is wrong, for a meta-schema error: an `anyOf`/`oneOf` that no
+/// alternative matched stands for the errors of its one alternative that got past the value's
+/// own shape (all its errors lie below the value), when there is exactly one such alternative.
+/// So draft-07's `"items": [{"minimum": "x"}]` is reported at `/items/0/minimum`, not as "not
+/// valid under any of the schemas" at `/items`; `"type": 5` stays one error at `/type`.
+fn innermost<'e>(
+    err: &'e jsonschema::ValidationError<'e>,
+) -> Vec<&'e jsonschema::ValidationError<'e>> {
+    use jsonschema::error::ValidationErrorKind;
+    let (ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }) =
+        err.kind()
+    else {
+        return vec![err];
+    };
+    let here = err.instance_path().as_str();
+    let below = |inner: &jsonschema::ValidationError<'_>| {
+        inner
+            .instance_path()
+            .as_str()
+            .strip_prefix(here)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let mut deeper = context
+        .iter()
+        .filter(|branch| !branch.is_empty() && branch.iter().all(below));
+    match (deeper.next(), deeper.next()) {
+        (Some(branch), None) => branch.iter().flat_map(innermost).collect(),
+        _ => vec![err],
+    }
+}
+
+/// Maps a `jsonschema` build error to ours: an unretrievable resource is an
+/// [`Error::ExternalRef`]; a local reference that leads nowhere is an [`Error::InvalidSchema`]
+/// pointing at the `$ref` (or `$dynamicRef`) that makes it.
+fn compile_error(schema: &Value, dialect: Dialect, err: &jsonschema::ValidationError<'_>) -> Error {
+    use jsonschema::{ReferencingError, error::ValidationErrorKind};
+    let target = match err.kind() {
+        ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
+            return Error::ExternalRef {
+                reference: uri.clone(),
+            };
+        }
+        ValidationErrorKind::Referencing(
+            ReferencingError::PointerToNowhere { pointer: fragment }
+            | ReferencingError::NoSuchAnchor { anchor: fragment }
+            | ReferencingError::InvalidAnchor { anchor: fragment },
+        ) => Some(fragment.as_str()),
+        _ => None,
+    };
+    let pointer = target
+        .and_then(|fragment| reference_to(schema, dialect, fragment))
+        .unwrap_or_else(|| err.instance_path().as_str().to_owned());
     Error::InvalidSchema {
         issues: vec![SchemaIssue {
-            pointer: err.instance_path().as_str().to_owned(),
+            pointer,
             message: err.to_string(),
         }],
+    }
+}
+
+/// JSON Pointer of the first `$ref` or `$dynamicRef` in `schema` whose fragment is `fragment`.
+fn reference_to(schema: &Value, dialect: Dialect, fragment: &str) -> Option<String> {
+    let mut found = None;
+    walk_subschemas(schema, dialect.draft(), "", &mut |pointer, subschema, _| {
+        if found.is_some() {
+            return;
+        }
+        for keyword in ["$ref", "$dynamicRef"] {
+            if let Some(reference) = subschema.get(keyword).and_then(Value::as_str)
+                && reference
+                    .split_once('#')
+                    .is_some_and(|(_, own)| own == fragment)
+            {
+                found = Some(format!("{pointer}/{keyword}"));
+                return;
+            }
+        }
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool_with(schema: Value) -> Tool {
+        Tool::new("t", ToolSchema::try_from(schema).unwrap())
+    }
+
+    #[test]
+    fn the_cache_compiles_once_per_shared_schema() {
+        let validator = DefaultValidator::new();
+        let tool = tool_with(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+        let clone = tool.clone();
+        let first = validator.compiled(&tool.input_schema).unwrap();
+        let again = validator.compiled(&clone.input_schema).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "clones share one compiled schema"
+        );
+        assert_eq!(validator.cached_schemas(), 1);
+        // An equal schema in another allocation is another entry.
+        let other = tool_with(tool.input_schema.to_value());
+        validator
+            .validate_arguments(&other, &json!({"n": 1}))
+            .unwrap();
+        assert_eq!(validator.cached_schemas(), 2);
+        assert!(matches!(
+            validator.validate_arguments(&clone, &json!({"n": "x"})),
+            Err(Error::InvalidInstance { errors }) if errors.len() == 1 && errors[0].instance_path == "/n"
+        ));
+    }
+
+    #[test]
+    fn a_schema_that_failed_fails_again_from_the_cache() {
+        let validator = DefaultValidator::new();
+        let tool = tool_with(
+            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}),
+        );
+        for _ in 0..2 {
+            assert!(matches!(
+                validator.validate_arguments(&tool, &json!({})),
+                Err(Error::ExternalRef { reference }) if reference.contains("example.com/a.json")
+            ));
+        }
+        assert_eq!(validator.cached_schemas(), 1);
+    }
+
+    #[test]
+    fn entries_of_dropped_tools_are_pruned_as_the_cache_grows() {
+        let validator = DefaultValidator::new();
+        for i in 0..200 {
+            let tool = tool_with(json!({"type": "object", "maxProperties": i}));
+            validator.validate_arguments(&tool, &json!({})).unwrap();
+        }
+        // Every tool above was dropped right after use: pruning at each power of two keeps the
+        // cache from holding all 200.
+        assert!(
+            validator.cached_schemas() < 200,
+            "{}",
+            validator.cached_schemas()
+        );
+    }
+
+    #[test]
+    fn results_without_an_output_schema_are_ok() {
+        let validator = DefaultValidator::new();
+        let mut tool = tool_with(json!({"type": "object"}));
+        assert_eq!(validator.validate_result(&tool, &json!([1, 2])), Ok(()));
+        tool.output_schema =
+            Some(ToolSchema::try_from(json!({"type": "object", "required": ["x"]})).unwrap());
+        assert!(matches!(
+            validator.validate_result(&tool, &json!({})),
+            Err(Error::InvalidInstance { .. })
+        ));
+        assert_eq!(validator.validate_result(&tool, &json!({"x": 1})), Ok(()));
+    }
+
+    fn issues(result: Result<CompiledSchema, Error>) -> Vec<SchemaIssue> {
+        match result {
+            Err(Error::InvalidSchema { issues }) => issues,
+            other => panic!("expected InvalidSchema, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_meta_schema_problem_is_reported_once() {
+        // The 2020-12 meta-schema reaches `items` along eight `$dynamicRef` paths.
+        let issues =
+            issues(DefaultValidator::new().compile(&json!({"items": [{"type": "integer"}]})));
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].pointer, "/items");
+    }
+
+    #[test]
+    fn an_any_of_problem_is_reported_where_the_matching_alternative_failed() {
+        let draft7 = DefaultValidator::new().with_default_dialect(Dialect::Draft7);
+        let at = |validator: &DefaultValidator, schema: Value| -> Vec<String> {
+            issues(validator.compile(&schema))
+                .into_iter()
+                .map(|issue| issue.pointer)
+                .collect()
+        };
+        // Draft-07 `items` and `dependencies` are `anyOf` a schema or an array: the array
+        // alternative got inside, so its problem is the one reported.
+        assert_eq!(
+            at(&draft7, json!({"items": [{"minimum": "x"}]})),
+            ["/items/0/minimum"]
+        );
+        assert_eq!(
+            at(&draft7, json!({"dependencies": {"a": ["b", 1]}})),
+            ["/dependencies/a/1"]
+        );
+        // No alternative got inside the value: the `anyOf` itself is the problem.
+        assert_eq!(at(&draft7, json!({"type": 5})), ["/type"]);
+        assert_eq!(at(&DefaultValidator::new(), json!({"type": 5})), ["/type"]);
+    }
+
+    #[test]
+    fn a_nested_unsupported_schema_is_unsupported_with_its_pointer() {
+        let validator = DefaultValidator::new();
+        for (schema, uri, pointer) in [
+            // Used to be an ExternalRef naming the embedded resource's own `$id`.
+            (
+                json!({"$defs": {"a": {"$id": "http://example.com/a", "$schema": "http://json-schema.org/draft-04/schema#"}}, "$ref": "#/$defs/a"}),
+                "http://json-schema.org/draft-04/schema#",
+                "/$defs/a/$schema",
+            ),
+            // Used to compile silently as 2020-12.
+            (
+                json!({"properties": {"x": {"$schema": "http://localhost:1234/meta.json", "minimum": 1}}}),
+                "http://localhost:1234/meta.json",
+                "/properties/x/$schema",
+            ),
+            (
+                json!({"allOf": [true, {"items": {"$schema": "https://json-schema.org/draft/2019-09/schema"}}]}),
+                "https://json-schema.org/draft/2019-09/schema",
+                "/allOf/1/items/$schema",
+            ),
+        ] {
+            assert_eq!(
+                validator.compile(&schema).unwrap_err(),
+                Error::UnsupportedSchema {
+                    uri: uri.into(),
+                    pointer: pointer.into()
+                },
+                "{schema}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_schema_key_in_data_is_not_a_declaration() {
+        let schema = json!({
+            "properties": {"$schema": {"type": "string"}},
+            "const": {"$schema": "http://json-schema.org/draft-04/schema#"},
+            "default": {"$schema": "urn:nothing"}
+        });
+        let compiled = DefaultValidator::new().compile(&schema).unwrap();
+        assert!(compiled.is_valid(&json!({"$schema": "http://json-schema.org/draft-04/schema#"})));
+        assert!(!compiled.is_valid(&json!({"$schema": "urn:other"})));
+    }
+
+    #[test]
+    fn an_embedded_draft7_resource_keeps_draft7_meaning() {
+        let schema = json!({
+            "$defs": {"pair": {
+                "$id": "https://example.com/pair",
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "items": [{"type": "integer"}],
+                "additionalItems": false
+            }},
+            "$ref": "#/$defs/pair"
+        });
+        let compiled = DefaultValidator::new().compile(&schema).unwrap();
+        assert!(compiled.is_valid(&json!([1])));
+        assert!(!compiled.is_valid(&json!([1, 2])));
+        assert!(!compiled.is_valid(&json!(["x"])));
+        // Its meta-schema problems are found with draft-07's meta-schema, at full pointers.
+        let mut broken = schema;
+        broken["$defs"]["pair"]["minItems"] = json!(-1);
+        let issues = issues(DefaultValidator::new().compile(&broken));
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].pointer, "/$defs/pair/minItems");
+    }
+
+    #[test]
+    fn a_nested_dialect_without_id_stays_under_the_enclosing_meta_schema() {
+        let schema = json!({"$defs": {"a": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "items": [{"type": "integer"}]
+        }}});
+        let issues = issues(DefaultValidator::new().compile(&schema));
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].pointer, "/$defs/a/items");
+    }
+
+    #[test]
+    fn a_local_reference_to_nowhere_points_at_its_ref() {
+        let validator = DefaultValidator::new();
+        for (schema, pointer) in [
+            (
+                json!({"properties": {"x": {"$ref": "#/$defs/missing"}}}),
+                "/properties/x/$ref",
+            ),
+            (json!({"items": {"$ref": "#nowhere"}}), "/items/$ref"),
+        ] {
+            let issues = issues(validator.compile(&schema));
+            assert_eq!(issues.len(), 1, "{issues:?}");
+            assert_eq!(issues[0].pointer, pointer, "{schema}");
+        }
     }
 }
