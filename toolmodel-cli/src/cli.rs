@@ -43,10 +43,34 @@ pub struct Cli {
 #[non_exhaustive]
 pub enum Command {
     /// Report MCP spec errors and portability to each provider, per tool.
+    #[command(
+        long_about = "Report, for every tool, the MCP 2025-11-25 spec errors (name, schema dialect, \
+invalid schema, external $ref, non-object schema root, bad icon URI, tool object of the wrong \
+shape, duplicate names within one server), and what each provider target would reject or \
+change. Each error is one line, `FILE#JSON-POINTER: error[KIND]: TOOL: MESSAGE`. Each path \
+given ends with a summary table: per target, how many tools convert unchanged, changed or not \
+at all, and how many warnings (and how many of them widen a schema).",
+        after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+    )]
     Lint(LintArgs),
     /// Print tools converted to a provider's format (JSON on stdout, warnings on stderr).
+    #[command(
+        long_about = "Convert every tool of the files to one target and print a JSON array on \
+stdout: the entries of the target's `tools` list (for Gemini, of `functionDeclarations`). \
+Names are mapped to the target's rule, collision-free across all the files. Every change the \
+conversion makes is a warning on stderr, `FILE#JSON-POINTER: warning[TARGET]: TOOL: FEATURE: \
+ACTION: DETAIL`; a tool that cannot be converted is an error there and is left out of the array. \
+The tools are not linted: run `toolmodel lint` for MCP spec errors.",
+        after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+    )]
     Convert(ConvertArgs),
     /// Validate tool-call arguments against a tool's inputSchema.
+    #[command(
+        long_about = "Validate arguments against the inputSchema of the tool named --tool, and print \
+every violation with the JSON Pointer of the offending value in the arguments and of the \
+failing keyword in the schema.",
+        after_help = format!("{FILES}\n\n{EXIT_STATUS}")
+    )]
     Validate(ValidateArgs),
 }
 
@@ -62,15 +86,6 @@ pub enum Format {
 
 /// `toolmodel lint`.
 #[derive(Debug, Args)]
-#[command(
-    long_about = "Report, for every tool, the MCP 2025-11-25 spec errors (name, schema dialect, \
-invalid schema, external $ref, non-object schema root, bad icon URI, tool object of the wrong \
-shape, duplicate names within one server), and what each provider target would reject or \
-change. Each error is one line, `FILE#JSON-POINTER: error[KIND]: TOOL: MESSAGE`. Each path \
-given ends with a summary table: per target, how many tools convert unchanged, changed or not \
-at all, and how many warnings (and how many of them widen a schema).",
-    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
-)]
 #[non_exhaustive]
 pub struct LintArgs {
     /// Files or folders to lint (`-` for standard input).
@@ -99,15 +114,6 @@ pub struct LintArgs {
 
 /// `toolmodel convert`.
 #[derive(Debug, Args)]
-#[command(
-    long_about = "Convert every tool of the files to one target and print a JSON array on \
-stdout: the entries of the target's `tools` list (for Gemini, of `functionDeclarations`). \
-Names are mapped to the target's rule, collision-free across all the files. Every change the \
-conversion makes is a warning on stderr, `FILE#JSON-POINTER: warning[TARGET]: TOOL: FEATURE: \
-ACTION: DETAIL`; a tool that cannot be converted is an error there and is left out of the array. \
-The tools are not linted: run `toolmodel lint` for MCP spec errors.",
-    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
-)]
 #[non_exhaustive]
 pub struct ConvertArgs {
     /// The target format: mcp, openai (Chat Completions), openai-responses, anthropic, gemini.
@@ -133,12 +139,6 @@ pub struct ConvertArgs {
 
 /// `toolmodel validate`.
 #[derive(Debug, Args)]
-#[command(
-    long_about = "Validate arguments against the inputSchema of the tool named --tool, and print \
-every violation with the JSON Pointer of the offending value in the arguments and of the \
-failing keyword in the schema.",
-    after_help = format!("{FILES}\n\n{EXIT_STATUS}")
-)]
 #[non_exhaustive]
 pub struct ValidateArgs {
     /// The tool's name.
