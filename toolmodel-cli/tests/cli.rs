@@ -514,7 +514,7 @@ fn schema_errors_external_refs_dialects_roots_and_icons() {
 
 #[test]
 fn target_focus_lists_changes_and_counts_rejections_as_errors() {
-    let open = r#"[{"name": "search", "inputSchema": {"type": "object",
+    let open = r#"[{"name": "search", "title": "Search", "inputSchema": {"type": "object",
         "properties": {"filters": {"type": "object"}, "q": {"type": "string", "minLength": 1}}}}]"#;
     let dir = folder(&[("open.json", open)]);
     let path = dir.path().join("open.json");
@@ -531,6 +531,22 @@ fn target_focus_lists_changes_and_counts_rejections_as_errors() {
         ["openai-strict", "0", "0", "1", "0", "0"],
         "{stdout}"
     );
+    // Verbose: every rejection and warning listed, still not errors.
+    toolmodel()
+        .args(["lint", "-v"])
+        .arg(&path)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "#/0/inputSchema/properties/filters: rejected[openai-strict]: \"search\": rejected: ",
+        ))
+        .stdout(
+            predicate::str::contains("#/0/inputSchema/properties/q/minLength: warning[gemini]: ")
+                .not(),
+        )
+        .stdout(predicate::str::contains(
+            "#/0/title: warning[gemini]: \"search\": title: dropped: ",
+        ));
     // Focused: the rejection is an error, with the pointer of the open object.
     toolmodel()
         .args(["lint", "--target", "openai-strict,gemini"])
