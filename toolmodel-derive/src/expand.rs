@@ -3,7 +3,7 @@
 //! `#[tool(register)]`, one `inventory` submission. Everything else lives in `toolmodel`'s
 //! provided methods, so that the generated code stays small.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 
@@ -29,27 +29,16 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
     let krate = &tool.krate;
     let ident = tool.ident;
     let (impl_generics, ty_generics, where_clause) = tool.generics.split_for_impl();
-    let (input_ty, input_schema) = match &tool.input {
-        InputKind::This => (
-            quote!(#ident),
-            quote!(#krate::__private::SchemaOf::input::<#ident>()),
-        ),
-        InputKind::Type(ty) => (
-            ty.clone(),
-            quote!(#krate::__private::SchemaOf::input::<#ty>()),
-        ),
-        InputKind::None | InputKind::Broken => (
-            quote!(#krate::NoArguments),
-            quote!(#krate::__private::SchemaOf::no_arguments()),
-        ),
+    let input_ty = match &tool.input {
+        InputKind::This => quote!(#ident),
+        InputKind::Type(ty) => ty.clone(),
+        InputKind::None | InputKind::Broken => quote!(#krate::NoArguments),
     };
-    let (output_ty, output_schema) = match &tool.output {
-        Some(ty) => (
-            ty.clone(),
-            quote!(#krate::__private::Some(#krate::__private::SchemaOf::output::<#ty>())),
-        ),
-        None => (quote!(#krate::NoOutput), quote!(#krate::__private::None)),
+    let output_ty = match &tool.output {
+        Some(ty) => ty.clone(),
+        None => quote!(#krate::NoOutput),
     };
+    let (input_of, output_of) = typed_operations(tool);
 
     let name = &tool.name;
     let id = &tool.id;
@@ -106,6 +95,7 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
     let local = &tool.local;
     let switches = tool.schema;
     let register = tool.register.map(|span| {
+        let krate = respan(krate, span);
         quote_spanned! {span=>
             #krate::__private::register!(#ident);
         }
@@ -121,8 +111,8 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
             const ID: &'static str = #id;
 
             #[inline]
-            fn __definition() -> &'static #krate::__private::Definition {
-                static DEFINITION: #krate::__private::Definition =
+            fn __definition() -> &'static #krate::__private::Definition<#input_ty, #output_ty> {
+                static DEFINITION: #krate::__private::Definition<#input_ty, #output_ty> =
                     #krate::__private::Definition::new(#krate::__private::Spec {
                         name: #name,
                         namespace: #namespace,
@@ -135,14 +125,75 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
                         task_support: #task_support,
                         local: #local,
                         profile: #krate::__private::profile(#(#switches),*),
-                        input: #input_schema,
-                        output: #output_schema,
-                    });
+                    }, #input_of, #output_of);
                 &DEFINITION
             }
         }
         #register
     }
+}
+
+/// `InputOf::<T>::new()` and `OutputOf::<T>::new()`, spanned on the types the user wrote, so
+/// that a type missing `Deserialize`, `Serialize` or `JsonSchema` is reported there; the
+/// fallback uses them too.
+pub fn typed_operations(tool: &Checked<'_>) -> (TokenStream, TokenStream) {
+    let ident = tool.ident;
+    let input_of = match &tool.input {
+        InputKind::This if tool.generics.params.is_empty() => {
+            let krate = respan(&tool.krate, ident.span());
+            quote_spanned! {ident.span()=> #krate::__private::InputOf::<#ident>::new() }
+        }
+        InputKind::Type(ty) => {
+            let span = first_span(ty);
+            let krate = respan(&tool.krate, span);
+            quote_spanned! {span=> #krate::__private::InputOf::<#ty>::new() }
+        }
+        // A generic arguments struct is an error already reported.
+        InputKind::This | InputKind::None | InputKind::Broken => {
+            let krate = &tool.krate;
+            quote!(#krate::__private::InputOf::none())
+        }
+    };
+    let output_of = match &tool.output {
+        Some(ty) => {
+            let span = first_span(ty);
+            let krate = respan(&tool.krate, span);
+            quote_spanned! {span=> #krate::__private::OutputOf::<#ty>::new() }
+        }
+        None => {
+            let krate = &tool.krate;
+            quote!(#krate::__private::OutputOf::none())
+        }
+    };
+    (input_of, output_of)
+}
+
+/// The span of a type's first token (a span cannot be joined on stable Rust).
+fn first_span(tokens: &TokenStream) -> Span {
+    tokens
+        .clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |token| token.span())
+}
+
+/// Tokens with every span set to `span`: an expression whose tokens all carry the user's
+/// span is reported there, not at `#[derive(Tool)]`.
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(&group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 fn option_str(krate: &TokenStream, value: Option<&str>) -> TokenStream {

@@ -388,7 +388,7 @@ fn check_tags(cx: &mut Ctxt, tags: &[LitStr]) -> Vec<String> {
         };
         let message = match problem {
             TagProblem::Empty => format!(
-                "tag {text:?} has no character tags keep (a-z, 0-9, `-`, `_`, `.`); remove it"
+                "tag {text:?} is empty in normal form (a tag keeps only a-z, 0-9, `-`, `_` and `.`); remove it"
             ),
             TagProblem::NotNormal(normal) => {
                 format!("tag {text:?} is not in normal form; write {normal:?}")

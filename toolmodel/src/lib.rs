@@ -96,8 +96,9 @@ pub use toolmodel_derive::Tool;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::definition::private::{
-        AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, profile,
+        AnnotationsSpec, Definition, IconSpec, InputOf, OutputOf, Spec, profile,
     };
+    pub use crate::definition::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
     #[cfg(feature = "inventory")]
     pub use crate::registry::Registration;
     #[cfg(feature = "inventory")]
