@@ -297,12 +297,12 @@ fn each_item(
 ) {
     while !input.is_empty() {
         let result = item(cx, input).and_then(|()| {
-                if input.is_empty() || input.peek(Token![,]) {
-                    Ok(())
-                } else {
-                    Err(input.error("expected `,` between entries"))
-                }
-            });
+            if input.is_empty() || input.peek(Token![,]) {
+                Ok(())
+            } else {
+                Err(input.error("expected `,` between entries"))
+            }
+        });
         if let Err(err) = result {
             cx.syn_error(err);
             let _ = skip_value(input);

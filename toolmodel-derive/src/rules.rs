@@ -45,7 +45,9 @@ pub fn name_problems(name: &str) -> Vec<String> {
 /// Why a version is not a semantic version (`1.2.3` or `v1.2.3`), or `None` when it is one.
 pub fn version_problem(version: &str) -> Option<String> {
     let bare = version.strip_prefix('v').unwrap_or(version);
-    semver::Version::parse(bare).err().map(|err| err.to_string())
+    semver::Version::parse(bare)
+        .err()
+        .map(|err| err.to_string())
 }
 
 /// One tag in normal form, or `None` when nothing is left of it: trimmed, lowercased, inner
@@ -92,7 +94,12 @@ pub fn tag_problems<S: AsRef<str>>(tags: &[S]) -> Vec<(usize, TagProblem)> {
         let problem = match normalize_tag(tag) {
             None => Some(TagProblem::Empty),
             Some(normal) if normal != tag => Some(TagProblem::NotNormal(normal)),
-            Some(_) if tags.iter().take(index).any(|earlier| earlier.as_ref() == tag) => {
+            Some(_)
+                if tags
+                    .iter()
+                    .take(index)
+                    .any(|earlier| earlier.as_ref() == tag) =>
+            {
                 Some(TagProblem::Duplicate)
             }
             Some(_) if index >= MAX_TAGS => Some(TagProblem::TooMany),

@@ -21,7 +21,14 @@ mod tests {
 
     #[test]
     fn typos_find_their_key() {
-        let keys = ["name", "namespace", "version", "description", "output", "input"];
+        let keys = [
+            "name",
+            "namespace",
+            "version",
+            "description",
+            "output",
+            "input",
+        ];
         assert_eq!(closest("namspace", &keys), Some("namespace"));
         assert_eq!(closest("nmae", &keys), Some("name"));
         assert_eq!(closest("descripton", &keys), Some("description"));

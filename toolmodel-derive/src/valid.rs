@@ -395,7 +395,10 @@ fn check_tags(cx: &mut Ctxt, tags: &[LitStr]) -> Vec<String> {
             }
             TagProblem::Duplicate => format!("duplicate tag {text:?}; remove it"),
             TagProblem::TooMany => {
-                format!("a tool has at most {} tags; remove this one", rules::MAX_TAGS)
+                format!(
+                    "a tool has at most {} tags; remove this one",
+                    rules::MAX_TAGS
+                )
             }
         };
         cx.error_spanned_by(tag, message);

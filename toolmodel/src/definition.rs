@@ -257,7 +257,11 @@ impl fmt::Display for TypeProblem {
             SchemaSlot::Input => ("input", "arguments"),
             SchemaSlot::Output => ("output", "structured output"),
         };
-        write!(f, "the {role} type `{}` has a schema whose root ", self.type_name)?;
+        write!(
+            f,
+            "the {role} type `{}` has a schema whose root ",
+            self.type_name
+        )?;
         match &self.found {
             Some(found) => write!(f, "is \"type\": {found}")?,
             None => f.write_str("has no \"type\"")?,
@@ -319,7 +323,9 @@ pub mod private {
 
     impl fmt::Debug for SchemaOf {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.debug_tuple("SchemaOf").field(&(self.type_name)()).finish()
+            f.debug_tuple("SchemaOf")
+                .field(&(self.type_name)())
+                .finish()
         }
     }
 

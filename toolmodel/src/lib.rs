@@ -70,11 +70,11 @@ pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use error::Error;
 pub use id::{ToolId, ToolIdProblem, parse_tool_id};
 pub use json::McpTool;
-pub use schema::ToolSchema;
 pub use profile::{ProfiledSchema, SchemaProfile};
 #[cfg(feature = "inventory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inventory")))]
 pub use registry::{RegisteredTool, registered_tools};
+pub use schema::ToolSchema;
 pub use tags::normalize_tags;
 pub use tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
 pub use validator::{

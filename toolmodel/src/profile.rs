@@ -162,14 +162,22 @@ impl SchemaProfile {
     /// The schema of `T` as tool arguments (`inputSchema`): how `T` *deserializes*.
     #[must_use]
     pub fn input_schema<T: JsonSchema + ?Sized>(&self) -> ProfiledSchema {
-        let schema = self.settings().for_deserialize().into_generator().into_root_schema_for::<T>();
+        let schema = self
+            .settings()
+            .for_deserialize()
+            .into_generator()
+            .into_root_schema_for::<T>();
         self.finish(schema)
     }
 
     /// The schema of `T` as a tool result (`outputSchema`): how `T` *serializes*.
     #[must_use]
     pub fn output_schema<T: JsonSchema + ?Sized>(&self) -> ProfiledSchema {
-        let schema = self.settings().for_serialize().into_generator().into_root_schema_for::<T>();
+        let schema = self
+            .settings()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>();
         self.finish(schema)
     }
 
@@ -189,7 +197,10 @@ impl SchemaProfile {
             object.remove("title");
         }
         let description = if self.keep_description {
-            object.get("description").and_then(Value::as_str).map(str::to_owned)
+            object
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
         } else {
             match object.remove("description") {
                 Some(Value::String(text)) => Some(text),
@@ -317,15 +328,24 @@ mod tests {
         assert_eq!(range("a"), (json!(0), json!(255)));
         assert_eq!(range("b"), (json!(0), json!(65535)));
         assert_eq!(range("c"), (json!(0), json!(4_294_967_295_u32)));
-        assert_eq!(range("d"), (json!(0), json!(18_446_744_073_709_551_615_u64)));
+        assert_eq!(
+            range("d"),
+            (json!(0), json!(18_446_744_073_709_551_615_u64))
+        );
         assert_eq!(range("e"), (json!(0), json!(usize::MAX)));
         assert_eq!(range("f"), (json!(-128), json!(127)));
         assert_eq!(range("g"), (json!(-32768), json!(32767)));
-        assert_eq!(range("h"), (json!(-2_147_483_648_i64), json!(2_147_483_647)));
+        assert_eq!(
+            range("h"),
+            (json!(-2_147_483_648_i64), json!(2_147_483_647))
+        );
         assert_eq!(range("i"), (json!(i64::MIN), json!(i64::MAX)));
         assert_eq!(range("j"), (json!(isize::MIN), json!(isize::MAX)));
         assert_eq!(range("m"), (json!(1), json!(4_294_967_295_u32)));
-        assert_eq!(range("n"), (json!(-2_147_483_648_i64), json!(2_147_483_647)));
+        assert_eq!(
+            range("n"),
+            (json!(-2_147_483_648_i64), json!(2_147_483_647))
+        );
         assert_eq!(range("p"), (json!(1), json!(10)));
         assert_eq!(props["k"], json!({"type": "number"}));
         assert_eq!(props["l"], json!({"type": "number"}));
@@ -334,7 +354,10 @@ mod tests {
         assert_eq!(props["o"], json!({"type": "string"}));
         let text = schema.as_value().to_string();
         assert!(!text.contains("format"), "{text}");
-        assert!(!text.contains("$schema") && !text.contains("title"), "{text}");
+        assert!(
+            !text.contains("$schema") && !text.contains("title"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -355,7 +378,10 @@ mod tests {
             json!({"type": "integer", "format": "uint32", "minimum": 0})
         );
         assert_eq!(
-            SchemaProfile::SCHEMARS.input_schema::<Widths>().schema.as_value(),
+            SchemaProfile::SCHEMARS
+                .input_schema::<Widths>()
+                .schema
+                .as_value(),
             &schemars::generate::SchemaSettings::draft2020_12()
                 .into_generator()
                 .into_root_schema_for::<Widths>()
@@ -386,8 +412,14 @@ mod tests {
         assert_eq!(profiled.description.as_deref(), Some("A tree."));
         let schema = profiled.schema.as_value();
         assert_eq!(schema.get("description"), None);
-        assert_eq!(schema["properties"]["children"]["items"], json!({"$ref": "#"}));
-        assert_eq!(schema["properties"]["home"]["properties"]["city"], json!({"type": "string"}));
+        assert_eq!(
+            schema["properties"]["children"]["items"],
+            json!({"$ref": "#"})
+        );
+        assert_eq!(
+            schema["properties"]["home"]["properties"]["city"],
+            json!({"type": "string"})
+        );
         assert!(schema.get("$defs").is_none());
         assert_eq!(schema["required"], json!(["name", "children", "home"]));
         let work = &schema["properties"]["work"];
@@ -400,7 +432,10 @@ mod tests {
         assert_eq!(kept.description.as_deref(), Some("A tree."));
         let schema = kept.schema.as_value();
         assert_eq!(schema["description"], json!("A tree."));
-        assert_eq!(schema["properties"]["home"], json!({"$ref": "#/$defs/Address"}));
+        assert_eq!(
+            schema["properties"]["home"],
+            json!({"$ref": "#/$defs/Address"})
+        );
         assert!(schema["$defs"]["Address"].is_object());
     }
 
