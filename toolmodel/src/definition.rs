@@ -11,7 +11,7 @@ use crate::{
     SchemaProfile, SchemaSlot, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
 };
 
-/// A Rust type that defines an MCP tool: its name and ID as constants, its [`Tool`] built once,
+/// A Rust type that defines an MCP tool: its name and ID as constants, its [`Tool`](struct@Tool) built once,
 /// its local [`Backend`] binding, typed argument parsing and result checking.
 ///
 /// Implement it with `#[derive(Tool)]` (the `derive` feature, on by default); the derive checks
@@ -92,11 +92,9 @@ pub trait ToolDefinition {
     /// That is a mistake in the program, the same on every run, which the first test or call
     /// that lists the tool finds; `#[derive(Tool)]` cannot see a type's schema at compile time.
     /// Use [`try_tool`](Self::try_tool) to get it as an error instead.
+    #[inline]
     fn tool() -> &'static Tool {
-        match Self::try_tool() {
-            Ok(tool) => tool,
-            Err(err) => panic!("{err}"),
-        }
+        Self::__definition().built()
     }
 
     /// The tool's local backend binding: [`Backend::local`] named by `#[tool(local = "...")]`,
@@ -371,6 +369,7 @@ pub mod private {
         deserialize: fn(&Value) -> Result<I, Error>,
     }
 
+    #[allow(clippy::new_without_default)] // `new` is const, and its bounds are the point
     impl<I> InputOf<I> {
         pub const fn new() -> Self
         where
@@ -399,6 +398,7 @@ pub mod private {
         serialize: fn(&O) -> Result<Value, Error>,
     }
 
+    #[allow(clippy::new_without_default)] // `new` is const, and its bounds are the point
     impl<O> OutputOf<O> {
         pub const fn new() -> Self
         where
@@ -479,6 +479,24 @@ pub mod private {
                 .map_err(Clone::clone)
         }
 
+        /// The built tool: one atomic load on the fast path.
+        #[inline]
+        pub(crate) fn built(&'static self) -> &'static Tool {
+            match self.tool.get() {
+                Some(Ok(tool)) => tool,
+                _ => self.build_or_panic(),
+            }
+        }
+
+        #[cold]
+        #[inline(never)]
+        fn build_or_panic(&'static self) -> &'static Tool {
+            match self.tool() {
+                Ok(tool) => tool,
+                Err(err) => panic!("{err}"),
+            }
+        }
+
         pub(crate) fn backend(&'static self) -> &'static Backend {
             self.backend.get_or_init(|| Backend::local(self.spec.local))
         }
@@ -544,22 +562,20 @@ pub mod private {
         tool.namespace = spec.namespace.map(str::to_owned);
         tool.version = spec.version.map(str::to_owned);
         tool.tags = spec.tags.iter().map(|&tag| tag.to_owned()).collect();
-        tool.annotations = spec.annotations.as_ref().map(|a| {
-            let mut annotations = ToolAnnotations::default();
-            annotations.title = a.title.map(str::to_owned);
-            annotations.read_only_hint = a.read_only;
-            annotations.destructive_hint = a.destructive;
-            annotations.idempotent_hint = a.idempotent;
-            annotations.open_world_hint = a.open_world;
-            annotations
+        tool.annotations = spec.annotations.as_ref().map(|a| ToolAnnotations {
+            title: a.title.map(str::to_owned),
+            read_only_hint: a.read_only,
+            destructive_hint: a.destructive,
+            idempotent_hint: a.idempotent,
+            open_world_hint: a.open_world,
+            ..ToolAnnotations::default()
         });
         if !spec.icons.is_empty() {
             tool.icons = Some(spec.icons.iter().map(icon).collect());
         }
-        tool.execution = spec.task_support.map(|task_support| {
-            let mut execution = ToolExecution::default();
-            execution.task_support = Some(task_support);
-            execution
+        tool.execution = spec.task_support.map(|task_support| ToolExecution {
+            task_support: Some(task_support),
+            ..ToolExecution::default()
         });
         tool.backends = vec![backend];
         tool.validate()?;

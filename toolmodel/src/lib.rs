@@ -4,7 +4,7 @@
 //! exact to MCP 2025-11-25, with a fast JSON Schema validator that never touches the network or
 //! the filesystem.
 //!
-//! - [`Tool`]: the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
+//! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
 //!   [`ToolAnnotations`], [`Icon`]s, [`ToolExecution`], `_meta`) plus the extensions
 //!   `namespace`, `version`, `tags` and [`Backend`] bindings; [`Tool::validate`] checks every MCP
 //!   rule and reports every violation.
