@@ -1,3 +1,123 @@
-//! `#[derive(Tool)]` for [`toolmodel`](https://docs.rs/toolmodel).
+//! `#[derive(Tool)]` for [`toolmodel`](https://docs.rs/toolmodel): MCP tool definitions from
+//! Rust types, checked at compile time. Use it through `toolmodel` (`toolmodel::Tool`, the
+//! `derive` feature, on by default), which holds the runtime it expands to.
 //!
-//! This crate is a placeholder in this release: the derive macro arrives with the next one.
+//! Layout, after `thiserror` and `serde_derive`: `ast` reads the type, `attr` parses
+//! `#[tool(...)]`, `valid` checks both with the runtime's rules (`rules`, a copy held to the
+//! runtime by a test), `expand` generates the impl, and `fallback` the impl emitted beside
+//! errors; `ctxt` collects every error so that all are reported at once.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod fallback;
+mod rules;
+mod suggest;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Derives `toolmodel::ToolDefinition`: an MCP tool from a Rust type.
+///
+/// # Shapes
+///
+/// 1. **Arguments struct** (named fields, no `input`): the struct is the tool's arguments;
+///    it derives `serde::Deserialize` and `schemars::JsonSchema` too.
+/// 2. **Handler struct** with `#[tool(input = Args)]` (and usually `output = Results`): the
+///    handler's own fields (a client, a pool, ...) are not part of any schema. The handler may
+///    be a unit, tuple or named struct, and may be generic when `input` and `output` do not
+///    use its parameters.
+/// 3. **Unit struct** with no `input`: a tool with no parameters, input schema
+///    `{"type":"object","additionalProperties":false}` (MCP's recommendation), arguments
+///    `toolmodel::NoArguments`.
+///
+/// An enum, a union, a tuple struct without `input`, generic arguments, `input` naming the
+/// struct itself: each is a compile error saying what to write instead.
+///
+/// # Attributes: `#[tool(...)]`
+///
+/// | key | value | default | checked at compile time |
+/// |---|---|---|---|
+/// | `name` | `"..."` | the struct name in snake_case | MCP "Tool Names": 1–128 of `[A-Za-z0-9_.-]` |
+/// | `namespace` | `"..."` | none | the same rules |
+/// | `version` | `"..."` | none | a semantic version, `1.2.3` or `v1.2.3` |
+/// | `title` | `"..."` | none (MCP `title`) | |
+/// | `description` | `"..."` | the struct's doc comment, else the input type's | |
+/// | `input` | a type: `Deserialize + JsonSchema` | the struct itself (named fields), none (unit struct) | the traits, with a readable message; not the struct itself |
+/// | `output` | a type: `Serialize + JsonSchema` | none: no `outputSchema`, output `toolmodel::NoOutput` | the traits; root `"type":"object"` when the tool is first built (see below) |
+/// | `tags(...)` | `"a", "b"` | none | each in normal form (the error shows it), no duplicates, at most 20 |
+/// | `annotations(...)` | `read_only`, `destructive`, `idempotent`, `open_world` (each alone or `= bool`), `title = "..."` | none | |
+/// | `icon(...)` (repeatable) | `src = "..."`, `mime_type = "..."`, `sizes = ["48x48", "any"]`, `theme = "light"` or `"dark"` | none | `src` given, scheme `https:`, `http:` or `data:`; `theme` |
+/// | `task_support` | `"forbidden"`, `"optional"` or `"required"` | none (MCP: forbidden) | the value |
+/// | `local` | `"handler-name"` | the tool ID | not blank |
+/// | `register` | — | off | needs the `inventory` feature; not on a generic struct |
+/// | `crate` | `"path"` | `::toolmodel` | for a renamed dependency |
+/// | `schema(...)` | `keep_schema_uri`, `keep_title`, `keep_description`, `keep_refs`, `keep_integer_widths`, `keep_formats` (each alone or `= bool`) | all off: `toolmodel::SchemaProfile::MCP` | |
+///
+/// Every problem is reported at once, on the offending token; an unknown key gets the
+/// closest known one as a suggestion, and a key given twice is an error. Field doc comments
+/// and `#[serde]` / `#[schemars]` attributes shape the schemas as in `schemars`.
+///
+/// # What it generates
+///
+/// An `impl toolmodel::ToolDefinition` with the constants `NAME`, `NAMESPACE` and `ID`
+/// (`"namespace:name"` or `"name"`), and one `static` holding the tool's constant description
+/// and the caches the runtime fills once: the `Tool` (built on the first `tool()` call, with
+/// the local backend binding), the compiled input and output schemas. Generated code uses
+/// only absolute paths into `toolmodel`, so a crate needs no other dependency than
+/// `toolmodel`, `serde` (for its own derives) and `schemars` through
+/// `use toolmodel::schemars;`.
+///
+/// # The output schema's root
+///
+/// MCP requires `"type": "object"` at the root of `outputSchema`. A derive sees tokens, not
+/// types, so it cannot know the schema of `output = Results` at compile time: the check runs
+/// when the tool is first built. `try_tool()` returns `toolmodel::Error::ToolType` naming the
+/// Rust type (and `tool()` panics with that message); the same holds for an `input` type
+/// whose schema is not an object (an enum, a `#[serde(transparent)]` wrapper of a string).
+///
+/// # Example
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct SearchArgs {
+///     /// What to look for.
+///     query: String,
+///     /// At most this many results (1 to 100).
+///     #[schemars(range(min = 1, max = 100))]
+///     limit: Option<u32>,
+/// }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct SearchResults {
+///     hits: Vec<String>,
+/// }
+///
+/// /// Searches the index.
+/// #[derive(Tool)]
+/// #[tool(
+///     namespace = "docs",
+///     version = "1.2.0",
+///     input = SearchArgs,
+///     output = SearchResults,
+///     tags("search", "docs"),
+///     annotations(read_only, open_world = false),
+/// )]
+/// struct Search {
+///     index: Vec<String>,
+/// }
+///
+/// assert_eq!(Search::ID, "docs:search");
+/// let tool = Search::tool();
+/// assert_eq!(tool.description.as_deref(), Some("Searches the index."));
+/// assert_eq!(tool.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+/// ```
+#[proc_macro_derive(Tool, attributes(tool))]
+pub fn derive_tool(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand::derive(&input).into()
+}

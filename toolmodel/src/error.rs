@@ -3,6 +3,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::{
+    definition::TypeProblem,
     id::ToolIdProblem,
     name::NameError,
     validator::{InstanceError, SchemaIssue},
@@ -178,6 +179,17 @@ pub enum Error {
         pointer: String,
         /// The limit, in levels.
         limit: usize,
+    },
+
+    /// A Rust type cannot be a tool's arguments or result: its schema's root is not
+    /// `"type": "object"`, which MCP 2025-11-25 requires of `inputSchema` and `outputSchema`.
+    /// Found when a [`ToolDefinition`](crate::ToolDefinition) first builds its tool.
+    #[error("tool {tool:?} cannot be built: {}", join(problems))]
+    ToolType {
+        /// The tool's name.
+        tool: String,
+        /// Each type that cannot be used, with where and why.
+        problems: Vec<TypeProblem>,
     },
 
     /// A document holds no tools in any known shape

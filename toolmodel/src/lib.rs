@@ -4,7 +4,7 @@
 //! exact to MCP 2025-11-25, with a fast JSON Schema validator that never touches the network or
 //! the filesystem.
 //!
-//! - [`Tool`]: the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
+//! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
 //!   [`ToolAnnotations`], [`Icon`]s, [`ToolExecution`], `_meta`) plus the extensions
 //!   `namespace`, `version`, `tags` and [`Backend`] bindings; [`Tool::validate`] checks every MCP
 //!   rule and reports every violation.
@@ -60,6 +60,7 @@
 pub mod adapters;
 mod backend;
 pub mod catalog;
+mod definition;
 mod dialect;
 mod error;
 mod id;
@@ -68,6 +69,9 @@ pub mod name;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
+pub mod profile;
+#[cfg(feature = "inventory")]
+mod registry;
 mod schema;
 pub mod tags;
 mod tool;
@@ -75,10 +79,15 @@ mod validator;
 mod violation;
 
 pub use backend::{Backend, LocalBackend, McpBackend, ProviderBackend};
+pub use definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput, TypeProblem};
 pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use error::Error;
 pub use id::{ToolId, ToolIdProblem, parse_tool_id};
 pub use json::McpTool;
+pub use profile::{ProfiledSchema, SchemaProfile};
+#[cfg(feature = "inventory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "inventory")))]
+pub use registry::{RegisteredTool, registered_tools};
 pub use schema::ToolSchema;
 pub use tags::normalize_tags;
 pub use tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
@@ -86,6 +95,56 @@ pub use validator::{
     CompiledSchema, DefaultValidator, InstanceError, SchemaIssue, SchemaValidator,
 };
 pub use violation::{ICON_SCHEMES, SchemaSlot, Violation};
+
+/// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
+/// scope (the `schemars` derive refers to the crate as `schemars`).
+pub use schemars;
+
+/// `#[derive(Tool)]`: see [`ToolDefinition`] and the macro's own page for every attribute.
+#[cfg(feature = "derive")]
+#[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
+pub use toolmodel_derive::Tool;
+
+/// Not public API: what `#[derive(Tool)]` generates code against, by absolute path, so that
+/// users need no other dependency.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::definition::private::{
+        AnnotationsSpec, Definition, IconSpec, InputOf, OutputOf, Spec, profile,
+    };
+    pub use crate::definition::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
+    #[cfg(feature = "inventory")]
+    pub use crate::registry::Registration;
+    #[cfg(feature = "inventory")]
+    pub use inventory;
+    pub use std::option::Option::{self, None, Some};
+
+    /// `#[tool(register)]`, with the `inventory` feature: submits the tool.
+    #[cfg(feature = "inventory")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __toolmodel_register {
+        ($ty:ty) => {
+            $crate::__private::inventory::submit! {
+                $crate::__private::Registration::of::<$ty>()
+            }
+        };
+    }
+
+    /// `#[tool(register)]`, without the `inventory` feature: a compile error that says so.
+    #[cfg(not(feature = "inventory"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __toolmodel_register {
+        ($ty:ty) => {
+            ::core::compile_error! {
+                "`#[tool(register)]` needs the `inventory` feature of `toolmodel`: `toolmodel = { version = \"0.1\", features = [\"inventory\"] }`"
+            }
+        };
+    }
+
+    pub use crate::__toolmodel_register as register;
+}
 
 /// The MCP protocol version this crate models.
 pub const MCP_VERSION: &str = "2025-11-25";

@@ -1,0 +1,1 @@
+//! Compile-fail and compile-pass tests of `#[derive(Tool)]`; see `tests/ui.rs`.

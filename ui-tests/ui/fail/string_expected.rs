@@ -1,0 +1,10 @@
+use serde::Deserialize;
+use toolmodel::{Tool, schemars::{self, JsonSchema}};
+
+#[derive(Deserialize, JsonSchema, Tool)]
+#[tool(name = get_issue)]
+struct GetIssue {
+    number: u64,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use toolmodel::Tool;
+
+#[derive(Tool)]
+#[tool(input = SearchArgz)]
+struct Search;
+
+fn main() {}
