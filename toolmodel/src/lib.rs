@@ -66,12 +66,12 @@ mod error;
 mod id;
 mod json;
 pub mod name;
-#[cfg(feature = "rmcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-pub mod rmcp;
 pub mod profile;
 #[cfg(feature = "inventory")]
 mod registry;
+#[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
+pub mod rmcp;
 mod schema;
 pub mod tags;
 mod tool;
