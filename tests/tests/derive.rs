@@ -17,7 +17,7 @@ impl TryFrom<u32> for Even {
     type Error = String;
 
     fn try_from(value: u32) -> Result<Self, String> {
-        if value % 2 == 0 {
+        if value.is_multiple_of(2) {
             Ok(Self(value))
         } else {
             Err(format!("{value} is odd"))
