@@ -178,6 +178,11 @@ pub fn call_tool(name: &str, arguments: &Value) -> Result<Value, Error> {
     }
 }
 
+/// Lists the tools, then parses and runs a few calls, printing each step.
+///
+/// # Errors
+///
+/// Any [`Error`] of the calls (none, unless the example is broken).
 pub fn main() -> Result<(), Error> {
     let pretty = |value: &Value| serde_json::to_string_pretty(value).unwrap_or_default();
 

@@ -48,7 +48,7 @@ fn registered_tools_are_listed_in_id_order() {
     let ids: Vec<String> = ok.iter().map(|e| e.id.to_string()).collect();
     assert_eq!(ids, ["admin:ping", "fs:read_file", "hello"]);
     for entry in &ok {
-        assert_eq!(entry.tool.backends, [entry.backend.clone()]);
+        assert_eq!(entry.tool.backends, std::slice::from_ref(entry.backend));
     }
     assert!(std::ptr::eq(ok[1].tool, ReadFile::tool()));
     assert_eq!(ok[1].backend, &Backend::local("fs-handler"));

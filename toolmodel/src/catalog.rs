@@ -17,7 +17,7 @@ use crate::{Error, error::escape_pointer_token};
 ///   server entries each with its own `tools` array (LiveMCPBench's `tools.json`);
 /// - any nesting of the above (an array of `tools/list` results, ...).
 ///
-/// Nothing is parsed here: turn each value into a [`Tool`](crate::Tool) with
+/// Nothing is parsed here: turn each value into a [`Tool`](struct@crate::Tool) with
 /// [`Tool::from_mcp_json`](crate::Tool::from_mcp_json), so that one bad tool does not hide the
 /// others.
 ///

@@ -1,6 +1,6 @@
-//! The JSON forms of a [`Tool`]: the MCP form and the full form.
+//! The JSON forms of a [`Tool`](struct@crate::Tool): the MCP form and the full form.
 //!
-//! See [`Tool`] for the policy on unknown keys and `null`s.
+//! See [`Tool`](struct@crate::Tool) for the policy on unknown keys and `null`s.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};

@@ -4,7 +4,7 @@
 //! exact to MCP 2025-11-25, with a fast JSON Schema validator that never touches the network or
 //! the filesystem.
 //!
-//! - [`Tool`]: the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
+//! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
 //!   [`ToolAnnotations`], [`Icon`]s, [`ToolExecution`], `_meta`) plus the extensions
 //!   `namespace`, `version`, `tags` and [`Backend`] bindings; [`Tool::validate`] checks every MCP
 //!   rule and reports every violation.
@@ -14,6 +14,34 @@
 //!   `tools/list` result, a JSON-RPC response, a capture, ...).
 //! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
 //!   against `outputSchema`, compiled once and cached.
+//! - `#[derive(Tool)]` ([`ToolDefinition`], the `derive` feature): a tool from a Rust type,
+//!   its name, namespace, version, tags and icons checked at compile time, its schemas made
+//!   client-friendly by [`SchemaProfile`], its arguments validated and deserialized in one call.
+//!   With the `inventory` feature, `#[tool(register)]` and `registered_tools()` lists them all.
+//!
+//! ```
+//! # #[cfg(feature = "derive")] {
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
+//!
+//! /// Current weather for a city.
+//! #[derive(Deserialize, JsonSchema, Tool)]
+//! #[tool(namespace = "weather", annotations(read_only))]
+//! struct GetWeather {
+//!     /// City name.
+//!     city: String,
+//! }
+//!
+//! assert_eq!(GetWeather::ID, "weather:get_weather");
+//! let args = GetWeather::parse(&json!({"city": "Paris"}))?;
+//! assert_eq!(args.city, "Paris");
+//! assert!(GetWeather::parse(&json!({"city": 7})).is_err());
+//! # }
+//! # Ok::<(), toolmodel::Error>(())
+//! ```
+//!
+//! Hand-built tools, from MCP JSON:
 //!
 //! ```
 //! use serde_json::json;
@@ -96,14 +124,16 @@ pub use toolmodel_derive::Tool;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::definition::private::{
-        AnnotationsSpec, Definition, IconSpec, InputOf, OutputOf, Spec, profile,
+        AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, profile, serialize,
     };
     pub use crate::definition::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
     #[cfg(feature = "inventory")]
     pub use crate::registry::Registration;
     #[cfg(feature = "inventory")]
     pub use inventory;
+    pub use serde_json::Value;
     pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result;
 
     /// `#[tool(register)]`, with the `inventory` feature: submits the tool.
     #[cfg(feature = "inventory")]

@@ -11,7 +11,7 @@ use crate::Error;
 /// `Tool`).
 ///
 /// The type makes a null (or any non-object) schema impossible: it is built only from a JSON
-/// object. It is immutable and reference-counted, so cloning a schema, or a [`Tool`](crate::Tool)
+/// object. It is immutable and reference-counted, so cloning a schema, or a [`Tool`](struct@crate::Tool)
 /// holding it, copies a pointer and never the schema; a validator may cache the compiled form
 /// of a schema by its identity (see [`DefaultValidator`](crate::DefaultValidator)). To change a
 /// schema, take [`to_value`](Self::to_value), edit it, and build a new one.

@@ -195,7 +195,7 @@ struct Entry {
 }
 
 /// The validator `toolmodel` ships: the `jsonschema` crate, configured for MCP, with no network
-/// and no filesystem access. See the [module docs](self) for what it supports.
+/// and no filesystem access. See [`SchemaValidator`] and the crate docs for what it supports.
 ///
 /// It is `Send + Sync`: share one across threads (its cache is behind a lock).
 ///

@@ -39,7 +39,7 @@ impl fmt::Display for SchemaSlot {
     }
 }
 
-/// One rule a [`Tool`] breaks, found by [`Tool::validate`].
+/// One rule a [`Tool`](struct@crate::Tool) breaks, found by [`Tool::validate`].
 ///
 /// [`Violation::pointer`] gives where, as a JSON Pointer into the tool's full JSON
 /// ([`Tool::to_json`]).
