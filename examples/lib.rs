@@ -1,1 +1,3 @@
 //! Examples of `toolmodel`; see the `[[example]]` targets.
+
+pub mod github;

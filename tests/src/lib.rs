@@ -1,6 +1,9 @@
-//! Shared helpers of the integration and conformance tests: where `../shared` is.
+//! Shared helpers of the integration and conformance tests: where `../shared` is, and the
+//! official MCP schema's `Tool` definition, compiled.
 
 use std::path::PathBuf;
+
+use serde_json::{Value, json};
 
 /// The `shared/` data folder: `$TOOLMODEL_SHARED`, else `../shared` beside the workspace.
 ///
@@ -26,6 +29,23 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
         target.display()
     );
     None
+}
+
+/// A validator for `#/$defs/Tool` of the official MCP 2025-11-25 schema
+/// (`mcp-spec/2025-11-25/schema.json` of `../shared`), compiled with `jsonschema` as JSON
+/// Schema 2020-12: the schema document itself with its root pointed at `#/$defs/Tool`, so that
+/// the definitions it refers to resolve.
+///
+/// Returns `None` when the shared data is missing, as [`shared_dir`] does (a panic under
+/// `CI`). Panics when the file is unreadable, not JSON, or does not compile: broken shared
+/// data is a test failure.
+#[must_use]
+pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
+    let path = shared_dir("mcp-spec/2025-11-25/schema.json")?;
+    let text = std::fs::read_to_string(&path).expect("schema.json is readable");
+    let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
+    schema["$ref"] = json!("#/$defs/Tool");
+    Some(jsonschema::draft202012::new(&schema).expect("the MCP schema compiles"))
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

@@ -6,18 +6,8 @@
 mod quickstart;
 
 use quickstart::{GetWeather, Ping, SearchDocs, Unit};
-use serde_json::{Value, json};
+use serde_json::json;
 use toolmodel::{Error, ToolDefinition};
-
-/// A validator for `#/$defs/Tool` of the official schema, or `None` when `../shared` is
-/// missing (skipped with a notice; a failure under CI).
-fn mcp_tool_validator() -> Option<jsonschema::Validator> {
-    let path = toolmodel_tests::shared_dir("mcp-spec/2025-11-25/schema.json")?;
-    let text = std::fs::read_to_string(&path).expect("schema.json is readable");
-    let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
-    schema["$ref"] = json!("#/$defs/Tool");
-    Some(jsonschema::draft202012::new(&schema).expect("the MCP schema compiles"))
-}
 
 #[test]
 fn every_quickstart_tool_is_a_valid_mcp_tool() {
@@ -37,7 +27,7 @@ fn every_quickstart_tool_is_a_valid_mcp_tool() {
             assert_eq!(tool[slot].get("description"), None, "{text}");
         }
     }
-    let Some(validator) = mcp_tool_validator() else {
+    let Some(validator) = toolmodel_tests::mcp_tool_validator() else {
         return;
     };
     for tool in tools {

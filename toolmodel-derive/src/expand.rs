@@ -38,7 +38,7 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
         Some(ty) => ty.clone(),
         None => quote!(#krate::NoOutput),
     };
-    let (input_of, output_of) = typed_operations(tool);
+    let typed = typed_methods(tool);
 
     let name = &tool.name;
     let id = &tool.id;
@@ -111,8 +111,8 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
             const ID: &'static str = #id;
 
             #[inline]
-            fn __definition() -> &'static #krate::__private::Definition<#input_ty, #output_ty> {
-                static DEFINITION: #krate::__private::Definition<#input_ty, #output_ty> =
+            fn __definition() -> &'static #krate::__private::Definition {
+                static DEFINITION: #krate::__private::Definition =
                     #krate::__private::Definition::new(#krate::__private::Spec {
                         name: #name,
                         namespace: #namespace,
@@ -125,47 +125,81 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
                         task_support: #task_support,
                         local: #local,
                         profile: #krate::__private::profile(#(#switches),*),
-                    }, #input_of, #output_of);
+                    });
                 &DEFINITION
             }
+
+            #typed
         }
         #register
     }
 }
 
-/// `InputOf::<T>::new()` and `OutputOf::<T>::new()`, spanned on the types the user wrote, so
-/// that a type missing `Deserialize`, `Serialize` or `JsonSchema` is reported there; the
-/// fallback uses them too.
-pub fn typed_operations(tool: &Checked<'_>) -> (TokenStream, TokenStream) {
+/// The trait methods that use the input and output types: schema generation,
+/// deserialization, serialization. Each is `#[inline]`, so that code for it is generated only
+/// where the tool is used, and each asks for exactly one trait of its type, spanned on the
+/// type the user wrote: a type missing a derive gets one error per missing trait, there. The
+/// fallback emits them too, so those errors come with the others.
+pub fn typed_methods(tool: &Checked<'_>) -> TokenStream {
+    let krate = &tool.krate;
+    let private = quote!(#krate::__private);
     let ident = tool.ident;
-    let input_of = match &tool.input {
-        InputKind::This if tool.generics.params.is_empty() => {
-            let krate = respan(&tool.krate, ident.span());
-            quote_spanned! {ident.span()=> #krate::__private::InputOf::<#ident>::new() }
-        }
-        InputKind::Type(ty) => {
-            let span = first_span(ty);
-            let krate = respan(&tool.krate, span);
-            quote_spanned! {span=> #krate::__private::InputOf::<#ty>::new() }
-        }
+    let input = match &tool.input {
+        InputKind::This if tool.generics.params.is_empty() => Some((quote!(#ident), ident.span())),
+        InputKind::Type(ty) => Some((ty.clone(), first_span(ty))),
         // A generic arguments struct is an error already reported.
-        InputKind::This | InputKind::None | InputKind::Broken => {
-            let krate = &tool.krate;
-            quote!(#krate::__private::InputOf::none())
-        }
+        InputKind::This | InputKind::None | InputKind::Broken => None,
     };
-    let output_of = match &tool.output {
+    let (input_schema, deserialize) = match input {
+        Some((ty, span)) => {
+            let at = respan(&private, span);
+            (
+                quote_spanned!(span=> #at::SchemaOf::input::<#ty>()),
+                quote_spanned!(span=> #at::deserialize::<#ty>(arguments)),
+            )
+        }
+        None => (
+            quote!(#private::SchemaOf::no_arguments()),
+            quote!(#private::deserialize::<#krate::NoArguments>(arguments)),
+        ),
+    };
+    let (output_schema, serialize) = match &tool.output {
         Some(ty) => {
             let span = first_span(ty);
-            let krate = respan(&tool.krate, span);
-            quote_spanned! {span=> #krate::__private::OutputOf::<#ty>::new() }
+            let at = respan(&private, span);
+            (
+                quote_spanned!(span=> #at::Some(#at::SchemaOf::output::<#ty>())),
+                quote_spanned!(span=> #at::serialize::<#ty>(output)),
+            )
         }
-        None => {
-            let krate = &tool.krate;
-            quote!(#krate::__private::OutputOf::none())
-        }
+        None => (
+            quote!(#private::None),
+            quote!(#private::serialize::<#krate::NoOutput>(output)),
+        ),
     };
-    (input_of, output_of)
+    quote! {
+        #[inline]
+        fn __input_schema() -> #private::SchemaOf {
+            #input_schema
+        }
+
+        #[inline]
+        fn __output_schema() -> #private::Option<#private::SchemaOf> {
+            #output_schema
+        }
+
+        #[inline]
+        fn __deserialize(
+            arguments: &#private::Value,
+        ) -> #private::Result<Self::Input, #krate::Error> {
+            #deserialize
+        }
+
+        #[inline]
+        fn __serialize(output: &Self::Output) -> #private::Result<#private::Value, #krate::Error> {
+            #serialize
+        }
+    }
 }
 
 /// The span of a type's first token (a span cannot be joined on stable Rust).

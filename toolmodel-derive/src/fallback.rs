@@ -23,7 +23,7 @@ pub fn expand(tool: &Checked<'_>, errors: &syn::Error) -> TokenStream {
         Some(ty) => ty.clone(),
         None => quote!(#krate::NoOutput),
     };
-    let (input_of, output_of) = crate::expand::typed_operations(tool);
+    let typed = crate::expand::typed_methods(tool);
     let name = &tool.name;
     let id = &tool.id;
     quote! {
@@ -37,11 +37,11 @@ pub fn expand(tool: &Checked<'_>, errors: &syn::Error) -> TokenStream {
             const NAMESPACE: #krate::__private::Option<&'static str> = #krate::__private::None;
             const ID: &'static str = #id;
 
-            fn __definition() -> &'static #krate::__private::Definition<#input_ty, #output_ty> {
-                // Checks the input and output types in this build too, without running.
-                let _ = (#input_of, #output_of);
+            fn __definition() -> &'static #krate::__private::Definition {
                 ::core::unreachable!()
             }
+
+            #typed
         }
     }
 }

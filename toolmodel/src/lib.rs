@@ -16,6 +16,34 @@
 //!   against `outputSchema`, compiled once and cached.
 //! - `adapters` (feature `adapters`, on by default): tools to and from OpenAI, Anthropic and
 //!   Gemini formats, with every change reported as a warning, and strict-mode transforms.
+//! - `#[derive(Tool)]` ([`ToolDefinition`], the `derive` feature): a tool from a Rust type,
+//!   its name, namespace, version, tags and icons checked at compile time, its schemas made
+//!   client-friendly by [`SchemaProfile`], its arguments validated and deserialized in one call.
+//!   With the `inventory` feature, `#[tool(register)]` and `registered_tools()` lists them all.
+//!
+//! ```
+//! # #[cfg(feature = "derive")] {
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
+//!
+//! /// Current weather for a city.
+//! #[derive(Deserialize, JsonSchema, Tool)]
+//! #[tool(namespace = "weather", annotations(read_only))]
+//! struct GetWeather {
+//!     /// City name.
+//!     city: String,
+//! }
+//!
+//! assert_eq!(GetWeather::ID, "weather:get_weather");
+//! let args = GetWeather::parse(&json!({"city": "Paris"}))?;
+//! assert_eq!(args.city, "Paris");
+//! assert!(GetWeather::parse(&json!({"city": 7})).is_err());
+//! # }
+//! # Ok::<(), toolmodel::Error>(())
+//! ```
+//!
+//! Hand-built tools, from MCP JSON:
 //!
 //! ```
 //! use serde_json::json;
@@ -47,7 +75,7 @@
 //! `execution.taskSupport` from every tool it passes on. `toolmodel` depends on no async
 //! runtime and no networking crate.
 //!
-//! The cargo feature `rmcp` (off by default) adds conversions both ways between [`Tool`] and
+//! The cargo feature `rmcp` (off by default) adds conversions both ways between [`Tool`](struct@crate::Tool) and
 //! `rmcp::model::Tool` (and their annotations and icons) in the module `toolmodel::rmcp`. They
 //! never drop anything silently: converting a tool with `execution` or unknown keys to `rmcp`
 //! fails with [`Error::Lossy`] naming each value, unless you ask for the lossy form. The
@@ -110,14 +138,16 @@ pub use toolmodel_derive::Tool;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::definition::private::{
-        AnnotationsSpec, Definition, IconSpec, InputOf, OutputOf, Spec, profile,
+        AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, profile, serialize,
     };
     pub use crate::definition::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
     #[cfg(feature = "inventory")]
     pub use crate::registry::Registration;
     #[cfg(feature = "inventory")]
     pub use inventory;
+    pub use serde_json::Value;
     pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result;
 
     /// `#[tool(register)]`, with the `inventory` feature: submits the tool.
     #[cfg(feature = "inventory")]

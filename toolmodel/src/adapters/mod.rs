@@ -1,11 +1,11 @@
-//! Provider adapters: a [`Tool`] to OpenAI, Anthropic and Gemini function-calling formats (and
+//! Provider adapters: a [`Tool`](struct@crate::Tool) to OpenAI, Anthropic and Gemini function-calling formats (and
 //! MCP), and back, saying precisely what each conversion changed (the `adapters` feature, on by
 //! default).
 //!
 //! - [`convert`] / [`convert_all`]: a tool (or a batch, with collision-free names and a
 //!   [`NameMap`] to route calls back) to one [`Target`], plain or strict
 //!   ([`ConvertOptions`]). The result is the converted JSON plus every [`Warning`], sorted.
-//! - [`read`]: a provider's JSON back into a [`Tool`] ([`ReadOptions::lenient`] maps
+//! - [`read`]: a provider's JSON back into a [`Tool`](struct@crate::Tool) ([`ReadOptions::lenient`] maps
 //!   non-standard types such as BFCL's `dict` and `float`, with warnings).
 //! - [`check`] and [`portability`]: the warnings (or the error) a tool would get, per target,
 //!   without keeping the output; what a linter shows.
@@ -383,7 +383,7 @@ pub fn portability(tool: &Tool, options: &ConvertOptions) -> Vec<ProfileReport> 
         .collect()
 }
 
-/// Reads one tool in `target`'s format back into a [`Tool`].
+/// Reads one tool in `target`'s format back into a [`Tool`](struct@crate::Tool).
 ///
 /// | target | accepted |
 /// |---|---|
