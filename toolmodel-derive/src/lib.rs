@@ -62,12 +62,15 @@ use proc_macro::TokenStream;
 /// # What it generates
 ///
 /// An `impl toolmodel::ToolDefinition` with the constants `NAME`, `NAMESPACE` and `ID`
-/// (`"namespace:name"` or `"name"`), and one `static` holding the tool's constant description
-/// and the caches the runtime fills once: the `Tool` (built on the first `tool()` call, with
-/// the local backend binding), the compiled input and output schemas. Generated code uses
-/// only absolute paths into `toolmodel`, so a crate needs no other dependency than
-/// `toolmodel`, `serde` (for its own derives) and `schemars` through
-/// `use toolmodel::schemars;`.
+/// (`"namespace:name"` or `"name"`, computed at compile time); one `static` holding the
+/// tool's constant description and the caches the runtime fills once (the `Tool`, built on the
+/// first `tool()` call with the local backend binding, and the compiled input and output
+/// schemas); and four small `#[inline]` methods that generate the schemas, deserialize the
+/// arguments and serialize the output. Being `#[inline]`, those are compiled only where a tool
+/// is used: defining 100 tools costs about what their `Deserialize` and `JsonSchema` derives
+/// cost. Generated code uses only absolute paths into `toolmodel` (or `crate = "..."`), so a
+/// crate needs no other dependency than `toolmodel`, `serde` (for its own derives) and
+/// `schemars` through `use toolmodel::schemars;`.
 ///
 /// # The output schema's root
 ///

@@ -17,9 +17,10 @@ use crate::{
 /// Implement it with `#[derive(Tool)]` (the `derive` feature, on by default); the derive checks
 /// the name, namespace, version, tags and icons at compile time and generates the schemas with
 /// `schemars` through [`SchemaProfile::MCP`]. Implementing it by hand is not supported: the
-/// hidden method it requires may change in any release.
+/// hidden methods it requires may change in any release.
 ///
 /// ```
+/// # #[cfg(feature = "derive")] {
 /// use serde::Deserialize;
 /// use serde_json::json;
 /// use toolmodel::{Error, Tool, ToolDefinition, schemars::{self, JsonSchema}};
@@ -47,6 +48,7 @@ use crate::{
 /// };
 /// let at: Vec<&str> = errors.iter().map(|e| e.instance_path.as_str()).collect();
 /// assert_eq!(at, ["", "/days"]); // `city` is missing; 9 is above 7
+/// # }
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
 pub trait ToolDefinition {
