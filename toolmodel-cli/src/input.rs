@@ -38,7 +38,7 @@ pub struct Document {
     pub entries: Vec<Entry>,
 }
 
-/// One tool object of a document: read into a [`Tool`], or the reason it could not be.
+/// One tool object of a document: read into a [`Tool`](struct@toolmodel::Tool), or the reason it could not be.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Entry {
