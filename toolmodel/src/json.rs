@@ -180,6 +180,16 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 }
 
 fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
+    // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
+    let limit = crate::Limits::DEFAULT.max_depth;
+    if let Some(path) = crate::limits::deeper_than(value, limit) {
+        return Err(Error::Json {
+            path,
+            line: 0,
+            column: 0,
+            message: format!("nested more than {limit} levels"),
+        });
+    }
     serde_path_to_error::deserialize(value).map_err(|err| Error::Json {
         path: crate::error::pointer_of(err.path()),
         line: 0,
@@ -259,7 +269,9 @@ impl Tool {
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value when a key has the wrong
     /// type (`inputSchema` not an object, `name` missing or not a string, an icon `theme`
-    /// outside `light`/`dark`, ...).
+    /// outside `light`/`dark`, ...), or when a value nests more than
+    /// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels (checked first, without
+    /// recursion: reading a `Value` recurses once per level).
     pub fn from_mcp_json(value: &Value) -> Result<Self, Error> {
         from_value::<McpIn>(value).map(Self::from)
     }
@@ -286,7 +298,8 @@ impl Tool {
     /// # Errors
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value, as for
-    /// [`Tool::from_mcp_json`], and for a backend of unknown kind or without its body.
+    /// [`Tool::from_mcp_json`] (a value nested too deep included), and for a backend of
+    /// unknown kind or without its body.
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         from_value::<FullIn>(value).map(Self::from)
     }

@@ -62,8 +62,10 @@ mod backend;
 pub mod catalog;
 mod dialect;
 mod error;
+mod expansion;
 mod id;
 mod json;
+pub mod limits;
 pub mod name;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
@@ -79,6 +81,7 @@ pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use error::Error;
 pub use id::{ToolId, ToolIdProblem, parse_tool_id};
 pub use json::McpTool;
+pub use limits::Limits;
 pub use schema::ToolSchema;
 pub use tags::normalize_tags;
 pub use tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
