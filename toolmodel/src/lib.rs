@@ -73,6 +73,7 @@ pub mod rmcp;
 mod schema;
 pub mod tags;
 mod tool;
+mod unique_keys;
 mod validator;
 mod violation;
 

@@ -174,10 +174,20 @@ impl<'a> Frame<'a> {
 /// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
 /// most one level deep.
 pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
-    let mut current = Frame::of(value)?;
+    let nested = |member: &Value| matches!(member, Value::Array(_) | Value::Object(_));
+    let flat = match value {
+        Value::Array(items) => !items.iter().any(nested),
+        Value::Object(map) => !map.values().any(nested),
+        _ => return None,
+    };
     if limit == 0 {
         return Some(String::new());
     }
+    // The usual arguments: one object of scalars.
+    if flat {
+        return None;
+    }
+    let mut current = Frame::of(value)?;
     // The open containers above `current`; `current` is at depth `stack.len() + 1`.
     let mut stack: Vec<Frame<'_>> = Vec::new();
     loop {
