@@ -37,7 +37,7 @@ fn tools() -> Vec<Tool> {
         .enumerate()
         .map(|(i, schema)| {
             let mut tool = Tool::new(format!("t{i}"), ToolSchema::try_from(schema).unwrap());
-            if i % 3 == 0 {
+            if i.is_multiple_of(3) {
                 tool.output_schema = Some(
                     ToolSchema::try_from(json!({"type": "object", "required": ["ok"]})).unwrap(),
                 );
@@ -56,20 +56,20 @@ fn instance(i: usize) -> Value {
         2 => json!({"n": k % 150}),
         3 => json!({"from": k % 70_000, "to": 0}),
         4 => {
-            let mut tree = json!({"v": if k % 5 == 0 { json!("x") } else { json!(k) }});
+            let mut tree = json!({"v": if k.is_multiple_of(5) { json!("x") } else { json!(k) }});
             for _ in 0..(k % 9) {
                 tree = json!({"v": 1, "children": [tree, {"v": 2}]});
             }
             tree
         }
         5 => {
-            json!({"id": if k % 2 == 0 { format!("ab-{}", k % 10_000) } else { format!("AB{k}") }, "x-on": k % 3 == 0})
+            json!({"id": if k.is_multiple_of(2) { format!("ab-{}", k % 10_000) } else { format!("AB{k}") }, "x-on": k.is_multiple_of(3)})
         }
         6 => {
             let mode = [json!("fast"), json!("slow"), json!(3), json!(4)][k % 4].clone();
-            json!({"mode": mode, "tags": ["a", "b", if k % 2 == 0 { "a" } else { "c" }]})
+            json!({"mode": mode, "tags": ["a", "b", if k.is_multiple_of(2) { "a" } else { "c" }]})
         }
-        7 => json!({"a": "s", "b": if k % 2 == 0 { json!(1) } else { json!(null) }}),
+        7 => json!({"a": "s", "b": if k.is_multiple_of(2) { json!(1) } else { json!(null) }}),
         8 => {
             let mut deep = json!(k);
             for _ in 0..(120 + k % 20) {
@@ -77,7 +77,7 @@ fn instance(i: usize) -> Value {
             }
             json!({"deep": deep})
         }
-        9 => json!({"ok": k % 2 == 0}),
+        9 => json!({"ok": k.is_multiple_of(2)}),
         _ => json!([k, "not an object"]),
     }
 }
@@ -89,7 +89,7 @@ fn run(validator: &DefaultValidator, tools: &[Tool], i: usize) -> Result<(), Err
     let instance = instance(i);
     match i % 5 {
         0 => validator.validate_result(tool, &instance),
-        _ if i % 997 == 0 => validator.validate(tool.input_schema.as_value(), &instance),
+        _ if i.is_multiple_of(997) => validator.validate(tool.input_schema.as_value(), &instance),
         _ => validator.validate_arguments(tool, &instance),
     }
 }
@@ -120,7 +120,7 @@ fn sixteen_threads_sharing_one_validator_agree_with_one_thread() {
                 let (shared, tools, barrier) = (&shared, &tools, &barrier);
                 scope.spawn(move || {
                     // Odd threads go backwards, so that threads race to compile each schema.
-                    let mine: Vec<usize> = if t % 2 == 0 {
+                    let mine: Vec<usize> = if t.is_multiple_of(2) {
                         (t..INSTANCES).step_by(THREADS).collect()
                     } else {
                         (t..INSTANCES).step_by(THREADS).rev().collect()
