@@ -1,9 +1,11 @@
 //! Shared helpers of the integration and conformance tests: where `../shared` is, and the
-//! official MCP schema's `Tool` definition, compiled.
+//! official MCP schema's `Tool` definition, compiled, and the external-reference cases that
+//! the adversarial suite and the no-network test share.
 
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
+use toolmodel::Error;
 
 /// The `shared/` data folder: `$TOOLMODEL_SHARED`, else `../shared` beside the workspace.
 ///
@@ -46,6 +48,91 @@ pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
     let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
     schema["$ref"] = json!("#/$defs/Tool");
     Some(jsonschema::draft202012::new(&schema).expect("the MCP schema compiles"))
+}
+
+/// Every form of reference to a resource outside the schema, each with the error
+/// [`toolmodel::DefaultValidator`] gives for it: `(what, schema, error)`. The schema is a tool
+/// `inputSchema`; nothing may be fetched or read for any of them.
+///
+/// The reference in [`Error::ExternalRef`] is the one `jsonschema` failed to retrieve: written
+/// as is, resolved against an `$id` when there is one, without its fragment when it is
+/// absolute.
+#[must_use]
+pub fn external_reference_cases() -> Vec<(&'static str, Value, Error)> {
+    let external = |reference: &str| Error::ExternalRef {
+        reference: reference.into(),
+    };
+    let object = |property: Value| json!({"type": "object", "properties": {"a": property}});
+    vec![
+        (
+            "http:",
+            object(json!({"$ref": "http://example.com/s.json"})),
+            external("http://example.com/s.json"),
+        ),
+        (
+            "https: with a fragment",
+            object(json!({"$ref": "https://example.com/s.json#/$defs/a"})),
+            external("https://example.com/s.json"),
+        ),
+        (
+            "file:",
+            object(json!({"$ref": "file:///etc/passwd"})),
+            external("file:///etc/passwd"),
+        ),
+        (
+            "urn:",
+            object(json!({"$ref": "urn:example:thing"})),
+            external("urn:example:thing"),
+        ),
+        (
+            "relative, no base",
+            object(json!({"$ref": "other.json"})),
+            external("other.json"),
+        ),
+        (
+            "relative with `..` and an anchor, no base",
+            object(json!({"$ref": "../up.json#frag"})),
+            external("../up.json#frag"),
+        ),
+        (
+            "relative, rebased by the root $id",
+            json!({"$id": "https://example.com/root/schema.json", "type": "object",
+                   "properties": {"a": {"$ref": "other.json"}}}),
+            external("https://example.com/root/other.json"),
+        ),
+        (
+            "relative, rebased by an embedded $id",
+            json!({"type": "object", "$defs": {"x": {"$id": "https://example.org/x/", "$ref": "y.json"}},
+                   "properties": {"a": {"$ref": "https://example.org/x/"}}}),
+            external("https://example.org/x/y.json"),
+        ),
+        (
+            "$dynamicRef",
+            object(json!({"$dynamicRef": "https://example.com/meta#node"})),
+            external("https://example.com/meta"),
+        ),
+        (
+            "a meta-schema the validator does not hold",
+            object(json!({"$ref": "https://json-schema.org/draft/2019-09/schema"})),
+            external("https://json-schema.org/draft/2019-09/schema"),
+        ),
+        (
+            "$schema naming a remote meta-schema",
+            json!({"$schema": "https://example.com/my-meta", "type": "object"}),
+            Error::UnsupportedSchema {
+                uri: "https://example.com/my-meta".into(),
+                pointer: "/$schema".into(),
+            },
+        ),
+        (
+            "$schema naming a file",
+            json!({"type": "object", "properties": {"a": {"$schema": "file:///etc/passwd"}}}),
+            Error::UnsupportedSchema {
+                uri: "file:///etc/passwd".into(),
+                pointer: "/properties/a/$schema".into(),
+            },
+        ),
+    ]
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

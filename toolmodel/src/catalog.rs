@@ -26,7 +26,8 @@ use crate::{Error, error::escape_pointer_token};
 /// # Errors
 ///
 /// [`Error::UnrecognizedDocument`] with the pointer of the first value that is none of these
-/// shapes (for example an array element that is a string).
+/// shapes (for example an array element that is a string), or of the first value nested more
+/// than [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
 ///
 /// # Examples
 ///
@@ -43,6 +44,14 @@ use crate::{Error, error::escape_pointer_token};
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
 pub fn tool_values(document: &Value) -> Result<Vec<(String, &Value)>, Error> {
+    // The walk below recurses: bound it first.
+    let limit = crate::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::limits::deeper_than(document, limit) {
+        return Err(Error::UnrecognizedDocument {
+            pointer,
+            reason: format!("nested more than {limit} levels"),
+        });
+    }
     let mut out = Vec::new();
     collect(document, &mut String::new(), &mut out)?;
     Ok(out)

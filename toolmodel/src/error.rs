@@ -157,24 +157,42 @@ pub enum Error {
         reference: String,
     },
 
-    /// Inlining local references would produce a schema of more than `limit` JSON values (a
-    /// "billion laughs" of nested references, or simply a huge schema); the `adapters`
-    /// feature's inlining budget (`adapters::ConvertOptions::inline_budget`).
+    /// A schema whose local references, expanded, make it too large: in the `adapters` feature,
+    /// inlining them would produce a schema of more than `limit` JSON values
+    /// (`adapters::ConvertOptions::inline_budget`); in
+    /// [`DefaultValidator::compile`](crate::DefaultValidator::compile), expanding them would add
+    /// more than `limit` JSON values ([`Limits::max_expansion`](crate::Limits::max_expansion)). A
+    /// "billion laughs" of definitions that each refer twice to the next stops here.
     #[error(
         "schema too large: inlining the reference at {pointer:?} exceeds the budget of {limit} JSON values"
     )]
     SchemaTooLarge {
-        /// JSON Pointer of the `$ref` whose inlining exceeded the budget.
+        /// JSON Pointer of the `$ref` (adapters) or of the subschema (validator) whose expansion
+        /// exceeded the budget.
         pointer: String,
         /// The budget, in JSON values.
         limit: usize,
     },
 
-    /// A schema nests deeper than `limit` levels of JSON (`serde_json` cannot read documents
-    /// deeper than 128 levels back); the `adapters` feature checks this before and after a
-    /// conversion.
+    /// A schema nests deeper than `limit` levels: levels of JSON (the `adapters` feature, whose
+    /// limit of 120 leaves room in a provider request for the 128 levels `serde_json` reads
+    /// back, and [`DefaultValidator::compile`](crate::DefaultValidator::compile), limit
+    /// [`Limits::max_depth`](crate::Limits::max_depth)), or, in the validator, subschemas
+    /// applied at one place of the instance following references (a chain of `$ref`s).
     #[error("schema too deep: {pointer:?} is nested more than {limit} levels")]
     SchemaTooDeep {
+        /// JSON Pointer of the first value found too deep; for a chain of references, of the
+        /// subschema where the chain starts.
+        pointer: String,
+        /// The limit, in levels.
+        limit: usize,
+    },
+
+    /// An instance (arguments or a result) nests deeper than `limit` levels of arrays and
+    /// objects: [`Limits::max_depth`](crate::Limits::max_depth), or less for a schema whose
+    /// chains of subschemas are long (see [`Limits`](crate::Limits)). Nothing was validated.
+    #[error("instance too deep: {pointer:?} is nested more than {limit} levels")]
+    InstanceTooDeep {
         /// JSON Pointer of the first value found too deep.
         pointer: String,
         /// The limit, in levels.
@@ -190,6 +208,23 @@ pub enum Error {
         tool: String,
         /// Each type that cannot be used, with where and why.
         problems: Vec<TypeProblem>,
+    },
+
+    /// Matching a `pattern` (or a `patternProperties` key) could not finish within the
+    /// regular-expression limits ([`Limits::pattern_backtrack_limit`](crate::Limits::pattern_backtrack_limit)),
+    /// and the instance is valid or invalid depending on the outcome: it is neither accepted
+    /// nor rejected. A violation found whatever the outcome is reported as
+    /// [`Error::InvalidInstance`] instead.
+    #[error(
+        "undecided: the pattern at {schema_path:?} could not be matched against the string at {instance_path:?}: {reason}"
+    )]
+    PatternUndecided {
+        /// JSON Pointer of the string (or of the object whose key it is) in the instance.
+        instance_path: String,
+        /// JSON Pointer of the keyword in the schema.
+        schema_path: String,
+        /// Why the match did not finish (the backtracking limit, an engine failure).
+        reason: String,
     },
 
     /// A document holds no tools in any known shape

@@ -180,6 +180,16 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 }
 
 fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
+    // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
+    let limit = crate::Limits::DEFAULT.max_depth;
+    if let Some(path) = crate::limits::deeper_than(value, limit) {
+        return Err(Error::Json {
+            path,
+            line: 0,
+            column: 0,
+            message: format!("nested more than {limit} levels"),
+        });
+    }
     serde_path_to_error::deserialize(value).map_err(|err| Error::Json {
         path: crate::error::pointer_of(err.path()),
         line: 0,
@@ -188,8 +198,15 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     })
 }
 
-fn from_str<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Error> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
+/// Reads `T` from JSON text, refusing repeated keys ([`crate::unique_keys`]); `reader` gives a
+/// fresh reader of the text for each of the two passes.
+fn from_text<'de, T, R>(reader: impl Fn() -> R) -> Result<T, Error>
+where
+    T: Deserialize<'de>,
+    R: serde_json::de::Read<'de>,
+{
+    crate::unique_keys::check(serde_json::Deserializer::new(reader()))?;
+    let mut deserializer = serde_json::Deserializer::new(reader());
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| Error::Json {
         path: crate::error::pointer_of(err.path()),
         line: err.inner().line(),
@@ -203,6 +220,14 @@ fn from_str<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Error> {
         message: err.to_string(),
     })?;
     Ok(value)
+}
+
+fn from_str<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Error> {
+    from_text(|| serde_json::de::StrRead::new(text))
+}
+
+fn from_slice<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Error> {
+    from_text(|| serde_json::de::SliceRead::new(bytes))
 }
 
 impl Tool {
@@ -259,19 +284,53 @@ impl Tool {
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value when a key has the wrong
     /// type (`inputSchema` not an object, `name` missing or not a string, an icon `theme`
-    /// outside `light`/`dark`, ...).
+    /// outside `light`/`dark`, ...), or when a value nests more than
+    /// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels (checked first, without
+    /// recursion: reading a `Value` recurses once per level).
     pub fn from_mcp_json(value: &Value) -> Result<Self, Error> {
         from_value::<McpIn>(value).map(Self::from)
     }
 
     /// Reads a tool from MCP `Tool` JSON text; like [`Tool::from_mcp_json`].
     ///
+    /// The text may not repeat a key within an object, anywhere: JSON leaves the meaning of a
+    /// repeated key to each parser (`serde_json` keeps the last value, others the first), so
+    /// `{"type": "object", "type": "string"}` could mean one thing here and another to whoever
+    /// else reads the same text.
+    ///
     /// # Errors
     ///
     /// [`Error::Json`] with the line and column (1-based) and the JSON Pointer of the error:
-    /// malformed JSON, trailing characters, or a key of the wrong type.
+    /// malformed JSON, trailing characters, a number beyond the range of `f64` (`1e400`), a
+    /// document nested 128 levels or more, a repeated key (naming it; the pointer is its
+    /// object's), or a key of the wrong type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use toolmodel::{Error, Tool};
+    ///
+    /// let text = r#"{"name": "t", "inputSchema": {"type": "object",
+    ///                "type": "string"}}"#;
+    /// let Err(Error::Json { path, line, message, .. }) = Tool::from_mcp_str(text) else {
+    ///     panic!("a repeated key is an error")
+    /// };
+    /// assert_eq!((path.as_str(), line), ("/inputSchema", 2));
+    /// assert!(message.starts_with("duplicate key \"type\""));
+    /// ```
     pub fn from_mcp_str(text: &str) -> Result<Self, Error> {
         from_str::<McpIn>(text).map(Self::from)
+    }
+
+    /// Reads a tool from MCP `Tool` JSON given as bytes (as read from a socket or a file);
+    /// like [`Tool::from_mcp_str`], without converting to `&str` first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tool::from_mcp_str`], and [`Error::Json`] with the line and column for bytes that
+    /// are not UTF-8.
+    pub fn from_mcp_slice(bytes: &[u8]) -> Result<Self, Error> {
+        from_slice::<McpIn>(bytes).map(Self::from)
     }
 
     /// The tool as full JSON: the MCP form plus `namespace`, `version`, `tags` and `backends`
@@ -286,7 +345,8 @@ impl Tool {
     /// # Errors
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value, as for
-    /// [`Tool::from_mcp_json`], and for a backend of unknown kind or without its body.
+    /// [`Tool::from_mcp_json`] (a value nested too deep included), and for a backend of
+    /// unknown kind or without its body.
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         from_value::<FullIn>(value).map(Self::from)
     }
@@ -295,9 +355,20 @@ impl Tool {
     ///
     /// # Errors
     ///
-    /// [`Error::Json`] with line, column and JSON Pointer, as for [`Tool::from_mcp_str`].
+    /// [`Error::Json`] with line, column and JSON Pointer, as for [`Tool::from_mcp_str`]
+    /// (repeated keys included).
     pub fn from_json_str(text: &str) -> Result<Self, Error> {
         from_str::<FullIn>(text).map(Self::from)
+    }
+
+    /// Reads a tool from full JSON given as bytes; like [`Tool::from_json_str`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Tool::from_json_str`], and [`Error::Json`] with the line and column for bytes that
+    /// are not UTF-8.
+    pub fn from_json_slice(bytes: &[u8]) -> Result<Self, Error> {
+        from_slice::<FullIn>(bytes).map(Self::from)
     }
 }
 

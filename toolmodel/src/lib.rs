@@ -91,8 +91,10 @@ pub mod catalog;
 mod definition;
 mod dialect;
 mod error;
+mod expansion;
 mod id;
 mod json;
+pub mod limits;
 pub mod name;
 pub mod profile;
 #[cfg(feature = "inventory")]
@@ -103,6 +105,7 @@ pub mod rmcp;
 mod schema;
 pub mod tags;
 mod tool;
+mod unique_keys;
 mod validator;
 mod violation;
 
@@ -112,6 +115,7 @@ pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use error::Error;
 pub use id::{ToolId, ToolIdProblem, parse_tool_id};
 pub use json::McpTool;
+pub use limits::Limits;
 pub use profile::{ProfiledSchema, SchemaProfile};
 #[cfg(feature = "inventory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inventory")))]

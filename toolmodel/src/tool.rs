@@ -41,6 +41,11 @@ use crate::{Backend, ToolSchema};
 ///   absence, and the official schema rejects it. This is the one difference a round trip makes.
 /// - `inputSchema` must be a JSON object; `null` or a missing `inputSchema` is an error.
 /// - An icon `theme` or `taskSupport` outside the spec's enum is an error naming the value.
+/// - **Reading text** ([`Tool::from_mcp_str`], [`Tool::from_mcp_slice`], ...), **a key
+///   repeated within an object is an error** naming the key, its line and column: JSON leaves
+///   its meaning to each parser, so the tool could mean something else to another reader.
+/// - **Bounds**: a value nested more than 128 levels is an error when reading a `Value` and a
+///   violation for [`Tool::validate`] (see [`Limits`](crate::Limits)).
 ///
 /// Clones share the schemas (see [`ToolSchema`]); share whole tools with `Arc<Tool>` when you
 /// hold thousands.

@@ -11,7 +11,10 @@ use std::{
 
 use serde_json::Value;
 
-use crate::{Dialect, Error, Tool, ToolSchema, error::escape_pointer_token, violation::SchemaSlot};
+use crate::{
+    Dialect, Error, Limits, Tool, ToolSchema, error::escape_pointer_token, limits::deeper_than,
+    violation::SchemaSlot,
+};
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
 /// validator; `toolmodel` ships [`DefaultValidator`].
@@ -100,6 +103,10 @@ impl fmt::Display for SchemaIssue {
 pub struct CompiledSchema {
     validator: jsonschema::Validator,
     dialect: Dialect,
+    /// The deepest instance validated ([`Limits`]).
+    instance_depth: usize,
+    /// The backtracking limit of patterns, when they may backtrack.
+    backtrack_limit: Option<usize>,
 }
 
 impl CompiledSchema {
@@ -109,31 +116,69 @@ impl CompiledSchema {
         self.dialect
     }
 
-    /// Returns `true` when the instance matches, without collecting errors.
+    /// The deepest instance this schema validates, in levels of arrays and objects:
+    /// [`Limits::max_depth`], or less when the schema's chains of subschemas are long (see
+    /// [`Limits`]).
+    #[must_use]
+    pub fn max_instance_depth(&self) -> usize {
+        self.instance_depth
+    }
+
+    /// Returns `true` when the instance matches, without collecting errors. An instance that
+    /// [`CompiledSchema::validate`] neither accepts nor rejects (too deep, a pattern match that
+    /// could not finish) is not valid.
     #[must_use]
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        deeper_than(instance, self.instance_depth).is_none() && self.validator.is_valid(instance)
     }
 
     /// Validates an instance.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInstance`] with every violation.
+    /// - [`Error::InvalidInstance`] with every violation.
+    /// - [`Error::InstanceTooDeep`] when the instance nests deeper than
+    ///   [`CompiledSchema::max_instance_depth`]; nothing is validated.
+    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not
+    ///   finish within [`Limits::pattern_backtrack_limit`].
     pub fn validate(&self, instance: &Value) -> Result<(), Error> {
+        if let Some(pointer) = deeper_than(instance, self.instance_depth) {
+            return Err(Error::InstanceTooDeep {
+                pointer,
+                limit: self.instance_depth,
+            });
+        }
         if self.validator.is_valid(instance) {
             return Ok(());
         }
-        let errors: Vec<InstanceError> = self
-            .validator
-            .iter_errors(instance)
-            .map(|err| InstanceError {
-                instance_path: err.instance_path().as_str().to_owned(),
-                schema_path: err.schema_path().as_str().to_owned(),
+        let mut errors = Vec::new();
+        for err in self.validator.iter_errors(instance) {
+            use jsonschema::error::ValidationErrorKind;
+            let reason = match err.kind() {
+                ValidationErrorKind::BacktrackLimitExceeded { .. } => Some(format!(
+                    "it needs more than {} backtracking steps",
+                    self.backtrack_limit.unwrap_or_default()
+                )),
+                ValidationErrorKind::RegexEngineFailure { message } => Some(message.clone()),
+                _ => None,
+            };
+            let instance_path = err.instance_path().as_str().to_owned();
+            let schema_path = err.schema_path().as_str().to_owned();
+            if let Some(reason) = reason {
+                // `jsonschema` reports an unfinished match only when the outcomes disagree.
+                return Err(Error::PatternUndecided {
+                    instance_path,
+                    schema_path,
+                    reason,
+                });
+            }
+            errors.push(InstanceError {
+                instance_path,
+                schema_path,
                 keyword: err.kind().keyword().to_owned(),
                 message: err.to_string(),
-            })
-            .collect();
+            });
+        }
         Err(Error::InvalidInstance { errors })
     }
 }
@@ -147,6 +192,7 @@ impl fmt::Debug for CompiledSchema {
 }
 
 /// Refuses every URI, so that no reference is ever fetched or read.
+#[derive(Clone, Copy)]
 struct RefuseAll;
 
 impl jsonschema::Retrieve for RefuseAll {
@@ -244,6 +290,7 @@ struct Entry {
 pub struct DefaultValidator {
     default_dialect: Dialect,
     assert_formats: bool,
+    limits: Limits,
     cache: RwLock<Cache>,
 }
 
@@ -258,6 +305,7 @@ impl fmt::Debug for DefaultValidator {
         f.debug_struct("DefaultValidator")
             .field("default_dialect", &self.default_dialect)
             .field("assert_formats", &self.assert_formats)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -269,8 +317,24 @@ impl DefaultValidator {
         Self {
             default_dialect: Dialect::Draft202012,
             assert_formats: false,
+            limits: Limits::DEFAULT,
             cache: RwLock::default(),
         }
+    }
+
+    /// Sets the resource bounds (default [`Limits::DEFAULT`]; see [`Limits`] for each bound and
+    /// the error exceeding it gives).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self.cache = RwLock::default();
+        self
+    }
+
+    /// The resource bounds in force.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Makes the known `format`s assertions (`true`) or annotations (`false`, the default).
@@ -318,7 +382,20 @@ impl DefaultValidator {
     ///   with its JSON Pointer), or a local reference that leads nowhere (pointing at the
     ///   `$ref`).
     /// - [`Error::ExternalRef`]: a reference to anything outside the schema.
+    /// - [`Error::SchemaTooDeep`]: the schema nests more than [`Limits::max_depth`] levels, or
+    ///   its references chain more subschemas than that at one place of the instance.
+    /// - [`Error::SchemaTooLarge`]: its references, expanded, add more than
+    ///   [`Limits::max_expansion`] JSON values.
+    ///
+    /// A `pattern` that needs backtracking (lookaround, backreferences) is an
+    /// [`Error::InvalidSchema`] unless [`Limits::pattern_backtrack_limit`] allows it.
     pub fn compile(&self, schema: &Value) -> Result<CompiledSchema, Error> {
+        if let Some(pointer) = deeper_than(schema, self.limits.max_depth) {
+            return Err(Error::SchemaTooDeep {
+                pointer,
+                limit: self.limits.max_depth,
+            });
+        }
         let dialect = self.dialect_of(schema)?;
         let nested = nested_declarations(schema, dialect);
         if let Some(unsupported) = nested
@@ -334,14 +411,32 @@ impl DefaultValidator {
         if !issues.is_empty() {
             return Err(Error::InvalidSchema { issues });
         }
-        let validator = jsonschema::options()
+        let shape = crate::expansion::check(schema, dialect.draft(), RefuseAll, &self.limits)?;
+        let options = jsonschema::options()
             .with_draft(dialect.draft())
             .with_retriever(RefuseAll)
             .should_validate_formats(self.assert_formats)
-            .should_ignore_unknown_formats(true)
-            .build(schema)
-            .map_err(|err| compile_error(schema, dialect, &err))?;
-        Ok(CompiledSchema { validator, dialect })
+            .should_ignore_unknown_formats(true);
+        let options = match self.limits.pattern_backtrack_limit {
+            None => options.with_pattern_options(jsonschema::PatternOptions::regex()),
+            Some(limit) => options.with_pattern_options(
+                jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit),
+            ),
+        };
+        let validator = options.build(schema).map_err(|err| {
+            compile_error(
+                schema,
+                dialect,
+                self.limits.pattern_backtrack_limit.is_none(),
+                &err,
+            )
+        })?;
+        Ok(CompiledSchema {
+            validator,
+            dialect,
+            instance_depth: self.limits.instance_depth(shape.chain),
+            backtrack_limit: self.limits.pattern_backtrack_limit,
+        })
     }
 
     /// The compiled form of a tool schema, compiled on first use and cached by the schema's
@@ -645,10 +740,16 @@ fn innermost<'e>(
     }
 }
 
-/// Maps a `jsonschema` build error to ours: an unretrievable resource is an
+/// Maps a `jsonschema` build error to ours (`linear_patterns`: patterns may not backtrack):
+/// an unretrievable resource is an
 /// [`Error::ExternalRef`]; a local reference that leads nowhere is an [`Error::InvalidSchema`]
 /// pointing at the `$ref` (or `$dynamicRef`) that makes it.
-fn compile_error(schema: &Value, dialect: Dialect, err: &jsonschema::ValidationError<'_>) -> Error {
+fn compile_error(
+    schema: &Value,
+    dialect: Dialect,
+    linear_patterns: bool,
+    err: &jsonschema::ValidationError<'_>,
+) -> Error {
     use jsonschema::{ReferencingError, error::ValidationErrorKind};
     let target = match err.kind() {
         ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
@@ -666,11 +767,18 @@ fn compile_error(schema: &Value, dialect: Dialect, err: &jsonschema::ValidationE
     let pointer = target
         .and_then(|fragment| reference_to(schema, dialect, fragment))
         .unwrap_or_else(|| err.instance_path().as_str().to_owned());
+    let mut message = err.to_string();
+    if linear_patterns
+        && matches!(err.kind(), ValidationErrorKind::Format { format } if format == "regex")
+    {
+        message.push_str(
+            ": patterns run on a linear-time engine, which refuses lookaround and backreferences \
+             (allowed by `Limits::pattern_backtrack_limit`) and patterns compiling to more than \
+             10 MB",
+        );
+    }
     Error::InvalidSchema {
-        issues: vec![SchemaIssue {
-            pointer,
-            message: err.to_string(),
-        }],
+        issues: vec![SchemaIssue { pointer, message }],
     }
 }
 

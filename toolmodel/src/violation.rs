@@ -3,8 +3,9 @@
 use std::fmt;
 
 use crate::{
-    Error, Tool,
+    Error, Limits, Tool,
     json::FULL_KEYS,
+    limits::{deeper_than, tool_deeper_than},
     name::{NameError, name_problems},
     tags::{is_normalized, normalize_tags},
 };
@@ -93,6 +94,15 @@ pub enum Violation {
         /// The key.
         key: String,
     },
+    /// A value nests deeper than [`Limits::max_depth`](crate::Limits::max_depth) levels,
+    /// counted from the tool's own object: its JSON could not be read back (`serde_json` reads
+    /// at most 127 levels), and writing it, cloning it or comparing it recurses once per level.
+    TooDeep {
+        /// JSON Pointer of the first value found too deep.
+        pointer: String,
+        /// The limit, in levels.
+        limit: usize,
+    },
 }
 
 impl Violation {
@@ -110,6 +120,7 @@ impl Violation {
                 index, kind, field, ..
             } => format!("/backends/{index}/{kind}/{field}"),
             Self::ShadowedKey { key } => format!("/{}", crate::error::escape_pointer_token(key)),
+            Self::TooDeep { pointer, .. } => pointer.clone(),
         }
     }
 }
@@ -149,6 +160,10 @@ impl fmt::Display for Violation {
                 f,
                 "unknown-field map holds {key:?}, which is a tool key; it would not be written"
             ),
+            Self::TooDeep { limit, .. } => write!(
+                f,
+                "nested more than {limit} levels below the tool; it could not be read back"
+            ),
         }
     }
 }
@@ -181,6 +196,8 @@ impl Tool {
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
     /// - `extra`: no key that is a tool key.
+    /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
+    ///   levels below the tool's own object, checked without recursion.
     ///
     /// Whether each schema is itself valid JSON Schema is the validator's concern:
     /// [`DefaultValidator::compile`](crate::DefaultValidator::compile).
@@ -238,12 +255,18 @@ impl Tool {
         }
         let schemas = std::iter::once((SchemaSlot::Input, &self.input_schema))
             .chain(self.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
+        let max_depth = Limits::DEFAULT.max_depth;
         for (slot, schema) in schemas {
             if !schema.has_object_root() {
-                out.push(Violation::SchemaRoot {
-                    slot,
-                    found: schema.get("type").map(ToString::to_string),
+                // Printing a value recurses once per level: print only what is shallow.
+                let found = schema.get("type").map(|found| {
+                    if deeper_than(found, max_depth).is_some() {
+                        format!("a value nested more than {max_depth} levels")
+                    } else {
+                        found.to_string()
+                    }
                 });
+                out.push(Violation::SchemaRoot { slot, found });
             }
         }
         if !is_normalized(&self.tags) {
@@ -277,6 +300,12 @@ impl Tool {
             .filter(|k| FULL_KEYS.contains(&k.as_str()))
         {
             out.push(Violation::ShadowedKey { key: key.clone() });
+        }
+        if let Some(pointer) = tool_deeper_than(self, max_depth) {
+            out.push(Violation::TooDeep {
+                pointer,
+                limit: max_depth,
+            });
         }
         out
     }

@@ -297,7 +297,9 @@ pub struct ProfileReport {
 ///
 /// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold
 /// with the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
-/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`]. See the [module docs](self).
+/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`]; [`Error::Conversion`] too for any other
+/// value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
+/// levels. See the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
     let names = NameMap::assign(
         target,
@@ -405,8 +407,17 @@ pub fn portability(tool: &Tool, options: &ConvertOptions) -> Vec<ProfileReport> 
 /// not a string, `type` not `"function"`, a schema that is not an object, Gemini's
 /// `parameters` next to `parametersJsonSchema`); [`Error::InvalidSchema`] listing every `type`
 /// name JSON Schema does not define, unless [`ReadOptions::lenient`];
-/// [`Error::SchemaTooDeep`].
+/// [`Error::SchemaTooDeep`]; [`Error::Json`] for a document nested more than
+/// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
 pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Reading, Error> {
+    // Reading copies values, which recurses once per level: bound the document first.
+    let limit = crate::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::limits::deeper_than(value, limit) {
+        return Err(fields::json_error(
+            &pointer,
+            format!("nested more than {limit} levels"),
+        ));
+    }
     match target {
         Target::Mcp => Ok(Reading {
             tool: Tool::from_mcp_json(value)?,
@@ -431,6 +442,17 @@ fn convert_named(
             reason: format!(
                 "{target} has no strict mode; strict conversions exist for openai, openai-responses and anthropic"
             ),
+        });
+    }
+    // Converting copies and writes values, which recurses once per level: bound the tool
+    // first (its input schema with the stricter limit of converted schemas).
+    check_depth(tool.input_schema.as_value(), "/inputSchema")?;
+    let limit = crate::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::limits::tool_deeper_than(tool, limit) {
+        return Err(Error::Conversion {
+            target: target.as_str(),
+            pointer,
+            reason: format!("nested more than {limit} levels"),
         });
     }
     let mut warnings = Vec::new();

@@ -1,0 +1,4 @@
+//! Fuzz target: see `toolmodel_fuzz::tool_json`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolmodel_fuzz::tool_json(data));
