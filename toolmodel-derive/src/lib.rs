@@ -7,6 +7,18 @@
 //! runtime by a test), `expand` generates the impl, and `fallback` the impl emitted beside
 //! errors; `ctxt` collects every error so that all are reported at once.
 
+// Library code has no path to a panic on input: every mistake is a spanned compile error.
+// Tests may unwrap; a justified local `allow` marks the rest.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
 mod ast;
 mod attr;
 mod ctxt;

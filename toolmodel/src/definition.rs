@@ -429,6 +429,9 @@ pub mod private {
             }
         }
 
+        // The documented panic of `ToolDefinition::tool`: a type whose schema cannot be a tool's
+        // is a programming error found on first use (`try_tool` returns it as an error).
+        #[allow(clippy::panic)]
         #[cold]
         #[inline(never)]
         fn build_or_panic(

@@ -82,6 +82,17 @@
 //! feature brings `rmcp`, `tokio` and about 30 crates more into the build.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// Library code has no path to a panic on input: every failure is a typed error. Tests may
+// unwrap; a justified local `allow` marks the rest.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 #[cfg(feature = "adapters")]
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
