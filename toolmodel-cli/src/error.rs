@@ -135,15 +135,38 @@ impl Error {
     ///
     /// A file holding more than one JSON value (JSON Lines, such as BFCL's `.json` files) gets
     /// a hint: the command reads one JSON document per file.
-    pub(crate) fn syntax(path: &str, err: &serde_json::Error) -> Self {
-        let (line, column) = (err.line(), err.column());
-        let full = err.to_string();
+    /// `err` from [`toolmodel::catalog::parse_slice`]: an [`Error::Syntax`] with its line and
+    /// column (and, for a repeated key, the pointer of its object in the message).
+    pub(crate) fn syntax(path: &str, err: toolmodel::Error) -> Self {
+        let toolmodel::Error::Json {
+            path: pointer,
+            line,
+            column,
+            message: full,
+        } = err
+        else {
+            return Self::Syntax {
+                path: path.to_owned(),
+                line: 0,
+                column: 0,
+                message: err.to_string(),
+            };
+        };
         let suffix = format!(" at line {line} column {column}");
         let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
         if message == "trailing characters" {
             message.push_str(
                 ": the file holds more than one JSON value (JSON Lines?); a tool file holds one JSON document",
             );
+        } else if message.starts_with("duplicate key") {
+            let place = if pointer.is_empty() {
+                "at the top level".to_owned()
+            } else {
+                format!("in the object at {pointer}")
+            };
+            message.push_str(&format!(
+                " {place}: JSON leaves a repeated key's meaning to each reader"
+            ));
         }
         Self::Syntax {
             path: path.to_owned(),

@@ -153,10 +153,12 @@ pub fn read_document(path: &Path) -> Result<Document, Error> {
 /// # Errors
 ///
 /// [`Error::Syntax`] with `label`, the line and the column: malformed or truncated JSON,
-/// invalid UTF-8 in a string, nesting deeper than 128 levels, an empty file, or trailing text.
+/// invalid UTF-8 in a string, nesting deeper than 128 levels, an empty file, trailing text, a
+/// number beyond `f64`, or an object that repeats a key (the rule of
+/// [`toolmodel::catalog::parse_slice`]: JSON leaves a repeated key's meaning to each parser).
 pub fn parse_json(label: &str, bytes: &[u8]) -> Result<Value, Error> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    serde_json::from_slice(bytes).map_err(|err| Error::syntax(label, &err))
+    toolmodel::catalog::parse_slice(bytes).map_err(|err| Error::syntax(label, err))
 }
 
 /// Parses a document and reads every tool in it.

@@ -318,6 +318,31 @@ fn truncated_json_is_reported_at_its_line_and_column() {
 }
 
 #[test]
+fn a_repeated_key_is_a_syntax_error_at_its_place() {
+    let text = "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"},\n   \"name\": \"b\"}]}";
+    let one = r#"{"name": "a", "inputSchema": {"type": "object"}}"#;
+    let dir = folder(&[("twice.json", text), ("one.json", one)]);
+    let path = dir.path().join("twice.json");
+    toolmodel()
+        .arg("lint")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "error: {}:3:9: duplicate key \"name\" (a key may appear once in an object) in the object at /tools/0: JSON leaves",
+            path.display()
+        )));
+    toolmodel()
+        .args(["validate", "--tool", "a", "--args", r#"{"a": 1, "a": 2}"#])
+        .arg(dir.path().join("one.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: --args:1:12: duplicate key \"a\" (a key may appear once in an object) at the top level",
+        ));
+}
+
+#[test]
 fn empty_deep_and_non_utf8_files_are_syntax_errors() {
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     let dir = folder(&[("empty.json", ""), ("deep.json", &deep)]);

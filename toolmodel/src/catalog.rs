@@ -4,6 +4,41 @@ use serde_json::Value;
 
 use crate::{Error, error::escape_pointer_token};
 
+/// Parses a JSON document (a tool list, a capture, a tools/list response) from bytes, with the
+/// rules [`Tool::from_mcp_slice`](crate::Tool::from_mcp_slice) reads tools by: one JSON value,
+/// UTF-8, numbers within `f64`, nesting under 128 levels, and no object repeating a key
+/// anywhere (JSON leaves a repeated key's meaning to each parser, so it is refused; see the
+/// README's "Security" section). Hand the result to [`tool_values`].
+///
+/// Two passes over the text: one checks the keys, one builds the value.
+///
+/// # Errors
+///
+/// [`Error::Json`] with the 1-based line and column (and, for a repeated key, the JSON Pointer
+/// of its object and the key in the message): malformed or truncated text, invalid UTF-8,
+/// trailing text, a number beyond `f64`, nesting too deep, a repeated key.
+///
+/// # Examples
+///
+/// ```
+/// use toolmodel::{Error, catalog::parse_slice};
+///
+/// let doc = parse_slice(br#"{"tools": []}"#)?;
+/// assert_eq!(doc["tools"], serde_json::json!([]));
+///
+/// let Err(Error::Json { path, line, column, message }) =
+///     parse_slice(br#"{"tools": [{"name": "a", "name": "b"}]}"#)
+/// else {
+///     panic!("a repeated key is an error")
+/// };
+/// assert_eq!((path.as_str(), line, column), ("/tools/0", 1, 31));
+/// assert!(message.starts_with("duplicate key \"name\""));
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
+    crate::json::from_slice(bytes)
+}
+
 /// The tool objects in a JSON document, each with its JSON Pointer, in document order.
 ///
 /// Accepted shapes (the ones real MCP servers and captures use):

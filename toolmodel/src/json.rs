@@ -226,7 +226,7 @@ fn from_str<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Error> {
     from_text(|| serde_json::de::StrRead::new(text))
 }
 
-fn from_slice<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Error> {
+pub(crate) fn from_slice<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Error> {
     from_text(|| serde_json::de::SliceRead::new(bytes))
 }
 

@@ -56,7 +56,12 @@ pub(crate) fn standard_types(
     ctx: &mut Ctx<'_>,
 ) -> Result<(), Error> {
     let mut issues = Vec::new();
-    walk(schema, lenient, ctx, &mut issues);
+    let mode = if lenient {
+        Mode::ReadLeniently
+    } else {
+        Mode::Read
+    };
+    walk(schema, mode, ctx, &mut issues);
     if issues.is_empty() {
         Ok(())
     } else {
@@ -64,7 +69,36 @@ pub(crate) fn standard_types(
     }
 }
 
-fn walk(schema: &mut Value, lenient: bool, ctx: &mut Ctx<'_>, issues: &mut Vec<SchemaIssue>) {
+/// Checks, before converting, that every `type` name of a tool's schema is one JSON Schema
+/// defines: a provider refuses the others, and reading the converted tool back would too.
+/// `ctx` points at the schema in the tool.
+///
+/// # Errors
+///
+/// [`Error::InvalidSchema`] listing every `type` value JSON Schema does not define, each with
+/// its JSON Pointer.
+pub(crate) fn check_types(schema: &Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let mut issues = Vec::new();
+    walk(&mut schema.clone(), Mode::Convert, ctx, &mut issues);
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InvalidSchema { issues })
+    }
+}
+
+/// What [`walk`] does with a `type` name JSON Schema does not define.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Converting a tool: report it.
+    Convert,
+    /// Reading a provider's document: report it, with the lenient reading it would get.
+    Read,
+    /// Reading leniently: map it, with a warning.
+    ReadLeniently,
+}
+
+fn walk(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>, issues: &mut Vec<SchemaIssue>) {
     let Value::Object(map) = schema else {
         return;
     };
@@ -78,7 +112,7 @@ fn walk(schema: &mut Value, lenient: bool, ctx: &mut Ctx<'_>, issues: &mut Vec<S
             .iter()
             .all(|n| n.is_some_and(|n| JSON_TYPES.contains(&n)));
         if !standard {
-            if lenient {
+            if mode == Mode::ReadLeniently {
                 let mut mapped: Vec<&'static str> = Vec::new();
                 let mut exact = true;
                 let mut any = false;
@@ -128,6 +162,7 @@ fn walk(schema: &mut Value, lenient: bool, ctx: &mut Ctx<'_>, issues: &mut Vec<S
                 }
             } else {
                 let reading = match names.first().copied().flatten().map(map_name) {
+                    _ if mode == Mode::Convert => format!("{} refuses it", ctx.target),
                     Some(Mapped::Type(t, _)) if names.len() == 1 => {
                         format!("read leniently as {t:?}")
                     }
@@ -142,7 +177,7 @@ fn walk(schema: &mut Value, lenient: bool, ctx: &mut Ctx<'_>, issues: &mut Vec<S
     }
     let _ = for_each_subschema::<()>(map, &mut |path, sub| {
         let marks: Vec<usize> = path.iter().map(|t| ctx.enter(t)).collect();
-        walk(sub, lenient, ctx, issues);
+        walk(sub, mode, ctx, issues);
         if let Some(first) = marks.first() {
             ctx.leave(*first);
         }

@@ -107,8 +107,10 @@
 //! the reason) when the target cannot hold the schema even with a warning, with
 //! [`Error::RecursiveSchema`] for recursion a target cannot take, [`Error::SchemaTooLarge`]
 //! when inlining references exceeds [`ConvertOptions::inline_budget`],
-//! [`Error::SchemaTooDeep`] beyond 120 levels of nesting, and [`Error::ExternalRef`] for a
-//! reference outside the schema (never fetched).
+//! [`Error::SchemaTooDeep`] beyond 120 levels of nesting, [`Error::ExternalRef`] for a
+//! reference outside the schema (never fetched), and [`Error::InvalidSchema`] for a `type`
+//! name JSON Schema does not define (`"strin"`, `"dict"`): every provider refuses those, and
+//! reading the converted tool back would too. Whatever a conversion writes reads back.
 
 mod anthropic;
 mod combinators;
@@ -297,8 +299,9 @@ pub struct ProfileReport {
 ///
 /// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold
 /// with the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
-/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`]; [`Error::Conversion`] too for any other
-/// value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
+/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name
+/// JSON Schema does not define, each with its pointer; not for [`Target::Mcp`]);
+/// [`Error::Conversion`] too for any other value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
 /// levels. See the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
     let names = NameMap::assign(
@@ -525,6 +528,9 @@ fn convert_schema(
     check_depth(schema.as_value(), &base)?;
     let mut value = schema.to_value();
     let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
+    if target != Target::Mcp {
+        lenient::check_types(&value, &mut ctx)?;
+    }
     match target {
         Target::Mcp => {}
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic if options.strict => {
