@@ -6,7 +6,6 @@
 //! `adapters::read` then refused. Converting now refuses it with [`Error::InvalidSchema`] at
 //! the pointer of the `type`, so that whatever a conversion writes reads back.
 
-use serde_json::Value;
 use toolmodel::{
     Error, Tool,
     adapters::{ConvertOptions, ReadOptions, Target, convert, read},
