@@ -24,6 +24,7 @@ mkdir -p logs
 run() {
     local target="$1"
     mkdir -p "artifacts/$target"
+    local start=$SECONDS
     # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: 2 GiB is a blow-up.
     # The binaries `cargo fuzz build` made, run as `cargo fuzz run` would (without rebuilding).
     if "target/$triple/release/$target" -artifact_prefix="artifacts/$target/" \
@@ -33,10 +34,10 @@ run() {
     else
         status="FAILED (see fuzz/logs/$target.log and fuzz/artifacts/$target)"
     fi
-    local execs corpus
+    local execs corpus elapsed=$((SECONDS - start))
     execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "logs/$target.log" | grep -o '[0-9]*$' || echo '?')"
     corpus="$(ls "corpus/$target" | wc -l)"
-    echo "$target: $status, $execs executions in ${seconds} s, corpus $corpus inputs"
+    echo "$target: $status, $execs executions in ${elapsed} s, corpus $corpus inputs"
 }
 running=0
 for target in "${targets[@]}"; do

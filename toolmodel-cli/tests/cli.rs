@@ -386,7 +386,11 @@ fn wrong_shapes_are_not_tool_documents() {
     for (file, pointer, found) in [
         ("string.json", "", "found string"),
         ("numbers.json", "/0", "found integer"),
-        ("tools5.json", "", "an object with `tools` or `result`"),
+        (
+            "tools5.json",
+            "/tools",
+            "expected `tools` to hold tools (an array or an object), found integer",
+        ),
         ("schema.json", "", "an object with `tools` or `result`"),
     ] {
         let path = dir.path().join(file);

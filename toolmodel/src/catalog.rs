@@ -141,6 +141,13 @@ fn collect<'a>(
                     pointer.truncate(len);
                     Ok(())
                 }
+                (Some(key), Some(other)) => Err(Error::UnrecognizedDocument {
+                    pointer: format!("{pointer}/{key}"),
+                    reason: format!(
+                        "expected `{key}` to hold tools (an array or an object), found {}",
+                        crate::schema::json_type(other)
+                    ),
+                }),
                 _ => Err(Error::UnrecognizedDocument {
                     pointer: pointer.clone(),
                     reason: "expected a tool (an object with `name`), an array, or an object with `tools` or `result`".into(),
@@ -168,6 +175,22 @@ mod tests {
             .into_iter()
             .map(|(pointer, _)| pointer)
             .collect()
+    }
+
+    #[test]
+    fn a_tools_key_without_tools_is_reported_at_that_key() {
+        assert_eq!(
+            tool_values(&json!({"tools": 5})),
+            Err(Error::UnrecognizedDocument {
+                pointer: "/tools".into(),
+                reason: "expected `tools` to hold tools (an array or an object), found integer"
+                    .into(),
+            })
+        );
+        assert!(matches!(
+            tool_values(&json!([{"result": "text"}])),
+            Err(Error::UnrecognizedDocument { pointer, .. }) if pointer == "/0/result"
+        ));
     }
 
     #[test]
