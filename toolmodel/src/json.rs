@@ -206,7 +206,21 @@ where
     R: serde_json::de::Read<'de>,
 {
     crate::unique_keys::check(serde_json::Deserializer::new(reader()))?;
-    let mut deserializer = serde_json::Deserializer::new(reader());
+    deserialize_text(serde_json::Deserializer::new(reader()))
+}
+
+/// Reads one `T` from the text of `deserializer`, and nothing after it.
+///
+/// # Errors
+///
+/// [`Error::Json`] with the line and column (1-based) and the JSON Pointer of the error.
+pub(crate) fn deserialize_text<'de, T, R>(
+    mut deserializer: serde_json::Deserializer<R>,
+) -> Result<T, Error>
+where
+    T: Deserialize<'de>,
+    R: serde_json::de::Read<'de>,
+{
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| Error::Json {
         path: crate::error::pointer_of(err.path()),
         line: err.inner().line(),

@@ -20,22 +20,9 @@ use crate::Error;
 /// [`Error::Json`] with the line and column of the repeated key, the JSON Pointer of its object
 /// and the key; or for text that is not JSON, as `serde_json` reports it.
 pub(crate) fn check<'de, R: serde_json::de::Read<'de>>(
-    mut deserializer: serde_json::Deserializer<R>,
+    deserializer: serde_json::Deserializer<R>,
 ) -> Result<(), Error> {
-    serde_path_to_error::deserialize::<_, UniqueKeys>(&mut deserializer).map_err(|err| {
-        Error::Json {
-            path: crate::error::pointer_of(err.path()),
-            line: err.inner().line(),
-            column: err.inner().column(),
-            message: err.inner().to_string(),
-        }
-    })?;
-    deserializer.end().map_err(|err| Error::Json {
-        path: String::new(),
-        line: err.line(),
-        column: err.column(),
-        message: err.to_string(),
-    })
+    crate::json::deserialize_text::<UniqueKeys, R>(deserializer).map(|UniqueKeys| ())
 }
 
 /// Any JSON value whose objects do not repeat a key; nothing of it is kept.
