@@ -151,7 +151,7 @@ pub struct WarningReport {
     /// The keyword or tool field.
     pub feature: String,
     /// What was done: `dropped`, `dropped-widened`, `rewritten-exact`, `rewritten-inexact`,
-    /// `moved-to-description`, `unsupported`, `unsupported-widened`.
+    /// `narrowed`, `moved-to-description`, `unsupported`, `unsupported-widened`.
     pub action: &'static str,
     /// Whether the converted schema accepts values the original rejects.
     pub widens: bool,
@@ -450,6 +450,7 @@ pub fn action_tag(action: Action) -> &'static str {
         Action::Dropped { widened: false } => "dropped",
         Action::Rewritten { exact: true } => "rewritten-exact",
         Action::Rewritten { exact: false } => "rewritten-inexact",
+        Action::Narrowed => "narrowed",
         Action::MovedToDescription => "moved-to-description",
         Action::Unsupported { widened: true } => "unsupported-widened",
         Action::Unsupported { widened: false } => "unsupported",

@@ -562,7 +562,7 @@ fn close_object(
             } else {
                 "root object without properties closed (additionalProperties: false): the tool takes no arguments"
             };
-            ctx.warn(Some("additionalProperties"), "additionalProperties", Action::Rewritten { exact: false }, detail);
+            ctx.warn(Some("additionalProperties"), "additionalProperties", Action::Narrowed, detail);
             Ok(())
         }
         None => Err(ctx.error(
@@ -849,7 +849,7 @@ mod tests {
                 (
                     "/inputSchema/additionalProperties",
                     "additionalProperties",
-                    Action::Rewritten { exact: false }
+                    Action::Narrowed
                 ),
                 (
                     "/inputSchema/properties/unit",

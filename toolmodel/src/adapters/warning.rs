@@ -21,12 +21,17 @@ pub enum Action {
     /// Replaced by another form. `exact` is `true` when the new form accepts exactly the same
     /// instances (`const` to a one-value `enum`, a local `$ref` inlined, `oneOf` to `anyOf`
     /// over branches that cannot overlap, a tool renamed through the returned name map);
-    /// `false` when it does not (strict mode closing an object or making an optional property
-    /// required and nullable, `oneOf` to `anyOf` over branches that may overlap).
+    /// `false` when it does not and may accept instances the original rejects (strict mode
+    /// making an optional property required and nullable, `oneOf` to `anyOf` over branches
+    /// that may overlap).
     Rewritten {
         /// Whether the new form is equivalent.
         exact: bool,
     },
+    /// Replaced by a form that accepts only instances the original accepts, and not all of
+    /// them (strict mode closing an object with `additionalProperties: false`): the model can
+    /// no longer send some arguments the tool takes, and nothing the tool refuses gets through.
+    Narrowed,
     /// Removed from the schema and written into the `description` of the schema object that
     /// held it, as JSON text, so that the model still reads it; the schema got wider.
     MovedToDescription,
@@ -45,6 +50,7 @@ impl Action {
         match self {
             Self::Dropped { widened } | Self::Unsupported { widened } => widened,
             Self::Rewritten { exact } => !exact,
+            Self::Narrowed => false,
             Self::MovedToDescription => true,
         }
     }
@@ -57,6 +63,7 @@ impl fmt::Display for Action {
             Self::Dropped { widened: false } => "dropped",
             Self::Rewritten { exact: true } => "rewritten (equivalent)",
             Self::Rewritten { exact: false } => "rewritten (not equivalent)",
+            Self::Narrowed => "rewritten (schema narrower)",
             Self::MovedToDescription => "moved to description (schema wider)",
             Self::Unsupported { widened: true } => {
                 "kept, unsupported by the target (ignored: schema wider)"
@@ -142,6 +149,8 @@ mod tests {
         );
         assert!(Action::MovedToDescription.widens());
         assert!(!Action::Rewritten { exact: true }.widens());
+        assert!(!Action::Narrowed.widens());
+        assert!(Action::Rewritten { exact: false }.widens());
         assert_eq!(list[0].to_string(), "openai: /a: x: dropped: ");
     }
 }
