@@ -828,6 +828,29 @@ fn a_130_character_name_is_too_long() {
     }
 }
 
+/// A 100,000-character name converts under a mapped name of at most 64 characters, and the
+/// rename warning quotes only its first 64 characters and its length.
+#[test]
+fn a_huge_name_is_mapped_and_not_copied_into_its_warning() {
+    let tool = Tool::new(
+        "n".repeat(100_000),
+        ToolSchema::try_from(json!({"type": "object"})).unwrap(),
+    );
+    for target in [Target::OpenAiChat, Target::Anthropic, Target::Gemini] {
+        let out = adapters::convert(&tool, target, &ConvertOptions::default()).unwrap();
+        let rename = out.warnings.iter().find(|w| w.pointer == "/name").unwrap();
+        assert!(rename.detail.len() < 300, "{target}: {}", rename.detail);
+        assert!(
+            rename.detail.contains(&format!(
+                "{:?}… (100000 characters) sent as",
+                "n".repeat(64)
+            )),
+            "{}",
+            rename.detail
+        );
+    }
+}
+
 /// 10,000 tags normalize to the first 20 distinct ones; `Tool::validate` reports a raw list as
 /// `Violation::Tags` with that normal form.
 #[test]

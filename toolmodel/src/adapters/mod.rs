@@ -432,6 +432,26 @@ pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Read
     }
 }
 
+/// `name` quoted for a warning: whole up to 128 characters (MCP's longest valid name), else
+/// its first 64 characters and its length, so that a hostile 10 MB name is not copied into
+/// every warning.
+fn quoted_name(name: &str) -> String {
+    match name.char_indices().nth(128) {
+        None => format!("{name:?}"),
+        Some(_) => {
+            let end = name
+                .char_indices()
+                .nth(64)
+                .map_or(name.len(), |(end, _)| end);
+            format!(
+                "{:?}… ({} characters)",
+                name.get(..end).unwrap_or_default(),
+                name.chars().count()
+            )
+        }
+    }
+}
+
 fn convert_named(
     tool: &Tool,
     target: Target,
@@ -467,8 +487,8 @@ fn convert_named(
             action: Action::Rewritten { exact: true },
             slot: None,
             detail: format!(
-                "{:?} sent as {name:?}; the name map routes calls back",
-                tool.name
+                "{} sent as {name:?}; the name map routes calls back",
+                quoted_name(&tool.name)
             ),
         });
     }
