@@ -194,42 +194,60 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Resul
     }
     types_and_values(map, ctx, &mut moved);
     format(map, ctx, &mut moved);
+    for_each_child(
+        map,
+        ctx,
+        &["properties", "$defs", "definitions"],
+        |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
+        |child, ctx| sub(child, ctx, false),
+    )?;
+    write_moved(map, moved);
+    Ok(())
+}
+
+/// Runs `f` on each subschema Gemini's `Schema` nests under `map`, with `ctx` pointing at it:
+/// each entry of the objects under the keywords `maps`, `items` and `additionalProperties`
+/// where `single` accepts them, and each `anyOf` branch. Stops at the first error.
+fn for_each_child(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    maps: &[&str],
+    single: fn(&str, &Value) -> bool,
+    mut f: impl FnMut(&mut Value, &mut Ctx<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
     for (keyword, value) in map.iter_mut() {
-        match (keyword.as_str(), value) {
-            ("properties" | "$defs" | "definitions", Value::Object(entries)) => {
+        let keyword = keyword.as_str();
+        match value {
+            Value::Object(entries) if maps.contains(&keyword) => {
                 for (name, child) in entries.iter_mut() {
                     let a = ctx.enter(keyword);
                     ctx.enter(name);
-                    let result = sub(child, ctx, false);
+                    let result = f(child, ctx);
                     ctx.leave(a);
                     result?;
                 }
             }
-            ("items" | "additionalProperties", child @ Value::Object(_)) => {
-                let a = ctx.enter(keyword);
-                let result = sub(child, ctx, false);
-                ctx.leave(a);
-                result?;
-            }
-            ("items", child @ Value::Bool(_)) => {
-                let a = ctx.enter(keyword);
-                let result = sub(child, ctx, false);
-                ctx.leave(a);
-                result?;
-            }
-            ("anyOf", Value::Array(branches)) => {
+            Value::Array(branches) if keyword == "anyOf" => {
                 for (index, child) in branches.iter_mut().enumerate() {
-                    let a = ctx.enter("anyOf");
+                    let a = ctx.enter(keyword);
                     ctx.enter(&index.to_string());
-                    let result = sub(child, ctx, false);
+                    let result = f(child, ctx);
                     ctx.leave(a);
                     result?;
                 }
+            }
+            child
+                if matches!(keyword, "items" | "additionalProperties")
+                    && single(keyword, child) =>
+            {
+                let a = ctx.enter(keyword);
+                let result = f(child, ctx);
+                ctx.leave(a);
+                result?;
             }
             _ => {}
         }
     }
-    write_moved(map, moved);
     Ok(())
 }
 
@@ -606,36 +624,13 @@ fn spell_references(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Resu
             }
         }
     }
-    for (keyword, child) in map.iter_mut() {
-        match (keyword.as_str(), child) {
-            ("properties" | "defs", Value::Object(entries)) => {
-                for (name, child) in entries.iter_mut() {
-                    let a = ctx.enter(keyword);
-                    ctx.enter(name);
-                    let result = spell_references(child, ctx, false);
-                    ctx.leave(a);
-                    result?;
-                }
-            }
-            ("items" | "additionalProperties", child) => {
-                let a = ctx.enter(keyword);
-                let result = spell_references(child, ctx, false);
-                ctx.leave(a);
-                result?;
-            }
-            ("anyOf", Value::Array(branches)) => {
-                for (index, child) in branches.iter_mut().enumerate() {
-                    let a = ctx.enter("anyOf");
-                    ctx.enter(&index.to_string());
-                    let result = spell_references(child, ctx, false);
-                    ctx.leave(a);
-                    result?;
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    for_each_child(
+        map,
+        ctx,
+        &["properties", "defs"],
+        |_, _| true,
+        |child, ctx| spell_references(child, ctx, false),
+    )
 }
 
 /// Checks a schema sent as `parametersJsonSchema` / `responseJsonSchema`: it goes unchanged;
