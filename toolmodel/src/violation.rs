@@ -88,8 +88,11 @@ pub enum Violation {
         /// The field's JSON name.
         field: &'static str,
     },
-    /// A key in [`Tool::extra`] that is also a key of the tool (MCP or extension); it would be
-    /// dropped on writing.
+    /// A key in [`Tool::extra`] that is also a key of the tool. An MCP key (`name`,
+    /// `inputSchema`, ...) is never written from `extra` (the field wins). An extension key
+    /// (`namespace`, `version`, `tags`, `backends`; a server may send one in its MCP JSON) is
+    /// written by [`Tool::to_mcp_json`], but [`Tool::to_json`] writes the extension field
+    /// instead and loses it.
     ShadowedKey {
         /// The key.
         key: String,
@@ -156,9 +159,13 @@ impl fmt::Display for Violation {
             Self::EmptyBackendField { kind, field, .. } => {
                 write!(f, "{kind} backend has an empty {field:?}")
             }
+            Self::ShadowedKey { key } if crate::json::MCP_KEYS.contains(&key.as_str()) => write!(
+                f,
+                "unknown-field map holds {key:?}, an MCP key: the field is written instead, never this value"
+            ),
             Self::ShadowedKey { key } => write!(
                 f,
-                "unknown-field map holds {key:?}, which is a tool key; it would not be written"
+                "unknown-field map holds {key:?}, the name of a toolmodel extension: MCP JSON writes it, the full form (to_json) writes the extension instead and loses it"
             ),
             Self::TooDeep { limit, .. } => write!(
                 f,
@@ -385,6 +392,7 @@ mod tests {
         t.tags = vec!["Web".into()];
         t.backends = vec![Backend::mcp(" ")];
         t.extra.insert("name".into(), json!("shadow"));
+        t.extra.insert("version".into(), json!(3));
         let text: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
         assert_eq!(
             text,
@@ -395,7 +403,8 @@ mod tests {
                 "/outputSchema/type: outputSchema root has no \"type\"; MCP requires \"type\": \"object\"",
                 "/tags: tags are not in normal form; write [\"web\"]",
                 "/backends/0/mcp/serverName: mcp backend has an empty \"serverName\"",
-                "/name: unknown-field map holds \"name\", which is a tool key; it would not be written",
+                "/name: unknown-field map holds \"name\", an MCP key: the field is written instead, never this value",
+                "/version: unknown-field map holds \"version\", the name of a toolmodel extension: MCP JSON writes it, the full form (to_json) writes the extension instead and loses it",
             ]
         );
     }
