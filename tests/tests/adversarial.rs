@@ -201,6 +201,26 @@ fn a_billion_laughs_is_too_large() {
             .compile(&laughs(8)),
         Err(Error::SchemaTooLarge { limit: 100, .. })
     ));
+    // The adapters inline references for Gemini within a budget of JSON values (100,000 by
+    // default): a tree of 20 levels whose every level refers twice to the next (2^20 leaves;
+    // `allOf` laughs are merged away before inlining) stops with `SchemaTooLarge`.
+    let mut defs = Map::new();
+    for k in 0..20 {
+        let next = json!({"$ref": format!("#/$defs/t{}", k + 1)});
+        defs.insert(
+            format!("t{k}"),
+            json!({"type": "object", "properties": {"l": next, "r": next}}),
+        );
+    }
+    defs.insert("t20".into(), json!({"type": "integer"}));
+    let tool = tool_with(json!({"type": "object", "$defs": defs,
+                                "properties": {"a": {"$ref": "#/$defs/t0"}}}));
+    let err = adapters::convert(&tool, Target::Gemini, &ConvertOptions::default()).unwrap_err();
+    let Error::SchemaTooLarge { pointer, limit } = &err else {
+        panic!("expected SchemaTooLarge, got {err:?}")
+    };
+    assert_eq!(*limit, 100_000);
+    assert!(pointer.starts_with("/inputSchema"), "{pointer}");
 }
 
 fn chain_of_refs(length: usize, closing: Value) -> Value {
