@@ -174,19 +174,14 @@ fn top_level_entry(
                 "annotations(read_only, destructive = false, title = \"...\")",
             )?;
             let mut annotations = Annotations::default();
-            let mut seen = Seen::default();
-            each_entry(cx, &content, |cx, key, input| {
-                let name = key.unraw().to_string();
-                if !seen.first(cx, &key, &name) {
-                    return skip_value(input);
-                }
-                match name.as_str() {
+            each_unique_entry(cx, &content, |_, key, name, input| {
+                match name {
                     "title" => annotations.title = Some(string_value(&key, input)?),
                     "read_only" => annotations.read_only = Some(flag_value(input)?),
                     "destructive" => annotations.destructive = Some(flag_value(input)?),
                     "idempotent" => annotations.idempotent = Some(flag_value(input)?),
                     "open_world" => annotations.open_world = Some(flag_value(input)?),
-                    _ => return Err(unknown_key(&key, &name, ANNOTATION_KEYS, "annotations")),
+                    _ => return Err(unknown_key(&key, name, ANNOTATION_KEYS, "annotations")),
                 }
                 Ok(())
             });
@@ -199,13 +194,8 @@ fn top_level_entry(
                 "icon(src = \"https://...\", mime_type = \"image/png\", sizes = [\"48x48\"], theme = \"light\")",
             )?;
             let mut icon = IconAttr::default();
-            let mut seen = Seen::default();
-            each_entry(cx, &content, |cx, key, input| {
-                let name = key.unraw().to_string();
-                if !seen.first(cx, &key, &name) {
-                    return skip_value(input);
-                }
-                match name.as_str() {
+            each_unique_entry(cx, &content, |cx, key, name, input| {
+                match name {
                     "src" => icon.src = Some(string_value(&key, input)?),
                     "mime_type" => icon.mime_type = Some(string_value(&key, input)?),
                     "theme" => icon.theme = Some(string_value(&key, input)?),
@@ -215,7 +205,7 @@ fn top_level_entry(
                         bracketed!(content in input);
                         icon.sizes = Some(string_items(cx, &content));
                     }
-                    _ => return Err(unknown_key(&key, &name, ICON_KEYS, "icon")),
+                    _ => return Err(unknown_key(&key, name, ICON_KEYS, "icon")),
                 }
                 Ok(())
             });
@@ -223,14 +213,9 @@ fn top_level_entry(
         }
         "schema" => {
             let content = list_value(&key, input, "schema(keep_refs, keep_formats)")?;
-            let mut seen = Seen::default();
-            each_entry(cx, &content, |cx, key, input| {
-                let name = key.unraw().to_string();
-                if !seen.first(cx, &key, &name) {
-                    return skip_value(input);
-                }
+            each_unique_entry(cx, &content, |_, key, name, input| {
                 let Some(index) = SCHEMA_KEYS.iter().position(|k| *k == name) else {
-                    return Err(unknown_key(&key, &name, SCHEMA_KEYS, "schema"));
+                    return Err(unknown_key(&key, name, SCHEMA_KEYS, "schema"));
                 };
                 let value = flag_value(input)?;
                 if let Some(slot) = out.schema.get_mut(index) {
@@ -270,6 +255,23 @@ fn each_entry(
     each_item(cx, input, |cx, input| {
         let key = input.call(Ident::parse_any)?;
         entry(cx, key, input)
+    });
+}
+
+/// [`each_entry`] for a list whose keys may each be given once: a repeated key is reported
+/// (spanned on the repeat) and its value skipped; `entry` gets the key and its unraw name.
+fn each_unique_entry(
+    cx: &mut Ctxt,
+    input: ParseStream<'_>,
+    mut entry: impl FnMut(&mut Ctxt, Ident, &str, ParseStream<'_>) -> syn::Result<()>,
+) {
+    let mut seen = Seen::default();
+    each_entry(cx, input, |cx, key, input| {
+        let name = key.unraw().to_string();
+        if !seen.first(cx, &key, &name) {
+            return skip_value(input);
+        }
+        entry(cx, key, &name, input)
     });
 }
 
