@@ -55,31 +55,31 @@ pub(crate) fn standard_types(
     lenient: bool,
     ctx: &mut Ctx<'_>,
 ) -> Result<(), Error> {
-    let mut issues = Vec::new();
     let mode = if lenient {
         Mode::ReadLeniently
     } else {
         Mode::Read
     };
-    walk(schema, mode, ctx, &mut issues);
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::InvalidSchema { issues })
-    }
+    walk_all(schema, mode, ctx)
 }
 
 /// Checks, before converting, that every `type` name of a tool's schema is one JSON Schema
 /// defines: a provider refuses the others, and reading the converted tool back would too.
-/// `ctx` points at the schema in the tool.
+/// `schema` is the copy being converted, left as it is; `ctx` points at the schema in the
+/// tool.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidSchema`] listing every `type` value JSON Schema does not define, each with
 /// its JSON Pointer.
-pub(crate) fn check_types(schema: &Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    walk_all(schema, Mode::Convert, ctx)
+}
+
+/// [`walk`] over the whole schema: every issue found, as one error.
+fn walk_all(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut issues = Vec::new();
-    walk(&mut schema.clone(), Mode::Convert, ctx, &mut issues);
+    walk(schema, mode, ctx, &mut issues);
     if issues.is_empty() {
         Ok(())
     } else {

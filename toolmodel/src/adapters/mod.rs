@@ -549,7 +549,7 @@ fn convert_schema(
     let mut value = schema.to_value();
     let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
     if target != Target::Mcp {
-        lenient::check_types(&value, &mut ctx)?;
+        lenient::check_types(&mut value, &mut ctx)?;
     }
     match target {
         Target::Mcp => {}
