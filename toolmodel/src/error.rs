@@ -3,11 +3,12 @@
 use std::fmt::{self, Write as _};
 
 use crate::{
-    definition::TypeProblem,
-    id::ToolIdProblem,
-    name::NameError,
-    validator::{InstanceError, SchemaIssue},
-    violation::Violation,
+    define::type_problem::TypeProblem,
+    model::{id::problem::ToolIdProblem, name::rules::NameError},
+    validate::{
+        issue::{InstanceError, SchemaIssue},
+        violation::Violation,
+    },
 };
 
 /// Every error `toolmodel` returns.
@@ -258,29 +259,5 @@ fn json_message(path: &str, line: usize, column: usize, message: &str) -> String
         let _ = write!(out, " at {path}");
     }
     let _ = write!(out, ": {message}");
-    out
-}
-
-/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
-pub(crate) fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// Turns a serde path into a JSON Pointer.
-pub(crate) fn pointer_of(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => {
-                let _ = write!(out, "/{index}");
-            }
-            Segment::Map { key } => {
-                out.push('/');
-                out.push_str(&escape_pointer_token(key));
-            }
-            Segment::Enum { .. } | Segment::Unknown => {}
-        }
-    }
     out
 }

@@ -97,47 +97,36 @@
 #[cfg(feature = "adapters")]
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
 pub mod adapters;
-mod backend;
-pub mod catalog;
-mod definition;
-mod dialect;
+mod define;
 mod error;
-mod expansion;
-mod id;
-mod json;
-pub mod limits;
-pub mod name;
-pub mod profile;
-#[cfg(feature = "inventory")]
-mod registry;
+mod model;
+mod pointer;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
-mod schema;
-pub mod tags;
-mod tool;
-mod unique_keys;
-mod validator;
-mod violation;
+mod validate;
+mod wire;
 
-pub use backend::{Backend, LocalBackend, McpBackend, ProviderBackend};
-pub use definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput, TypeProblem};
-pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
-pub use error::Error;
-pub use id::{ToolId, ToolIdProblem, parse_tool_id};
-pub use json::McpTool;
-pub use limits::Limits;
-pub use profile::{ProfiledSchema, SchemaProfile};
+pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};
+pub use define::profile::{self, ProfiledSchema, SchemaProfile};
 #[cfg(feature = "inventory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inventory")))]
-pub use registry::{RegisteredTool, registered_tools};
-pub use schema::ToolSchema;
-pub use tags::normalize_tags;
-pub use tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
-pub use validator::{
-    CompiledSchema, DefaultValidator, InstanceError, SchemaIssue, SchemaValidator,
-};
-pub use violation::{ICON_SCHEMES, SchemaSlot, Violation};
+pub use define::registry::{RegisteredTool, registered_tools};
+pub use define::type_problem::TypeProblem;
+pub use error::Error;
+pub use model::backend::{Backend, LocalBackend, McpBackend, ProviderBackend};
+pub use model::id::{ToolId, ToolIdProblem, parse_tool_id};
+pub use model::name;
+pub use model::schema::ToolSchema;
+pub use model::tags::{self, normalize_tags};
+pub use model::tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
+pub use validate::dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
+pub use validate::issue::{InstanceError, SchemaIssue};
+pub use validate::limits::{self, Limits};
+pub use validate::validator::{CompiledSchema, DefaultValidator, SchemaValidator};
+pub use validate::violation::{ICON_SCHEMES, SchemaSlot, Violation};
+pub use wire::catalog;
+pub use wire::json::McpTool;
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).
@@ -152,12 +141,14 @@ pub use toolmodel_derive::Tool;
 /// users need no other dependency.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::definition::private::{
+    pub use crate::define::definition::private::{
         AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, profile, serialize,
     };
-    pub use crate::definition::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
+    pub use crate::define::definition::{
+        InputDeserialize, InputSchema, OutputSchema, OutputSerialize,
+    };
     #[cfg(feature = "inventory")]
-    pub use crate::registry::Registration;
+    pub use crate::define::registry::Registration;
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use serde_json::Value;

@@ -82,8 +82,8 @@ use ::rmcp::model;
 use serde_json::{Map, Value};
 
 use crate::{
-    Error, Icon, IconTheme, Tool, ToolAnnotations, ToolSchema, error::escape_pointer_token,
-    json::MCP_KEYS,
+    Error, Icon, IconTheme, Tool, ToolAnnotations, ToolSchema, pointer::escape_pointer_token,
+    wire::keys::MCP_KEYS,
 };
 
 const TOOL: &str = "rmcp::model::Tool";

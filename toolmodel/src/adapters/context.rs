@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, SchemaSlot, error::escape_pointer_token};
+use crate::{Error, SchemaSlot, pointer::escape_pointer_token};
 
 /// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents
 /// nested deeper than 128 levels; this leaves room for the tool around the schema.
@@ -228,7 +228,7 @@ pub(crate) fn type_names(schema: &Map<String, Value>) -> Vec<&str> {
 
 /// The JSON Schema type name of an instance value.
 pub(crate) fn instance_type(value: &Value) -> &'static str {
-    crate::schema::json_type(value)
+    crate::model::schema::json_type(value)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, Tool, error::escape_pointer_token};
+use crate::{Error, Tool, pointer::escape_pointer_token};
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
 /// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
@@ -147,7 +147,7 @@ pub(crate) fn expect_object<'v>(
             pointer,
             format!(
                 "expected {what} (a JSON object), found {}",
-                crate::schema::json_type(value)
+                crate::model::schema::json_type(value)
             ),
         )
     })
@@ -186,7 +186,7 @@ pub(crate) fn read_common(
                 &format!("{base}/name"),
                 format!(
                     "invalid type: {}, expected a string",
-                    crate::schema::json_type(other)
+                    crate::model::schema::json_type(other)
                 ),
             ));
         }
@@ -200,7 +200,7 @@ pub(crate) fn read_common(
                 &format!("{base}/description"),
                 format!(
                     "invalid type: {}, expected a string",
-                    crate::schema::json_type(other)
+                    crate::model::schema::json_type(other)
                 ),
             ));
         }

@@ -590,7 +590,7 @@ fn read_schema(
             pointer,
             format!(
                 "a tool schema must be a JSON object, found {}",
-                crate::schema::json_type(value)
+                crate::model::schema::json_type(value)
             ),
         ));
     }

@@ -56,7 +56,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
             {
                 warnings.push(Warning {
                     target,
-                    pointer: format!("/{}", crate::error::escape_pointer_token(key)),
+                    pointer: format!("/{}", crate::pointer::escape_pointer_token(key)),
                     feature: key.clone(),
                     action: super::Action::Dropped { widened: false },
                     slot: None,

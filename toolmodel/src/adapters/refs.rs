@@ -496,7 +496,7 @@ pub(crate) fn find_cycle(schema: &Value) -> Option<(String, String)> {
     let mut pointer = String::new();
     for token in location {
         pointer.push('/');
-        pointer.push_str(&crate::error::escape_pointer_token(token));
+        pointer.push_str(&crate::pointer::escape_pointer_token(token));
     }
     pointer.push_str("/$ref");
     Some((pointer, reference.clone()))

@@ -752,7 +752,7 @@ fn check_openai_limits(schema: &Value, ctx: &Ctx<'_>) -> Result<(), Error> {
             let mut child = pointer.clone();
             for token in path {
                 child.push('/');
-                child.push_str(&crate::error::escape_pointer_token(token));
+                child.push_str(&crate::pointer::escape_pointer_token(token));
             }
             stack.push((sub, level, child));
         }

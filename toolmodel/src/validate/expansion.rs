@@ -22,7 +22,7 @@ use jsonschema::Draft;
 use referencing::{Resolver, SPECIFICATIONS};
 use serde_json::Value;
 
-use crate::{Error, Limits, error::escape_pointer_token};
+use crate::{Error, Limits, pointer::escape_pointer_token};
 
 /// What [`check`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::{Tool, error::escape_pointer_token};
+use crate::{Tool, pointer::escape_pointer_token};
 
 /// The resource bounds of [`DefaultValidator`](crate::DefaultValidator), with their defaults.
 ///

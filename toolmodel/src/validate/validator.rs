@@ -12,8 +12,8 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    Dialect, Error, Limits, Tool, ToolSchema, error::escape_pointer_token, limits::deeper_than,
-    violation::SchemaSlot,
+    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema, limits::deeper_than,
+    pointer::escape_pointer_token, validate::violation::SchemaSlot,
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -51,51 +51,6 @@ pub trait SchemaValidator: Send + Sync {
             Some(schema) => self.validate(schema.as_value(), structured_content),
             None => Ok(()),
         }
-    }
-}
-
-/// One violation of an instance against its schema.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InstanceError {
-    /// JSON Pointer of the offending value in the instance (`""` is the whole instance).
-    pub instance_path: String,
-    /// JSON Pointer of the failing keyword in the schema document, where any `$ref` led: a
-    /// failure reached through `{"$ref": "#/$defs/port"}` is at `/$defs/port/minimum`.
-    pub schema_path: String,
-    /// The failing keyword (`type`, `required`, `minimum`, ...).
-    pub keyword: String,
-    /// What is wrong, naming the offending value.
-    pub message: String,
-}
-
-impl fmt::Display for InstanceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.instance_path.is_empty() {
-            "(root)"
-        } else {
-            &self.instance_path
-        };
-        write!(f, "{at}: {} (schema {})", self.message, self.schema_path)
-    }
-}
-
-/// One problem of a schema: invalid against its meta-schema, or not compilable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchemaIssue {
-    /// JSON Pointer of the offending value in the schema (`""` is the root).
-    pub pointer: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for SchemaIssue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{at}: {}", self.message)
     }
 }
 
@@ -411,7 +366,8 @@ impl DefaultValidator {
         if !issues.is_empty() {
             return Err(Error::InvalidSchema { issues });
         }
-        let shape = crate::expansion::check(schema, dialect.draft(), RefuseAll, &self.limits)?;
+        let shape =
+            crate::validate::expansion::check(schema, dialect.draft(), RefuseAll, &self.limits)?;
         let options = jsonschema::options()
             .with_draft(dialect.draft())
             .with_retriever(RefuseAll)

@@ -8,10 +8,11 @@ use std::{fmt, str::FromStr};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{
-    Error, Tool,
-    name::{NameError, name_problems},
-};
+use crate::{Error, Tool, model::name::name_problems};
+
+pub(crate) mod problem;
+
+pub use problem::ToolIdProblem;
 
 /// A validated tool ID: `namespace:name` or `name`.
 ///
@@ -96,42 +97,6 @@ impl Tool {
     /// [`Error::InvalidToolId`] when the name or namespace breaks the name rules.
     pub fn id(&self) -> Result<ToolId, Error> {
         ToolId::new(self.namespace.as_deref(), &self.name)
-    }
-}
-
-/// One reason a text is not a valid [`ToolId`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ToolIdProblem {
-    /// The text is empty.
-    Empty,
-    /// A second (or later) `:`; an ID has at most one.
-    ExtraColon {
-        /// Byte offset of the extra `:` in the text.
-        offset: usize,
-    },
-    /// Nothing before the `:`.
-    EmptyNamespace,
-    /// Nothing after the `:`.
-    EmptyName,
-    /// The namespace breaks the name rules.
-    Namespace(NameError),
-    /// The name breaks the name rules.
-    Name(NameError),
-}
-
-impl fmt::Display for ToolIdProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Empty => f.write_str("it is empty"),
-            Self::ExtraColon { offset } => {
-                write!(f, "extra ':' at byte {offset} (an ID has at most one)")
-            }
-            Self::EmptyNamespace => f.write_str("the namespace before ':' is empty"),
-            Self::EmptyName => f.write_str("the name after ':' is empty"),
-            Self::Namespace(err) => write!(f, "namespace {err}"),
-            Self::Name(err) => write!(f, "name {err}"),
-        }
     }
 }
 

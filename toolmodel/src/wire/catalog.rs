@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::{Error, error::escape_pointer_token};
+use crate::{Error, pointer::escape_pointer_token};
 
 /// Parses a JSON document (a tool list, a capture, a tools/list response) from bytes, with the
 /// rules [`Tool::from_mcp_slice`](crate::Tool::from_mcp_slice) reads tools by: one JSON value,
@@ -36,7 +36,7 @@ use crate::{Error, error::escape_pointer_token};
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
 pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
-    crate::json::from_slice(bytes)
+    crate::wire::json::from_slice(bytes)
 }
 
 /// The tool objects in a JSON document, each with its JSON Pointer, in document order.
@@ -145,7 +145,7 @@ fn collect<'a>(
                     pointer: format!("{pointer}/{key}"),
                     reason: format!(
                         "expected `{key}` to hold tools (an array or an object), found {}",
-                        crate::schema::json_type(other)
+                        crate::model::schema::json_type(other)
                     ),
                 }),
                 _ => Err(Error::UnrecognizedDocument {
@@ -158,7 +158,7 @@ fn collect<'a>(
             pointer: pointer.clone(),
             reason: format!(
                 "expected a tool, an array of tools or a tools/list result, found {}",
-                crate::schema::json_type(other)
+                crate::model::schema::json_type(other)
             ),
         }),
     }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::wire::keys::{FULL_KEYS, MCP_KEYS};
 use crate::{Backend, Error, Icon, Tool, ToolAnnotations, ToolExecution, ToolSchema};
 
 /// The MCP keys of a tool, borrowed for writing.
@@ -46,36 +47,6 @@ impl Serialize for ExtraOut<'_> {
         )
     }
 }
-
-/// The keys of the MCP `Tool`.
-pub(crate) const MCP_KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "icons",
-    "execution",
-    "_meta",
-];
-
-/// The keys of the MCP `Tool` and of the `toolmodel` extensions.
-pub(crate) const FULL_KEYS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "icons",
-    "execution",
-    "_meta",
-    "namespace",
-    "version",
-    "tags",
-    "backends",
-];
 
 /// The full form: the MCP keys plus the extensions.
 #[derive(Serialize)]
@@ -191,7 +162,7 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
         });
     }
     serde_path_to_error::deserialize(value).map_err(|err| Error::Json {
-        path: crate::error::pointer_of(err.path()),
+        path: crate::pointer::pointer_of(err.path()),
         line: 0,
         column: 0,
         message: err.inner().to_string(),
@@ -205,7 +176,7 @@ where
     T: Deserialize<'de>,
     R: serde_json::de::Read<'de>,
 {
-    crate::unique_keys::check(serde_json::Deserializer::new(reader()))?;
+    crate::wire::unique_keys::check(serde_json::Deserializer::new(reader()))?;
     deserialize_text(serde_json::Deserializer::new(reader()))
 }
 
@@ -222,7 +193,7 @@ where
     R: serde_json::de::Read<'de>,
 {
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| Error::Json {
-        path: crate::error::pointer_of(err.path()),
+        path: crate::pointer::pointer_of(err.path()),
         line: err.inner().line(),
         column: err.inner().column(),
         message: err.inner().to_string(),

@@ -1,12 +1,7 @@
-//! Tool name rules (MCP 2025-11-25, "Tool Names").
-//!
-//! The specification says a tool name SHOULD be 1 to 128 characters long and SHOULD contain only
-//! ASCII letters, digits, underscore (`_`), hyphen (`-`) and dot (`.`). `toolmodel` applies the
-//! same rules to the `namespace` extension and to each side of a [`ToolId`](crate::ToolId).
+//! The name rules themselves, and the [`NameError`] they report: a leaf module, so that the
+//! crate's [`Error`](crate::Error) can carry a [`NameError`] without a circle.
 
 use std::fmt;
-
-use crate::Error;
 
 /// The longest valid tool name, in characters (MCP 2025-11-25, "Tool Names").
 pub const MAX_NAME_LEN: usize = 128;
@@ -17,38 +12,7 @@ pub const fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
-/// Checks a tool name (or namespace) against the MCP "Tool Names" rules.
-///
-/// Takes the name as written. Returns `Ok(())` when it is 1 to [`MAX_NAME_LEN`] characters of
-/// `[A-Za-z0-9_.-]`.
-///
-/// # Errors
-///
-/// [`Error::InvalidName`] carrying a [`NameError`] that lists every problem at once:
-/// [`NameProblem::Empty`], [`NameProblem::TooLong`], and one [`NameProblem::InvalidChar`] per
-/// offending character with its position.
-///
-/// # Examples
-///
-/// ```
-/// use toolmodel::name::{check_name, NameProblem};
-/// use toolmodel::Error;
-///
-/// assert!(check_name("get_weather.v2").is_ok());
-/// let Err(Error::InvalidName(err)) = check_name("get weather!") else { panic!() };
-/// assert_eq!(
-///     err.problems,
-///     vec![
-///         NameProblem::InvalidChar { ch: ' ', position: 3 },
-///         NameProblem::InvalidChar { ch: '!', position: 11 },
-///     ]
-/// );
-/// ```
-pub fn check_name(name: &str) -> Result<(), Error> {
-    name_problems(name).map_err(Error::InvalidName)
-}
-
-/// The same check as [`check_name`], returning the bare [`NameError`] (used where a name is one
+/// The same check as [`check_name`](super::check_name), returning the bare [`NameError`] (used where a name is one
 /// part of a larger error).
 pub(crate) fn name_problems(name: &str) -> Result<(), NameError> {
     let mut problems = Vec::new();

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::{
     Backend, CompiledSchema, DefaultValidator, Error, Icon, IconTheme, ProfiledSchema,
     SchemaProfile, SchemaSlot, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
+    TypeProblem,
 };
 
 /// A Rust type that defines an MCP tool: its name and ID as constants, its [`Tool`](struct@Tool) built once,
@@ -250,41 +251,6 @@ impl schemars::JsonSchema for NoOutput {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         false.into()
-    }
-}
-
-/// A Rust type whose schema cannot be a tool schema; see [`Error::ToolType`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TypeProblem {
-    /// Where the type is used: `inputSchema` or `outputSchema`.
-    pub slot: SchemaSlot,
-    /// The Rust type, as [`std::any::type_name`] spells it.
-    pub type_name: &'static str,
-    /// The root `type` of its schema, as JSON text, or `None` when it has none (an enum's
-    /// `oneOf`, say).
-    pub found: Option<String>,
-}
-
-impl fmt::Display for TypeProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (role, what) = match self.slot {
-            SchemaSlot::Input => ("input", "arguments"),
-            SchemaSlot::Output => ("output", "structured output"),
-        };
-        write!(
-            f,
-            "the {role} type `{}` has a schema whose root ",
-            self.type_name
-        )?;
-        match &self.found {
-            Some(found) => write!(f, "is \"type\": {found}")?,
-            None => f.write_str("has no \"type\"")?,
-        }
-        write!(
-            f,
-            ", but MCP 2025-11-25 requires {} to be \"type\": \"object\": make the {what} a struct with named fields",
-            self.slot
-        )
     }
 }
 
@@ -601,7 +567,7 @@ use private::{Definition, SchemaOf};
 pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
     T::deserialize(arguments).map_err(|first| {
         match serde_path_to_error::deserialize::<_, T>(arguments) {
-            Err(err) => json_error(crate::error::pointer_of(err.path()), err.inner()),
+            Err(err) => json_error(crate::pointer::pointer_of(err.path()), err.inner()),
             // Deserialization is deterministic; should it succeed now, report the first error.
             Ok(_) => json_error(String::new(), &first),
         }
@@ -610,7 +576,7 @@ pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, E
 
 pub(crate) fn serialize<T: Serialize>(value: &T) -> Result<Value, Error> {
     serde_path_to_error::serialize(value, serde_json::value::Serializer)
-        .map_err(|err| json_error(crate::error::pointer_of(err.path()), err.inner()))
+        .map_err(|err| json_error(crate::pointer::pointer_of(err.path()), err.inner()))
 }
 
 fn json_error(path: String, err: &serde_json::Error) -> Error {

@@ -1,0 +1,27 @@
+//! JSON Pointers (RFC 6901): escaping a reference token, and the pointer of a serde path.
+
+use std::fmt::Write as _;
+
+/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub(crate) fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Turns a serde path into a JSON Pointer.
+pub(crate) fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                let _ = write!(out, "/{index}");
+            }
+            Segment::Map { key } => {
+                out.push('/');
+                out.push_str(&escape_pointer_token(key));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,10 @@
+//! Validation: JSON Schema dialects, the network-free validator, resource bounds, and the MCP
+//! rules a tool must follow.
+
+pub(crate) mod dialect;
+pub(crate) mod expansion;
+pub(crate) mod issue;
+pub mod limits;
+pub(crate) mod tool_rules;
+pub(crate) mod validator;
+pub(crate) mod violation;
