@@ -4,7 +4,7 @@ use std::fmt::{self, Write as _};
 
 use crate::{
     define::type_problem::TypeProblem,
-    model::{id::problem::ToolIdProblem, name::rules::NameError},
+    model::{id::problem::ToolIdProblem, name::rules::NameError, protocol::ProtocolVersion},
     validate::{
         issue::{InstanceError, SchemaIssue},
         violation::Violation,
@@ -47,6 +47,19 @@ pub enum Error {
         /// The tool's name, as given.
         name: String,
         /// Every violation found, each with its JSON Pointer.
+        violations: Vec<Violation>,
+    },
+
+    /// A value cannot be written for a protocol version without changing what it means
+    /// ([`Tool::to_mcp_json_for`](crate::Tool::to_mcp_json_for): an `outputSchema` whose root
+    /// is not `"type": "object"`, written for 2025-11-25 or older). Nothing was written.
+    #[error("{what:?} cannot be written for MCP {version}: {}", join(violations))]
+    Unwritable {
+        /// The tool's name.
+        what: String,
+        /// The version asked for.
+        version: ProtocolVersion,
+        /// Each value that cannot be written, with its JSON Pointer and why.
         violations: Vec<Violation>,
     },
 

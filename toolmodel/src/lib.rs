@@ -117,6 +117,7 @@ pub use error::Error;
 pub use model::backend::{Backend, LocalBackend, McpBackend, ProviderBackend};
 pub use model::id::{ToolId, ToolIdProblem, parse_tool_id};
 pub use model::name;
+pub use model::protocol::ProtocolVersion;
 pub use model::schema::ToolSchema;
 pub use model::tags::{self, normalize_tags};
 pub use model::tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
@@ -124,9 +125,10 @@ pub use validate::dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use validate::issue::{InstanceError, SchemaIssue};
 pub use validate::limits::{self, Limits};
 pub use validate::validator::{CompiledSchema, DefaultValidator, SchemaValidator};
-pub use validate::violation::{ICON_SCHEMES, SchemaSlot, Violation};
+pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot, Violation};
 pub use wire::catalog;
 pub use wire::json::McpTool;
+pub use wire::versioned::{Loss, LossKind, Written};
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).
@@ -182,5 +184,7 @@ pub mod __private {
     pub use crate::__toolmodel_register as register;
 }
 
-/// The MCP protocol version this crate models.
-pub const MCP_VERSION: &str = "2025-11-25";
+/// The newest MCP protocol version this crate models, [`ProtocolVersion::LATEST`] as its date
+/// string: the version every API reads and writes by default (see [`ProtocolVersion`] for each
+/// API's default and the older versions it can write).
+pub const MCP_VERSION: &str = ProtocolVersion::LATEST.as_str();

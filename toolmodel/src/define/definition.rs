@@ -89,10 +89,16 @@ pub trait ToolDefinition {
     ///
     /// # Errors
     ///
-    /// [`Error::ToolType`] when the input or output type's schema root is not
-    /// `"type": "object"` (MCP requires it), naming the Rust type; [`Error::InvalidTool`] if the
-    /// built tool breaks another MCP rule (the derive checks them at compile time, so this
-    /// means a bug). The same error is returned on every call.
+    /// [`Error::ToolType`] when the input type's schema root is not `"type": "object"` (MCP
+    /// requires it of `inputSchema` in every version), naming the Rust type;
+    /// [`Error::InvalidTool`] if the built tool breaks another MCP rule of
+    /// [`ProtocolVersion::LATEST`](crate::ProtocolVersion::LATEST) (the derive checks them at
+    /// compile time, so this means a bug). The same error is returned on every call.
+    ///
+    /// The output type may have any schema (MCP 2026-07-28: `outputSchema` is any JSON Schema
+    /// 2020-12, `structuredContent` any value): `output = Vec<Item>` builds. Writing such a tool
+    /// for 2025-11-25 or older, whose `outputSchema` root must be `"type": "object"`, is
+    /// [`Error::Unwritable`] from [`Tool::to_mcp_json_for`](crate::Tool::to_mcp_json_for).
     fn try_tool() -> Result<&'static Tool, Error> {
         Self::__definition().tool(Self::__input_schema, Self::__output_schema)
     }
@@ -102,8 +108,8 @@ pub trait ToolDefinition {
     ///
     /// # Panics
     ///
-    /// When [`try_tool`](Self::try_tool) fails, with its message: the input or output type
-    /// cannot be an MCP tool schema (say, `output = Vec<Item>`, whose schema is an array).
+    /// When [`try_tool`](Self::try_tool) fails, with its message: the input type cannot be an
+    /// MCP tool schema (say, `input = Vec<Item>`, whose schema is an array).
     /// That is a mistake in the program, the same on every run, which the first test or call
     /// that lists the tool finds; `#[derive(Tool)]` cannot see a type's schema at compile time.
     /// Use [`try_tool`](Self::try_tool) to get it as an error instead.
@@ -471,12 +477,10 @@ pub mod private {
     ) -> Result<Tool, Error> {
         let mut problems = Vec::new();
         let input = (input_of.generate)(&spec.profile);
-        check_root(&input.schema, SchemaSlot::Input, input_of, &mut problems);
-        let output = output_of.map(|of| {
-            let profiled = (of.generate)(&spec.profile);
-            check_root(&profiled.schema, SchemaSlot::Output, of, &mut problems);
-            profiled.schema
-        });
+        check_root(&input.schema, input_of, &mut problems);
+        // MCP 2026-07-28 allows any output schema; writing for an older version checks the
+        // root then (`Tool::to_mcp_json_for`).
+        let output = output_of.map(|of| (of.generate)(&spec.profile).schema);
         if !problems.is_empty() {
             return Err(Error::ToolType {
                 tool: spec.name.to_owned(),
@@ -525,15 +529,10 @@ pub mod private {
         icon
     }
 
-    fn check_root(
-        schema: &ToolSchema,
-        slot: SchemaSlot,
-        of: SchemaOf,
-        problems: &mut Vec<TypeProblem>,
-    ) {
+    fn check_root(schema: &ToolSchema, of: SchemaOf, problems: &mut Vec<TypeProblem>) {
         if !schema.has_object_root() {
             problems.push(TypeProblem {
-                slot,
+                slot: SchemaSlot::Input,
                 type_name: (of.type_name)(),
                 found: schema.get("type").map(ToString::to_string),
             });

@@ -34,7 +34,7 @@ impl fmt::Display for TypeProblem {
         }
         write!(
             f,
-            ", but MCP 2025-11-25 requires {} to be \"type\": \"object\": make the {what} a struct with named fields",
+            ", but MCP requires {} to be \"type\": \"object\": make the {what} a struct with named fields",
             self.slot
         )
     }

@@ -4,6 +4,7 @@
 pub(crate) mod backend;
 pub(crate) mod id;
 pub mod name;
+pub(crate) mod protocol;
 pub(crate) mod schema;
 pub mod tags;
 pub(crate) mod tool;

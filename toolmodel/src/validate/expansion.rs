@@ -76,7 +76,7 @@ pub(crate) fn check(
 
 /// How an edge applies its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Edge {
+pub(crate) enum Edge {
     /// To the same instance location.
     InPlace,
     /// To a part of it.
@@ -121,7 +121,7 @@ struct Graph {
 }
 
 /// Keywords whose value is one subschema, and how they apply it.
-const ONE: &[(&str, Edge)] = &[
+pub(crate) const ONE: &[(&str, Edge)] = &[
     ("not", Edge::InPlace),
     ("if", Edge::InPlace),
     ("then", Edge::InPlace),
@@ -135,7 +135,7 @@ const ONE: &[(&str, Edge)] = &[
     ("unevaluatedProperties", Edge::Consuming),
 ];
 /// Keywords whose value is an array of subschemas.
-const MANY: &[(&str, Edge)] = &[
+pub(crate) const MANY: &[(&str, Edge)] = &[
     ("allOf", Edge::InPlace),
     ("anyOf", Edge::InPlace),
     ("oneOf", Edge::InPlace),
@@ -143,7 +143,7 @@ const MANY: &[(&str, Edge)] = &[
     ("items", Edge::Consuming),
 ];
 /// Keywords whose value is an object of subschemas; `None`: held, not applied.
-const NAMED: &[(&str, Option<Edge>)] = &[
+pub(crate) const NAMED: &[(&str, Option<Edge>)] = &[
     ("properties", Some(Edge::Consuming)),
     ("patternProperties", Some(Edge::Consuming)),
     ("dependentSchemas", Some(Edge::InPlace)),

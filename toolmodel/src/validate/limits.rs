@@ -170,6 +170,17 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// A value as JSON text when it nests at most [`Limits::DEFAULT`]'s `max_depth` levels, else a
+/// phrase saying so: printing a value recurses once per level.
+pub(crate) fn shallow_text(value: &Value) -> String {
+    let limit = Limits::DEFAULT.max_depth;
+    if deeper_than(value, limit).is_some() {
+        format!("a value nested more than {limit} levels")
+    } else {
+        value.to_string()
+    }
+}
+
 /// The JSON Pointer of the first value (in document order) nested deeper than `limit` levels,
 /// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
 /// most one level deep.

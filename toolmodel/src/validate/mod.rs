@@ -5,6 +5,8 @@ pub(crate) mod dialect;
 pub(crate) mod expansion;
 pub(crate) mod issue;
 pub mod limits;
+pub(crate) mod mcp_header;
+pub(crate) mod meta_keys;
 pub(crate) mod tool_rules;
 pub(crate) mod validator;
 pub(crate) mod violation;

@@ -1,11 +1,15 @@
-//! [`Tool::validate`]: the MCP rules a tool definition must follow, all checked at once.
+//! [`Tool::validate_for`] and [`Tool::validate`]: the MCP rules a tool definition must follow
+//! in one protocol version, all checked at once.
+
+use serde_json::Value;
 
 use crate::{
-    Error, Limits, Tool,
+    Error, Limits, ProtocolVersion, Tool, ToolSchema,
     model::name::name_problems,
     model::tags::{is_normalized, normalize_tags},
-    validate::limits::{deeper_than, tool_deeper_than},
+    validate::limits::{shallow_text, tool_deeper_than},
     validate::violation::{ICON_SCHEMES, SchemaSlot, Violation},
+    validate::{mcp_header::header_violations, meta_keys::meta_key_problem},
     wire::keys::FULL_KEYS,
 };
 
@@ -18,23 +22,67 @@ fn uri_scheme(uri: &str) -> Option<String> {
         .then(|| scheme.to_ascii_lowercase())
 }
 
+/// The rules of a version's `Tool` schema on the members of a tool schema (see
+/// [`Violation::SchemaMember`]).
+fn member_violations(
+    version: ProtocolVersion,
+    slot: SchemaSlot,
+    schema: &ToolSchema,
+    out: &mut Vec<Violation>,
+) {
+    let at = format!("/{}", slot.key());
+    let mut report = |pointer: String, expected| {
+        out.push(Violation::SchemaMember {
+            version,
+            pointer,
+            expected,
+        });
+    };
+    if version >= ProtocolVersion::V2025_11_25
+        && schema.get("$schema").is_some_and(|uri| !uri.is_string())
+    {
+        report(format!("{at}/$schema"), "\"$schema\" to be a string");
+    }
+    if !version.constrains_schema_members() {
+        return;
+    }
+    match schema.get("properties") {
+        None | Some(Value::Object(_)) => {}
+        Some(_) => report(format!("{at}/properties"), "\"properties\" to be an object"),
+    }
+    if let Some(Value::Object(properties)) = schema.get("properties") {
+        for (name, property) in properties {
+            if !property.is_object() {
+                report(
+                    format!(
+                        "{at}/properties/{}",
+                        crate::pointer::escape_pointer_token(name)
+                    ),
+                    "each property schema to be an object (not a boolean schema)",
+                );
+            }
+        }
+    }
+    let strings = |value: &Value| {
+        value
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string))
+    };
+    if schema
+        .get("required")
+        .is_some_and(|required| !strings(required))
+    {
+        report(
+            format!("{at}/required"),
+            "\"required\" to be an array of strings",
+        );
+    }
+}
+
 impl Tool {
-    /// Checks the tool against the MCP 2025-11-25 rules and the extensions' rules, reporting
-    /// every violation found, not only the first.
-    ///
-    /// The rules:
-    /// - `name`: 1–128 characters of `[A-Za-z0-9_.-]` (MCP "Tool Names"); `namespace` the same.
-    /// - `version`: a semantic version, `1.2.3` or `v1.2.3`, prerelease and build allowed.
-    /// - `inputSchema` and `outputSchema`: root `"type": "object"` (MCP schema, `Tool`).
-    /// - `tags`: already normalized ([`normalize_tags`]).
-    /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
-    /// - backends: no empty server, provider, tool or handler name.
-    /// - `extra`: no key that is a tool key.
-    /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
-    ///   levels below the tool's own object, checked without recursion.
-    ///
-    /// Whether each schema is itself valid JSON Schema is the validator's concern:
-    /// [`DefaultValidator::compile`](crate::DefaultValidator::compile).
+    /// Checks the tool against the rules of [`ProtocolVersion::LATEST`] (MCP 2026-07-28) and
+    /// the extensions' rules: `validate_for(ProtocolVersion::LATEST)`. See
+    /// [`validate_for`](Self::validate_for) for the rules.
     ///
     /// # Errors
     ///
@@ -54,7 +102,84 @@ impl Tool {
     /// # Ok::<(), toolmodel::Error>(())
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        let violations = self.violations();
+        self.validate_for(ProtocolVersion::LATEST)
+    }
+
+    /// Checks the tool against the MCP rules of `version` and the extensions' rules,
+    /// reporting every violation found, not only the first.
+    ///
+    /// The rules, for every version:
+    /// - `name`: 1–128 characters of `[A-Za-z0-9_.-]` (MCP "Tool Names", 2025-11-25 and
+    ///   later; applied to every version, since older ones set no rule and these names pass
+    ///   everywhere); `namespace` the same.
+    /// - `version`: a semantic version, `1.2.3` or `v1.2.3`, prerelease and build allowed.
+    /// - `inputSchema`: root `"type": "object"` (MCP schema, `Tool.inputSchema`).
+    /// - `tags`: already normalized ([`normalize_tags`]).
+    /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
+    /// - backends: no empty server, provider, tool or handler name.
+    /// - `extra`: no key that is a tool key.
+    /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
+    ///   levels below the tool's own object, checked without recursion.
+    ///
+    /// By version:
+    /// - 2025-11-25 and older: `outputSchema` root `"type": "object"` (a version before
+    ///   2025-06-18 has no `outputSchema`, but a tool whose output is not an object cannot be
+    ///   written for it either: [`to_mcp_json_for`](Self::to_mcp_json_for) refuses it);
+    ///   in both schemas, `properties` an object of object schemas and `required` an array of
+    ///   strings ([`Violation::SchemaMember`]).
+    /// - 2025-11-25 and later: `$schema`, when present, a string.
+    /// - 2025-06-18 and later: every `_meta` key in the key name format ("General fields:
+    ///   `_meta`"; [`Violation::MetaKey`]). Keys under reserved prefixes
+    ///   (`io.modelcontextprotocol/`, ...) are allowed: MCP and its extensions define them.
+    /// - 2026-07-28: `outputSchema` may be any JSON Schema 2020-12; each `x-mcp-header` in the
+    ///   `inputSchema` is a non-empty RFC 9110 token without control characters,
+    ///   case-insensitively unique, on a property of type `integer`, `string` or `boolean`
+    ///   (never `number`; a type array may add `null`), reached from the root through
+    ///   `properties` keys alone ([`Violation::Header`]; MCP 2026-07-28, Streamable HTTP,
+    ///   "Custom Headers from Tool Parameters"). The rule that integer values stay within
+    ///   ±(2<sup>53</sup>−1) concerns call arguments, not the definition.
+    ///
+    /// What a version cannot carry at all (`execution` in 2026-07-28, `icons` before
+    /// 2025-11-25, ...) is no violation: [`to_mcp_json_for`](Self::to_mcp_json_for) leaves it
+    /// out and reports it.
+    ///
+    /// Whether each schema is itself valid JSON Schema is the validator's concern:
+    /// [`DefaultValidator::compile`](crate::DefaultValidator::compile). It never dereferences a
+    /// network `$ref` (2026-07-28 `basic`, "`$ref` Resolution": MUST NOT) and bounds what a
+    /// schema may make it do (2026-07-28 `basic`, "Composition-Keyword Resource Use": SHOULD;
+    /// see [`Limits`](crate::Limits)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTool`] with the tool's name and every [`Violation`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::{Error, ProtocolVersion, Tool};
+    ///
+    /// let tool = Tool::from_mcp_json(&json!({
+    ///     "name": "list_items",
+    ///     "inputSchema": {"type": "object", "properties": {
+    ///         "region": {"type": "string", "x-mcp-header": "Region"},
+    ///         "limit": {"type": "number", "x-mcp-header": "region"}
+    ///     }},
+    ///     "outputSchema": {"type": "array"}
+    /// }))?;
+    /// let Err(Error::InvalidTool { violations, .. }) = tool.validate() else { panic!() };
+    /// let pointers: Vec<String> = violations.iter().map(|v| v.pointer()).collect();
+    /// assert_eq!(
+    ///     pointers,
+    ///     ["/inputSchema/properties/limit/x-mcp-header"; 2], // repeated, and on a number
+    /// );
+    /// let Err(Error::InvalidTool { violations, .. }) =
+    ///     tool.validate_for(ProtocolVersion::V2025_11_25) else { panic!() };
+    /// assert_eq!(violations[0].pointer(), "/outputSchema/type");
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    pub fn validate_for(&self, version: ProtocolVersion) -> Result<(), Error> {
+        let violations = self.violations_for(version);
         if violations.is_empty() {
             Ok(())
         } else {
@@ -65,10 +190,17 @@ impl Tool {
         }
     }
 
-    /// Every [`Violation`] of the tool, in the order of [`Tool::validate`]'s rules; empty when
-    /// the tool is valid.
+    /// Every [`Violation`] of the rules of [`ProtocolVersion::LATEST`]:
+    /// `violations_for(ProtocolVersion::LATEST)`.
     #[must_use]
     pub fn violations(&self) -> Vec<Violation> {
+        self.violations_for(ProtocolVersion::LATEST)
+    }
+
+    /// Every [`Violation`] of the rules of `version`, in the order of
+    /// [`Tool::validate_for`]'s rules; empty when the tool is valid for it.
+    #[must_use]
+    pub fn violations_for(&self, version: ProtocolVersion) -> Vec<Violation> {
         let mut out = Vec::new();
         if let Err(err) = name_problems(&self.name) {
             out.push(Violation::Name(err));
@@ -91,16 +223,24 @@ impl Tool {
             .chain(self.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
         let max_depth = Limits::DEFAULT.max_depth;
         for (slot, schema) in schemas {
-            if !schema.has_object_root() {
-                // Printing a value recurses once per level: print only what is shallow.
-                let found = schema.get("type").map(|found| {
-                    if deeper_than(found, max_depth).is_some() {
-                        format!("a value nested more than {max_depth} levels")
-                    } else {
-                        found.to_string()
-                    }
-                });
+            let object_root = slot == SchemaSlot::Input || version.requires_object_output();
+            if object_root && !schema.has_object_root() {
+                let found = schema.get("type").map(shallow_text);
                 out.push(Violation::SchemaRoot { slot, found });
+            }
+            member_violations(version, slot, schema, &mut out);
+        }
+        if version.has_mcp_headers() {
+            header_violations(self.input_schema.as_value(), &mut out);
+        }
+        if version.has_meta_key_format() {
+            for key in self.meta.iter().flat_map(|meta| meta.keys()) {
+                if let Some(problem) = meta_key_problem(key) {
+                    out.push(Violation::MetaKey {
+                        key: key.clone(),
+                        problem,
+                    });
+                }
             }
         }
         if !is_normalized(&self.tags) {
@@ -220,7 +360,16 @@ mod tests {
         t.backends = vec![Backend::mcp(" ")];
         t.extra.insert("name".into(), json!("shadow"));
         t.extra.insert("version".into(), json!(3));
-        let text: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
+        let text: Vec<String> = t
+            .violations_for(ProtocolVersion::V2025_11_25)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        // 2026-07-28 allows any output schema: the same tool without that one violation.
+        let latest: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
+        let mut older = text.clone();
+        older.remove(3);
+        assert_eq!(latest, older);
         assert_eq!(
             text,
             [
@@ -234,5 +383,99 @@ mod tests {
                 "/version: unknown-field map holds \"version\", the name of a toolmodel extension: MCP JSON writes it, the full form (to_json) writes the extension instead and loses it",
             ]
         );
+    }
+
+    #[test]
+    fn schema_members_by_version() {
+        let mut t = Tool::new(
+            "ok",
+            ToolSchema::try_from(json!({"type": "object", "$schema": 7,
+                "properties": {"a": true, "b": {}}, "required": ["b", 1]}))
+            .unwrap(),
+        );
+        t.output_schema =
+            Some(ToolSchema::try_from(json!({"type": "object", "properties": []})).unwrap());
+        let pointers = |version| {
+            t.violations_for(version)
+                .iter()
+                .map(Violation::pointer)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pointers(ProtocolVersion::V2026_07_28),
+            ["/inputSchema/$schema"]
+        );
+        assert_eq!(
+            pointers(ProtocolVersion::V2025_11_25),
+            [
+                "/inputSchema/$schema",
+                "/inputSchema/properties/a",
+                "/inputSchema/required",
+                "/outputSchema/properties"
+            ]
+        );
+        assert_eq!(
+            pointers(ProtocolVersion::V2024_11_05),
+            [
+                "/inputSchema/properties/a",
+                "/inputSchema/required",
+                "/outputSchema/properties"
+            ]
+        );
+        assert!(
+            t.violations_for(ProtocolVersion::V2025_06_18)[0]
+                .to_string()
+                .contains(
+                    "MCP 2025-06-18 Tool schema requires each property schema to be an object"
+                )
+        );
+    }
+
+    #[test]
+    fn meta_keys_from_2025_06_18() {
+        let mut t = tool();
+        t.meta = Some(
+            json!({"com.example/ok": 1, "io.modelcontextprotocol/ui": {}, "bad key": 2, "-x.y/z": 3})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        let expected = ["/_meta/-x.y~1z", "/_meta/bad key"];
+        for version in ProtocolVersion::ALL {
+            let mut found: Vec<String> = t
+                .violations_for(version)
+                .iter()
+                .map(Violation::pointer)
+                .collect();
+            found.sort();
+            if version >= ProtocolVersion::V2025_06_18 {
+                assert_eq!(found, expected, "{version}");
+            } else {
+                assert!(found.is_empty(), "{version}");
+            }
+        }
+    }
+
+    #[test]
+    fn headers_are_checked_for_2026_07_28_only() {
+        let t = Tool::new(
+            "ok",
+            ToolSchema::try_from(json!({"type": "object", "properties": {
+                "n": {"type": "number", "x-mcp-header": "N"}}}))
+            .unwrap(),
+        );
+        for version in ProtocolVersion::ALL {
+            let found = t.violations_for(version);
+            if version == ProtocolVersion::V2026_07_28 {
+                assert_eq!(
+                    found.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    [
+                        "/inputSchema/properties/n/x-mcp-header: x-mcp-header is on a property of \"type\": \"number\"; it must be \"integer\", \"string\" or \"boolean\" (never \"number\")"
+                    ]
+                );
+            } else {
+                assert_eq!(found, [], "{version}");
+            }
+        }
     }
 }

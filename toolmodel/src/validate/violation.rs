@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::model::name::rules::NameError;
+use crate::model::{name::rules::NameError, protocol::ProtocolVersion};
 
 /// The URI schemes an icon `src` may use (MCP 2025-11-25, `Icon.src`: "an HTTP/HTTPS URL or a
 /// `data:` URI"; clients must reject others such as `javascript:` and `file:`).
@@ -101,6 +101,134 @@ pub enum Violation {
         /// The limit, in levels.
         limit: usize,
     },
+    /// A member of `inputSchema` or `outputSchema` has a shape the version's `Tool` schema
+    /// refuses: up to 2025-11-25, `properties` must be an object of object schemas (a boolean
+    /// schema is refused) and `required` an array of strings; from 2025-11-25, `$schema` must
+    /// be a string.
+    SchemaMember {
+        /// The version whose `Tool` schema refuses it.
+        version: ProtocolVersion,
+        /// JSON Pointer of the value.
+        pointer: String,
+        /// What the schema requires there.
+        expected: &'static str,
+    },
+    /// An `x-mcp-header` in the `inputSchema` breaks a rule of MCP 2026-07-28 (Streamable
+    /// HTTP, "Custom Headers from Tool Parameters"; `server/tools`, "x-mcp-header"). Clients
+    /// on that transport must drop the whole tool from `tools/list`.
+    Header {
+        /// JSON Pointer of the `x-mcp-header` keyword.
+        pointer: String,
+        /// Which rule.
+        problem: HeaderProblem,
+    },
+    /// A `_meta` key breaks the key name format (MCP "General fields: `_meta`", from
+    /// 2025-06-18).
+    MetaKey {
+        /// The key as given.
+        key: String,
+        /// Which part is wrong.
+        problem: MetaKeyProblem,
+    },
+}
+
+/// The rule an `x-mcp-header` breaks (MCP 2026-07-28, Streamable HTTP, "Schema Extension").
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderProblem {
+    /// The value is not a string (as JSON text).
+    NotString(String),
+    /// The value is empty ("MUST NOT be empty").
+    Empty,
+    /// A control character ("MUST NOT contain control characters, including CR or LF").
+    ControlChar {
+        /// The character.
+        ch: char,
+        /// Its position, in characters from 0.
+        position: usize,
+    },
+    /// A character outside RFC 9110 `tchar` ("MUST match HTTP field-name token syntax
+    /// (`1*tchar`)"): letters, digits and ``!#$%&'*+-.^_`|~``.
+    NotToken {
+        /// The character.
+        ch: char,
+        /// Its position, in characters from 0.
+        position: usize,
+    },
+    /// Another `x-mcp-header` has the same value, compared case-insensitively ("MUST be
+    /// case-insensitively unique among all `x-mcp-header` values in the `inputSchema`").
+    Duplicate {
+        /// JSON Pointer of the first `x-mcp-header` with that value.
+        first: String,
+    },
+    /// The property's `type` is not `integer`, `string` or `boolean` ("MUST only be applied to
+    /// parameters with primitive types (integer, string, boolean). Parameters with type
+    /// `number` are not permitted"). A `type` array may add `"null"` (a null value omits the
+    /// header). `None`: the schema has no `type`.
+    Type(Option<String>),
+    /// The schema holding it is not a property statically reachable from the root: the chain
+    /// from the root passes through a keyword other than `properties` (`items`, `anyOf`,
+    /// `$defs`, ...), or it is the root itself.
+    Unreachable,
+}
+
+/// What is wrong with a `_meta` key (MCP "General fields: `_meta`", "Key name format").
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetaKeyProblem {
+    /// A prefix label (before the `/`) that does not start with a letter, end with a letter or
+    /// digit, and hold only letters, digits and hyphens; empty labels included.
+    PrefixLabel(String),
+    /// The name (after the prefix) is not empty and does not begin and end with `[A-Za-z0-9]`
+    /// with only `[A-Za-z0-9._-]` between.
+    Name(String),
+}
+
+impl fmt::Display for HeaderProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotString(found) => write!(f, "is {found}, not a string"),
+            Self::Empty => f.write_str("is empty"),
+            Self::ControlChar { ch, position } => write!(
+                f,
+                "holds the control character U+{:04X} at position {position}",
+                u32::from(*ch)
+            ),
+            Self::NotToken { ch, position } => write!(
+                f,
+                "holds {ch:?} at position {position}, not an RFC 9110 token character (letters, digits, !#$%&'*+-.^_`|~)"
+            ),
+            Self::Duplicate { first } => write!(
+                f,
+                "repeats, case-insensitively, the x-mcp-header at {first}"
+            ),
+            Self::Type(None) => f.write_str(
+                "is on a property with no \"type\"; it must be \"integer\", \"string\" or \"boolean\"",
+            ),
+            Self::Type(Some(found)) => write!(
+                f,
+                "is on a property of \"type\": {found}; it must be \"integer\", \"string\" or \"boolean\" (never \"number\")"
+            ),
+            Self::Unreachable => f.write_str(
+                "is not on a property statically reachable from the root through `properties` alone",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for MetaKeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PrefixLabel(label) => write!(
+                f,
+                "prefix label {label:?} must start with a letter, end with a letter or digit, and hold only letters, digits and hyphens"
+            ),
+            Self::Name(name) => write!(
+                f,
+                "name {name:?} must begin and end with a letter or digit, with only letters, digits, '-', '_' and '.' between"
+            ),
+        }
+    }
 }
 
 impl Violation {
@@ -118,7 +246,12 @@ impl Violation {
                 index, kind, field, ..
             } => format!("/backends/{index}/{kind}/{field}"),
             Self::ShadowedKey { key } => format!("/{}", crate::pointer::escape_pointer_token(key)),
-            Self::TooDeep { pointer, .. } => pointer.clone(),
+            Self::TooDeep { pointer, .. }
+            | Self::SchemaMember { pointer, .. }
+            | Self::Header { pointer, .. } => pointer.clone(),
+            Self::MetaKey { key, .. } => {
+                format!("/_meta/{}", crate::pointer::escape_pointer_token(key))
+            }
         }
     }
 }
@@ -168,6 +301,11 @@ impl fmt::Display for Violation {
                 f,
                 "nested more than {limit} levels below the tool; it could not be read back"
             ),
+            Self::SchemaMember {
+                version, expected, ..
+            } => write!(f, "the MCP {version} Tool schema requires {expected}"),
+            Self::Header { problem, .. } => write!(f, "x-mcp-header {problem}"),
+            Self::MetaKey { key, problem } => write!(f, "_meta key {key:?}: {problem}"),
         }
     }
 }

@@ -5,3 +5,4 @@ pub mod catalog;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod unique_keys;
+pub(crate) mod versioned;
