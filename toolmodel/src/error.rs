@@ -52,15 +52,20 @@ pub enum Error {
 
     /// A value cannot be written for a protocol version without changing what it means
     /// ([`Tool::to_mcp_json_for`](crate::Tool::to_mcp_json_for): an `outputSchema` whose root
-    /// is not `"type": "object"`, written for 2025-11-25 or older). Nothing was written.
-    #[error("{what:?} cannot be written for MCP {version}: {}", join(violations))]
+    /// is not `"type": "object"`, written for 2025-11-25 or older;
+    /// [`CallToolResult::to_json_for`](crate::CallToolResult::to_json_for): a
+    /// `structuredContent` that is not an object, or a `resultType` other than `"complete"`,
+    /// written for a version that cannot say so). Nothing was written.
+    #[error("{what} cannot be written for MCP {version}: {pointer}: {reason}")]
     Unwritable {
-        /// The tool's name.
+        /// What was being written: `tool "name"`, `CallToolResult`.
         what: String,
         /// The version asked for.
         version: ProtocolVersion,
-        /// Each value that cannot be written, with its JSON Pointer and why.
-        violations: Vec<Violation>,
+        /// JSON Pointer of the value that cannot be written.
+        pointer: String,
+        /// Why.
+        reason: String,
     },
 
     /// JSON that could not be read as the expected shape.

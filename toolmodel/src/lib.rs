@@ -118,6 +118,7 @@ pub use call::context::{
     ProgressToken,
 };
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolError, ToolHandler};
+pub use call::list_result::{CacheScope, ListCache, ListToolsResult};
 pub use call::result::CallToolResult;
 pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder, ToolsPage};
 pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};
@@ -141,7 +142,7 @@ pub use validate::validator::{CompiledSchema, DefaultValidator, SchemaValidator}
 pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot, Violation};
 pub use wire::catalog;
 pub use wire::json::McpTool;
-pub use wire::versioned::{Loss, LossKind, Written};
+pub use wire::versioned::{Loss, LossKind, RESULT_COMPLETE, Written};
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).

@@ -1,21 +1,27 @@
 //! [`Toolbox`]: the registry of local backends; lists tools and routes `tools/call` to their
 //! handlers.
 
-use std::{collections::HashMap, fmt, future::Future, sync::Arc};
+use std::{
+    collections::HashMap,
+    fmt,
+    future::Future,
+    sync::{Arc, OnceLock},
+};
 
 use serde::{Serialize, ser::SerializeMap};
 use serde_json::{Map, Value};
 
 use crate::{
-    CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, Tool, ToolError,
-    ToolHandler, ToolId, call::context::BoxFuture, call::handler::IntoCallToolResult,
+    CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, ListCache, Loss,
+    ProtocolVersion, RESULT_COMPLETE, Tool, ToolError, ToolHandler, ToolId,
+    call::context::BoxFuture, call::handler::IntoCallToolResult, call::list_result::scope_value,
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
 ///
 /// Built once with [`Toolbox::builder`], then shared: `Clone` is a reference count, and it is
 /// `Send + Sync`. It answers `tools/list` ([`list`](Self::list), paginated and served from a
-/// cache built with the toolbox) and `tools/call` ([`call`](Self::call)):
+/// cache built once per protocol version) and `tools/call` ([`call`](Self::call)):
 ///
 /// 1. The tool is found by its MCP name; an unknown name is [`Error::UnknownTool`]
 ///    (JSON-RPC `-32602`, MCP 2025-11-25 "Error Handling").
@@ -88,13 +94,23 @@ pub struct Toolbox {
 struct Inner {
     /// Sorted by MCP name.
     entries: Vec<Entry>,
-    /// The MCP JSON of each entry's tool, in the same order: what `tools/list` sends.
-    listed: Vec<Value>,
+    /// Per protocol version (by [`ProtocolVersion::index`]), the MCP JSON of each entry's
+    /// tool written for it, in the same order: what `tools/list` sends. Built on first use.
+    listed: [OnceLock<Result<Listing, Error>>; ProtocolVersion::ALL.len()],
+    /// The caching hints of 2026-07-28 list results.
+    cache: ListCache,
     /// The tools as listed, in the same order.
     tools: Vec<Tool>,
     by_name: HashMap<Arc<str>, usize>,
     by_id: HashMap<ToolId, usize>,
     page_size: usize,
+}
+
+/// The tools written for one version.
+struct Listing {
+    json: Vec<Value>,
+    /// Each tool's losses, in the same order.
+    losses: Vec<Vec<Loss>>,
 }
 
 struct Entry {
@@ -133,6 +149,7 @@ impl Toolbox {
             problems: Vec::new(),
             required: Vec::new(),
             page_size: DEFAULT_PAGE_SIZE,
+            cache: ListCache::DEFAULT,
         }
     }
 
@@ -164,9 +181,22 @@ impl Toolbox {
             .and_then(|&index| self.inner.tools.get(index))
     }
 
-    /// One page of `tools/list` (MCP 2025-11-25, `ListToolsResult`, and "Pagination"): the
-    /// first page for `None`, the next one for the `nextCursor` of the page before. The
-    /// tools' MCP JSON was built with the toolbox; a page borrows it.
+    /// One page of `tools/list` for [`ProtocolVersion::LATEST`]:
+    /// `list_for(ProtocolVersion::LATEST, cursor)`.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_for`](Self::list_for).
+    pub fn list(&self, cursor: Option<&str>) -> Result<ToolsPage<'_>, Error> {
+        self.list_for(ProtocolVersion::LATEST, cursor)
+    }
+
+    /// One page of `tools/list` for a protocol version (MCP `ListToolsResult`, and
+    /// "Pagination"): the first page for `None`, the next one for the `nextCursor` of the page
+    /// before. Each tool is written by [`Tool::to_mcp_json_for`] once per version, on the first
+    /// list for it, and kept; a page borrows it, with each tool's [`Loss`]es
+    /// ([`ToolsPage::losses`]). For 2026-07-28 the page also carries `resultType`, `ttlMs` and
+    /// `cacheScope` ([`ToolboxBuilder::cache`]; default [`ListCache::DEFAULT`]).
     ///
     /// Cursors are opaque to clients; here they are the decimal index of the page's first tool.
     /// A cursor stays valid for the life of the toolbox (its tools never change).
@@ -174,9 +204,15 @@ impl Toolbox {
     /// # Errors
     ///
     /// [`Error::InvalidCursor`] for a cursor this toolbox would not hand out (JSON-RPC
-    /// `-32602`).
-    pub fn list(&self, cursor: Option<&str>) -> Result<ToolsPage<'_>, Error> {
-        let total = self.inner.listed.len();
+    /// `-32602`); [`Error::Unwritable`] when a tool cannot be written for `version` (an
+    /// `outputSchema` that is not an object, for 2025-11-25 or older).
+    pub fn list_for(
+        &self,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Result<ToolsPage<'_>, Error> {
+        let listing = self.listing(version)?;
+        let total = listing.json.len();
         let start = match cursor {
             None => 0,
             Some(text) => text
@@ -189,9 +225,38 @@ impl Toolbox {
         };
         let end = start.saturating_add(self.inner.page_size).min(total);
         Ok(ToolsPage {
-            tools: self.inner.listed.get(start..end).unwrap_or_default(),
+            tools: listing.json.get(start..end).unwrap_or_default(),
+            losses: listing.losses.get(start..end).unwrap_or_default(),
             next_cursor: (end < total).then(|| end.to_string()),
+            version,
+            cache: self.inner.cache,
         })
+    }
+
+    /// The tools written for `version`, built once.
+    fn listing(&self, version: ProtocolVersion) -> Result<&Listing, Error> {
+        let Some(slot) = self.inner.listed.get(version.index()) else {
+            return Err(Error::Unwritable {
+                what: "tools/list".into(),
+                version,
+                pointer: String::new(),
+                reason: "unknown version".into(),
+            });
+        };
+        slot.get_or_init(|| {
+            let mut listing = Listing {
+                json: Vec::with_capacity(self.inner.tools.len()),
+                losses: Vec::with_capacity(self.inner.tools.len()),
+            };
+            for tool in &self.inner.tools {
+                let written = tool.to_mcp_json_for(version)?;
+                listing.json.push(written.json);
+                listing.losses.push(written.losses);
+            }
+            Ok(listing)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
     }
 
     /// Calls the tool served as `name` (MCP `tools/call`); see the [type docs](Toolbox) for
@@ -252,19 +317,30 @@ impl Toolbox {
     }
 }
 
-/// One page of `tools/list`: serializes as MCP `ListToolsResult`, `{"tools": [...],
-/// "nextCursor": "..."}` (no `nextCursor` on the last page).
+/// One page of `tools/list` for one protocol version: serializes as that version's MCP
+/// `ListToolsResult`, `{"tools": [...], "nextCursor": "..."}` (no `nextCursor` on the last
+/// page), plus `resultType`, `ttlMs` and `cacheScope` for 2026-07-28.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolsPage<'a> {
     tools: &'a [Value],
+    losses: &'a [Vec<Loss>],
     next_cursor: Option<String>,
+    version: ProtocolVersion,
+    cache: ListCache,
 }
 
 impl<'a> ToolsPage<'a> {
-    /// The tools of the page, as MCP JSON.
+    /// The tools of the page, as MCP JSON for the page's version.
     #[must_use]
     pub fn tools(&self) -> &'a [Value] {
         self.tools
+    }
+
+    /// What the version could not carry of each tool, in the order of [`tools`](Self::tools)
+    /// (pointers into each tool's own JSON).
+    #[must_use]
+    pub fn losses(&self) -> &'a [Vec<Loss>] {
+        self.losses
     }
 
     /// The cursor of the next page, if there is one.
@@ -272,14 +348,27 @@ impl<'a> ToolsPage<'a> {
     pub fn next_cursor(&self) -> Option<&str> {
         self.next_cursor.as_deref()
     }
+
+    /// The protocol version the page is written for.
+    #[must_use]
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
 }
 
 impl Serialize for ToolsPage<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        if self.version.has_result_type() {
+            map.serialize_entry("resultType", RESULT_COMPLETE)?;
+        }
         map.serialize_entry("tools", self.tools)?;
         if let Some(cursor) = &self.next_cursor {
             map.serialize_entry("nextCursor", cursor)?;
+        }
+        if self.version.has_result_type() {
+            map.serialize_entry("ttlMs", &self.cache.ttl_ms)?;
+            map.serialize_entry("cacheScope", &scope_value(self.cache.scope))?;
         }
         map.end()
     }
@@ -293,6 +382,7 @@ pub struct ToolboxBuilder {
     problems: Vec<Error>,
     required: Vec<(&'static str, Error)>,
     page_size: usize,
+    cache: ListCache,
 }
 
 impl fmt::Debug for ToolboxBuilder {
@@ -307,6 +397,7 @@ impl fmt::Debug for ToolboxBuilder {
                     .collect::<Vec<_>>(),
             )
             .field("page_size", &self.page_size)
+            .field("cache", &self.cache)
             .finish_non_exhaustive()
     }
 }
@@ -394,6 +485,13 @@ impl ToolboxBuilder {
         self
     }
 
+    /// The caching hints of `tools/list` results for MCP 2026-07-28 (`ttlMs`, `cacheScope`);
+    /// default [`ListCache::DEFAULT`] (`0`, `"private"`), see [`ListCache`] for why.
+    pub fn cache(mut self, cache: ListCache) -> Self {
+        self.cache = cache;
+        self
+    }
+
     /// Builds the toolbox: sorts the tools by MCP name and builds each one's listed form and
     /// MCP JSON once.
     ///
@@ -410,6 +508,7 @@ impl ToolboxBuilder {
             mut problems,
             required,
             page_size,
+            cache,
         } = self;
         for (type_name, problem) in required {
             if !pending.iter().any(|item| item.type_name == type_name) {
@@ -442,7 +541,8 @@ impl ToolboxBuilder {
         }
         let mut inner = Inner {
             entries: Vec::with_capacity(named.len()),
-            listed: Vec::with_capacity(named.len()),
+            listed: Default::default(),
+            cache,
             tools: Vec::with_capacity(named.len()),
             by_name: HashMap::with_capacity(named.len()),
             by_id: HashMap::with_capacity(named.len()),
@@ -451,7 +551,6 @@ impl ToolboxBuilder {
         for (index, (name, item)) in named.into_iter().enumerate() {
             let mut listed = Tool::clone(&item.tool);
             listed.name = name.to_string();
-            inner.listed.push(listed.to_mcp_json());
             inner.tools.push(listed);
             inner.by_name.insert(Arc::clone(&name), index);
             if let Ok(id) = item.tool.id() {

@@ -6,7 +6,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::{
-    Error, ProtocolVersion, SchemaSlot, Tool, Violation, validate::mcp_header::header_pointers,
+    CallToolResult, Error, ProtocolVersion, Tool,
+    validate::{limits::shallow_text, mcp_header::header_pointers},
     wire::keys::MCP_KEYS,
 };
 
@@ -121,15 +122,16 @@ impl Tool {
             && let Some(output) = &self.output_schema
             && !output.has_object_root()
         {
+            let found = output
+                .get("type")
+                .map_or_else(|| "no \"type\"".to_owned(), shallow_text);
             return Err(Error::Unwritable {
-                what: self.name.clone(),
+                what: format!("tool {:?}", self.name),
                 version,
-                violations: vec![Violation::SchemaRoot {
-                    slot: SchemaSlot::Output,
-                    found: output
-                        .get("type")
-                        .map(crate::validate::limits::shallow_text),
-                }],
+                pointer: "/outputSchema/type".into(),
+                reason: format!(
+                    "the root must be \"type\": \"object\" up to MCP 2025-11-25, found {found}"
+                ),
             });
         }
         let mut json = self.to_mcp_json();
@@ -162,5 +164,134 @@ fn omit_keys(object: &mut Map<String, Value>, version: ProtocolVersion, losses: 
                 kind: LossKind::Omitted,
             });
         }
+    }
+}
+
+/// The `resultType` of a complete result (MCP 2026-07-28, `ResultType`).
+pub const RESULT_COMPLETE: &str = "complete";
+
+/// `(content type, first version that has it)` for the content blocks of `CallToolResult`.
+const CONTENT_SINCE: &[(&str, ProtocolVersion)] = &[
+    ("audio", ProtocolVersion::V2025_03_26),
+    ("resource_link", ProtocolVersion::V2025_06_18),
+];
+
+impl CallToolResult {
+    /// The result's `resultType` (MCP 2026-07-28): the value read (kept in
+    /// [`extra`](Self::extra)), else `"complete"`, which is what a result without one means
+    /// ("the client MUST treat the absent field as `complete`").
+    #[must_use]
+    pub fn result_type(&self) -> &str {
+        self.extra
+            .get("resultType")
+            .and_then(Value::as_str)
+            .unwrap_or(RESULT_COMPLETE)
+    }
+
+    /// The result as MCP `CallToolResult` JSON for `version`, with every [`Loss`].
+    ///
+    /// - 2026-07-28: `resultType` is written (`"complete"` unless another was read; servers
+    ///   MUST include it); `structuredContent` may be any JSON value.
+    /// - Older: `resultType` is left out (a [`Loss`]; absent means `"complete"`);
+    ///   `structuredContent` must be an object (2025-06-18 to 2025-11-25) and is left out
+    ///   before 2025-06-18; a content block of a type the version does not have (`audio`
+    ///   before 2025-03-26, `resource_link` before 2025-06-18) is left out, each a [`Loss`] at
+    ///   its index.
+    ///
+    /// Reading needs no version: [`CallToolResult::from_value`] reads every version.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unwritable`] for a `structuredContent` that is not an object written for
+    /// 2025-06-18 to 2025-11-25, or a `resultType` other than `"complete"` written before
+    /// 2026-07-28 (leaving either out would change what the result says).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::{CallToolResult, ProtocolVersion};
+    ///
+    /// let result = CallToolResult::structured(json!([1, 2]))?;
+    /// let written = result.to_json_for(ProtocolVersion::V2026_07_28)?;
+    /// assert_eq!(written.json["resultType"], "complete");
+    /// assert_eq!(written.json["structuredContent"], json!([1, 2]));
+    /// assert!(result.to_json_for(ProtocolVersion::V2025_11_25).is_err());
+    ///
+    /// let old = CallToolResult::text("hi").to_json_for(ProtocolVersion::V2025_11_25)?;
+    /// assert_eq!(old.json, json!({"content": [{"type": "text", "text": "hi"}]}));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_json_for(&self, version: ProtocolVersion) -> Result<Written, Error> {
+        let unwritable = |pointer: &str, reason: String| Error::Unwritable {
+            what: "CallToolResult".into(),
+            version,
+            pointer: pointer.into(),
+            reason,
+        };
+        let result_type = self.result_type();
+        if !version.has_result_type() && result_type != RESULT_COMPLETE {
+            return Err(unwritable(
+                "/resultType",
+                format!("{result_type:?} has no equivalent before MCP 2026-07-28"),
+            ));
+        }
+        if version.has_structured_content()
+            && version.requires_object_output()
+            && let Some(value) = &self.structured_content
+            && !value.is_object()
+        {
+            return Err(unwritable(
+                "/structuredContent",
+                format!(
+                    "must be an object up to MCP 2025-11-25, found {}",
+                    crate::model::schema::json_type(value)
+                ),
+            ));
+        }
+        let mut json = serde_json::to_value(self).map_err(|err| Error::Json {
+            path: String::new(),
+            line: 0,
+            column: 0,
+            message: err.to_string(),
+        })?;
+        let mut losses = Vec::new();
+        let mut lose = |pointer: String| {
+            losses.push(Loss {
+                pointer,
+                version,
+                kind: LossKind::Omitted,
+            });
+        };
+        if let Value::Object(object) = &mut json {
+            if version.has_result_type() {
+                object
+                    .entry("resultType")
+                    .or_insert_with(|| Value::from(RESULT_COMPLETE));
+            } else if object.remove("resultType").is_some() {
+                lose("/resultType".into());
+            }
+            if !version.has_structured_content() && object.remove("structuredContent").is_some() {
+                lose("/structuredContent".into());
+            }
+            if let Some(Value::Array(content)) = object.get_mut("content") {
+                let mut index = 0;
+                content.retain(|block| {
+                    let kind = block
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let keep = CONTENT_SINCE
+                        .iter()
+                        .all(|(name, since)| *name != kind || version >= *since);
+                    if !keep {
+                        lose(format!("/content/{index}"));
+                    }
+                    index += 1;
+                    keep
+                });
+            }
+        }
+        Ok(Written { json, losses })
     }
 }

@@ -52,6 +52,11 @@ impl ProtocolVersion {
         Self::V2026_07_28,
     ];
 
+    /// The version's position in [`ALL`](Self::ALL).
+    pub(crate) const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The date string: `"2024-11-05"`, ..., `"2026-07-28"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
