@@ -2,7 +2,10 @@
 //! official MCP schema's `Tool` definition, compiled, and the external-reference cases that
 //! the adversarial suite and the no-network test share.
 
-use std::path::PathBuf;
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
 
 use serde_json::{Value, json};
 use toolmodel::Error;
@@ -34,20 +37,162 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
 }
 
 /// A validator for `#/$defs/Tool` of the official MCP 2025-11-25 schema
-/// (`mcp-spec/2025-11-25/schema.json` of `../shared`), compiled with `jsonschema` as JSON
-/// Schema 2020-12: the schema document itself with its root pointed at `#/$defs/Tool`, so that
-/// the definitions it refers to resolve.
+/// (`mcp-spec/2025-11-25/schema.json` of `../shared`); see [`mcp_validator`].
 ///
 /// Returns `None` when the shared data is missing, as [`shared_dir`] does (a panic under
 /// `CI`). Panics when the file is unreadable, not JSON, or does not compile: broken shared
 /// data is a test failure.
 #[must_use]
 pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
-    let path = shared_dir("mcp-spec/2025-11-25/schema.json")?;
-    let text = std::fs::read_to_string(&path).expect("schema.json is readable");
+    let validator = mcp_validator("2025-11-25", "Tool")?;
+    // The wrapper really is `Tool`: it rejects what the spec's `Tool` rejects.
+    assert!(validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "object"}})));
+    assert!(!validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "array"}})));
+    assert!(!validator.is_valid(&json!({"inputSchema": {"type": "object"}})));
+    assert!(
+        !validator.is_valid(
+            &json!({"name": "x", "inputSchema": {"type": "object"}, "annotations": null})
+        )
+    );
+    Some(validator)
+}
+
+/// A validator for the definition `definition` (`Tool`, `CallToolResult`, ...) of the official
+/// MCP schema of `version` (`mcp-spec/{version}/schema.json` of `../shared`): the schema
+/// document itself with its root pointed at the definition (`#/$defs/...` for 2020-12,
+/// `#/definitions/...` for the draft-07 schemas before 2025-11-25), compiled with `jsonschema`
+/// in the dialect the document declares, so that the definitions it refers to resolve.
+///
+/// Returns `None` when the shared data is missing, as [`shared_dir`] does. Panics when the
+/// file is unreadable, not JSON, lacks the definition, or does not compile.
+#[must_use]
+pub fn mcp_validator(version: &str, definition: &str) -> Option<jsonschema::Validator> {
+    let path = shared_dir(&format!("mcp-spec/{version}/schema.json"))?;
+    let text = fs::read_to_string(&path).expect("schema.json is readable");
     let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
-    schema["$ref"] = json!("#/$defs/Tool");
-    Some(jsonschema::draft202012::new(&schema).expect("the MCP schema compiles"))
+    let defs = if schema.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    assert!(
+        schema[defs].get(definition).is_some(),
+        "{version} has no {definition}"
+    );
+    schema["$ref"] = json!(format!("#/{defs}/{definition}"));
+    Some(jsonschema::validator_for(&schema).expect("the MCP schema compiles"))
+}
+
+/// The sources of `corpus/` that hold MCP tools, by folder.
+pub const MCP_SOURCES: &[&str] = &[
+    "github-mcp-server",
+    "kubernetes-mcp-server",
+    "mcp-proxy-snapshots",
+    "docker-mcp-registry",
+    "livemcpbench",
+    "mcp-spec-examples",
+    "rmcp-test-fixtures",
+];
+
+/// Corpus paths (a folder, or a folder under a source) that hold no MCP tools, and why.
+pub const EXCLUDED: &[(&str, &str)] = &[
+    (
+        "bfcl",
+        "BFCL function definitions as JSON Lines ({id, question, function: [{name, description, parameters}]}), not MCP tools",
+    ),
+    (
+        "posthog-mcp",
+        "tool metadata without schemas, and one draft-07 document of unattributed input schemas: no MCP Tool objects",
+    ),
+    (
+        "mcp-spec-examples/CallToolRequest",
+        "tools/call requests: arguments, not tools",
+    ),
+    (
+        "mcp-spec-examples/CallToolRequestParams",
+        "tools/call params: arguments, not tools",
+    ),
+];
+
+/// Every file under `root`, sorted.
+///
+/// # Panics
+///
+/// When a folder cannot be read.
+#[must_use]
+pub fn corpus_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `path` relative to `root`, with `/` between the parts.
+///
+/// # Panics
+///
+/// When `path` is not under `root`.
+#[must_use]
+pub fn relative(root: &Path, path: &Path) -> String {
+    let parts: Vec<String> = path
+        .strip_prefix(root)
+        .unwrap()
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+/// The entry of [`EXCLUDED`] a corpus path falls under, if any.
+#[must_use]
+pub fn exclusion(rel: &str) -> Option<&'static (&'static str, &'static str)> {
+    EXCLUDED.iter().find(|(prefix, _)| {
+        rel.strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// Every MCP tool of the corpus's [`MCP_SOURCES`], as `("file#pointer", tool JSON)`, found by
+/// [`toolmodel::catalog::tool_values`]; files that are not JSON or hold no tools are skipped
+/// (the corpus test reports them). `None` when the shared data is missing.
+///
+/// # Panics
+///
+/// When a file cannot be read.
+#[must_use]
+pub fn corpus_tools() -> Option<Vec<(String, Value)>> {
+    let root = shared_dir("corpus")?;
+    let mut out = Vec::new();
+    for path in corpus_files(&root) {
+        let rel = relative(&root, &path);
+        let source = rel.split('/').next().unwrap_or_default();
+        if exclusion(&rel).is_some() || !MCP_SOURCES.contains(&source) {
+            continue;
+        }
+        let Ok(document) = serde_json::from_str::<Value>(&fs::read_to_string(&path).unwrap())
+        else {
+            continue;
+        };
+        let Ok(found) = toolmodel::catalog::tool_values(&document) else {
+            continue;
+        };
+        out.extend(
+            found
+                .into_iter()
+                .map(|(pointer, value)| (format!("{rel}#{pointer}"), value.clone())),
+        );
+    }
+    Some(out)
 }
 
 /// Every form of reference to a resource outside the schema, each with the error

@@ -7,7 +7,7 @@
 //! 2. round-trip: `to_mcp_json(from_mcp_json(x)) == x` as JSON values, after removing from `x`
 //!    only the `null`s the documented null policy covers (a `null` optional MCP field is read as
 //!    absent and not written back); and `Tool::from_json(&t.to_json()) == t`;
-//! 3. when [`Tool::validate`] accepts it, be valid against `#/$defs/Tool` of the official MCP
+//! 3. when [`Tool::validate_for`] 2025-11-25 accepts it, be valid against `#/$defs/Tool` of the official MCP
 //!    2025-11-25 schema.
 //!
 //! The tools `validate` rejects are grouped by reason, and the schemas of the valid tools are
@@ -15,48 +15,14 @@
 //! hold no MCP tools are skipped with the reason printed, and a file of no known source fails the
 //! test, so that new data is classified before it is trusted.
 
-use std::{
-    collections::BTreeMap,
-    fmt::Write as _,
-    fs,
-    path::{Path, PathBuf},
-};
+use std::{collections::BTreeMap, fmt::Write as _, fs};
 
 use serde_json::{Value, json};
 use toolmodel::{
-    DefaultValidator, Error, Tool, Violation, catalog::tool_values, name::NameProblem,
+    DefaultValidator, Error, ProtocolVersion, Tool, Violation, catalog::tool_values,
+    name::NameProblem,
 };
-
-/// The sources that hold MCP tools, by folder.
-const MCP_SOURCES: &[&str] = &[
-    "github-mcp-server",
-    "kubernetes-mcp-server",
-    "mcp-proxy-snapshots",
-    "docker-mcp-registry",
-    "livemcpbench",
-    "mcp-spec-examples",
-    "rmcp-test-fixtures",
-];
-
-/// Corpus paths (a folder, or a folder under a source) that hold no MCP tools, and why.
-const EXCLUDED: &[(&str, &str)] = &[
-    (
-        "bfcl",
-        "BFCL function definitions as JSON Lines ({id, question, function: [{name, description, parameters}]}), not MCP tools",
-    ),
-    (
-        "posthog-mcp",
-        "tool metadata without schemas, and one draft-07 document of unattributed input schemas: no MCP Tool objects",
-    ),
-    (
-        "mcp-spec-examples/CallToolRequest",
-        "tools/call requests: arguments, not tools",
-    ),
-    (
-        "mcp-spec-examples/CallToolRequestParams",
-        "tools/call params: arguments, not tools",
-    ),
-];
+use toolmodel_tests::{EXCLUDED, MCP_SOURCES, corpus_files, exclusion, relative};
 
 /// Optional `Tool` keys whose `null` the null policy reads as absent.
 const NULLABLE_TOOL_KEYS: &[&str] = &[
@@ -94,40 +60,6 @@ struct Stats {
     compile: BTreeMap<&'static str, usize>,
     /// Every schema that did not compile: `file#pointer/slot: error`.
     compile_notes: Vec<String>,
-}
-
-fn corpus_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn relative(root: &Path, path: &Path) -> String {
-    let parts: Vec<String> = path
-        .strip_prefix(root)
-        .unwrap()
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
-}
-
-fn exclusion(rel: &str) -> Option<&'static (&'static str, &'static str)> {
-    EXCLUDED.iter().find(|(prefix, _)| {
-        rel.strip_prefix(prefix)
-            .is_some_and(|rest| rest.starts_with('/'))
-    })
 }
 
 /// How many tool objects a document holds, counted independently of [`tool_values`]: every
@@ -221,28 +153,6 @@ fn shorten(text: &str, max: usize) -> String {
     }
 }
 
-/// A validator of `#/$defs/Tool` of the official MCP 2025-11-25 schema.
-fn mcp_tool_validator() -> Option<jsonschema::Validator> {
-    let path = toolmodel_tests::shared_dir("mcp-spec")?.join("2025-11-25/schema.json");
-    let spec: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    let wrapper = json!({
-        "$schema": spec["$schema"],
-        "$ref": "#/$defs/Tool",
-        "$defs": spec["$defs"],
-    });
-    let validator = jsonschema::draft202012::new(&wrapper).unwrap();
-    // The wrapper really is `Tool`: it rejects what the spec's `Tool` rejects.
-    assert!(validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "object"}})));
-    assert!(!validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "array"}})));
-    assert!(!validator.is_valid(&json!({"inputSchema": {"type": "object"}})));
-    assert!(
-        !validator.is_valid(
-            &json!({"name": "x", "inputSchema": {"type": "object"}, "annotations": null})
-        )
-    );
-    Some(validator)
-}
-
 /// Checks one tool value; updates `stats`, records failures.
 fn check_tool(
     at: &str,
@@ -279,7 +189,7 @@ fn check_tool(
     }
 
     // 3. Valid tools are valid MCP; invalid ones are grouped by reason.
-    let violations = tool.violations();
+    let violations = tool.violations_for(ProtocolVersion::V2025_11_25);
     if !violations.is_empty() {
         stats.invalid += 1;
         let mut reasons: Vec<String> = violations.iter().map(reason).collect();
@@ -411,7 +321,7 @@ fn every_mcp_tool_in_the_corpus_parses_round_trips_and_validates() {
     let Some(root) = toolmodel_tests::shared_dir("corpus") else {
         return;
     };
-    let Some(spec) = mcp_tool_validator() else {
+    let Some(spec) = toolmodel_tests::mcp_tool_validator() else {
         return;
     };
     let compiler = DefaultValidator::new();

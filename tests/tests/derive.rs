@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolmodel::{
-    Error, SchemaSlot, Tool, ToolDefinition,
+    Error, ProtocolVersion, SchemaSlot, Tool, ToolDefinition,
     schemars::{self, JsonSchema},
 };
 
@@ -146,7 +146,7 @@ enum Mode {
 struct EnumArguments;
 
 #[test]
-fn non_object_input_and_output_are_both_reported() {
+fn a_non_object_input_is_reported_and_any_output_is_allowed() {
     let Err(Error::ToolType { tool, problems }) = EnumArguments::try_tool() else {
         panic!("expected a type error")
     };
@@ -155,17 +155,44 @@ fn non_object_input_and_output_are_both_reported() {
         .iter()
         .map(|p| (p.slot, p.type_name.ends_with("Mode"), p.found.as_deref()))
         .collect();
-    assert_eq!(
-        found,
-        [
-            (SchemaSlot::Input, true, Some("\"string\"")),
-            (SchemaSlot::Output, false, Some("\"string\"")),
-        ]
-    );
+    // MCP 2026-07-28 allows any outputSchema: only the input is reported.
+    assert_eq!(found, [(SchemaSlot::Input, true, Some("\"string\""))]);
     assert!(matches!(
         EnumArguments::parse(&json!("fast")),
         Err(Error::ToolType { .. })
     ));
+}
+
+/// Lists things.
+#[derive(Tool)]
+#[tool(input = Query, output = Vec<Plain>)]
+struct ListPlain;
+
+#[test]
+fn an_array_output_builds_and_is_refused_only_when_written_for_an_older_version() {
+    let tool = ListPlain::try_tool().unwrap();
+    assert_eq!(
+        tool.output_schema.as_ref().unwrap().get("type"),
+        Some(&json!("array"))
+    );
+    assert_eq!(tool.validate(), Ok(()));
+    assert!(tool.validate_for(ProtocolVersion::V2025_11_25).is_err());
+    let written = tool.to_mcp_json_for(ProtocolVersion::V2026_07_28).unwrap();
+    assert_eq!(written.json["outputSchema"]["type"], "array");
+    let Err(Error::Unwritable {
+        pointer, version, ..
+    }) = tool.to_mcp_json_for(ProtocolVersion::V2025_11_25)
+    else {
+        panic!("an array output cannot be written for 2025-11-25")
+    };
+    assert_eq!(
+        (pointer.as_str(), version),
+        ("/outputSchema/type", ProtocolVersion::V2025_11_25)
+    );
+    assert_eq!(
+        ListPlain::structured_content(&vec![Plain { best: 1 }]),
+        Ok(json!([{"best": 1}]))
+    );
 }
 
 #[test]

@@ -38,6 +38,19 @@ fn runtime_version_problem(version: &str) -> Option<String> {
         })
 }
 
+/// The runtime's verdict on an `x-mcp-header` name (MCP 2026-07-28), as text.
+fn runtime_header_problem(name: &str) -> Option<String> {
+    let tool = Tool::from_mcp_json(&json!({"name": "t", "inputSchema": {"type": "object",
+        "properties": {"p": {"type": "string", "x-mcp-header": name}}}}))
+    .unwrap();
+    tool.violations()
+        .into_iter()
+        .find_map(|violation| match violation {
+            Violation::Header { problem, .. } => Some(problem.to_string()),
+            _ => None,
+        })
+}
+
 fn runtime_icon_allowed(src: &str) -> bool {
     let mut tool = tool();
     tool.icons = Some(vec![Icon::new(src)]);
@@ -84,6 +97,26 @@ fn names_one_table() {
         let derive = rules::name_problems(text);
         assert_eq!(derive, runtime_name_problems(text), "{text:?}");
         assert_eq!(derive.is_empty(), valid, "{text:?}");
+    }
+}
+
+#[test]
+fn headers_one_table() {
+    for (text, valid) in [
+        ("Region", true),
+        ("x-Trace_1.v2", true),
+        ("!#$%&'*+-.^_`|~", true),
+        ("", false),
+        ("Re gion", false),
+        ("a:b", false),
+        ("a\r\nb", false),
+        ("\u{7f}", false),
+        ("Région", false),
+        ("a\"b", false),
+    ] {
+        let derive = rules::header_problem(text);
+        assert_eq!(derive, runtime_header_problem(text), "{text:?}");
+        assert_eq!(derive.is_none(), valid, "{text:?}");
     }
 }
 
@@ -196,6 +229,11 @@ proptest! {
     #[test]
     fn tags_agree(list in proptest::collection::vec("[a-zA-Z0-9 _.!-]{0,8}", 0..24)) {
         assert_tags_agree(&list);
+    }
+
+    #[test]
+    fn headers_agree(text in "[A-Za-z0-9!#$%&'*+.^_`|~:\"(),/ \r\n\t\u{7f}é-]{0,12}") {
+        prop_assert_eq!(rules::header_problem(&text), runtime_header_problem(&text));
     }
 
     #[test]

@@ -94,6 +94,10 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
     };
     let local = &tool.local;
     let switches = tool.schema;
+    let headers = tool
+        .headers
+        .iter()
+        .map(|(property, header)| quote!((#property, #header)));
     let register = tool.register.map(|span| {
         let krate = respan(krate, span);
         quote_spanned! {span=>
@@ -124,6 +128,7 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
                         icons: &[#(#icons),*],
                         task_support: #task_support,
                         local: #local,
+                        headers: &[#(#headers),*],
                         profile: #krate::__private::profile(#(#switches),*),
                     });
                 &DEFINITION

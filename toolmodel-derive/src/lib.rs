@@ -57,7 +57,7 @@ use proc_macro::TokenStream;
 /// | `title` | `"..."` | none (MCP `title`) | |
 /// | `description` | `"..."` | the struct's doc comment, else the input type's | |
 /// | `input` | a type: `Deserialize + JsonSchema` | the struct itself (named fields), none (unit struct) | the traits, with a readable message; not the struct itself |
-/// | `output` | a type: `Serialize + JsonSchema` | none: no `outputSchema`, output `toolmodel::NoOutput` | the traits; root `"type":"object"` when the tool is first built (see below) |
+/// | `output` | a type: `Serialize + JsonSchema` | none: no `outputSchema`, output `toolmodel::NoOutput` | the traits; any schema (see below) |
 /// | `tags(...)` | `"a", "b"` | none | each in normal form (the error shows it), no duplicates, at most 20 |
 /// | `annotations(...)` | `read_only`, `destructive`, `idempotent`, `open_world` (each alone or `= bool`), `title = "..."` | none | |
 /// | `icon(...)` (repeatable) | `src = "..."`, `mime_type = "..."`, `sizes = ["48x48", "any"]`, `theme = "light"` or `"dark"` | none | `src` given, scheme `https:`, `http:` or `data:`; `theme` |
@@ -84,13 +84,33 @@ use proc_macro::TokenStream;
 /// crate needs no other dependency than `toolmodel`, `serde` (for its own derives) and
 /// `schemars` through `use toolmodel::schemars;`.
 ///
-/// # The output schema's root
+/// # Field attribute: `#[tool(header = "Name")]`
 ///
-/// MCP requires `"type": "object"` at the root of `outputSchema`. A derive sees tokens, not
-/// types, so it cannot know the schema of `output = Results` at compile time: the check runs
-/// when the tool is first built. `try_tool()` returns `toolmodel::Error::ToolType` naming the
-/// Rust type (and `tool()` panics with that message); the same holds for an `input` type
-/// whose schema is not an object (an enum, a `#[serde(transparent)]` wrapper of a string).
+/// On a field of an arguments struct (shape 1), mirrors the argument into the HTTP header
+/// `Mcp-Param-Name` (MCP 2026-07-28, `x-mcp-header`): the derive writes
+/// `"x-mcp-header": "Name"` into the field's property schema, found by its serde name
+/// (`#[serde(rename)]` and the struct's `#[serde(rename_all)]` are followed). Checked at
+/// compile time: the name is a non-empty RFC 9110 token without control characters, unique
+/// case-insensitively among the struct's headers; the field is a property of its own (not
+/// `skip` or `flatten`) and not `f32`/`f64` (never on a number). When the tool is built,
+/// `Tool::validate` checks the rest on the schema (type `integer`, `string` or `boolean`).
+///
+/// With `input = Args`, the handler's fields are no arguments: put
+/// `#[schemars(extend("x-mcp-header" = "Name"))]` on the field of `Args` instead; the built
+/// tool checks it the same way.
+///
+/// # The schemas' roots
+///
+/// MCP requires `"type": "object"` at the root of `inputSchema`. A derive sees tokens, not
+/// types, so it cannot know the schema of `input = Args` at compile time: the check runs when
+/// the tool is first built. `try_tool()` returns `toolmodel::Error::ToolType` naming the Rust
+/// type (and `tool()` panics with that message) for an input type whose schema is not an
+/// object (an enum, a `#[serde(transparent)]` wrapper of a string).
+///
+/// `output` may have any schema (MCP 2026-07-28: `outputSchema` is any JSON Schema 2020-12,
+/// so `output = Vec<Item>` builds). Writing the tool for 2025-11-25 or older, where the root
+/// must be `"type": "object"`, is `toolmodel::Error::Unwritable` from
+/// `Tool::to_mcp_json_for`.
 ///
 /// # Example
 ///

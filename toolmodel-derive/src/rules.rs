@@ -130,3 +130,23 @@ pub fn icon_src_allowed(src: &str) -> bool {
 pub fn backend_name_allowed(name: &str) -> bool {
     !name.trim().is_empty()
 }
+
+/// The first rule an `x-mcp-header` name breaks, in the runtime's words (MCP 2026-07-28,
+/// Streamable HTTP, "Schema Extension": not empty, no control characters, RFC 9110 `1*tchar`).
+pub fn header_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".to_owned());
+    }
+    let is_tchar = |ch: char| ch.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(ch);
+    let (position, ch) = name.chars().enumerate().find(|(_, ch)| !is_tchar(*ch))?;
+    Some(if ch.is_control() {
+        format!(
+            "holds the control character U+{:04X} at position {position}",
+            u32::from(ch)
+        )
+    } else {
+        format!(
+            "holds {ch:?} at position {position}, not an RFC 9110 token character (letters, digits, !#$%&'*+-.^_`|~)"
+        )
+    })
+}

@@ -38,6 +38,8 @@ pub struct Checked<'a> {
     pub local: String,
     pub register: Option<Span>,
     pub schema: [bool; 6],
+    /// `(property name, x-mcp-header)` of each `#[tool(header = "...")]` field.
+    pub headers: Vec<(String, String)>,
 }
 
 /// Where the arguments come from.
@@ -181,6 +183,7 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         None => input.doc.clone(),
     };
 
+    let headers = check_headers(cx, input, &input_kind);
     Checked {
         ident: input.ident,
         generics: input.generics,
@@ -200,7 +203,100 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         local,
         register: attrs.register.as_ref().map(Ident::span),
         schema: attrs.schema,
+        headers,
     }
+}
+
+/// The `#[tool(header = "...")]` fields: each name by the runtime's rules, unique
+/// case-insensitively, on a field of the arguments struct that is a property of its own and
+/// not a floating-point number (MCP 2026-07-28, `x-mcp-header`). Whether the property's schema
+/// is an integer, string or boolean is checked when the tool is built.
+fn check_headers(cx: &mut Ctxt, input: &Input<'_>, kind: &InputKind) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for field in &input.headers {
+        let header = field.header.value();
+        if !matches!(kind, InputKind::This) {
+            cx.error_spanned_by(
+                &field.header,
+                "`header` marks a field of the tool's arguments, and this struct is a handler (its fields are no arguments): on the input type's field, write `#[schemars(extend(\"x-mcp-header\" = \"Name\"))]`",
+            );
+            continue;
+        }
+        if let Some(problem) = rules::header_problem(&header) {
+            cx.error_spanned_by(&field.header, format!("x-mcp-header {header:?} {problem}"));
+            continue;
+        }
+        if let Some(span) = field.not_a_property {
+            cx.error_at(
+                span,
+                "a field with `header` must be a property of its own: not `skip`, `skip_deserializing` or `flatten`",
+            );
+            continue;
+        }
+        if is_float(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                "an x-mcp-header cannot be on a number: MCP 2026-07-28 allows it on integer, string and boolean properties only",
+            );
+            continue;
+        }
+        let lower = header.to_ascii_lowercase();
+        if seen.contains(&lower) {
+            cx.error_spanned_by(
+                &field.header,
+                format!("x-mcp-header {header:?} is used twice (header names are compared case-insensitively)"),
+            );
+            continue;
+        }
+        seen.push(lower);
+        let property = field.rename.clone().unwrap_or_else(|| {
+            rename(
+                &field.ident.unraw().to_string(),
+                input.rename_all.as_deref(),
+            )
+        });
+        out.push((property, header));
+    }
+    out
+}
+
+/// A field name under serde's `rename_all` rule.
+fn rename(field: &str, rule: Option<&str>) -> String {
+    use heck::{
+        ToKebabCase as _, ToLowerCamelCase as _, ToShoutyKebabCase as _, ToShoutySnakeCase as _,
+        ToUpperCamelCase as _,
+    };
+    match rule {
+        Some("lowercase") => field.to_lowercase(),
+        Some("UPPERCASE") => field.to_uppercase(),
+        Some("PascalCase") => field.to_upper_camel_case(),
+        Some("camelCase") => field.to_lower_camel_case(),
+        Some("SCREAMING_SNAKE_CASE") => field.to_shouty_snake_case(),
+        Some("kebab-case") => field.to_kebab_case(),
+        Some("SCREAMING-KEBAB-CASE") => field.to_shouty_kebab_case(),
+        _ => field.to_owned(),
+    }
+}
+
+/// `f32`, `f64`, or an `Option` of one.
+fn is_float(ty: &Type) -> bool {
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if last.ident == "f32" || last.ident == "f64" {
+        return true;
+    }
+    if last.ident == "Option"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+    {
+        return is_float(inner);
+    }
+    false
 }
 
 /// Which of the three accepted shapes the type is; anything else is an error saying what to

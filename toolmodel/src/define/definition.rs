@@ -278,6 +278,8 @@ pub mod private {
         pub icons: &'static [IconSpec],
         pub task_support: Option<TaskSupport>,
         pub local: &'static str,
+        /// `(property, x-mcp-header)` of each `#[tool(header = "...")]` field.
+        pub headers: &'static [(&'static str, &'static str)],
         pub profile: SchemaProfile,
     }
 
@@ -487,7 +489,10 @@ pub mod private {
                 problems,
             });
         }
-        let mut tool = Tool::new(spec.name, input.schema);
+        let mut tool = Tool::new(
+            spec.name,
+            with_headers(spec.name, input.schema, spec.headers)?,
+        );
         tool.output_schema = output;
         tool.title = spec.title.map(str::to_owned);
         tool.description = spec
@@ -517,6 +522,49 @@ pub mod private {
         tool.backends = vec![backend];
         tool.validate()?;
         Ok(tool)
+    }
+
+    /// The input schema with `x-mcp-header` on each property named in `headers`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTool`] with a [`Violation::Header`](crate::Violation::Header) when the
+    /// schema has no such property ([`HeaderProblem::NoProperty`]).
+    fn with_headers(
+        tool: &str,
+        schema: ToolSchema,
+        headers: &[(&str, &str)],
+    ) -> Result<ToolSchema, Error> {
+        if headers.is_empty() {
+            return Ok(schema);
+        }
+        let mut value = schema.to_value();
+        let mut violations = Vec::new();
+        for (property, header) in headers {
+            match value
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(*property))
+                .and_then(Value::as_object_mut)
+            {
+                Some(object) => {
+                    object.insert("x-mcp-header".into(), Value::from(*header));
+                }
+                None => violations.push(crate::Violation::Header {
+                    pointer: format!(
+                        "/inputSchema/properties/{}",
+                        crate::pointer::escape_pointer_token(property)
+                    ),
+                    problem: crate::HeaderProblem::NoProperty,
+                }),
+            }
+        }
+        if !violations.is_empty() {
+            return Err(Error::InvalidTool {
+                name: tool.to_owned(),
+                violations,
+            });
+        }
+        ToolSchema::try_from(value)
     }
 
     fn icon(spec: &IconSpec) -> Icon {

@@ -170,6 +170,9 @@ pub enum HeaderProblem {
     /// from the root passes through a keyword other than `properties` (`items`, `anyOf`,
     /// `$defs`, ...), or it is the root itself.
     Unreachable,
+    /// `#[derive(Tool)]`: a field with `#[tool(header = "...")]` has no property of that name
+    /// in the generated `inputSchema` (a serde attribute the derive does not read renamed it).
+    NoProperty,
 }
 
 /// What is wrong with a `_meta` key (MCP "General fields: `_meta`", "Key name format").
@@ -211,6 +214,9 @@ impl fmt::Display for HeaderProblem {
             ),
             Self::Unreachable => f.write_str(
                 "is not on a property statically reachable from the root through `properties` alone",
+            ),
+            Self::NoProperty => f.write_str(
+                "names a property the generated inputSchema does not have: set the field's serde name with `#[serde(rename = \"...\")]`",
             ),
         }
     }

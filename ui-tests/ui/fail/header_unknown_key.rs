@@ -1,0 +1,10 @@
+use serde::Deserialize;
+use toolmodel::{Tool, schemars::{self, JsonSchema}};
+
+#[derive(Deserialize, JsonSchema, Tool)]
+struct ExecuteSql {
+    #[tool(headr = "Region")]
+    region: String,
+}
+
+fn main() {}
