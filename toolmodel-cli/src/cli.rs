@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolmodel::adapters::{ConvertOptions, Profile, Target};
+use toolmodel::{
+    ProtocolVersion,
+    adapters::{ConvertOptions, Profile, Target},
+};
 
 /// The exit statuses, shown under every `--help`.
 const EXIT_STATUS: &str = "\
@@ -44,12 +47,15 @@ pub struct Cli {
 pub enum Command {
     /// Report MCP spec errors and portability to each provider, per tool.
     #[command(
-        long_about = "Report, for every tool, the MCP 2025-11-25 spec errors (name, schema dialect, \
-invalid schema, external $ref, non-object schema root, bad icon URI, tool object of the wrong \
-shape, duplicate names within one server), and what each provider target would reject or \
-change. Each error is one line, `FILE#JSON-POINTER: error[KIND]: TOOL: MESSAGE`. Each path \
+        long_about = "Report, for every tool, the MCP spec errors of --protocol (default the newest, \
+2026-07-28: name, schema dialect, invalid schema, external $ref, non-object schema root, bad \
+icon URI, x-mcp-header rules, _meta key names, tool object of the wrong shape, duplicate names \
+within one server), what each protocol version would lose or break of it, and what each \
+provider target would reject or change. Each error is one line, `FILE#JSON-POINTER: error[KIND]: TOOL: MESSAGE`. Each path \
 given ends with a summary table: per target, how many tools convert unchanged, changed or not \
-at all, and how many warnings (and how many of them widen a schema).",
+at all, and how many warnings (and how many of them widen a schema); per protocol version, how \
+many tools it carries whole, how many lose a field (left out when written for it) and how many \
+break its rules. --verbose lists each loss and break, `FILE#JSON-POINTER: note[mcp-VERSION]: ...`.",
         after_help = format!("{FILES}\n\n{EXIT_STATUS}")
     )]
     Lint(LintArgs),
@@ -103,9 +109,16 @@ pub struct LintArgs {
     #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_profile)]
     pub targets: Vec<Profile>,
 
-    /// List every rejection and warning of every target, not only their counts.
+    /// List every rejection and warning of every target, not only their counts, and what
+    /// each protocol version loses or breaks of each tool.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// The MCP protocol version whose rules are errors: 2024-11-05, 2025-03-26, 2025-06-18,
+    /// 2025-11-25 or 2026-07-28 (the newest, the default). What every version loses or breaks
+    /// of each tool is reported beside, in the version table.
+    #[arg(long, value_name = "VERSION", value_parser = parse_protocol, default_value_t = ProtocolVersion::LATEST)]
+    pub protocol: ProtocolVersion,
 
     /// Conversion options for the portability checks.
     #[command(flatten)]
@@ -127,6 +140,12 @@ pub struct ConvertArgs {
     /// Print the JSON on one line.
     #[arg(long)]
     pub compact: bool,
+
+    /// With `--to mcp`: write the tools for this MCP protocol version (2024-11-05, 2025-03-26,
+    /// 2025-06-18, 2025-11-25 or 2026-07-28; default the newest). What it cannot carry is left
+    /// out and reported as a warning; a tool it cannot express is an error.
+    #[arg(long, value_name = "VERSION", value_parser = parse_protocol)]
+    pub protocol: Option<ProtocolVersion>,
 
     /// Conversion options.
     #[command(flatten)]
@@ -188,6 +207,10 @@ fn parse_profile(text: &str) -> Result<Profile, toolmodel::Error> {
 }
 
 fn parse_target(text: &str) -> Result<Target, toolmodel::Error> {
+    text.parse()
+}
+
+fn parse_protocol(text: &str) -> Result<ProtocolVersion, toolmodel::Error> {
     text.parse()
 }
 

@@ -3,7 +3,11 @@
 
 use std::io::{self, Write};
 
-use toolmodel::adapters::{Profile, convert_all};
+use serde_json::Value;
+use toolmodel::{
+    ProtocolVersion, Tool, Written,
+    adapters::{Profile, Target, convert_all},
+};
 
 use crate::{
     Status,
@@ -17,7 +21,10 @@ use crate::{
 /// `--compact`), warnings and errors to `errors`.
 ///
 /// Names are assigned by [`convert_all`] over all the tools of all the files, so that mapped
-/// names never collide. A tool that cannot be read or converted is reported and left out;
+/// names never collide. With `--to mcp`, each tool is written for `--protocol` (default the
+/// newest) by [`Tool::to_mcp_json_for`]: what the version cannot carry is a warning
+/// (`warning[mcp-VERSION]`), a tool it cannot express an error. `--protocol` with another
+/// target is a usage error. A tool that cannot be read or converted is reported and left out;
 /// the status is then [`Status::Findings`]. An input error (or `--strict` on a target without a
 /// strict mode) converts nothing: [`Status::Failure`].
 ///
@@ -33,6 +40,16 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         )?;
         return Ok(Status::Failure);
     }
+    if let Some(version) = args.protocol
+        && target != Target::Mcp
+    {
+        writeln!(
+            errors,
+            "error: --protocol {version} applies to --to mcp only; {target} has no protocol versions"
+        )?;
+        return Ok(Status::Failure);
+    }
+    let protocol = args.protocol.unwrap_or(ProtocolVersion::LATEST);
     let documents = match input::read_all(&args.paths) {
         Ok(documents) => documents,
         Err(list) => {
@@ -75,8 +92,27 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     let options = args.conversion.options().with_strict(args.strict);
     let batch = convert_all(&tools, target, &options);
     let mut converted = Vec::with_capacity(tools.len());
-    for (result, (document, entry)) in batch.results.into_iter().zip(origins) {
+    for ((result, (document, entry)), tool) in batch.results.into_iter().zip(origins).zip(&tools) {
         let name = tool_label(entry.name.as_deref());
+        let mut losses = Vec::new();
+        let result = result.and_then(|mut conversion| {
+            if target == Target::Mcp {
+                let written = for_version(tool, protocol, &conversion.value)?;
+                losses = written.losses;
+                conversion.value = written.json;
+            }
+            Ok(conversion)
+        });
+        for loss in &losses {
+            writeln!(
+                errors,
+                "{}#{}{}: warning[mcp-{protocol}]: {name}: {}",
+                document.path,
+                entry.pointer,
+                loss.pointer,
+                clip(&lint::loss_message(loss))
+            )?;
+        }
         match result {
             Ok(conversion) => {
                 for warning in &conversion.warnings {
@@ -113,4 +149,17 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     }
     writeln!(out)?;
     Ok(status)
+}
+
+/// `tool` written for `version`, under the name the conversion gave it.
+fn for_version(
+    tool: &Tool,
+    version: ProtocolVersion,
+    converted: &Value,
+) -> Result<Written, toolmodel::Error> {
+    let mut written = tool.to_mcp_json_for(version)?;
+    if let (Value::Object(map), Some(name)) = (&mut written.json, converted.get("name")) {
+        map.insert("name".into(), name.clone());
+    }
+    Ok(written)
 }

@@ -4,15 +4,21 @@
 //! Spec errors ([`Kind`]), per tool, in this order:
 //! - the tool object cannot be read as an MCP `Tool` ([`Kind::ToolShape`]: `inputSchema`
 //!   missing or not an object, `name` not a string, ...);
-//! - [`Tool::violations`](toolmodel::Tool::violations): the name (MCP "Tool Names"), a schema
-//!   root that is not `"type": "object"`, an icon `src` that is not `https:`, `http:` or
-//!   `data:`, and the other rules of [`Tool::validate`](toolmodel::Tool::validate);
+//! - [`Tool::violations_for`](toolmodel::Tool::violations_for) the protocol version asked for
+//!   (default the newest): the name (MCP "Tool Names"), a schema root that is not
+//!   `"type": "object"`, an icon `src` that is not `https:`, `http:` or `data:`, the
+//!   `x-mcp-header` rules ([`Kind::Header`]), and the other rules of
+//!   [`Tool::validate_for`](toolmodel::Tool::validate_for);
 //! - each schema ([`DefaultValidator::compile`]): a `$schema` dialect other than 2020-12 or
 //!   draft-07 ([`Kind::SchemaDialect`]), a schema invalid against its meta-schema
 //!   ([`Kind::InvalidSchema`], one finding per problem), a `$ref` outside the schema
 //!   ([`Kind::ExternalRef`]);
 //! - a name used by an earlier tool of the same server ([`Kind::DuplicateName`]; MCP: names
 //!   should be unique within a server).
+//!
+//! Versions: for every protocol version, what writing the tool for it leaves out
+//! ([`Tool::to_mcp_json_for`](toolmodel::Tool::to_mcp_json_for)) and which of its rules the
+//! tool breaks ([`VersionReport`]); reported, not counted as errors.
 //!
 //! Portability: every readable tool is converted to each selected [`Profile`] with
 //! [`toolmodel::adapters::check`]; the outcome is the list of warnings (what the target
@@ -26,7 +32,7 @@ use std::{
 use serde::Serialize;
 use serde_json::Value;
 use toolmodel::{
-    DefaultValidator, Error as ModelError, SchemaSlot, Tool, Violation,
+    DefaultValidator, Error as ModelError, ProtocolVersion, SchemaSlot, Tool, Violation,
     adapters::{Action, ConvertOptions, Profile, Warning, check},
     name::NameError,
 };
@@ -49,6 +55,8 @@ pub struct LintOptions {
     pub deny_rejections: bool,
     /// The conversion options every profile uses (its strictness aside).
     pub convert: ConvertOptions,
+    /// The protocol version whose rules are errors.
+    pub protocol: ProtocolVersion,
 }
 
 impl LintOptions {
@@ -69,6 +77,7 @@ impl Default for LintOptions {
             profiles: Self::default_profiles(),
             deny_rejections: false,
             convert: ConvertOptions::default(),
+            protocol: ProtocolVersion::LATEST,
         }
     }
 }
@@ -86,6 +95,8 @@ pub enum Kind {
     SchemaRoot,
     /// An icon `src` with a scheme other than `https:`, `http:`, `data:`.
     IconUri,
+    /// An `x-mcp-header` rule (MCP 2026-07-28).
+    Header,
     /// Another rule of [`Tool::validate`](toolmodel::Tool::validate).
     Tool,
     /// A `$schema` other than JSON Schema 2020-12 or draft-07.
@@ -107,6 +118,7 @@ impl Kind {
             Self::Name => "name",
             Self::SchemaRoot => "schema-root",
             Self::IconUri => "icon-uri",
+            Self::Header => "header",
             Self::Tool => "tool",
             Self::SchemaDialect => "schema-dialect",
             Self::InvalidSchema => "invalid-schema",
@@ -172,6 +184,20 @@ pub struct TargetReport {
     pub warnings: Vec<WarningReport>,
 }
 
+/// What one protocol version does with one tool.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct VersionReport {
+    /// The version.
+    pub version: ProtocolVersion,
+    /// What writing the tool for it leaves out (or writes with no meaning for it): JSON
+    /// Pointers into the document, each with its message.
+    pub losses: Vec<Finding>,
+    /// The version's rules the tool breaks (including what cannot be written for it), as
+    /// spec errors would report them.
+    pub breaks: Vec<Finding>,
+}
+
 /// The lint of one tool object.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
@@ -184,6 +210,8 @@ pub struct ToolReport {
     pub errors: Vec<Finding>,
     /// One report per profile, in the order asked (empty when the tool cannot be read).
     pub targets: Vec<TargetReport>,
+    /// One report per protocol version, oldest first (empty when the tool cannot be read).
+    pub versions: Vec<VersionReport>,
 }
 
 impl ToolReport {
@@ -242,6 +270,7 @@ fn lint_entry(entry: &Entry, options: &LintOptions, validator: &DefaultValidator
         name: entry.name.clone(),
         errors: Vec::new(),
         targets: Vec::new(),
+        versions: Vec::new(),
     };
     let tool = match &entry.tool {
         Ok(tool) => tool,
@@ -250,11 +279,15 @@ fn lint_entry(entry: &Entry, options: &LintOptions, validator: &DefaultValidator
             return report;
         }
     };
-    for violation in tool.violations() {
+    for violation in tool.violations_for(options.protocol) {
         if let Some(finding) = violation_finding(base, &violation) {
             report.errors.push(finding);
         }
     }
+    report.versions = ProtocolVersion::ALL
+        .into_iter()
+        .map(|version| version_report(tool, base, version))
+        .collect();
     let schemas = std::iter::once((SchemaSlot::Input, &tool.input_schema))
         .chain(tool.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
     for (slot, schema) in schemas {
@@ -298,6 +331,7 @@ fn violation_finding(base: &str, violation: &Violation) -> Option<Finding> {
         Violation::Name(err) => (Kind::Name, name_message(err)),
         Violation::SchemaRoot { .. } => (Kind::SchemaRoot, without_pointer(violation)),
         Violation::IconScheme { .. } => (Kind::IconUri, without_pointer(violation)),
+        Violation::Header { .. } => (Kind::Header, without_pointer(violation)),
         other => (Kind::Tool, without_pointer(other)),
     };
     Some(Finding {
@@ -305,6 +339,40 @@ fn violation_finding(base: &str, violation: &Violation) -> Option<Finding> {
         pointer,
         message,
     })
+}
+
+/// What `version` loses and breaks of `tool`.
+fn version_report(tool: &Tool, base: &str, version: ProtocolVersion) -> VersionReport {
+    let breaks = tool
+        .violations_for(version)
+        .iter()
+        .filter_map(|violation| violation_finding(base, violation))
+        .collect();
+    let losses = match tool.to_mcp_json_for(version) {
+        Ok(written) => written
+            .losses
+            .iter()
+            .map(|loss| Finding {
+                kind: Kind::Tool,
+                pointer: format!("{base}{}", loss.pointer),
+                message: loss_message(loss),
+            })
+            .collect(),
+        // Already among the breaks: a non-object output root before 2026-07-28.
+        Err(_) => Vec::new(),
+    };
+    VersionReport {
+        version,
+        losses,
+        breaks,
+    }
+}
+
+/// A loss's text without the pointer its `Display` starts with.
+pub(crate) fn loss_message(loss: &toolmodel::Loss) -> String {
+    let text = loss.to_string();
+    let prefix = format!("{}: ", loss.pointer);
+    text.strip_prefix(&prefix).unwrap_or(&text).to_owned()
 }
 
 /// A violation's text without the pointer its `Display` starts with.
@@ -517,6 +585,7 @@ pub fn run(args: &LintArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::
         },
         deny_rejections: focused,
         convert: args.conversion.options(),
+        protocol: args.protocol,
     };
     let validator = DefaultValidator::new();
     let groups: Vec<InputGroup> = args

@@ -15,7 +15,7 @@ use std::{
 
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
-use toolmodel::adapters::Profile;
+use toolmodel::{ProtocolVersion, adapters::Profile};
 
 use crate::{
     Error, Status,
@@ -60,6 +60,20 @@ pub struct ProfileCounts {
     pub widening: usize,
 }
 
+/// What one protocol version does to a set of tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct VersionCounts {
+    /// The version.
+    pub version: ProtocolVersion,
+    /// Tools it carries whole: valid for it, nothing lost.
+    pub whole: usize,
+    /// Tools valid for it that lose something when written for it.
+    pub losing: usize,
+    /// Tools that break its rules.
+    pub breaking: usize,
+}
+
 /// Counts over a set of files.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -77,6 +91,8 @@ pub struct Summary {
     /// Per profile, in the order asked.
     #[serde(serialize_with = "profile_counts")]
     pub targets: Vec<(Profile, ProfileCounts)>,
+    /// Per protocol version, oldest first.
+    pub versions: Vec<VersionCounts>,
 }
 
 fn profile_counts<S: Serializer>(
@@ -107,6 +123,15 @@ impl Summary {
                 .iter()
                 .map(|&p| (p, ProfileCounts::default()))
                 .collect(),
+            versions: ProtocolVersion::ALL
+                .into_iter()
+                .map(|version| VersionCounts {
+                    version,
+                    whole: 0,
+                    losing: 0,
+                    breaking: 0,
+                })
+                .collect(),
             ..Self::default()
         };
         for file in files {
@@ -120,6 +145,22 @@ impl Summary {
                 let errors = tool.error_count(options.deny_rejections);
                 summary.errors += errors;
                 summary.tools_with_errors += usize::from(errors > 0);
+                for report in &tool.versions {
+                    let Some(counts) = summary
+                        .versions
+                        .iter_mut()
+                        .find(|c| c.version == report.version)
+                    else {
+                        continue;
+                    };
+                    if !report.breaks.is_empty() {
+                        counts.breaking += 1;
+                    } else if !report.losses.is_empty() {
+                        counts.losing += 1;
+                    } else {
+                        counts.whole += 1;
+                    }
+                }
                 for report in &tool.targets {
                     let Some((_, counts)) = summary
                         .targets
@@ -241,6 +282,29 @@ fn write_findings(
                 }
             }
         }
+        if details {
+            for version in &tool.versions {
+                let tag = format!("mcp-{}", version.version);
+                for loss in &version.losses {
+                    writeln!(
+                        out,
+                        "{path}#{}: note[{tag}]: {name}: {}",
+                        loss.pointer,
+                        clip(&loss.message)
+                    )?;
+                }
+                if version.version != options.protocol {
+                    for broken in &version.breaks {
+                        writeln!(
+                            out,
+                            "{path}#{}: note[{tag}]: {name}: breaks: {}",
+                            broken.pointer,
+                            clip(&broken.message)
+                        )?;
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -279,7 +343,11 @@ const COLUMNS: [&str; 5] = ["unchanged", "changed", "rejected", "warnings", "wid
 fn write_table(out: &mut dyn Write, group: &InputGroup, summary: &Summary) -> io::Result<()> {
     let files = group.folder || summary.unreadable_files > 0;
     writeln!(out, "{}: {}", group.label, counts_line(summary, files))?;
-    if summary.tools == 0 || summary.targets.is_empty() {
+    if summary.tools == 0 {
+        return Ok(());
+    }
+    write_versions(out, summary)?;
+    if summary.targets.is_empty() {
         return Ok(());
     }
     let width = summary
@@ -310,12 +378,34 @@ fn write_table(out: &mut dyn Write, group: &InputGroup, summary: &Summary) -> io
     Ok(())
 }
 
+/// The protocol version table: per version, tools carried whole, losing something, breaking
+/// its rules.
+fn write_versions(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
+    writeln!(
+        out,
+        "  {:<12}  {:>9}  {:>9}  {:>9}",
+        "protocol", "whole", "losing", "breaking"
+    )?;
+    for counts in &summary.versions {
+        writeln!(
+            out,
+            "  {:<12}  {:>9}  {:>9}  {:>9}",
+            counts.version.as_str(),
+            counts.whole,
+            counts.losing,
+            counts.breaking
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes the JSON report: `{"files": [...], "summary": {...}, "status": N}`.
 ///
 /// Each file is `{"path", "error", "tools", "summary"}`: `error` is `null` or
 /// `{"kind", "message", "line", "column", "pointer"}` (the location keys present when known);
-/// `tools` holds each tool's `pointer`, `name`, `errors` (`kind`, `pointer`, `message`) and
-/// `targets` (`profile`, `rejection`, `warnings`). Input errors also go to `errors` (stderr),
+/// `tools` holds each tool's `pointer`, `name`, `errors` (`kind`, `pointer`, `message`),
+/// `targets` (`profile`, `rejection`, `warnings`) and `versions` (`version`, `losses`,
+/// `breaks`). Input errors also go to `errors` (stderr),
 /// as in the text form.
 ///
 /// # Errors

@@ -132,15 +132,106 @@ fn lint_finds_the_corpus_defects_with_pointers() {
         .stdout(predicate::str::contains(
             "/name: error[name]: \"Summarize Detection\": not a valid MCP tool name: character ' ' (U+0020) at position 9",
         ));
+    // An array-rooted outputSchema is legal in 2026-07-28 (the default) and an error for
+    // 2025-11-25; the version table shows it either way.
     let array_output = corpus.join("mcp-spec-examples/Tool/tool-with-array-output-schema.json");
     toolmodel()
         .arg("lint")
+        .arg(&array_output)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "  2025-11-25            0          0          1",
+        ))
+        .stdout(predicate::str::contains(
+            "  2026-07-28            1          0          0",
+        ));
+    toolmodel()
+        .args(["lint", "--protocol", "2025-11-25"])
         .arg(&array_output)
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
             "#/outputSchema/type: error[schema-root]: \"list_users\"",
         ));
+    toolmodel()
+        .args(["lint", "--verbose"])
+        .arg(&array_output)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "#/outputSchema/type: note[mcp-2025-06-18]: \"list_users\": breaks: outputSchema root has \"type\": \"array\"",
+        ));
+}
+
+#[test]
+fn convert_to_mcp_writes_for_the_protocol_and_reports_what_it_leaves_out() {
+    let Some(corpus) = corpus() else { return };
+    let file = corpus.join("mcp-proxy-snapshots/server-filesystem.json");
+    let document: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let tools = document["tools"].as_array().unwrap();
+    let with_execution = tools
+        .iter()
+        .filter(|t| t.get("execution").is_some())
+        .count();
+    assert!(with_execution > 0);
+    // Default, 2026-07-28: `execution` left out of each tool, one warning each.
+    let (code, stdout, stderr) = stdout_of(toolmodel().args(["convert", "--to", "mcp"]).arg(&file));
+    assert_eq!(code, 0, "{stderr}");
+    let converted: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let expected: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            let mut tool = tool.clone();
+            tool.as_object_mut().unwrap().remove("execution");
+            tool
+        })
+        .collect();
+    assert_eq!(converted, expected);
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(warnings.len(), with_execution, "{stderr}");
+    assert!(
+        warnings
+            .iter()
+            .all(|line| line.contains("/execution: warning[mcp-2026-07-28]: ")),
+        "{stderr}"
+    );
+    // 2024-11-05: title, outputSchema, annotations go too; an unknown version is a usage error.
+    let (code, stdout, _) = stdout_of(
+        toolmodel()
+            .args(["convert", "--to", "mcp", "--protocol", "2024-11-05"])
+            .arg(&file),
+    );
+    assert_eq!(code, 0);
+    let old: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    assert!(old.iter().all(|tool| {
+        let keys: Vec<&String> = tool.as_object().unwrap().keys().collect();
+        keys.iter()
+            .all(|k| ["name", "description", "inputSchema"].contains(&k.as_str()))
+    }));
+    toolmodel()
+        .args(["convert", "--to", "mcp", "--protocol", "2025-01-01"])
+        .arg(&file)
+        .assert()
+        .code(2);
+    toolmodel()
+        .args(["convert", "--to", "openai", "--protocol", "2025-11-25"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("applies to --to mcp only"));
+    // A tool the version cannot express is an error, left out.
+    let array_output = corpus.join("mcp-spec-examples/Tool/tool-with-array-output-schema.json");
+    let (code, stdout, stderr) = stdout_of(
+        toolmodel()
+            .args(["convert", "--to", "mcp", "--protocol", "2025-11-25"])
+            .arg(&array_output),
+    );
+    assert_eq!((code, stdout.trim()), (1, "[]"));
+    assert!(
+        stderr.contains("cannot be written for MCP 2025-11-25: /outputSchema/type"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -228,6 +319,10 @@ fn convert_corpus_files_to_every_target() {
     ] {
         let mut command = toolmodel();
         command.args(["convert", "--to", target]).arg(&file);
+        if target == "mcp" {
+            // The version whose Tool the file's tools are: the identity.
+            command.args(["--protocol", "2025-11-25"]);
+        }
         if strict {
             command.arg("--strict");
         }
