@@ -186,7 +186,7 @@ fn an_array_output_builds_and_is_refused_only_when_written_for_an_older_version(
         panic!("an array output cannot be written for 2025-11-25")
     };
     assert_eq!(
-        (pointer.as_str(), version),
+        (pointer, version),
         ("/outputSchema/type", ProtocolVersion::V2025_11_25)
     );
     assert_eq!(

@@ -63,9 +63,9 @@ pub enum Error {
         /// The version asked for.
         version: ProtocolVersion,
         /// JSON Pointer of the value that cannot be written.
-        pointer: String,
+        pointer: &'static str,
         /// Why.
-        reason: String,
+        reason: &'static str,
     },
 
     /// JSON that could not be read as the expected shape.

@@ -1,7 +1,8 @@
 //! # toolmodel
 //!
 //! The canonical data model for [Model Context Protocol](https://modelcontextprotocol.io) tools,
-//! exact to MCP 2025-11-25, with a fast JSON Schema validator that never touches the network or
+//! exact to MCP 2026-07-28 and every version back to 2024-11-05 ([`ProtocolVersion`]), with a
+//! fast JSON Schema validator that never touches the network or
 //! the filesystem.
 //!
 //! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,

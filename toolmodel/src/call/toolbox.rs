@@ -239,8 +239,8 @@ impl Toolbox {
             return Err(Error::Unwritable {
                 what: "tools/list".into(),
                 version,
-                pointer: String::new(),
-                reason: "unknown version".into(),
+                pointer: "",
+                reason: "unknown version",
             });
         };
         slot.get_or_init(|| {

@@ -1,4 +1,4 @@
-//! The tool model: [`Tool`](struct@crate::Tool) and what it is made of (MCP 2025-11-25, `Tool`),
+//! The tool model: [`Tool`](struct@crate::Tool) and what it is made of (MCP `Tool`, every protocol version),
 //! plus the `toolmodel` extensions (namespace, tags, backends) and the [`ToolId`](crate::ToolId).
 
 pub(crate) mod backend;

@@ -85,8 +85,8 @@ impl ToolSchema {
         self.get("$schema").and_then(Value::as_str)
     }
 
-    /// Returns `true` when the root says `"type": "object"` (MCP 2025-11-25 requires it of
-    /// `inputSchema` and `outputSchema`).
+    /// Returns `true` when the root says `"type": "object"` (MCP requires it of `inputSchema`,
+    /// and of `outputSchema` up to 2025-11-25).
     #[must_use]
     pub fn has_object_root(&self) -> bool {
         self.get("type").and_then(Value::as_str) == Some("object")

@@ -1,11 +1,13 @@
-//! The MCP 2025-11-25 `Tool` and its parts: [`ToolAnnotations`], [`Icon`], [`ToolExecution`].
+//! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`], [`Icon`], [`ToolExecution`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::{Backend, ToolSchema};
 
-/// A tool definition: exactly the MCP 2025-11-25 `Tool` (schema `#/$defs/Tool`), plus the
+/// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool`
+/// of 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
+/// for what each version carries and [`Tool::to_mcp_json_for`] to write for one), plus the
 /// `toolmodel` extensions `namespace`, `version`, `tags` and `backends`.
 ///
 /// | field | MCP key | source |
@@ -213,7 +215,9 @@ pub enum IconTheme {
     Dark,
 }
 
-/// Execution properties of a tool (MCP 2025-11-25 `ToolExecution`).
+/// Execution properties of a tool (MCP 2025-11-25 `ToolExecution`; gone from 2026-07-28, where
+/// tasks are the `io.modelcontextprotocol/tasks` extension: [`Tool::to_mcp_json_for`] leaves it
+/// out and reports it).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -6,8 +6,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::{
-    CallToolResult, Error, ProtocolVersion, Tool,
-    validate::{limits::shallow_text, mcp_header::header_pointers},
+    CallToolResult, Error, ProtocolVersion, Tool, validate::mcp_header::header_pointers,
     wire::keys::MCP_KEYS,
 };
 
@@ -122,16 +121,11 @@ impl Tool {
             && let Some(output) = &self.output_schema
             && !output.has_object_root()
         {
-            let found = output
-                .get("type")
-                .map_or_else(|| "no \"type\"".to_owned(), shallow_text);
             return Err(Error::Unwritable {
                 what: format!("tool {:?}", self.name),
                 version,
-                pointer: "/outputSchema/type".into(),
-                reason: format!(
-                    "the root must be \"type\": \"object\" up to MCP 2025-11-25, found {found}"
-                ),
+                pointer: "/outputSchema/type",
+                reason: "the root must be \"type\": \"object\" up to MCP 2025-11-25",
             });
         }
         let mut json = self.to_mcp_json();
@@ -223,17 +217,17 @@ impl CallToolResult {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_json_for(&self, version: ProtocolVersion) -> Result<Written, Error> {
-        let unwritable = |pointer: &str, reason: String| Error::Unwritable {
+        let unwritable = |pointer, reason| Error::Unwritable {
             what: "CallToolResult".into(),
             version,
-            pointer: pointer.into(),
+            pointer,
             reason,
         };
         let result_type = self.result_type();
         if !version.has_result_type() && result_type != RESULT_COMPLETE {
             return Err(unwritable(
                 "/resultType",
-                format!("{result_type:?} has no equivalent before MCP 2026-07-28"),
+                "a resultType other than \"complete\" has no equivalent before MCP 2026-07-28",
             ));
         }
         if version.has_structured_content()
@@ -243,10 +237,7 @@ impl CallToolResult {
         {
             return Err(unwritable(
                 "/structuredContent",
-                format!(
-                    "must be an object up to MCP 2025-11-25, found {}",
-                    crate::model::schema::json_type(value)
-                ),
+                "must be an object up to MCP 2025-11-25",
             ));
         }
         let mut json = serde_json::to_value(self).map_err(|err| Error::Json {

@@ -22,7 +22,7 @@ fn main() {
     assert!(matches!(err, Error::Unwritable { .. }));
     assert_eq!(
         err.to_string(),
-        "tool \"search\" cannot be written for MCP 2025-11-25: /outputSchema/type: the root must be \"type\": \"object\" up to MCP 2025-11-25, found \"array\""
+        "tool \"search\" cannot be written for MCP 2025-11-25: /outputSchema/type: the root must be \"type\": \"object\" up to MCP 2025-11-25"
     );
     assert_eq!(
         Search::structured_content(&vec!["a".to_owned()]),
