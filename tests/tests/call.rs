@@ -520,7 +520,7 @@ fn a_second_tool_with_one_mcp_name_is_an_error_naming_both_rust_types() {
     };
     assert_eq!(name, "echo");
     assert_eq!(
-        (first.as_str(), second.as_str()),
+        (*first, *second),
         ("call::Echo", "call::other::Echo")
     );
     // `namespace.name` collides with a plain name that has a dot.

@@ -290,10 +290,10 @@ pub enum Error {
     DuplicateTool {
         /// The MCP name both would be served under.
         name: String,
-        /// The Rust type (or the description) of the first tool.
-        first: String,
-        /// The Rust type (or the description) of the second tool.
-        second: String,
+        /// The Rust type of the first tool's handler (for a hand-built tool, of its function).
+        first: &'static str,
+        /// The Rust type of the second tool's handler.
+        second: &'static str,
     },
 
     /// A [`Toolbox`](crate::Toolbox) cannot be built: every problem found, each an `Error`

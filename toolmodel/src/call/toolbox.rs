@@ -432,8 +432,8 @@ impl ToolboxBuilder {
             {
                 problems.push(Error::DuplicateTool {
                     name: first_name.to_string(),
-                    first: first.type_name.to_owned(),
-                    second: second.type_name.to_owned(),
+                    first: first.type_name,
+                    second: second.type_name,
                 });
             }
         }
