@@ -813,9 +813,12 @@ fn a_progress_token_that_is_neither_string_nor_integer_is_refused_with_its_point
 
 // ---------------------------------------------------------------- executors and cancellation
 
+/// The calls of [`same_answers`], as one future an executor runs.
+type Calls = toolmodel::BoxFuture<'static, Vec<String>>;
+
 /// The same calls, run to completion by whichever executor `run` is.
 fn same_answers(
-    run: &dyn Fn(std::pin::Pin<Box<dyn Future<Output = Vec<String>> + Send>>) -> Vec<String>,
+    run: &dyn Fn(Calls) -> Vec<String>,
 ) {
     let toolbox = toolbox();
     let answers = run(Box::pin(async move {
