@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::{
     CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, Tool, ToolError,
-    ToolHandler, ToolId, call::context::BoxFuture, call::handler::IntoCallToolResult,
+    ToolHandler, ToolId,
+    call::context::{BoxFuture, Called},
+    call::handler::IntoCallToolResult,
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
@@ -92,16 +94,15 @@ struct Inner {
     listed: Vec<Value>,
     /// The tools as listed, in the same order.
     tools: Vec<Tool>,
-    by_name: HashMap<Arc<str>, usize>,
-    by_id: HashMap<ToolId, usize>,
+    by_name: HashMap<Arc<str>, usize, FastHash>,
+    by_id: HashMap<ToolId, usize, FastHash>,
     page_size: usize,
 }
 
 struct Entry {
-    name: Arc<str>,
+    /// The MCP name, and the tool as its handler defines it.
+    called: Arc<Called>,
     type_name: &'static str,
-    /// The tool as its handler defines it.
-    tool: Arc<Tool>,
     handler: Box<dyn ErasedHandler>,
 }
 
@@ -114,13 +115,17 @@ impl fmt::Debug for Toolbox {
                     .inner
                     .entries
                     .iter()
-                    .map(|entry| (&*entry.name, entry.type_name))
+                    .map(|entry| (&*entry.called.name, entry.type_name))
                     .collect::<Vec<_>>(),
             )
             .field("page_size", &self.inner.page_size)
             .finish()
     }
 }
+
+/// The lookups' hasher: names come from the toolbox's own tools, so a fast unkeyed-per-process
+/// hash is enough (`foldhash`, as the validator's cache uses).
+type FastHash = foldhash::fast::RandomState;
 
 /// The default number of tools a `tools/list` page holds.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -444,8 +449,8 @@ impl ToolboxBuilder {
             entries: Vec::with_capacity(named.len()),
             listed: Vec::with_capacity(named.len()),
             tools: Vec::with_capacity(named.len()),
-            by_name: HashMap::with_capacity(named.len()),
-            by_id: HashMap::with_capacity(named.len()),
+            by_name: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
+            by_id: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
             page_size,
         };
         for (index, (name, item)) in named.into_iter().enumerate() {
@@ -458,9 +463,11 @@ impl ToolboxBuilder {
                 inner.by_id.insert(id, index);
             }
             inner.entries.push(Entry {
-                name,
+                called: Arc::new(Called {
+                    tool: item.tool,
+                    name,
+                }),
                 type_name: item.type_name,
-                tool: item.tool,
                 handler: item.handler,
             });
         }
@@ -510,12 +517,12 @@ async fn call_typed<H: ToolHandler>(
 ) -> Result<CallToolResult, Error> {
     let input = match H::parse(&arguments) {
         Ok(input) => input,
-        Err(err) => return invalid_arguments(&entry.name, err),
+        Err(err) => return invalid_arguments(&entry.called.name, err),
     };
-    let cx = cx.for_tool(&entry.tool, &entry.name);
+    let cx = cx.for_tool(&entry.called);
     let reply = handler.call(input, &cx).await;
     finish(
-        &entry.name,
+        &entry.called.name,
         reply.map(|reply| reply.__into_result(H::structured_content)),
     )
 }
@@ -582,19 +589,19 @@ where
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
         Box::pin(async move {
             if let Err(err) = self.input.validate(&arguments) {
-                return invalid_arguments(&entry.name, err);
+                return invalid_arguments(&entry.called.name, err);
             }
             let Value::Object(arguments) = arguments else {
                 return Ok(CallToolResult::error("arguments must be an object"));
             };
-            let outcome = (self.handler)(arguments, cx.for_tool(&entry.tool, &entry.name)).await;
+            let outcome = (self.handler)(arguments, cx.for_tool(&entry.called)).await;
             let checked = outcome.map(|result| match (&self.output, &result.structured_content) {
                 (Some(schema), Some(value)) if !result.is_error() => {
                     schema.validate(value).map(|()| result)
                 }
                 _ => Ok(result),
             });
-            finish(&entry.name, checked)
+            finish(&entry.called.name, checked)
         })
     }
 }
