@@ -216,17 +216,8 @@ impl Toolbox {
         arguments: Option<Map<String, Value>>,
         cx: &CallContext,
     ) -> Result<CallToolResult, Error> {
-        let entry = self
-            .inner
-            .by_name
-            .get(name)
-            .and_then(|&index| self.inner.entries.get(index))
-            .ok_or_else(|| Error::UnknownTool {
-                name: name.to_owned(),
-            })?;
-        entry
-            .handler
-            .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
+        let index = self.inner.by_name.get(name).copied();
+        self.call_entry(index, || name.to_owned(), arguments, cx)
             .await
     }
 
@@ -242,14 +233,22 @@ impl Toolbox {
         arguments: Option<Map<String, Value>>,
         cx: &CallContext,
     ) -> Result<CallToolResult, Error> {
-        let entry = self
-            .inner
-            .by_id
-            .get(id)
-            .and_then(|&index| self.inner.entries.get(index))
-            .ok_or_else(|| Error::UnknownTool {
-                name: id.to_string(),
-            })?;
+        let index = self.inner.by_id.get(id).copied();
+        self.call_entry(index, || id.to_string(), arguments, cx)
+            .await
+    }
+
+    /// Calls the entry at `index`, or fails with [`Error::UnknownTool`] naming `requested`.
+    async fn call_entry(
+        &self,
+        index: Option<usize>,
+        requested: impl FnOnce() -> String,
+        arguments: Option<Map<String, Value>>,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let entry = index
+            .and_then(|index| self.inner.entries.get(index))
+            .ok_or_else(|| Error::UnknownTool { name: requested() })?;
         entry
             .handler
             .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
