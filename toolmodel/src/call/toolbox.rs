@@ -7,10 +7,10 @@ use serde::{Serialize, ser::SerializeMap};
 use serde_json::{Map, Value};
 
 use crate::{
-    CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, Tool, ToolError,
-    ToolHandler, ToolId,
+    Backend, CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, InstanceError,
+    Tool, ToolError, ToolHandler, ToolId,
     call::context::{BoxFuture, Called},
-    call::handler::IntoCallToolResult,
+    call::handler::{Checked, IntoCallToolResult},
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
@@ -324,11 +324,19 @@ struct Pending {
 impl ToolboxBuilder {
     /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`]).
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
-        match H::try_tool() {
-            Ok(tool) => self.pending.push(Pending {
+        let built = H::try_tool().and_then(|tool| {
+            let output = tool
+                .output_schema
+                .as_ref()
+                .map(|schema| DefaultValidator::new().compile(schema.as_value()))
+                .transpose()?;
+            Ok((tool, output))
+        });
+        match built {
+            Ok((tool, output)) => self.pending.push(Pending {
                 tool: Arc::new(tool.clone()),
                 type_name: std::any::type_name::<H>(),
-                handler: Box::new(Typed(handler)),
+                handler: Box::new(Typed { handler, output }),
             }),
             Err(err) => self.problems.push(err),
         }
@@ -353,6 +361,7 @@ impl ToolboxBuilder {
     /// Adds a hand-built tool served by a function: for tools whose schema is written by hand
     /// or read from elsewhere (a gateway's upstream tools, a schema kept exactly as written).
     ///
+    /// The tool gets a [`Backend::local`] binding named by its ID unless it has a local one.
     /// `handler` gets the arguments (validated against `tool.inputSchema`, `{}` when absent)
     /// and the call's context, and returns the whole result; a `structuredContent` in a
     /// successful result is checked against `tool.outputSchema`, as for derived tools. The
@@ -361,11 +370,21 @@ impl ToolboxBuilder {
     /// Problems ([`build`](Self::build) reports them): the tool breaks an MCP rule
     /// ([`Error::InvalidTool`]), a schema does not compile ([`Error::InvalidSchema`],
     /// [`Error::UnsupportedSchema`], [`Error::ExternalRef`], ...).
-    pub fn with_tool<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    pub fn with_tool<F, Fut>(mut self, mut tool: Tool, handler: F) -> Self
     where
         F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
     {
+        if !tool
+            .backends
+            .iter()
+            .any(|backend| matches!(backend, Backend::Local(_)))
+        {
+            let binding = tool
+                .id()
+                .map_or_else(|_| tool.name.clone(), |id| id.to_string());
+            tool.backends.push(Backend::local(binding));
+        }
         let validator = DefaultValidator::new();
         let compiled = tool.validate().and_then(|()| {
             let input = validator.compile(tool.input_schema.as_value())?;
@@ -494,7 +513,12 @@ trait ErasedHandler: Send + Sync {
     ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
 }
 
-struct Typed<H>(H);
+/// A handler of a derived tool, with the tool's output schema compiled for replies that
+/// bring their own `structuredContent`.
+struct Typed<H> {
+    handler: H,
+    output: Option<CompiledSchema>,
+}
 
 impl<H: ToolHandler> ErasedHandler for Typed<H> {
     fn call<'a>(
@@ -503,27 +527,60 @@ impl<H: ToolHandler> ErasedHandler for Typed<H> {
         arguments: Value,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
-        Box::pin(call_typed(&self.0, entry, arguments, cx))
+        Box::pin(self.call_typed(entry, arguments, cx))
     }
 }
 
-/// One call of a typed handler: parse, run, shape the result.
-async fn call_typed<H: ToolHandler>(
-    handler: &H,
-    entry: &Entry,
-    arguments: Value,
-    cx: &CallContext,
+impl<H: ToolHandler> Typed<H> {
+    /// One call: parse, run, shape the result.
+    async fn call_typed(
+        &self,
+        entry: &Entry,
+        arguments: Value,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let input = match H::parse(&arguments) {
+            Ok(input) => input,
+            Err(err) => return invalid_arguments(&entry.called.name, err),
+        };
+        let cx = cx.for_tool(&entry.called);
+        let reply = self.handler.call(input, &cx).await;
+        let outcome = reply.map(|reply| {
+            reply
+                .__into_result(H::structured_content)
+                .and_then(|(result, checked)| match checked {
+                    Checked::Yes => Ok(result),
+                    Checked::No => check_output(self.output.as_ref(), result),
+                })
+        });
+        finish(&entry.called.name, outcome)
+    }
+}
+
+/// Checks a successful result against the tool's output schema, if it has one: its
+/// `structuredContent` must be there and match (MCP 2025-11-25, "Output Schema": servers MUST
+/// provide structured results that conform to it). Failed results (`isError`) are not checked.
+fn check_output(
+    schema: Option<&CompiledSchema>,
+    result: CallToolResult,
 ) -> Result<CallToolResult, Error> {
-    let input = match H::parse(&arguments) {
-        Ok(input) => input,
-        Err(err) => return invalid_arguments(&entry.called.name, err),
+    let Some(schema) = schema else {
+        return Ok(result);
     };
-    let cx = cx.for_tool(&entry.called);
-    let reply = handler.call(input, &cx).await;
-    finish(
-        &entry.called.name,
-        reply.map(|reply| reply.__into_result(H::structured_content)),
-    )
+    if result.is_error() {
+        return Ok(result);
+    }
+    match &result.structured_content {
+        Some(value) => schema.validate(value).map(|()| result),
+        None => Err(Error::InvalidInstance {
+            errors: vec![InstanceError {
+                instance_path: String::new(),
+                schema_path: String::new(),
+                keyword: "outputSchema".into(),
+                message: "the result has no structuredContent, but the tool declares an outputSchema (MCP: servers MUST provide structured results that conform to it)".into(),
+            }],
+        }),
+    }
 }
 
 /// The `isError` result for arguments that fail the input schema or do not deserialize; other
