@@ -208,7 +208,7 @@ impl Toolbox {
     /// - [`Error::InvalidOutput`]: the handler's typed output fails the `outputSchema`.
     /// - [`Error::Protocol`], [`Error::Cancelled`]: the handler returned
     ///   [`ToolError::Protocol`] or [`ToolError::Cancelled`].
-    /// - What [`ToolDefinition::try_tool`] returns and [`Error::InvalidSchema`]: the tool's
+    /// - What [`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool) returns and [`Error::InvalidSchema`]: the tool's
     ///   types cannot make a valid tool (a bug in the program, found by the first call).
     pub async fn call(
         &self,
@@ -322,7 +322,7 @@ struct Pending {
 }
 
 impl ToolboxBuilder {
-    /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`]).
+    /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)).
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
         let built = H::try_tool().and_then(|tool| {
             let output = tool
