@@ -322,7 +322,12 @@ struct Pending {
 }
 
 impl ToolboxBuilder {
-    /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)).
+    /// Adds a handler. Its tool is built here
+    /// ([`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)), and
+    /// [`build`](Self::build) reports [`Error::ToolType`] or a schema error if it cannot be.
+    ///
+    /// For a tool that is its own arguments struct, the handler value is usually
+    /// `T::default()`: `call` gets the parsed arguments as `input`; `self` is only the handler.
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
         let built = H::try_tool().and_then(|tool| {
             let output = tool
