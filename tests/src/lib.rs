@@ -37,14 +37,14 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
 }
 
 /// A validator for `#/$defs/Tool` of the official MCP 2025-11-25 schema
-/// (`mcp-spec/2025-11-25/schema.json` of `../shared`); see [`mcp_validator`].
+/// (`mcp-spec/2025-11-25/schema.json` of `../shared`); see [`mcp_definition_validator`].
 ///
 /// Returns `None` when the shared data is missing, as [`shared_dir`] does (a panic under
 /// `CI`). Panics when the file is unreadable, not JSON, or does not compile: broken shared
 /// data is a test failure.
 #[must_use]
 pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
-    let validator = mcp_validator("2025-11-25", "Tool")?;
+    let validator = mcp_definition_validator("2025-11-25", "Tool")?;
     // The wrapper really is `Tool`: it rejects what the spec's `Tool` rejects.
     assert!(validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "object"}})));
     assert!(!validator.is_valid(&json!({"name": "x", "inputSchema": {"type": "array"}})));
@@ -66,7 +66,7 @@ pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
 /// Returns `None` when the shared data is missing, as [`shared_dir`] does. Panics when the
 /// file is unreadable, not JSON, lacks the definition, or does not compile.
 #[must_use]
-pub fn mcp_validator(version: &str, definition: &str) -> Option<jsonschema::Validator> {
+pub fn mcp_definition_validator(version: &str, definition: &str) -> Option<jsonschema::Validator> {
     let path = shared_dir(&format!("mcp-spec/{version}/schema.json"))?;
     let text = fs::read_to_string(&path).expect("schema.json is readable");
     let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");

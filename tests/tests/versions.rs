@@ -22,7 +22,7 @@ use toolmodel::{
     Tool, ToolDefinition, Toolbox,
     schemars::{self, JsonSchema},
 };
-use toolmodel_tests::{corpus_tools, mcp_validator, shared_dir};
+use toolmodel_tests::{corpus_tools, mcp_definition_validator, shared_dir};
 
 #[derive(Serialize, JsonSchema)]
 struct Forecast {
@@ -187,11 +187,11 @@ fn errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
 }
 
 fn check_version(version: ProtocolVersion) {
-    let Some(tool_spec) = mcp_validator(version.as_str(), "Tool") else {
+    let Some(tool_spec) = mcp_definition_validator(version.as_str(), "Tool") else {
         return;
     };
-    let result_spec = mcp_validator(version.as_str(), "CallToolResult").unwrap();
-    let list_spec = mcp_validator(version.as_str(), "ListToolsResult").unwrap();
+    let result_spec = mcp_definition_validator(version.as_str(), "CallToolResult").unwrap();
+    let list_spec = mcp_definition_validator(version.as_str(), "ListToolsResult").unwrap();
     let Some(corpus) = corpus_tools() else {
         return;
     };
@@ -410,7 +410,7 @@ fn the_2026_07_28_examples_read_and_round_trip() {
         return;
     };
     let latest = ProtocolVersion::V2026_07_28;
-    let tool_spec = mcp_validator(latest.as_str(), "Tool").unwrap();
+    let tool_spec = mcp_definition_validator(latest.as_str(), "Tool").unwrap();
     let mut seen = 0;
     for (name, value) in examples(&root.join("Tool")) {
         let tool = Tool::from_mcp_json(&value).unwrap();

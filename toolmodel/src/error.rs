@@ -308,10 +308,10 @@ pub enum Error {
     DuplicateTool {
         /// The MCP name both would be served under.
         name: String,
-        /// The Rust type (or the description) of the first tool.
-        first: String,
-        /// The Rust type (or the description) of the second tool.
-        second: String,
+        /// The Rust type of the first tool's handler (for a hand-built tool, of its function).
+        first: &'static str,
+        /// The Rust type of the second tool's handler.
+        second: &'static str,
     },
 
     /// A [`Toolbox`](crate::Toolbox) cannot be built: every problem found, each an `Error`
@@ -324,7 +324,7 @@ pub enum Error {
     },
 
     /// A `#[tool(register)]` type cannot be put in a [`Toolbox`](crate::Toolbox) by
-    /// [`ToolboxBuilder::with_registered`](crate::ToolboxBuilder::with_registered): it is not a
+    /// `ToolboxBuilder::with_registered` (feature `inventory`): it is not a
     /// [`ToolHandler`](crate::ToolHandler), or it has state (no `Default`).
     #[error("the registered tool {type_name} cannot be served: {reason}")]
     Unservable {
