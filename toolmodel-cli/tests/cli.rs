@@ -58,20 +58,10 @@ fn corpus() -> Option<PathBuf> {
 
 /// The `*.json` and `*.snap` files under `dir`, as `lint` expands a folder.
 fn tool_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "json" || e == "snap") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    toolmodel_tests::corpus_files(dir)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "json" || e == "snap"))
+        .collect()
 }
 
 #[test]

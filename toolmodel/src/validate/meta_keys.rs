@@ -3,35 +3,38 @@
 
 use crate::validate::violation::MetaKeyProblem;
 
+/// Whether `text` is non-empty, begins with a byte `first` accepts, ends with one `last`
+/// accepts, and holds only bytes `inner` accepts.
+fn shaped(
+    text: &str,
+    first: fn(&u8) -> bool,
+    last: fn(&u8) -> bool,
+    inner: fn(&u8) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first().is_some_and(first) && bytes.last().is_some_and(last) && bytes.iter().all(inner)
+}
+
 /// A prefix label: starts with a letter, ends with a letter or digit, letters, digits and
 /// hyphens between.
 fn is_label(label: &str) -> bool {
-    let bytes = label.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            first.is_ascii_alphabetic()
-                && last.is_ascii_alphanumeric()
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
-        }
-        _ => false,
-    }
+    shaped(
+        label,
+        u8::is_ascii_alphabetic,
+        u8::is_ascii_alphanumeric,
+        |b| b.is_ascii_alphanumeric() || *b == b'-',
+    )
 }
 
 /// The name: empty, or begins and ends with `[A-Za-z0-9]`, with `[A-Za-z0-9._-]` between.
 fn is_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            first.is_ascii_alphanumeric()
-                && last.is_ascii_alphanumeric()
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
-        }
-        _ => true,
-    }
+    name.is_empty()
+        || shaped(
+            name,
+            u8::is_ascii_alphanumeric,
+            u8::is_ascii_alphanumeric,
+            |b| b.is_ascii_alphanumeric() || b"-_.".contains(b),
+        )
 }
 
 /// What is wrong with a `_meta` key, if anything: `[prefix "/"] name`, the prefix a series of

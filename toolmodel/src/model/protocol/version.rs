@@ -69,50 +69,18 @@ impl ProtocolVersion {
         }
     }
 
-    /// The keys of this version's MCP `Tool` (`#/$defs/Tool` `properties` of its
-    /// `schema.json`).
-    #[must_use]
-    pub const fn tool_keys(self) -> &'static [&'static str] {
-        match self {
-            Self::V2024_11_05 => &["name", "description", "inputSchema"],
-            Self::V2025_03_26 => &["name", "description", "inputSchema", "annotations"],
-            Self::V2025_06_18 => &[
-                "name",
-                "title",
-                "description",
-                "inputSchema",
-                "outputSchema",
-                "annotations",
-                "_meta",
-            ],
-            Self::V2025_11_25 => &[
-                "name",
-                "title",
-                "description",
-                "inputSchema",
-                "outputSchema",
-                "annotations",
-                "icons",
-                "execution",
-                "_meta",
-            ],
-            Self::V2026_07_28 => &[
-                "name",
-                "title",
-                "description",
-                "inputSchema",
-                "outputSchema",
-                "annotations",
-                "icons",
-                "_meta",
-            ],
-        }
-    }
-
-    /// Whether this version's `Tool` has the key `key`.
+    /// Whether this version's `Tool` has the MCP key `key` (`#/$defs/Tool` `properties` of its
+    /// `schema.json`; see the table above).
     #[must_use]
     pub fn has_tool_key(self, key: &str) -> bool {
-        self.tool_keys().contains(&key)
+        match key {
+            "name" | "description" | "inputSchema" => true,
+            "annotations" => self >= Self::V2025_03_26,
+            "title" | "outputSchema" | "_meta" => self >= Self::V2025_06_18,
+            "icons" => self >= Self::V2025_11_25,
+            "execution" => self == Self::V2025_11_25,
+            _ => false,
+        }
     }
 
     /// Whether `outputSchema` must have root `"type": "object"` (2025-11-25 and older; from
