@@ -166,7 +166,13 @@ fn mcp_tool() -> impl Strategy<Value = Tool> {
             option::of(collection::vec(icon(), 0..3)),
             option::of(execution()),
             option::of(
-                collection::btree_map("[a-z./]{1,12}", json_value(), 0..3)
+                // Keys in the `_meta` key format (MCP "General fields: `_meta`"): an optional
+                // prefix of dot-separated labels and a slash, then a name.
+                collection::btree_map(
+                    "([a-z]([a-z0-9-]{0,4}[a-z0-9])?(\\.[a-z]([a-z0-9-]{0,4}[a-z0-9])?){0,2}/)?([a-z0-9]([a-z0-9._-]{0,6}[a-z0-9])?)?",
+                    json_value(),
+                    0..3,
+                )
                     .prop_map(|m| m.into_iter().collect::<Map<String, Value>>()),
             ),
             extra(),
