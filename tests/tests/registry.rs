@@ -2,7 +2,7 @@
 //! `registered_tools()`, in ID order, with its tool and local backend binding; unregistered
 //! tools are not; a type that cannot be a tool is reported as an error among the others.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use toolmodel::{
     Backend, Error, Tool, ToolDefinition, registered_tools,
@@ -32,12 +32,13 @@ struct Ping;
 #[derive(Tool)]
 struct Hidden;
 
-#[derive(Serialize, JsonSchema)]
-struct Lines(Vec<String>);
+#[derive(Deserialize, JsonSchema)]
+struct Lines(#[allow(dead_code)] Vec<String>);
 
-/// Registered, but its output is an array.
+/// Registered, but its input is an array (arguments are an object in every MCP version; an
+/// array output would be fine from 2026-07-28).
 #[derive(Tool)]
-#[tool(register, namespace = "zz", output = Lines)]
+#[tool(register, namespace = "zz", input = Lines)]
 struct Broken;
 
 #[test]

@@ -171,7 +171,10 @@ impl Tool {
     /// let pointers: Vec<String> = violations.iter().map(|v| v.pointer()).collect();
     /// assert_eq!(
     ///     pointers,
-    ///     ["/inputSchema/properties/limit/x-mcp-header"; 2], // repeated, and on a number
+    ///     [
+    ///         "/inputSchema/properties/limit/x-mcp-header",  // on a number
+    ///         "/inputSchema/properties/region/x-mcp-header", // "region" = "Region", ignoring case
+    ///     ],
     /// );
     /// let Err(Error::InvalidTool { violations, .. }) =
     ///     tool.validate_for(ProtocolVersion::V2025_11_25) else { panic!() };
