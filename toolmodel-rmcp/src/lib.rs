@@ -1,0 +1,29 @@
+//! # toolmodel-rmcp
+//!
+//! [`toolmodel`] tools and [`rmcp`](https://docs.rs/rmcp/3.11.0/rmcp/), the official Rust MCP
+//! SDK, together.
+//!
+//! - [`convert`]: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`] convert tools, annotations
+//!   and icons both ways, field by field; a conversion that would drop a value fails with
+//!   [`Error::Lossy`] naming it by its JSON Pointer.
+//!
+//! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
+//! `rmcp` and `tokio`.
+
+// Library code has no path to a panic on input: every failure is a typed error. Tests may
+// unwrap.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod convert;
+mod error;
+
+pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
+pub use error::Error;
