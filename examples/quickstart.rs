@@ -1,18 +1,19 @@
-//! Quickstart: three MCP tools derived from Rust types, listed, called and checked.
+//! Quickstart: three MCP tools derived from Rust types, put in a `Toolbox` and called.
 //!
-//! Run it with `cargo run --example quickstart`. It prints the `tools/list` result, parses a
-//! valid call and an invalid one (with every violation and its JSON Pointer), and checks a
-//! handler's structured output against its output schema.
+//! Run it with `cargo run --example quickstart`. It prints the `tools/list` result, then makes
+//! a valid call, a call with bad arguments (an `isError` result naming every violation with
+//! its JSON Pointer), a call with structured output (checked against the output schema), and
+//! a call of an unknown tool (a JSON-RPC `-32602` error).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolmodel::{
-    Error, Tool, ToolDefinition,
+    CallContext, CallToolResult, Error, SyncToolHandler, Tool, ToolError, ToolHandler, Toolbox,
     schemars::{self, JsonSchema},
 };
 
 /// Current weather for a city.
-#[derive(Debug, Deserialize, JsonSchema, Tool)]
+#[derive(Debug, Default, Deserialize, JsonSchema, Tool)]
 #[tool(namespace = "weather", annotations(read_only, open_world))]
 #[serde(deny_unknown_fields)]
 pub struct GetWeather {
@@ -102,7 +103,7 @@ impl SearchDocs {
 
     /// Runs a search.
     #[must_use]
-    pub fn call(&self, args: &SearchArgs) -> SearchResults {
+    pub fn search(&self, args: &SearchArgs) -> SearchResults {
         let query = args.query.to_lowercase();
         let matching: Vec<Hit> = self
             .pages
@@ -129,87 +130,111 @@ impl Default for SearchDocs {
 }
 
 /// Checks that the server is alive.
-#[derive(Tool)]
+#[derive(Default, Tool)]
 pub struct Ping;
 
-/// The `tools/list` result of this server (MCP 2025-11-25).
-#[must_use]
-pub fn tools_list() -> Value {
-    json!({
-        "tools": [
-            GetWeather::tool().to_mcp_json(),
-            SearchDocs::tool().to_mcp_json(),
-            Ping::tool().to_mcp_json(),
-        ]
-    })
-}
-
-/// Handles a `tools/call` by tool name: parse, run, and build the `CallToolResult`.
-///
-/// # Errors
-///
-/// The argument errors of [`ToolDefinition::parse`], and [`Error::UnknownValue`] for an
-/// unknown tool name.
-pub fn call_tool(name: &str, arguments: &Value) -> Result<Value, Error> {
-    match name {
-        GetWeather::NAME => {
-            let args = GetWeather::parse(arguments)?;
-            let unit = args.unit.unwrap_or(Unit::Celsius);
-            let text = format!("{} in {} days: 21 degrees {unit:?}", args.city, args.days);
-            Ok(json!({"content": [{"type": "text", "text": text}]}))
-        }
-        SearchDocs::NAME => {
-            let results = SearchDocs::new().call(&SearchDocs::parse(arguments)?);
-            let structured = SearchDocs::structured_content(&results)?;
-            Ok(json!({
-                "content": [{"type": "text", "text": structured.to_string()}],
-                "structuredContent": structured
-            }))
-        }
-        Ping::NAME => {
-            Ping::parse(arguments)?;
-            Ok(json!({"content": [{"type": "text", "text": "pong"}]}))
-        }
-        _ => Err(Error::UnknownValue {
-            field: "name",
-            value: name.to_owned(),
-            expected: "get_weather, search_docs, ping",
-        }),
+// A tool that is its own arguments: the handler is its `Default` value, and `call_sync` gets
+// the parsed arguments. Synchronous work: `SyncToolHandler`.
+impl SyncToolHandler for GetWeather {
+    type Reply = String; // no output type: one text block
+    fn call_sync(&self, args: GetWeather, _cx: &CallContext) -> Result<String, ToolError> {
+        let unit = args.unit.unwrap_or(Unit::Celsius);
+        Ok(format!(
+            "{} in {} days: 21 degrees {unit:?}",
+            args.city, args.days
+        ))
     }
 }
 
-/// Lists the tools, then parses and runs a few calls, printing each step.
+// A handler with state and a typed output: `structuredContent`, checked against the output
+// schema, plus its JSON text.
+impl ToolHandler for SearchDocs {
+    type Reply = SearchResults;
+    async fn call(&self, args: SearchArgs, _cx: &CallContext) -> Result<SearchResults, ToolError> {
+        Ok(self.search(&args))
+    }
+}
+
+impl SyncToolHandler for Ping {
+    type Reply = &'static str;
+    fn call_sync(
+        &self,
+        _: toolmodel::NoArguments,
+        _cx: &CallContext,
+    ) -> Result<&'static str, ToolError> {
+        Ok("pong")
+    }
+}
+
+/// The quickstart's tools, with their handlers.
+///
+/// # Errors
+///
+/// [`Error::InvalidToolbox`] if two tools had one MCP name (they do not).
+pub fn toolbox() -> Result<Toolbox, Error> {
+    Toolbox::builder()
+        .with(GetWeather::default())
+        .with(SearchDocs::new())
+        .with(Ping)
+        .build()
+}
+
+/// Calls a tool of the toolbox, with arguments as JSON, and waits for the result (this
+/// example has no async runtime: `pollster` runs the future).
+///
+/// # Errors
+///
+/// What [`Toolbox::call`] returns: [`Error::UnknownTool`] for an unknown name.
+pub fn call(toolbox: &Toolbox, name: &str, arguments: Value) -> Result<CallToolResult, Error> {
+    let arguments: Option<Map<String, Value>> = match arguments {
+        Value::Object(map) => Some(map),
+        _ => None,
+    };
+    pollster::block_on(toolbox.call(name, arguments, &CallContext::new()))
+}
+
+/// Lists the tools, then makes a few calls, printing each step.
 ///
 /// # Errors
 ///
 /// Any [`Error`] of the calls (none, unless the example is broken).
 pub fn main() -> Result<(), Error> {
-    let pretty = |value: &Value| serde_json::to_string_pretty(value).unwrap_or_default();
+    let toolbox = toolbox()?;
 
-    println!("== tools/list\n{}\n", pretty(&tools_list()));
+    println!("== tools/list\n{}\n", pretty(&toolbox.list(None)?));
 
     let valid = json!({"city": "Paris", "days": 2, "unit": "fahrenheit"});
-    println!("== {} {valid}", GetWeather::ID);
-    println!("parsed: {:?}", GetWeather::parse(&valid)?);
-    println!("result: {}\n", call_tool(GetWeather::NAME, &valid)?);
+    println!("== tools/call weather.get_weather {valid}");
+    println!(
+        "{}\n",
+        pretty(&call(&toolbox, "weather.get_weather", valid)?)
+    );
 
     let invalid = json!({"days": 9, "unit": "kelvin", "country": "FR"});
-    println!("== {} {invalid}", GetWeather::ID);
-    match GetWeather::parse(&invalid) {
-        Err(Error::InvalidInstance { errors }) => {
-            println!("rejected, {} violation(s):", errors.len());
-            for error in &errors {
-                println!("  {error}");
-            }
-        }
-        other => println!("unexpected: {other:?}"),
-    }
+    println!("== tools/call weather.get_weather {invalid}");
+    let result = call(&toolbox, "weather.get_weather", invalid)?;
+    println!(
+        "isError: {}\n{}\n",
+        result.is_error(),
+        result.text_content()
+    );
 
     let search = json!({"query": "tool"});
-    println!("\n== {} {search}", SearchDocs::ID);
-    println!("result: {}", pretty(&call_tool(SearchDocs::NAME, &search)?));
+    println!("== tools/call docs.search_docs {search}");
+    println!("{}\n", pretty(&call(&toolbox, "docs.search_docs", search)?));
 
-    println!("\n== {} {{}}", Ping::ID);
-    println!("result: {}", call_tool(Ping::NAME, &json!({}))?);
+    println!("== tools/call ping");
+    println!("{}\n", pretty(&call(&toolbox, "ping", Value::Null)?));
+
+    println!("== tools/call get_forecast {{}}");
+    match call(&toolbox, "get_forecast", json!({})) {
+        Err(err) => println!("JSON-RPC error {}: {err}", err.jsonrpc_code()),
+        Ok(result) => println!("unexpected: {result:?}"),
+    }
     Ok(())
+}
+
+/// Pretty JSON of anything serializable, for printing.
+fn pretty(value: &impl Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
 }

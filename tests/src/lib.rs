@@ -43,10 +43,18 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
 /// data is a test failure.
 #[must_use]
 pub fn mcp_tool_validator() -> Option<jsonschema::Validator> {
-    let path = shared_dir("mcp-spec/2025-11-25/schema.json")?;
+    mcp_definition_validator("2025-11-25", "Tool")
+}
+
+/// A validator for `#/$defs/{definition}` of the official MCP schema of `version`
+/// (`mcp-spec/{version}/schema.json` of `../shared`), compiled as [`mcp_tool_validator`]
+/// compiles `Tool`. `None` and panics as there.
+#[must_use]
+pub fn mcp_definition_validator(version: &str, definition: &str) -> Option<jsonschema::Validator> {
+    let path = shared_dir(&format!("mcp-spec/{version}/schema.json"))?;
     let text = std::fs::read_to_string(&path).expect("schema.json is readable");
     let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");
-    schema["$ref"] = json!("#/$defs/Tool");
+    schema["$ref"] = json!(format!("#/$defs/{definition}"));
     Some(jsonschema::draft202012::new(&schema).expect("the MCP schema compiles"))
 }
 

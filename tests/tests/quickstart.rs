@@ -5,15 +5,17 @@
 #[path = "../../examples/quickstart.rs"]
 mod quickstart;
 
-use quickstart::{GetWeather, Ping, SearchDocs, Unit};
+use quickstart::{GetWeather, Unit};
 use serde_json::json;
 use toolmodel::{Error, ToolDefinition};
 
 #[test]
 fn every_quickstart_tool_is_a_valid_mcp_tool() {
-    let list = quickstart::tools_list();
+    let toolbox = quickstart::toolbox().expect("the toolbox builds");
+    let list = serde_json::to_value(toolbox.list(None).expect("first page")).expect("JSON");
     let tools = list["tools"].as_array().expect("a tools array");
     assert_eq!(tools.len(), 3);
+    assert_eq!(list.get("nextCursor"), None, "one page");
     for tool in tools {
         let parsed = toolmodel::Tool::from_mcp_json(tool).expect("reads back");
         parsed.validate().expect("valid by toolmodel's rules");
@@ -67,22 +69,43 @@ fn the_quickstart_calls() {
         ]
     );
 
-    let result = quickstart::call_tool(SearchDocs::NAME, &json!({"query": "tool", "limit": 1}))
-        .expect("a result");
-    assert_eq!(result["structuredContent"]["total"], json!(2));
+    let toolbox = quickstart::toolbox().expect("the toolbox builds");
+    let result = quickstart::call(
+        &toolbox,
+        "docs.search_docs",
+        json!({"query": "tool", "limit": 1}),
+    )
+    .expect("a result");
+    let structured = result.structured_content.expect("structured content");
+    assert_eq!(structured["total"], json!(2));
+    assert_eq!(structured["hits"].as_array().map(Vec::len), Some(1));
+
+    let result = quickstart::call(
+        &toolbox,
+        "docs.search_docs",
+        json!({"query": "tool", "limit": 0}),
+    )
+    .expect("an isError result, not an error");
+    assert!(result.is_error());
     assert_eq!(
-        result["structuredContent"]["hits"].as_array().map(Vec::len),
-        Some(1)
+        result.text_content(),
+        "invalid arguments for tool \"docs.search_docs\": 1 violation\n\
+         /limit: 0 is less than the minimum of 1 (schema /properties/limit/minimum)"
     );
-    assert!(matches!(
-        quickstart::call_tool(SearchDocs::NAME, &json!({"query": "tool", "limit": 0})),
-        Err(Error::InvalidInstance { .. })
-    ));
-    assert_eq!(
-        quickstart::call_tool(Ping::NAME, &json!({})).expect("pong")["content"][0]["text"],
-        json!("pong")
-    );
-    assert!(quickstart::call_tool("nope", &json!({})).is_err());
+
+    let pong = quickstart::call(&toolbox, "ping", json!({})).expect("pong");
+    assert_eq!(pong.text_content(), "pong");
+    assert!(!pong.is_error());
+
+    let weather = quickstart::call(&toolbox, "weather.get_weather", json!({"city": "Oslo"}))
+        .expect("weather");
+    assert_eq!(weather.text_content(), "Oslo in 0 days: 21 degrees Celsius");
+
+    let err = quickstart::call(&toolbox, "nope", json!({})).expect_err("unknown tool");
+    assert!(matches!(&err, Error::UnknownTool { name } if name == "nope"));
+    assert_eq!(err.jsonrpc_code(), -32602);
+    // The tool is served under its MCP name only: "namespace.name".
+    assert!(quickstart::call(&toolbox, "get_weather", json!({"city": "Oslo"})).is_err());
 }
 
 #[test]

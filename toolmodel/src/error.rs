@@ -216,6 +216,94 @@ pub enum Error {
         reason: String,
     },
 
+    /// `tools/call` named a tool the [`Toolbox`](crate::Toolbox) does not hold (MCP 2025-11-25,
+    /// "Error Handling": unknown tools are a protocol error, JSON-RPC `-32602`).
+    #[error("unknown tool {name:?}")]
+    UnknownTool {
+        /// The name (or ID) as requested.
+        name: String,
+    },
+
+    /// A `tools/list` cursor the [`Toolbox`](crate::Toolbox) did not hand out (MCP
+    /// "Pagination": an invalid cursor is JSON-RPC `-32602`).
+    #[error("invalid cursor {cursor:?}")]
+    InvalidCursor {
+        /// The cursor as received.
+        cursor: String,
+    },
+
+    /// A handler asked for a JSON-RPC error instead of a tool result
+    /// ([`ToolError::Protocol`](crate::ToolError::Protocol)): the cases MCP says are not tool
+    /// execution errors.
+    #[error("protocol error {code}: {message}")]
+    Protocol {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The error message.
+        message: String,
+        /// The error's `data`, if any.
+        data: Option<serde_json::Value>,
+    },
+
+    /// A handler's `structuredContent` does not match the tool's `outputSchema` (MCP
+    /// 2025-11-25, "Output Schema": servers MUST provide structured results that conform to
+    /// it). A bug in the server: the result is not sent; JSON-RPC `-32603`.
+    #[error(
+        "tool {tool:?} returned structuredContent that fails its outputSchema: {}",
+        join(errors)
+    )]
+    InvalidOutput {
+        /// The tool's MCP name.
+        tool: String,
+        /// Every violation, each with its JSON Pointer in the output and in the schema.
+        errors: Vec<InstanceError>,
+    },
+
+    /// The call was cancelled (MCP "Cancellation": no response is sent for it).
+    #[error("the call was cancelled")]
+    Cancelled,
+
+    /// A handler made a request to the client (`sampling/createMessage`,
+    /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no
+    /// [`CallHost`](crate::CallHost) able to send it.
+    #[error("no host to send {method:?} to the client")]
+    NoHost {
+        /// The MCP method, e.g. `"sampling/createMessage"`.
+        method: String,
+    },
+
+    /// Two tools of a [`Toolbox`](crate::Toolbox) have one MCP name (`rmcp` keeps the last one
+    /// silently; a toolbox refuses to build).
+    #[error("two tools are served as {name:?}: {first} and {second}")]
+    DuplicateTool {
+        /// The MCP name both would be served under.
+        name: String,
+        /// The Rust type of the first tool's handler (for a hand-built tool, of its function).
+        first: &'static str,
+        /// The Rust type of the second tool's handler.
+        second: &'static str,
+    },
+
+    /// A [`Toolbox`](crate::Toolbox) cannot be built: every problem found, each an `Error`
+    /// ([`Error::DuplicateTool`], [`Error::InvalidName`], [`Error::ToolType`],
+    /// [`Error::Unservable`]).
+    #[error("the toolbox cannot be built: {}", join(problems))]
+    InvalidToolbox {
+        /// Every problem, in the order found.
+        problems: Vec<Error>,
+    },
+
+    /// A `#[tool(register)]` type cannot be put in a [`Toolbox`](crate::Toolbox) by
+    /// [`ToolboxBuilder::with_registered`](crate::ToolboxBuilder::with_registered): it is not a
+    /// [`ToolHandler`](crate::ToolHandler), or it has state (no `Default`).
+    #[error("the registered tool {type_name} cannot be served: {reason}")]
+    Unservable {
+        /// The Rust type.
+        type_name: String,
+        /// What it lacks.
+        reason: String,
+    },
+
     /// A document holds no tools in any known shape
     /// ([`tool_values`](crate::catalog::tool_values)).
     #[error("at {pointer:?}: {reason}")]
@@ -225,6 +313,21 @@ pub enum Error {
         /// What was expected.
         reason: String,
     },
+}
+
+impl Error {
+    /// The JSON-RPC error code a server answers with when this error ends a request: `-32602`
+    /// (invalid params) for [`Error::UnknownTool`] and [`Error::InvalidCursor`], the handler's
+    /// own code for [`Error::Protocol`], and `-32603` (internal error) for everything else
+    /// (MCP 2025-11-25, "Error Handling"; JSON-RPC 2.0 section 5.1).
+    #[must_use]
+    pub fn jsonrpc_code(&self) -> i64 {
+        match self {
+            Self::UnknownTool { .. } | Self::InvalidCursor { .. } => -32602,
+            Self::Protocol { code, .. } => *code,
+            _ => -32603,
+        }
+    }
 }
 
 fn join<T: fmt::Display>(items: &[T]) -> String {

@@ -95,6 +95,7 @@
 #[cfg(feature = "adapters")]
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
 pub mod adapters;
+mod call;
 mod define;
 mod error;
 mod model;
@@ -102,6 +103,18 @@ mod pointer;
 mod validate;
 mod wire;
 
+pub use call::cancellation::Cancellation;
+pub use call::content::{
+    Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent,
+    ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
+};
+pub use call::context::{
+    BoxFuture, CallContext, CallHost, LogLevel, LogNotification, ProgressNotification,
+    ProgressToken,
+};
+pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolError, ToolHandler};
+pub use call::result::CallToolResult;
+pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder, ToolsPage};
 pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};
 pub use define::profile::{self, ProfiledSchema, SchemaProfile};
 #[cfg(feature = "inventory")]
@@ -137,6 +150,8 @@ pub use toolmodel_derive::Tool;
 /// users need no other dependency.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "inventory")]
+    pub use crate::call::registered::{Probe, Servable, ServeDefault, ServeNothing, ServeStateful};
     pub use crate::define::definition::private::{
         AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, profile, serialize,
     };
@@ -159,6 +174,13 @@ pub mod __private {
         ($ty:ty) => {
             $crate::__private::inventory::submit! {
                 $crate::__private::Registration::of::<$ty>()
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::Servable::of::<$ty>(|builder| {
+                    #[allow(unused_imports)]
+                    use $crate::__private::{ServeDefault as _, ServeNothing as _, ServeStateful as _};
+                    ((&&&$crate::__private::Probe::<$ty>::NEW).serve())(builder)
+                })
             }
         };
     }

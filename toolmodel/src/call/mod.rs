@@ -1,0 +1,11 @@
+//! Calling tools: results, handlers, the call context, and the [`Toolbox`](crate::Toolbox) of
+//! local backends.
+
+pub(crate) mod cancellation;
+pub(crate) mod content;
+pub(crate) mod context;
+pub(crate) mod handler;
+#[cfg(feature = "inventory")]
+pub(crate) mod registered;
+pub(crate) mod result;
+pub(crate) mod toolbox;

@@ -1,0 +1,600 @@
+//! [`Toolbox`]: the registry of local backends; lists tools and routes `tools/call` to their
+//! handlers.
+
+use std::{collections::HashMap, fmt, future::Future, sync::Arc};
+
+use serde::{Serialize, ser::SerializeMap};
+use serde_json::{Map, Value};
+
+use crate::{
+    CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, Tool, ToolError,
+    ToolHandler, ToolId, call::context::BoxFuture, call::handler::IntoCallToolResult,
+};
+
+/// A set of callable tools, each with its handler: what an MCP server serves.
+///
+/// Built once with [`Toolbox::builder`], then shared: `Clone` is a reference count, and it is
+/// `Send + Sync`. It answers `tools/list` ([`list`](Self::list), paginated and served from a
+/// cache built with the toolbox) and `tools/call` ([`call`](Self::call)):
+///
+/// 1. The tool is found by its MCP name; an unknown name is [`Error::UnknownTool`]
+///    (JSON-RPC `-32602`, MCP 2025-11-25 "Error Handling").
+/// 2. Absent `arguments` are `{}`. Arguments that fail the input schema, or that match it
+///    but do not deserialize, give an `isError: true` result naming every violation with its
+///    JSON Pointer ([`CallToolResult::invalid_arguments`]): input validation errors are tool
+///    execution errors, so that the model can retry (MCP 2025-11-25, SEP-1303).
+/// 3. The handler runs with a [`CallContext`] that knows the tool.
+/// 4. Its reply becomes the result; a typed output is checked against the `outputSchema`,
+///    and one that fails it is [`Error::InvalidOutput`] (a server bug: never sent).
+///
+/// **MCP names.** MCP tool names cannot contain `:`, so a tool with a namespace is served as
+/// `namespace.name` (`weather:get_weather` → `weather.get_weather`), which the name rules
+/// allow; a tool without one keeps its name. Two tools with one MCP name, or a namespaced name
+/// over 128 characters, refuse to build. [`call_id`](Self::call_id) routes by [`ToolId`]
+/// instead. Each listed tool carries its [`Backend::local`](crate::Backend::local) binding.
+///
+/// **Order.** Tools are listed sorted by MCP name (bytewise), whatever the order they were
+/// added in (MCP 2026-07-28 asks servers for a deterministic order).
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_json::json;
+/// use toolmodel::{CallContext, ToolError, ToolHandler, Toolbox, schemars::{self, JsonSchema}};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct AddArgs { a: i64, b: i64 }
+/// #[derive(Serialize, JsonSchema)]
+/// struct Sum { sum: i64 }
+///
+/// /// Adds two integers.
+/// #[derive(toolmodel::Tool)]
+/// #[tool(namespace = "math", input = AddArgs, output = Sum)]
+/// struct Add;
+///
+/// impl ToolHandler for Add {
+///     type Reply = Sum;
+///     async fn call(&self, args: AddArgs, _cx: &CallContext) -> Result<Sum, ToolError> {
+///         Ok(Sum { sum: args.a + args.b })
+///     }
+/// }
+///
+/// let toolbox = Toolbox::builder().with(Add).build()?;
+/// assert_eq!(toolbox.tools()[0].name, "math.add");
+///
+/// # pollster::block_on(async {
+/// let cx = CallContext::new();
+/// let args = json!({"a": 1, "b": 2}).as_object().cloned();
+/// let result = toolbox.call("math.add", args, &cx).await?;
+/// assert_eq!(result.structured_content, Some(json!({"sum": 3})));
+///
+/// let bad = json!({"a": "1"}).as_object().cloned();
+/// let result = toolbox.call("math.add", bad, &cx).await?;
+/// assert!(result.is_error());
+/// assert_eq!(
+///     result.text_content(),
+///     "invalid arguments for tool \"math.add\": 2 violations\n\
+///      (root): \"b\" is a required property (schema /required)\n\
+///      /a: \"1\" is not of type \"integer\" (schema /properties/a/type)"
+/// );
+/// # Ok::<(), toolmodel::Error>(())
+/// # })?;
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Toolbox {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Sorted by MCP name.
+    entries: Vec<Entry>,
+    /// The MCP JSON of each entry's tool, in the same order: what `tools/list` sends.
+    listed: Vec<Value>,
+    /// The tools as listed, in the same order.
+    tools: Vec<Tool>,
+    by_name: HashMap<Arc<str>, usize>,
+    by_id: HashMap<ToolId, usize>,
+    page_size: usize,
+}
+
+struct Entry {
+    name: Arc<str>,
+    type_name: &'static str,
+    /// The tool as its handler defines it.
+    tool: Arc<Tool>,
+    handler: Box<dyn ErasedHandler>,
+}
+
+impl fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field(
+                "tools",
+                &self
+                    .inner
+                    .entries
+                    .iter()
+                    .map(|entry| (&*entry.name, entry.type_name))
+                    .collect::<Vec<_>>(),
+            )
+            .field("page_size", &self.inner.page_size)
+            .finish()
+    }
+}
+
+/// The default number of tools a `tools/list` page holds.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+impl Toolbox {
+    /// A builder with no tools and pages of [`DEFAULT_PAGE_SIZE`] tools.
+    pub fn builder() -> ToolboxBuilder {
+        ToolboxBuilder {
+            pending: Vec::new(),
+            problems: Vec::new(),
+            required: Vec::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+        }
+    }
+
+    /// The tools as listed, sorted by MCP name: each tool's `name` is its MCP name (see the
+    /// [type docs](Toolbox)), the rest as its handler defines it.
+    #[must_use]
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    /// The number of tools.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.inner.entries.len()
+    }
+
+    /// Whether the toolbox holds no tools.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.inner.entries.is_empty()
+    }
+
+    /// The tool served under an MCP name.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.inner
+            .by_name
+            .get(name)
+            .and_then(|&index| self.inner.tools.get(index))
+    }
+
+    /// One page of `tools/list` (MCP 2025-11-25, `ListToolsResult`, and "Pagination"): the
+    /// first page for `None`, the next one for the `nextCursor` of the page before. The
+    /// tools' MCP JSON was built with the toolbox; a page borrows it.
+    ///
+    /// Cursors are opaque to clients; here they are the decimal index of the page's first tool.
+    /// A cursor stays valid for the life of the toolbox (its tools never change).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidCursor`] for a cursor this toolbox would not hand out (JSON-RPC
+    /// `-32602`).
+    pub fn list(&self, cursor: Option<&str>) -> Result<ToolsPage<'_>, Error> {
+        let total = self.inner.listed.len();
+        let start = match cursor {
+            None => 0,
+            Some(text) => text
+                .parse::<usize>()
+                .ok()
+                .filter(|&start| start > 0 && start < total && start % self.inner.page_size == 0)
+                .ok_or_else(|| Error::InvalidCursor {
+                    cursor: text.to_owned(),
+                })?,
+        };
+        let end = start.saturating_add(self.inner.page_size).min(total);
+        Ok(ToolsPage {
+            tools: self.inner.listed.get(start..end).unwrap_or_default(),
+            next_cursor: (end < total).then(|| end.to_string()),
+        })
+    }
+
+    /// Calls the tool served as `name` (MCP `tools/call`); see the [type docs](Toolbox) for
+    /// the steps and what each failure gives.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnknownTool`]: no tool is served as `name`.
+    /// - [`Error::InvalidOutput`]: the handler's typed output fails the `outputSchema`.
+    /// - [`Error::Protocol`], [`Error::Cancelled`]: the handler returned
+    ///   [`ToolError::Protocol`] or [`ToolError::Cancelled`].
+    /// - What [`ToolDefinition::try_tool`] returns and [`Error::InvalidSchema`]: the tool's
+    ///   types cannot make a valid tool (a bug in the program, found by the first call).
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let entry = self
+            .inner
+            .by_name
+            .get(name)
+            .and_then(|&index| self.inner.entries.get(index))
+            .ok_or_else(|| Error::UnknownTool {
+                name: name.to_owned(),
+            })?;
+        entry
+            .handler
+            .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
+            .await
+    }
+
+    /// Calls a tool by its [`ToolId`] (`namespace:name`), as [`call`](Self::call) does by MCP
+    /// name.
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call); [`Error::UnknownTool`] names the ID.
+    pub async fn call_id(
+        &self,
+        id: &ToolId,
+        arguments: Option<Map<String, Value>>,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let entry = self
+            .inner
+            .by_id
+            .get(id)
+            .and_then(|&index| self.inner.entries.get(index))
+            .ok_or_else(|| Error::UnknownTool {
+                name: id.to_string(),
+            })?;
+        entry
+            .handler
+            .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
+            .await
+    }
+}
+
+/// One page of `tools/list`: serializes as MCP `ListToolsResult`, `{"tools": [...],
+/// "nextCursor": "..."}` (no `nextCursor` on the last page).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolsPage<'a> {
+    tools: &'a [Value],
+    next_cursor: Option<String>,
+}
+
+impl<'a> ToolsPage<'a> {
+    /// The tools of the page, as MCP JSON.
+    #[must_use]
+    pub fn tools(&self) -> &'a [Value] {
+        self.tools
+    }
+
+    /// The cursor of the next page, if there is one.
+    #[must_use]
+    pub fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref()
+    }
+}
+
+impl Serialize for ToolsPage<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("tools", self.tools)?;
+        if let Some(cursor) = &self.next_cursor {
+            map.serialize_entry("nextCursor", cursor)?;
+        }
+        map.end()
+    }
+}
+
+/// Builds a [`Toolbox`]; see [`Toolbox::builder`]. Problems are collected and all reported by
+/// [`build`](Self::build).
+#[must_use]
+pub struct ToolboxBuilder {
+    pending: Vec<Pending>,
+    problems: Vec<Error>,
+    required: Vec<(&'static str, Error)>,
+    page_size: usize,
+}
+
+impl fmt::Debug for ToolboxBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolboxBuilder")
+            .field(
+                "tools",
+                &self
+                    .pending
+                    .iter()
+                    .map(|pending| pending.type_name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Pending {
+    tool: Arc<Tool>,
+    type_name: &'static str,
+    handler: Box<dyn ErasedHandler>,
+}
+
+impl ToolboxBuilder {
+    /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`]).
+    pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
+        match H::try_tool() {
+            Ok(tool) => self.pending.push(Pending {
+                tool: Arc::new(tool.clone()),
+                type_name: std::any::type_name::<H>(),
+                handler: Box::new(Typed(handler)),
+            }),
+            Err(err) => self.problems.push(err),
+        }
+        self
+    }
+
+    /// Records a problem that [`build`](Self::build) reports.
+    #[cfg_attr(not(feature = "inventory"), allow(dead_code))]
+    pub(crate) fn problem(mut self, problem: Error) -> Self {
+        self.problems.push(problem);
+        self
+    }
+
+    /// Records that a handler of the Rust type `type_name` must be added, or `build` reports
+    /// `problem`.
+    #[cfg_attr(not(feature = "inventory"), allow(dead_code))]
+    pub(crate) fn require(mut self, type_name: &'static str, problem: Error) -> Self {
+        self.required.push((type_name, problem));
+        self
+    }
+
+    /// Adds a hand-built tool served by a function: for tools whose schema is written by hand
+    /// or read from elsewhere (a gateway's upstream tools, a schema kept exactly as written).
+    ///
+    /// `handler` gets the arguments (validated against `tool.inputSchema`, `{}` when absent)
+    /// and the call's context, and returns the whole result; a `structuredContent` in a
+    /// successful result is checked against `tool.outputSchema`, as for derived tools. The
+    /// schemas are compiled here, once.
+    ///
+    /// Problems ([`build`](Self::build) reports them): the tool breaks an MCP rule
+    /// ([`Error::InvalidTool`]), a schema does not compile ([`Error::InvalidSchema`],
+    /// [`Error::UnsupportedSchema`], [`Error::ExternalRef`], ...).
+    pub fn with_tool<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+    {
+        let validator = DefaultValidator::new();
+        let compiled = tool.validate().and_then(|()| {
+            let input = validator.compile(tool.input_schema.as_value())?;
+            let output = tool
+                .output_schema
+                .as_ref()
+                .map(|schema| validator.compile(schema.as_value()))
+                .transpose()?;
+            Ok((input, output))
+        });
+        match compiled {
+            Ok((input, output)) => self.pending.push(Pending {
+                tool: Arc::new(tool),
+                type_name: std::any::type_name::<F>(),
+                handler: Box::new(Dynamic {
+                    input,
+                    output,
+                    handler,
+                }),
+            }),
+            Err(err) => self.problems.push(err),
+        }
+        self
+    }
+
+    /// The number of tools a `tools/list` page holds (at least 1; default
+    /// [`DEFAULT_PAGE_SIZE`]).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Builds the toolbox: sorts the tools by MCP name and builds each one's listed form and
+    /// MCP JSON once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidToolbox`] with every problem found: [`Error::DuplicateTool`] naming
+    /// both Rust types, [`Error::InvalidName`] for a `namespace.name` over 128 characters,
+    /// [`Error::ToolType`] for a handler whose types cannot make a tool, and, from
+    /// `with_registered` (feature `inventory`), [`Error::Unservable`] for a registered type
+    /// that is not a handler or has no `Default`.
+    pub fn build(self) -> Result<Toolbox, Error> {
+        let Self {
+            mut pending,
+            mut problems,
+            required,
+            page_size,
+        } = self;
+        for (type_name, problem) in required {
+            if !pending.iter().any(|item| item.type_name == type_name) {
+                problems.push(problem);
+            }
+        }
+        let mut named: Vec<(Arc<str>, Pending)> = Vec::with_capacity(pending.len());
+        for item in pending.drain(..) {
+            let name = mcp_name(&item.tool);
+            if let Err(err) = crate::name::check_name(&name) {
+                problems.push(err);
+                continue;
+            }
+            named.push((Arc::from(name), item));
+        }
+        named.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.type_name.cmp(b.1.type_name)));
+        for pair in named.windows(2) {
+            if let [(first_name, first), (second_name, second)] = pair
+                && first_name == second_name
+            {
+                problems.push(Error::DuplicateTool {
+                    name: first_name.to_string(),
+                    first: first.type_name,
+                    second: second.type_name,
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::InvalidToolbox { problems });
+        }
+        let mut inner = Inner {
+            entries: Vec::with_capacity(named.len()),
+            listed: Vec::with_capacity(named.len()),
+            tools: Vec::with_capacity(named.len()),
+            by_name: HashMap::with_capacity(named.len()),
+            by_id: HashMap::with_capacity(named.len()),
+            page_size,
+        };
+        for (index, (name, item)) in named.into_iter().enumerate() {
+            let mut listed = Tool::clone(&item.tool);
+            listed.name = name.to_string();
+            inner.listed.push(listed.to_mcp_json());
+            inner.tools.push(listed);
+            inner.by_name.insert(Arc::clone(&name), index);
+            if let Ok(id) = item.tool.id() {
+                inner.by_id.insert(id, index);
+            }
+            inner.entries.push(Entry {
+                name,
+                type_name: item.type_name,
+                tool: item.tool,
+                handler: item.handler,
+            });
+        }
+        Ok(Toolbox {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+/// The MCP name a tool is served under: `namespace.name`, or the name.
+fn mcp_name(tool: &Tool) -> String {
+    match &tool.namespace {
+        Some(namespace) => format!("{namespace}.{}", tool.name),
+        None => tool.name.clone(),
+    }
+}
+
+/// A handler with its types erased, as the toolbox stores it.
+trait ErasedHandler: Send + Sync {
+    fn call<'a>(
+        &'a self,
+        entry: &'a Entry,
+        arguments: Value,
+        cx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
+}
+
+struct Typed<H>(H);
+
+impl<H: ToolHandler> ErasedHandler for Typed<H> {
+    fn call<'a>(
+        &'a self,
+        entry: &'a Entry,
+        arguments: Value,
+        cx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
+        Box::pin(call_typed(&self.0, entry, arguments, cx))
+    }
+}
+
+/// One call of a typed handler: parse, run, shape the result.
+async fn call_typed<H: ToolHandler>(
+    handler: &H,
+    entry: &Entry,
+    arguments: Value,
+    cx: &CallContext,
+) -> Result<CallToolResult, Error> {
+    let input = match H::parse(&arguments) {
+        Ok(input) => input,
+        Err(err) => return invalid_arguments(&entry.name, err),
+    };
+    let cx = cx.for_tool(&entry.tool, &entry.name);
+    let reply = handler.call(input, &cx).await;
+    finish(
+        &entry.name,
+        reply.map(|reply| reply.__into_result(H::structured_content)),
+    )
+}
+
+/// The `isError` result for arguments that fail the input schema or do not deserialize; other
+/// errors (the tool cannot be built) go to the host.
+fn invalid_arguments(name: &str, err: Error) -> Result<CallToolResult, Error> {
+    match err {
+        Error::InvalidInstance { errors } => Ok(CallToolResult::invalid_arguments(name, &errors)),
+        Error::Json { path, message, .. } => {
+            let at = if path.is_empty() { "(root)" } else { &path };
+            Ok(CallToolResult::error(format!(
+                "invalid arguments for tool {name:?}: 1 violation\n{at}: {message}"
+            )))
+        }
+        other => Err(other),
+    }
+}
+
+/// What a handler's outcome becomes: its result, an `isError` result, or an error to the host.
+fn finish(
+    name: &str,
+    outcome: Result<Result<CallToolResult, Error>, ToolError>,
+) -> Result<CallToolResult, Error> {
+    match outcome {
+        Ok(result) => result.map_err(|err| match err {
+            Error::InvalidInstance { errors } => Error::InvalidOutput {
+                tool: name.to_owned(),
+                errors,
+            },
+            other => other,
+        }),
+        Err(ToolError::Execution { message }) => Ok(CallToolResult::error(message)),
+        Err(ToolError::Protocol {
+            code,
+            message,
+            data,
+        }) => Err(Error::Protocol {
+            code,
+            message,
+            data,
+        }),
+        Err(ToolError::Cancelled) => Err(Error::Cancelled),
+    }
+}
+
+/// A hand-built tool and the function that serves it (see [`ToolboxBuilder::with_tool`]).
+struct Dynamic<F> {
+    input: CompiledSchema,
+    output: Option<CompiledSchema>,
+    handler: F,
+}
+
+impl<F, Fut> ErasedHandler for Dynamic<F>
+where
+    F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+{
+    fn call<'a>(
+        &'a self,
+        entry: &'a Entry,
+        arguments: Value,
+        cx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
+        Box::pin(async move {
+            if let Err(err) = self.input.validate(&arguments) {
+                return invalid_arguments(&entry.name, err);
+            }
+            let Value::Object(arguments) = arguments else {
+                return Ok(CallToolResult::error("arguments must be an object"));
+            };
+            let outcome = (self.handler)(arguments, cx.for_tool(&entry.tool, &entry.name)).await;
+            let checked = outcome.map(|result| match (&self.output, &result.structured_content) {
+                (Some(schema), Some(value)) if !result.is_error() => {
+                    schema.validate(value).map(|()| result)
+                }
+                _ => Ok(result),
+            });
+            finish(&entry.name, checked)
+        })
+    }
+}
