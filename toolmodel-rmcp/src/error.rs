@@ -21,4 +21,17 @@ pub enum Error {
     /// An error of `toolmodel` (an icon theme `rmcp` added after 3.11, say).
     #[error(transparent)]
     Toolmodel(#[from] toolmodel::Error),
+
+    /// The client's `initialize` handshake failed (`rmcp`'s error: the connection closed
+    /// first, the first message was not `initialize`, ...).
+    #[error("the MCP session did not start: {0}")]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+
+    /// The task running an MCP session panicked or was aborted.
+    #[error("the MCP session task failed: {0}")]
+    Join(#[from] tokio::task::JoinError),
+
+    /// Accepting or serving connections failed.
+    #[error("serving MCP over HTTP failed: {0}")]
+    Io(#[source] std::io::Error),
 }

@@ -6,6 +6,9 @@
 //! - [`convert`]: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`] convert tools, annotations
 //!   and icons both ways, field by field; a conversion that would drop a value fails with
 //!   [`Error::Lossy`] naming it by its JSON Pointer.
+//! - [`server`]: [`ToolboxServer`] serves a [`toolmodel::Toolbox`] over MCP (stdio or Streamable
+//!   HTTP): `tools/list` with pagination, `tools/call` with validated arguments and outputs,
+//!   progress, logging, cancellation, sampling and elicitation for the handlers.
 //!
 //! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
 //! `rmcp` and `tokio`.
@@ -24,6 +27,10 @@
 
 pub mod convert;
 mod error;
+pub mod server;
 
 pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
 pub use error::Error;
+pub use server::ToolboxServer;
+/// `rmcp`, re-exported: the version this crate serves with.
+pub use rmcp;
