@@ -519,10 +519,7 @@ fn a_second_tool_with_one_mcp_name_is_an_error_naming_both_rust_types() {
         panic!("{err:?}")
     };
     assert_eq!(name, "echo");
-    assert_eq!(
-        (*first, *second),
-        ("call::Echo", "call::other::Echo")
-    );
+    assert_eq!((*first, *second), ("call::Echo", "call::other::Echo"));
     // `namespace.name` collides with a plain name that has a dot.
     assert!(
         matches!(&problems[1], Error::DuplicateTool { name, .. } if name == "math.add"),
@@ -817,9 +814,7 @@ fn a_progress_token_that_is_neither_string_nor_integer_is_refused_with_its_point
 type Calls = toolmodel::BoxFuture<'static, Vec<String>>;
 
 /// The same calls, run to completion by whichever executor `run` is.
-fn same_answers(
-    run: &dyn Fn(Calls) -> Vec<String>,
-) {
+fn same_answers(run: &dyn Fn(Calls) -> Vec<String>) {
     let toolbox = toolbox();
     let answers = run(Box::pin(async move {
         let mut out = Vec::new();

@@ -31,6 +31,6 @@ pub mod server;
 
 pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
 pub use error::Error;
-pub use server::ToolboxServer;
 /// `rmcp`, re-exported: the version this crate serves with.
 pub use rmcp;
+pub use server::ToolboxServer;

@@ -93,7 +93,10 @@ impl CallHost for PeerHost {
     fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
         const METHOD: &str = "notifications/message";
         Box::pin(async move {
-            if self.log_level.is_some_and(|lowest| notification.level < lowest) {
+            if self
+                .log_level
+                .is_some_and(|lowest| notification.level < lowest)
+            {
                 return Ok(());
             }
             let params: LoggingMessageNotificationParam = to_wire(&notification)

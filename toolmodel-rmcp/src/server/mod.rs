@@ -40,7 +40,7 @@ use rmcp::{
     },
     service::RequestContext,
 };
-use toolmodel::{Cancellation, CallContext, LogLevel, Toolbox};
+use toolmodel::{CallContext, Cancellation, LogLevel, Toolbox};
 
 use self::{host::PeerHost, wire::error_data};
 

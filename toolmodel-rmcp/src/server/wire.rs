@@ -48,7 +48,10 @@ pub(crate) fn result_to_rmcp(result: &CallToolResult) -> Result<model::CallToolR
 }
 
 fn internal(what: &str, err: &serde_json::Error) -> ErrorData {
-    ErrorData::internal_error(format!("{what} does not convert to rmcp's type: {err}"), None)
+    ErrorData::internal_error(
+        format!("{what} does not convert to rmcp's type: {err}"),
+        None,
+    )
 }
 
 /// `rmcp`'s log level as `toolmodel`'s (the same eight names).
@@ -87,10 +90,8 @@ mod tests {
 
     #[test]
     fn results_convert_through_their_mcp_json() {
-        let mut result = CallToolResult::from_content([
-            ContentBlock::text("a"),
-            ContentBlock::text("b"),
-        ]);
+        let mut result =
+            CallToolResult::from_content([ContentBlock::text("a"), ContentBlock::text("b")]);
         result.is_error = Some(true);
         let converted = result_to_rmcp(&result).unwrap();
         assert_eq!(to_wire(&converted).unwrap(), to_wire(&result).unwrap());
