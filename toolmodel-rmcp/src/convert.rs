@@ -89,7 +89,7 @@ const ANNOTATIONS: &str = "rmcp::model::ToolAnnotations";
 const ICON: &str = "rmcp::model::Icon";
 
 /// A `toolmodel` value that converts to its `rmcp` counterpart without dropping anything:
-/// [`Tool`] (by value or by reference) to `rmcp::model::Tool`, [`ToolAnnotations`] to
+/// [`Tool`](struct@Tool) (by value or by reference) to `rmcp::model::Tool`, [`ToolAnnotations`] to
 /// `rmcp::model::ToolAnnotations`, [`Icon`] to `rmcp::model::Icon`, [`IconTheme`] to
 /// `rmcp::model::IconTheme`. See the [module docs](crate::convert) for each field.
 pub trait IntoRmcp {
@@ -108,7 +108,7 @@ pub trait IntoRmcp {
 }
 
 /// A `toolmodel` value read from its `rmcp` counterpart, keeping every field `rmcp` has:
-/// [`Tool`], [`ToolAnnotations`], [`Icon`] and [`IconTheme`]. `execution` and the `extra` maps
+/// [`Tool`](struct@Tool), [`ToolAnnotations`], [`Icon`] and [`IconTheme`]. `execution` and the `extra` maps
 /// are left empty (`rmcp` has neither), and so are the tool extensions.
 pub trait FromRmcp<R>: Sized {
     /// Converts from `rmcp`, field by field.
@@ -239,7 +239,7 @@ fn theme_to_rmcp(theme: IconTheme) -> model::IconTheme {
     }
 }
 
-/// Copies the tool's fields that `rmcp` holds; as for [`Tool`].
+/// Copies the tool's fields that `rmcp` holds; as for [`Tool`](struct@Tool).
 impl IntoRmcp for &Tool {
     type Rmcp = model::Tool;
 
