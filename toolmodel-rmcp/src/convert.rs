@@ -185,6 +185,13 @@ fn lossy(target: &'static str, lost: Vec<String>) -> Result<(), Error> {
     }
 }
 
+/// [`Error::Lossy`] listing `/<key>` for each key of an `extra` map `target` has no place for.
+fn refuse_extra(target: &'static str, extra: &Map<String, Value>) -> Result<(), Error> {
+    let mut lost = Vec::new();
+    extra_losses("", extra, &mut lost);
+    lossy(target, lost)
+}
+
 /// Moves the fields `rmcp` holds; the rest is dropped (the callers list it first).
 fn tool_to_rmcp(tool: Tool) -> model::Tool {
     let mut out = model::Tool::new_with_raw(
@@ -265,9 +272,7 @@ impl IntoRmcp for ToolAnnotations {
     type Rmcp = model::ToolAnnotations;
 
     fn into_rmcp(self) -> Result<model::ToolAnnotations, Error> {
-        let mut lost = Vec::new();
-        extra_losses("", &self.extra, &mut lost);
-        lossy(ANNOTATIONS, lost)?;
+        refuse_extra(ANNOTATIONS, &self.extra)?;
         Ok(annotations_to_rmcp(self))
     }
 }
@@ -278,9 +283,7 @@ impl IntoRmcp for Icon {
     type Rmcp = model::Icon;
 
     fn into_rmcp(self) -> Result<model::Icon, Error> {
-        let mut lost = Vec::new();
-        extra_losses("", &self.extra, &mut lost);
-        lossy(ICON, lost)?;
+        refuse_extra(ICON, &self.extra)?;
         Ok(icon_to_rmcp(self))
     }
 }

@@ -4,14 +4,16 @@
 // which this server serves, use them.
 #![allow(deprecated)]
 
+use std::future::Future;
+
 use rmcp::{
     Peer, RoleServer,
     model::{
-        ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, ErrorCode,
-        LoggingMessageNotificationParam, ProgressNotificationParam,
+        ClientCapabilities, ErrorCode, LoggingMessageNotificationParam, ProgressNotificationParam,
     },
     service::ServiceError,
 };
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use toolmodel::{BoxFuture, CallHost, Error, LogLevel, LogNotification, ProgressNotification};
 
@@ -38,6 +40,37 @@ impl PeerHost {
             capabilities,
         }
     }
+
+    /// Whether the client declared a capability (`pick` reads it).
+    fn declares(&self, pick: impl Fn(&ClientCapabilities) -> bool) -> bool {
+        self.capabilities.as_ref().is_some_and(pick)
+    }
+}
+
+/// Sends one request to the client: refused unless the client `declared` its `capability`,
+/// `params` read as `rmcp`'s type `P`, the client's result given back as JSON.
+async fn client_request<P, R, Fut>(
+    method: &str,
+    capability: &str,
+    declared: bool,
+    params: Value,
+    send: impl FnOnce(P) -> Fut,
+) -> Result<Value, Error>
+where
+    P: DeserializeOwned,
+    R: Serialize,
+    Fut: Future<Output = Result<R, ServiceError>>,
+{
+    if !declared {
+        return Err(undeclared(method, capability));
+    }
+    let params = from_wire(params).map_err(|err| invalid_params(method, &err))?;
+    let result = send(params).await.map_err(|err| peer_error(method, err))?;
+    to_wire(&result).map_err(|err| Error::Protocol {
+        code: i64::from(ErrorCode::INTERNAL_ERROR.0),
+        message: format!("the client's {method} result does not convert to JSON: {err}"),
+        data: None,
+    })
 }
 
 /// Params `rmcp` cannot read: JSON-RPC `-32602`, naming the method.
@@ -108,41 +141,24 @@ impl CallHost for PeerHost {
     }
 
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        const METHOD: &str = "sampling/createMessage";
-        Box::pin(async move {
-            let declared = self
-                .capabilities
-                .as_ref()
-                .is_some_and(|client| client.sampling.is_some());
-            if !declared {
-                return Err(undeclared(METHOD, "sampling"));
-            }
-            let params: CreateMessageRequestParams =
-                from_wire(params).map_err(|err| invalid_params(METHOD, &err))?;
-            let result = self.peer.create_message(params).await;
-            let result = result.map_err(|err| peer_error(METHOD, err))?;
-            to_wire(&result).map_err(|err| invalid_params(METHOD, &err))
-        })
+        let declared = self.declares(|client| client.sampling.is_some());
+        Box::pin(client_request(
+            "sampling/createMessage",
+            "sampling",
+            declared,
+            params,
+            |params| self.peer.create_message(params),
+        ))
     }
 
     fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        const METHOD: &str = "elicitation/create";
-        Box::pin(async move {
-            let declared = self
-                .capabilities
-                .as_ref()
-                .is_some_and(|client| client.elicitation.is_some());
-            if !declared {
-                return Err(undeclared(METHOD, "elicitation"));
-            }
-            let params: ElicitRequestParams =
-                from_wire(params).map_err(|err| invalid_params(METHOD, &err))?;
-            let result = self
-                .peer
-                .create_elicitation(params)
-                .await
-                .map_err(|err| peer_error(METHOD, err))?;
-            to_wire(&result).map_err(|err| invalid_params(METHOD, &err))
-        })
+        let declared = self.declares(|client| client.elicitation.is_some());
+        Box::pin(client_request(
+            "elicitation/create",
+            "elicitation",
+            declared,
+            params,
+            |params| self.peer.create_elicitation(params),
+        ))
     }
 }
