@@ -117,6 +117,25 @@ impl SyncToolHandler for Gauge {
     }
 }
 
+/// Declares an output type but replies with a whole result it builds itself.
+#[derive(Deserialize, JsonSchema, toolmodel::Tool, Default)]
+#[tool(output = Percent)]
+struct RawGauge {
+    mode: String,
+}
+
+impl SyncToolHandler for RawGauge {
+    type Reply = CallToolResult;
+    fn call_sync(&self, args: RawGauge, _cx: &CallContext) -> Result<CallToolResult, ToolError> {
+        Ok(match args.mode.as_str() {
+            "good" => CallToolResult::structured(json!({"value": 7}))?,
+            "bad" => CallToolResult::structured(json!({"value": 700}))?,
+            "failed" => CallToolResult::error("sensor offline"),
+            _ => CallToolResult::text("no structure"),
+        })
+    }
+}
+
 /// Returns every kind of content block.
 #[derive(toolmodel::Tool, Default)]
 struct Gallery;
@@ -180,6 +199,7 @@ fn toolbox() -> Toolbox {
         .with(Echo::default())
         .with(Schedule::default())
         .with(Gauge::default())
+        .with(RawGauge::default())
         .with(Gallery)
         .with(Chatty)
         .with(Sleeper)
@@ -461,6 +481,30 @@ fn output_that_fails_the_output_schema_is_an_error_to_the_host_never_a_result() 
     assert_eq!(fine.structured_content, Some(json!({"value": 42})));
 }
 
+#[test]
+fn whole_results_of_a_tool_with_an_output_schema_are_checked_too() {
+    let toolbox = toolbox();
+    let good = block_on(call(&toolbox, "raw_gauge", json!({"mode": "good"}))).unwrap();
+    assert_eq!(good.structured_content, Some(json!({"value": 7})));
+    // A failed result needs no structured content.
+    let failed = block_on(call(&toolbox, "raw_gauge", json!({"mode": "failed"}))).unwrap();
+    assert!(failed.is_error());
+
+    let err = block_on(call(&toolbox, "raw_gauge", json!({"mode": "bad"}))).unwrap_err();
+    let Error::InvalidOutput { errors, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(errors[0].instance_path, "/value");
+
+    let err = block_on(call(&toolbox, "raw_gauge", json!({"mode": "text"}))).unwrap_err();
+    let Error::InvalidOutput { tool, errors } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(tool, "raw_gauge");
+    assert_eq!(errors[0].keyword, "outputSchema");
+    assert!(errors[0].message.contains("no structuredContent"), "{err}");
+}
+
 // ---------------------------------------------------------------- the toolbox
 
 /// A second tool named `echo`, in another module.
@@ -539,6 +583,7 @@ fn tools_are_listed_sorted_by_mcp_name_with_their_local_backend_and_routed_by_id
             "gauge",
             "host.chatty",
             "math.add",
+            "raw_gauge",
             "schedule",
             "sleeper"
         ]
@@ -597,6 +642,11 @@ fn hand_built(count: usize) -> Toolbox {
 #[test]
 fn hand_built_tools_validate_arguments_and_output() {
     let toolbox = hand_built(3);
+    assert_eq!(
+        toolbox.get("tool_0002").unwrap().backends,
+        [toolmodel::Backend::local("tool_0002")],
+        "a hand-built tool gets its local binding"
+    );
     let ok = block_on(call(&toolbox, "tool_0002", json!({"n": 5}))).unwrap();
     assert_eq!(ok.text_content(), "2:5");
     let bad = block_on(call(&toolbox, "tool_0002", json!({"n": "5"}))).unwrap();

@@ -158,12 +158,24 @@ impl CallHost for NoHost {}
 /// ```
 #[derive(Clone)]
 pub struct CallContext {
-    meta: Option<Arc<Map<String, Value>>>,
+    /// What the request brings; shared by the contexts of one request.
+    request: Arc<Request>,
+    /// The tool being called, once a toolbox routed the call.
+    called: Option<Arc<Called>>,
+}
+
+#[derive(Clone)]
+struct Request {
+    meta: Option<Map<String, Value>>,
     progress_token: Option<ProgressToken>,
     cancellation: Cancellation,
     host: Arc<dyn CallHost>,
-    tool: Option<Arc<Tool>>,
-    logger: Option<Arc<str>>,
+}
+
+/// The tool a toolbox routed a call to, and the MCP name it is served under.
+pub(crate) struct Called {
+    pub(crate) tool: Arc<Tool>,
+    pub(crate) name: Arc<str>,
 }
 
 impl Default for CallContext {
@@ -175,10 +187,10 @@ impl Default for CallContext {
 impl fmt::Debug for CallContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CallContext")
-            .field("meta", &self.meta)
-            .field("progress_token", &self.progress_token)
-            .field("cancelled", &self.cancellation.is_cancelled())
-            .field("tool", &self.tool.as_ref().map(|tool| tool.name.as_str()))
+            .field("meta", &self.request.meta)
+            .field("progress_token", &self.request.progress_token)
+            .field("cancelled", &self.request.cancellation.is_cancelled())
+            .field("tool", &self.called.as_ref().map(|called| &*called.name))
             .finish_non_exhaustive()
     }
 }
@@ -188,13 +200,18 @@ impl CallContext {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            meta: None,
-            progress_token: None,
-            cancellation: Cancellation::new(),
-            host: Arc::new(NoHost),
-            tool: None,
-            logger: None,
+            request: Arc::new(Request {
+                meta: None,
+                progress_token: None,
+                cancellation: Cancellation::new(),
+                host: Arc::new(NoHost),
+            }),
+            called: None,
         }
+    }
+
+    fn request_mut(&mut self) -> &mut Request {
+        Arc::make_mut(&mut self.request)
     }
 
     /// The request's `_meta` (MCP `CallToolRequestParams._meta`), and with it the
@@ -205,7 +222,7 @@ impl CallContext {
     /// [`Error::Json`] at `/_meta/progressToken` when the token is neither a string nor an
     /// integer (MCP `ProgressToken`); a server answers that request with JSON-RPC `-32602`.
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Result<Self, Error> {
-        self.progress_token = match meta.get("progressToken") {
+        let progress_token = match meta.get("progressToken") {
             None | Some(Value::Null) => None,
             Some(token) => Some(ProgressToken::deserialize(token).map_err(|_| Error::Json {
                 path: "/_meta/progressToken".into(),
@@ -214,30 +231,31 @@ impl CallContext {
                 message: format!("a progress token is a string or an integer, not {token}"),
             })?),
         };
-        self.meta = Some(Arc::new(meta));
+        let request = self.request_mut();
+        request.progress_token = progress_token;
+        request.meta = Some(meta);
         Ok(self)
     }
 
     /// The host that sends notifications and requests to the client.
     #[must_use]
     pub fn with_host(mut self, host: Arc<dyn CallHost>) -> Self {
-        self.host = host;
+        self.request_mut().host = host;
         self
     }
 
     /// The cancellation flag the host sets when the client cancels the request.
     #[must_use]
     pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
-        self.cancellation = cancellation;
+        self.request_mut().cancellation = cancellation;
         self
     }
 
-    /// The same context, for a call of `tool` served under the MCP name `logger`.
-    pub(crate) fn for_tool(&self, tool: &Arc<Tool>, logger: &Arc<str>) -> Self {
+    /// The same request, for a call routed to `called`: two reference counts.
+    pub(crate) fn for_tool(&self, called: &Arc<Called>) -> Self {
         Self {
-            tool: Some(Arc::clone(tool)),
-            logger: Some(Arc::clone(logger)),
-            ..self.clone()
+            request: Arc::clone(&self.request),
+            called: Some(Arc::clone(called)),
         }
     }
 
@@ -246,36 +264,36 @@ impl CallContext {
     /// when called through a [`Toolbox`](crate::Toolbox).
     #[must_use]
     pub fn tool(&self) -> Option<&Tool> {
-        self.tool.as_deref()
+        self.called.as_deref().map(|called| &*called.tool)
     }
 
     /// The request's `_meta`, if it had one.
     #[must_use]
     pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.meta.as_deref()
+        self.request.meta.as_ref()
     }
 
     /// The request's progress token, if the client asked for progress.
     #[must_use]
     pub fn progress_token(&self) -> Option<&ProgressToken> {
-        self.progress_token.as_ref()
+        self.request.progress_token.as_ref()
     }
 
     /// Whether the client cancelled the request.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.request.cancellation.is_cancelled()
     }
 
     /// Completes when the client cancels the request.
     pub async fn cancelled(&self) {
-        self.cancellation.cancelled().await;
+        self.request.cancellation.cancelled().await;
     }
 
     /// The cancellation flag itself, to hand to work the handler spawns.
     #[must_use]
     pub fn cancellation(&self) -> &Cancellation {
-        &self.cancellation
+        &self.request.cancellation
     }
 
     /// Reports progress (`notifications/progress`): `progress` so far, out of `total` if
@@ -290,10 +308,11 @@ impl CallContext {
         total: Option<f64>,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        let Some(token) = &self.progress_token else {
+        let Some(token) = &self.request.progress_token else {
             return Ok(());
         };
-        self.host
+        self.request
+            .host
             .progress(ProgressNotification {
                 progress_token: token.clone(),
                 progress,
@@ -310,10 +329,11 @@ impl CallContext {
     ///
     /// What the host's [`CallHost::log`] returns.
     pub async fn log(&self, level: LogLevel, data: Value) -> Result<(), Error> {
-        self.host
+        self.request
+            .host
             .log(LogNotification {
                 level,
-                logger: self.logger.as_deref().map(str::to_owned),
+                logger: self.called.as_ref().map(|called| called.name.to_string()),
                 data,
             })
             .await
@@ -327,7 +347,7 @@ impl CallContext {
     /// [`Error::NoHost`] without a host that supports it; what the host returns (the client
     /// refused, or has no sampling capability).
     pub async fn create_message(&self, params: Value) -> Result<Value, Error> {
-        self.host.create_message(params).await
+        self.request.host.create_message(params).await
     }
 
     /// Asks the user for input (`elicitation/create`; `params` in the MCP
@@ -337,6 +357,6 @@ impl CallContext {
     ///
     /// [`Error::NoHost`] without a host that supports it; what the host returns.
     pub async fn elicit(&self, params: Value) -> Result<Value, Error> {
-        self.host.elicit(params).await
+        self.request.host.elicit(params).await
     }
 }

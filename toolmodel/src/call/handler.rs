@@ -22,7 +22,9 @@ use crate::{
 ///   "Structured Content");
 /// - content instead: a [`CallToolResult`] (several blocks:
 ///   `CallToolResult::from_content(blocks)`), a [`ContentBlock`] or a [`TextContent`]; a
-///   tool with no output type may also return a `String` (one text block).
+///   tool with no output type may also return a `String` (one text block). For a tool with an
+///   `outputSchema`, a successful result must still carry a `structuredContent` that matches
+///   it (MCP 2025-11-25, "Output Schema": servers MUST); a [`Toolbox`](crate::Toolbox) checks.
 ///
 /// A failure is a [`ToolError`]: by default an `isError: true` result the model can read,
 /// or, with [`ToolError::protocol`], a JSON-RPC error for the cases MCP says are not tool
@@ -130,38 +132,65 @@ where
 ///
 /// The method is not public API; the list above is the contract.
 pub trait IntoCallToolResult<O> {
-    /// Not public API: the result, given how to make and check `structuredContent`.
+    /// Not public API: the result, given how to make and check `structuredContent`, and
+    /// whether its `structuredContent` was checked against the output schema already.
     #[doc(hidden)]
     fn __into_result(
         self,
         structured: fn(&O) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error>;
+    ) -> Result<(CallToolResult, Checked), Error>;
+}
+
+/// Not public API: whether a reply's `structuredContent` was checked against the output
+/// schema when it was made.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Made by `ToolDefinition::structured_content`, which checks it.
+    Yes,
+    /// Made by the handler: the toolbox checks it.
+    No,
 }
 
 impl<O: ToolOutput> IntoCallToolResult<O> for O {
     fn __into_result(
         self,
         structured: fn(&O) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
-        CallToolResult::structured(structured(&self)?)
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((
+            CallToolResult::structured(structured(&self)?)?,
+            Checked::Yes,
+        ))
     }
 }
 
 impl<O> IntoCallToolResult<O> for CallToolResult {
-    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
-        Ok(self)
+    fn __into_result(
+        self,
+        _: fn(&O) -> Result<Value, Error>,
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((self, Checked::No))
     }
 }
 
 impl<O> IntoCallToolResult<O> for ContentBlock {
-    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
-        Ok(CallToolResult::from_content([self]))
+    fn __into_result(
+        self,
+        _: fn(&O) -> Result<Value, Error>,
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((CallToolResult::from_content([self]), Checked::No))
     }
 }
 
 impl<O> IntoCallToolResult<O> for TextContent {
-    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
-        Ok(CallToolResult::from_content([ContentBlock::Text(self)]))
+    fn __into_result(
+        self,
+        _: fn(&O) -> Result<Value, Error>,
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((
+            CallToolResult::from_content([ContentBlock::Text(self)]),
+            Checked::No,
+        ))
     }
 }
 
@@ -169,8 +198,8 @@ impl IntoCallToolResult<NoOutput> for String {
     fn __into_result(
         self,
         _: fn(&NoOutput) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
-        Ok(CallToolResult::text(self))
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((CallToolResult::text(self), Checked::No))
     }
 }
 
@@ -178,8 +207,8 @@ impl IntoCallToolResult<NoOutput> for &'static str {
     fn __into_result(
         self,
         _: fn(&NoOutput) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
-        Ok(CallToolResult::text(self))
+    ) -> Result<(CallToolResult, Checked), Error> {
+        Ok((CallToolResult::text(self), Checked::No))
     }
 }
 

@@ -7,8 +7,10 @@ use serde::{Serialize, ser::SerializeMap};
 use serde_json::{Map, Value};
 
 use crate::{
-    CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, Tool, ToolError,
-    ToolHandler, ToolId, call::context::BoxFuture, call::handler::IntoCallToolResult,
+    Backend, CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, InstanceError,
+    Tool, ToolError, ToolHandler, ToolId,
+    call::context::{BoxFuture, Called},
+    call::handler::{Checked, IntoCallToolResult},
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
@@ -92,16 +94,15 @@ struct Inner {
     listed: Vec<Value>,
     /// The tools as listed, in the same order.
     tools: Vec<Tool>,
-    by_name: HashMap<Arc<str>, usize>,
-    by_id: HashMap<ToolId, usize>,
+    by_name: HashMap<Arc<str>, usize, FastHash>,
+    by_id: HashMap<ToolId, usize, FastHash>,
     page_size: usize,
 }
 
 struct Entry {
-    name: Arc<str>,
+    /// The MCP name, and the tool as its handler defines it.
+    called: Arc<Called>,
     type_name: &'static str,
-    /// The tool as its handler defines it.
-    tool: Arc<Tool>,
     handler: Box<dyn ErasedHandler>,
 }
 
@@ -114,13 +115,17 @@ impl fmt::Debug for Toolbox {
                     .inner
                     .entries
                     .iter()
-                    .map(|entry| (&*entry.name, entry.type_name))
+                    .map(|entry| (&*entry.called.name, entry.type_name))
                     .collect::<Vec<_>>(),
             )
             .field("page_size", &self.inner.page_size)
             .finish()
     }
 }
+
+/// The lookups' hasher: names come from the toolbox's own tools, so a fast unkeyed-per-process
+/// hash is enough (`foldhash`, as the validator's cache uses).
+type FastHash = foldhash::fast::RandomState;
 
 /// The default number of tools a `tools/list` page holds.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -211,17 +216,8 @@ impl Toolbox {
         arguments: Option<Map<String, Value>>,
         cx: &CallContext,
     ) -> Result<CallToolResult, Error> {
-        let entry = self
-            .inner
-            .by_name
-            .get(name)
-            .and_then(|&index| self.inner.entries.get(index))
-            .ok_or_else(|| Error::UnknownTool {
-                name: name.to_owned(),
-            })?;
-        entry
-            .handler
-            .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
+        let index = self.inner.by_name.get(name).copied();
+        self.call_entry(index, || name.to_owned(), arguments, cx)
             .await
     }
 
@@ -237,14 +233,22 @@ impl Toolbox {
         arguments: Option<Map<String, Value>>,
         cx: &CallContext,
     ) -> Result<CallToolResult, Error> {
-        let entry = self
-            .inner
-            .by_id
-            .get(id)
-            .and_then(|&index| self.inner.entries.get(index))
-            .ok_or_else(|| Error::UnknownTool {
-                name: id.to_string(),
-            })?;
+        let index = self.inner.by_id.get(id).copied();
+        self.call_entry(index, || id.to_string(), arguments, cx)
+            .await
+    }
+
+    /// Calls the entry at `index`, or fails with [`Error::UnknownTool`] naming `requested`.
+    async fn call_entry(
+        &self,
+        index: Option<usize>,
+        requested: impl FnOnce() -> String,
+        arguments: Option<Map<String, Value>>,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let entry = index
+            .and_then(|index| self.inner.entries.get(index))
+            .ok_or_else(|| Error::UnknownTool { name: requested() })?;
         entry
             .handler
             .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
@@ -320,11 +324,19 @@ struct Pending {
 impl ToolboxBuilder {
     /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`]).
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
-        match H::try_tool() {
-            Ok(tool) => self.pending.push(Pending {
+        let built = H::try_tool().and_then(|tool| {
+            let output = tool
+                .output_schema
+                .as_ref()
+                .map(|schema| DefaultValidator::new().compile(schema.as_value()))
+                .transpose()?;
+            Ok((tool, output))
+        });
+        match built {
+            Ok((tool, output)) => self.pending.push(Pending {
                 tool: Arc::new(tool.clone()),
                 type_name: std::any::type_name::<H>(),
-                handler: Box::new(Typed(handler)),
+                handler: Box::new(Typed { handler, output }),
             }),
             Err(err) => self.problems.push(err),
         }
@@ -349,6 +361,7 @@ impl ToolboxBuilder {
     /// Adds a hand-built tool served by a function: for tools whose schema is written by hand
     /// or read from elsewhere (a gateway's upstream tools, a schema kept exactly as written).
     ///
+    /// The tool gets a [`Backend::local`] binding named by its ID unless it has a local one.
     /// `handler` gets the arguments (validated against `tool.inputSchema`, `{}` when absent)
     /// and the call's context, and returns the whole result; a `structuredContent` in a
     /// successful result is checked against `tool.outputSchema`, as for derived tools. The
@@ -357,11 +370,21 @@ impl ToolboxBuilder {
     /// Problems ([`build`](Self::build) reports them): the tool breaks an MCP rule
     /// ([`Error::InvalidTool`]), a schema does not compile ([`Error::InvalidSchema`],
     /// [`Error::UnsupportedSchema`], [`Error::ExternalRef`], ...).
-    pub fn with_tool<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    pub fn with_tool<F, Fut>(mut self, mut tool: Tool, handler: F) -> Self
     where
         F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
     {
+        if !tool
+            .backends
+            .iter()
+            .any(|backend| matches!(backend, Backend::Local(_)))
+        {
+            let binding = tool
+                .id()
+                .map_or_else(|_| tool.name.clone(), |id| id.to_string());
+            tool.backends.push(Backend::local(binding));
+        }
         let validator = DefaultValidator::new();
         let compiled = tool.validate().and_then(|()| {
             let input = validator.compile(tool.input_schema.as_value())?;
@@ -444,8 +467,8 @@ impl ToolboxBuilder {
             entries: Vec::with_capacity(named.len()),
             listed: Vec::with_capacity(named.len()),
             tools: Vec::with_capacity(named.len()),
-            by_name: HashMap::with_capacity(named.len()),
-            by_id: HashMap::with_capacity(named.len()),
+            by_name: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
+            by_id: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
             page_size,
         };
         for (index, (name, item)) in named.into_iter().enumerate() {
@@ -458,9 +481,11 @@ impl ToolboxBuilder {
                 inner.by_id.insert(id, index);
             }
             inner.entries.push(Entry {
-                name,
+                called: Arc::new(Called {
+                    tool: item.tool,
+                    name,
+                }),
                 type_name: item.type_name,
-                tool: item.tool,
                 handler: item.handler,
             });
         }
@@ -488,7 +513,12 @@ trait ErasedHandler: Send + Sync {
     ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
 }
 
-struct Typed<H>(H);
+/// A handler of a derived tool, with the tool's output schema compiled for replies that
+/// bring their own `structuredContent`.
+struct Typed<H> {
+    handler: H,
+    output: Option<CompiledSchema>,
+}
 
 impl<H: ToolHandler> ErasedHandler for Typed<H> {
     fn call<'a>(
@@ -497,27 +527,60 @@ impl<H: ToolHandler> ErasedHandler for Typed<H> {
         arguments: Value,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
-        Box::pin(call_typed(&self.0, entry, arguments, cx))
+        Box::pin(self.call_typed(entry, arguments, cx))
     }
 }
 
-/// One call of a typed handler: parse, run, shape the result.
-async fn call_typed<H: ToolHandler>(
-    handler: &H,
-    entry: &Entry,
-    arguments: Value,
-    cx: &CallContext,
+impl<H: ToolHandler> Typed<H> {
+    /// One call: parse, run, shape the result.
+    async fn call_typed(
+        &self,
+        entry: &Entry,
+        arguments: Value,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, Error> {
+        let input = match H::parse(&arguments) {
+            Ok(input) => input,
+            Err(err) => return invalid_arguments(&entry.called.name, err),
+        };
+        let cx = cx.for_tool(&entry.called);
+        let reply = self.handler.call(input, &cx).await;
+        let outcome = reply.map(|reply| {
+            reply
+                .__into_result(H::structured_content)
+                .and_then(|(result, checked)| match checked {
+                    Checked::Yes => Ok(result),
+                    Checked::No => check_output(self.output.as_ref(), result),
+                })
+        });
+        finish(&entry.called.name, outcome)
+    }
+}
+
+/// Checks a successful result against the tool's output schema, if it has one: its
+/// `structuredContent` must be there and match (MCP 2025-11-25, "Output Schema": servers MUST
+/// provide structured results that conform to it). Failed results (`isError`) are not checked.
+fn check_output(
+    schema: Option<&CompiledSchema>,
+    result: CallToolResult,
 ) -> Result<CallToolResult, Error> {
-    let input = match H::parse(&arguments) {
-        Ok(input) => input,
-        Err(err) => return invalid_arguments(&entry.name, err),
+    let Some(schema) = schema else {
+        return Ok(result);
     };
-    let cx = cx.for_tool(&entry.tool, &entry.name);
-    let reply = handler.call(input, &cx).await;
-    finish(
-        &entry.name,
-        reply.map(|reply| reply.__into_result(H::structured_content)),
-    )
+    if result.is_error() {
+        return Ok(result);
+    }
+    match &result.structured_content {
+        Some(value) => schema.validate(value).map(|()| result),
+        None => Err(Error::InvalidInstance {
+            errors: vec![InstanceError {
+                instance_path: String::new(),
+                schema_path: String::new(),
+                keyword: "outputSchema".into(),
+                message: "the result has no structuredContent, but the tool declares an outputSchema (MCP: servers MUST provide structured results that conform to it)".into(),
+            }],
+        }),
+    }
 }
 
 /// The `isError` result for arguments that fail the input schema or do not deserialize; other
@@ -582,19 +645,19 @@ where
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
         Box::pin(async move {
             if let Err(err) = self.input.validate(&arguments) {
-                return invalid_arguments(&entry.name, err);
+                return invalid_arguments(&entry.called.name, err);
             }
             let Value::Object(arguments) = arguments else {
                 return Ok(CallToolResult::error("arguments must be an object"));
             };
-            let outcome = (self.handler)(arguments, cx.for_tool(&entry.tool, &entry.name)).await;
+            let outcome = (self.handler)(arguments, cx.for_tool(&entry.called)).await;
             let checked = outcome.map(|result| match (&self.output, &result.structured_content) {
                 (Some(schema), Some(value)) if !result.is_error() => {
                     schema.validate(value).map(|()| result)
                 }
                 _ => Ok(result),
             });
-            finish(&entry.name, checked)
+            finish(&entry.called.name, checked)
         })
     }
 }
