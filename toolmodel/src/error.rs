@@ -294,7 +294,7 @@ pub enum Error {
     },
 
     /// A `#[tool(register)]` type cannot be put in a [`Toolbox`](crate::Toolbox) by
-    /// [`ToolboxBuilder::with_registered`](crate::ToolboxBuilder::with_registered): it is not a
+    /// `ToolboxBuilder::with_registered` (feature `inventory`): it is not a
     /// [`ToolHandler`](crate::ToolHandler), or it has state (no `Default`).
     #[error("the registered tool {type_name} cannot be served: {reason}")]
     Unservable {

@@ -20,6 +20,11 @@
 //!   its name, namespace, version, tags and icons checked at compile time, its schemas made
 //!   client-friendly by [`SchemaProfile`], its arguments validated and deserialized in one call.
 //!   With the `inventory` feature, `#[tool(register)]` and `registered_tools()` lists them all.
+//! - Calling tools: [`ToolHandler`] (or [`SyncToolHandler`]) makes a derived tool callable;
+//!   a [`Toolbox`] lists tools and routes `tools/call`, validating arguments (bad ones are an
+//!   `isError` [`CallToolResult`] naming every violation) and structured output; handlers get
+//!   a [`CallContext`] for progress, logging, sampling, elicitation and cancellation through the
+//!   server's [`CallHost`]. Runtime-agnostic: no executor is assumed.
 //!
 //! ```
 //! # #[cfg(feature = "derive")] {

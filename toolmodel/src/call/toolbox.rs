@@ -208,7 +208,7 @@ impl Toolbox {
     /// - [`Error::InvalidOutput`]: the handler's typed output fails the `outputSchema`.
     /// - [`Error::Protocol`], [`Error::Cancelled`]: the handler returned
     ///   [`ToolError::Protocol`] or [`ToolError::Cancelled`].
-    /// - What [`ToolDefinition::try_tool`] returns and [`Error::InvalidSchema`]: the tool's
+    /// - What [`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool) returns and [`Error::InvalidSchema`]: the tool's
     ///   types cannot make a valid tool (a bug in the program, found by the first call).
     pub async fn call(
         &self,
@@ -322,7 +322,12 @@ struct Pending {
 }
 
 impl ToolboxBuilder {
-    /// Adds a handler; its tool is built here (see [`ToolDefinition::try_tool`]).
+    /// Adds a handler. Its tool is built here
+    /// ([`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)), and
+    /// [`build`](Self::build) reports [`Error::ToolType`] or a schema error if it cannot be.
+    ///
+    /// For a tool that is its own arguments struct, the handler value is usually
+    /// `T::default()`: `call` gets the parsed arguments as `input`; `self` is only the handler.
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
         let built = H::try_tool().and_then(|tool| {
             let output = tool
