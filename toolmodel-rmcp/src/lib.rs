@@ -25,6 +25,11 @@
     )
 )]
 
+/// The crate README's example, compiled as a doc test.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub mod convert;
 mod error;
 pub mod server;
