@@ -180,7 +180,8 @@ impl ServerHandler for ToolboxServer {
             )))
             .with_cancellation(cancellation.clone())
             .with_meta(context.meta.0.0.clone())
-            .map_err(error_data)?;
+            // A `progressToken` that is neither a string nor an integer: the request's fault.
+            .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
         let call = self.toolbox.call(&request.name, request.arguments, &cx);
         tokio::pin!(call);
         // `rmcp` cancels `ct` on `notifications/cancelled`; the handler sees it through its
