@@ -1,4 +1,4 @@
-//! The `rmcp` feature's conversions on real tools (the MCP corpus) and on generated ones.
+//! `toolmodel-rmcp`'s conversions on real tools (the MCP corpus) and on generated ones.
 //!
 //! What is checked, per tool:
 //! - to `rmcp`: `serde_json::to_value(&rmcp_tool)` is `tool.to_mcp_json()` minus exactly the
@@ -12,9 +12,10 @@ use proptest::prelude::*;
 use rmcp::model;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    Error, Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
+    Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
     catalog::tool_values,
 };
+use toolmodel_rmcp::{Error, FromRmcp, IntoRmcp, to_rmcp_lossy};
 use toolmodel_tests::shared_dir;
 
 /// The corpus folders that hold MCP `Tool` objects (see `corpus/SOURCES.md`).
@@ -85,7 +86,7 @@ fn rmcp_part(tool: &Tool) -> Tool {
 
 /// Checks every guarantee of the conversions on one tool; returns the dropped pointers.
 fn check(at: &str, tool: &Tool) -> Vec<String> {
-    let (converted, lost) = tool.to_rmcp_lossy();
+    let (converted, lost) = to_rmcp_lossy(tool);
 
     let mut expected = tool.to_mcp_json();
     for pointer in &lost {
@@ -95,7 +96,7 @@ fn check(at: &str, tool: &Tool) -> Vec<String> {
     let read_by_rmcp: model::Tool = serde_json::from_value(tool.to_mcp_json()).unwrap();
     assert_eq!(converted, read_by_rmcp, "{at}");
 
-    match model::Tool::try_from(tool) {
+    match tool.into_rmcp() {
         Ok(strict) => {
             assert!(lost.is_empty(), "{at}: {lost:?}");
             assert_eq!(strict, converted, "{at}");
@@ -110,7 +111,7 @@ fn check(at: &str, tool: &Tool) -> Vec<String> {
         Err(other) => panic!("{at}: {other}"),
     }
 
-    let back = Tool::try_from(converted).unwrap();
+    let back = Tool::from_rmcp(converted).unwrap();
     assert_eq!(back, rmcp_part(tool), "{at}");
     assert_eq!(back.to_mcp_json(), expected, "{at}");
     lost
@@ -128,13 +129,13 @@ fn github_corpus_converts_to_rmcp_and_back_without_loss() {
     assert_eq!(tools.len(), snaps);
     for (at, tool) in &tools {
         assert_eq!(check(at, tool), Vec::<String>::new(), "{at}");
-        let strict = model::Tool::try_from(tool.clone()).unwrap();
+        let strict = tool.clone().into_rmcp().unwrap();
         assert_eq!(
             serde_json::to_value(&strict).unwrap(),
             tool.to_mcp_json(),
             "{at}"
         );
-        assert_eq!(&Tool::try_from(strict).unwrap(), tool, "{at}");
+        assert_eq!(&Tool::from_rmcp(strict).unwrap(), tool, "{at}");
     }
 }
 
@@ -172,14 +173,13 @@ fn execution_in_real_captures_is_refused_by_the_strict_conversion() {
         .iter()
         .find(|(_, tool)| tool.execution.is_some())
         .expect("rmcp's own fixture declares execution");
-    assert_eq!(
-        model::Tool::try_from(tool).unwrap_err(),
-        Error::Lossy {
-            target: "rmcp::model::Tool",
-            lost: vec!["/execution".into()],
-        },
-        "{at}"
-    );
+    match tool.into_rmcp() {
+        Err(Error::Lossy { target, lost }) => {
+            assert_eq!(target, "rmcp::model::Tool", "{at}");
+            assert_eq!(lost, ["/execution"], "{at}");
+        }
+        other => panic!("{at}: {other:?}"),
+    }
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -312,9 +312,9 @@ proptest! {
 
     #[test]
     fn rmcp_tools_convert_to_toolmodel_and_back_unchanged(tool in tool()) {
-        let source = tool.to_rmcp_lossy().0;
-        let converted = Tool::try_from(source.clone()).unwrap();
+        let source = to_rmcp_lossy(&tool).0;
+        let converted = Tool::from_rmcp(source.clone()).unwrap();
         prop_assert_eq!(converted.to_mcp_json(), serde_json::to_value(&source).unwrap());
-        prop_assert_eq!(model::Tool::try_from(converted).unwrap(), source);
+        prop_assert_eq!(converted.into_rmcp().unwrap(), source);
     }
 }

@@ -133,18 +133,6 @@ pub enum Error {
         errors: Vec<InstanceError>,
     },
 
-    /// A conversion to another crate's type would drop values that type cannot hold (feature
-    /// `rmcp`: `execution` and unknown keys going to `rmcp::model::Tool`). Nothing was
-    /// converted; `Tool::to_rmcp_lossy` converts anyway and returns the same list.
-    #[error("converting to {target} would drop {}", lost.join(", "))]
-    Lossy {
-        /// The type converted to, e.g. `rmcp::model::Tool`.
-        target: &'static str,
-        /// The JSON Pointer of every value that would be dropped, in the MCP JSON of the value
-        /// converted (`/execution`, `/annotations/x-vendor`, `/icons/0/x-vendor`, ...).
-        lost: Vec<String>,
-    },
-
     /// A tool cannot be converted to a provider format (the `adapters` feature): a schema the
     /// target cannot hold even with a warning (an open object in strict mode, a schema that
     /// accepts any value where strict mode needs a type, a reference that does not resolve, a

@@ -77,15 +77,13 @@
 //!
 //! `rmcp` is the official Rust MCP SDK. `toolmodel` mirrors the specification instead of
 //! embedding `rmcp::model::Tool`: `rmcp` always compiles `tokio` (even with default features
-//! off), and its `Tool` (3.9) has no `execution` field, so a gateway built on it would drop
+//! off), and its `Tool` (3.11) has no `execution` field, so a gateway built on it would drop
 //! `execution.taskSupport` from every tool it passes on. `toolmodel` depends on no async
 //! runtime and no networking crate.
 //!
-//! The cargo feature `rmcp` (off by default) adds conversions both ways between [`Tool`](struct@crate::Tool) and
-//! `rmcp::model::Tool` (and their annotations and icons) in the module `toolmodel::rmcp`. They
-//! never drop anything silently: converting a tool with `execution` or unknown keys to `rmcp`
-//! fails with [`Error::Lossy`] naming each value, unless you ask for the lossy form. The
-//! feature brings `rmcp`, `tokio` and about 30 crates more into the build.
+//! The crate `toolmodel-rmcp` converts between [`Tool`](struct@crate::Tool) and
+//! `rmcp::model::Tool` (never dropping anything silently) and serves tools over MCP with
+//! `rmcp`; it, not `toolmodel`, depends on `rmcp` and `tokio`.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Library code has no path to a panic on input: every failure is a typed error. Tests may
@@ -108,9 +106,6 @@ mod define;
 mod error;
 mod model;
 mod pointer;
-#[cfg(feature = "rmcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-pub mod rmcp;
 mod validate;
 mod wire;
 
@@ -149,6 +144,7 @@ pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, Schem
 pub use wire::catalog;
 pub use wire::json::McpTool;
 pub use wire::versioned::{Loss, LossKind, RESULT_COMPLETE, Written};
+pub use wire::keys::MCP_KEYS as MCP_TOOL_KEYS;
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).

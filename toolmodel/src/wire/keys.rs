@@ -1,7 +1,10 @@
 //! The keys of a tool's JSON forms (a leaf module: violations name them too).
 
-/// The keys of the MCP `Tool`.
-pub(crate) const MCP_KEYS: &[&str] = &[
+/// The keys of the MCP `Tool` object (MCP 2025-11-25 schema, `Tool`), in the order
+/// [`Tool::to_mcp_json`](crate::Tool::to_mcp_json) writes them. A key of
+/// [`Tool::extra`](crate::Tool::extra) named like one of them is never written
+/// ([`Violation::ShadowedKey`](crate::Violation::ShadowedKey)).
+pub const MCP_KEYS: &[&str] = &[
     "name",
     "title",
     "description",

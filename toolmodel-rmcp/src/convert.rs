@@ -1,13 +1,13 @@
-//! Conversions to and from [`rmcp`](https://docs.rs/rmcp/3.9.0/rmcp/), the official Rust MCP
-//! SDK (feature `rmcp`).
+//! Conversions between `toolmodel` and [`rmcp`](https://docs.rs/rmcp/3.11.0/rmcp/), the
+//! official Rust MCP SDK: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`].
 //!
 //! `toolmodel` mirrors the MCP 2025-11-25 specification rather than embedding
-//! `rmcp::model::Tool` (see the crate docs, "Why not `rmcp`'s types"). This module converts
-//! between the two, field by field, and never changes anything silently: a conversion that would
-//! drop information fails with [`Error::Lossy`], listing every value it would drop, and
-//! [`Tool::to_rmcp_lossy`] converts anyway and returns the same list.
+//! `rmcp::model::Tool` (see the `toolmodel` crate docs, "Why not `rmcp`'s types"). This module
+//! converts between the two, field by field, and never changes anything silently: a conversion
+//! that would drop information fails with [`Error::Lossy`], listing every value it would drop,
+//! and [`to_rmcp_lossy`] converts anyway and returns the same list.
 //!
-//! | MCP key | `toolmodel` | `rmcp` 3.9 | to `rmcp` | from `rmcp` |
+//! | MCP key | `toolmodel` | `rmcp` 3.11 | to `rmcp` | from `rmcp` |
 //! |---|---|---|---|---|
 //! | `name` | [`Tool::name`] `String` | `name` `Cow<'static, str>` | exact | exact |
 //! | `title` | [`Tool::title`] | `title` | exact | exact |
@@ -16,7 +16,7 @@
 //! | `outputSchema` | [`Tool::output_schema`] | `output_schema` | exact¹ | exact¹ |
 //! | `annotations` `title` and the four hints | [`ToolAnnotations`] | `ToolAnnotations` | exact, `None` stays `None` | exact |
 //! | `annotations`, other keys | [`ToolAnnotations::extra`] | none | **dropped**: `/annotations/<key>` | none to read |
-//! | `icons` (`src`, `mimeType`, `sizes`, `theme`) | [`Icon`] | `Icon` | exact; `Some(vec![])` stays | exact; a `theme` `rmcp` adds after `light`/`dark` is [`Error::UnknownValue`] |
+//! | `icons` (`src`, `mimeType`, `sizes`, `theme`) | [`Icon`] | `Icon` | exact; `Some(vec![])` stays | exact; a `theme` `rmcp` adds after `light`/`dark` is [`toolmodel::Error::UnknownValue`] |
 //! | `icons`, other keys | [`Icon::extra`] | none | **dropped**: `/icons/<i>/<key>` | none to read |
 //! | `execution` | [`Tool::execution`] | none | **dropped**: `/execution` | always `None` |
 //! | `_meta` | [`Tool::meta`] | `meta` `Option<MetaObject>` | exact | exact |
@@ -31,26 +31,27 @@
 //! [`backends`](Tool::backends) are not MCP: [`Tool::to_mcp_json`] leaves them out too.
 //!
 //! Dropped values are named by their JSON Pointer in [`Tool::to_mcp_json`]. An
-//! [`extra`](Tool::extra) key that is also an MCP key (say `"execution"`) is written by neither
-//! form and is not listed; [`Tool::validate`] reports it. `rmcp` has no field that `toolmodel`
-//! lacks.
+//! [`extra`](Tool::extra) key that is also an MCP key (one of [`toolmodel::MCP_TOOL_KEYS`],
+//! say `"execution"`) is written by neither form and is not listed; [`Tool::validate`] reports
+//! it. `rmcp` has no field that `toolmodel` lacks.
 //!
 //! The guarantees, checked by the tests on every MCP tool of the project's real-world corpus
 //! and on generated tools:
 //!
 //! - When the conversion to `rmcp` succeeds, the `rmcp` tool serializes to exactly
-//!   [`Tool::to_mcp_json`]; [`Tool::to_rmcp_lossy`] gives that JSON minus the listed pointers.
+//!   [`Tool::to_mcp_json`]; [`to_rmcp_lossy`] gives that JSON minus the listed pointers.
 //! - From `rmcp`, [`Tool::to_mcp_json`] of the result is exactly the `rmcp` tool's JSON, and
 //!   converting back gives the `rmcp` tool again.
 //!
-//! `rmcp` 3.9 reads `execution` and unknown keys from JSON and forgets them, so a tool read by
+//! `rmcp` 3.11 reads `execution` and unknown keys from JSON and forgets them, so a tool read by
 //! `rmcp` has already lost them before any conversion.
 //!
 //! # Examples
 //!
 //! ```
 //! use serde_json::json;
-//! use toolmodel::{Error, Tool};
+//! use toolmodel::Tool;
+//! use toolmodel_rmcp::{Error, FromRmcp, IntoRmcp, to_rmcp_lossy};
 //!
 //! let tool = Tool::from_mcp_json(&json!({
 //!     "name": "add",
@@ -60,87 +61,119 @@
 //! }))?;
 //!
 //! // The strict conversion refuses to drop `execution`...
-//! let err = rmcp::model::Tool::try_from(&tool).unwrap_err();
+//! let err = (&tool).into_rmcp().unwrap_err();
 //! assert!(matches!(&err, Error::Lossy { lost, .. } if lost == &["/execution"]));
 //!
 //! // ...the lossy one converts and says what it dropped.
-//! let (converted, lost) = tool.to_rmcp_lossy();
+//! let (converted, lost) = to_rmcp_lossy(&tool);
 //! assert_eq!(lost, ["/execution"]);
 //! assert_eq!(converted.annotations.and_then(|a| a.read_only_hint), Some(true));
 //!
 //! // From rmcp, nothing is lost.
-//! let back = Tool::try_from(rmcp::model::Tool::try_from(&Tool::from_mcp_json(&json!({
-//!     "name": "add", "inputSchema": {"type": "object"}
-//! }))?)?)?;
+//! let plain = Tool::from_mcp_json(&json!({"name": "add", "inputSchema": {"type": "object"}}))?;
+//! let back = Tool::from_rmcp(plain.into_rmcp()?)?;
 //! assert_eq!(back.to_mcp_json(), json!({"name": "add", "inputSchema": {"type": "object"}}));
-//! # Ok::<(), toolmodel::Error>(())
+//! # Ok::<(), Error>(())
 //! ```
 
 use std::{borrow::Cow, sync::Arc};
 
-use ::rmcp::model;
+use rmcp::model;
 use serde_json::{Map, Value};
+use toolmodel::{Icon, IconTheme, MCP_TOOL_KEYS, Tool, ToolAnnotations, ToolSchema};
 
-use crate::{
-    Error, Icon, IconTheme, Tool, ToolAnnotations, ToolSchema, pointer::escape_pointer_token,
-    wire::keys::MCP_KEYS,
-};
+use crate::Error;
 
 const TOOL: &str = "rmcp::model::Tool";
 const ANNOTATIONS: &str = "rmcp::model::ToolAnnotations";
 const ICON: &str = "rmcp::model::Icon";
 
-impl Tool {
-    /// Converts this tool to an `rmcp` tool even when that drops information, and returns the
-    /// JSON Pointer (in [`Tool::to_mcp_json`]) of every value dropped: `/execution`, unknown keys
-    /// (`/<key>`, `/annotations/<key>`, `/icons/<i>/<key>`), in the order `to_mcp_json` writes
-    /// them. The list is empty exactly when `rmcp::model::Tool::try_from(&tool)` succeeds. The
-    /// extensions ([`namespace`](Self::namespace) and friends) are not MCP and are never listed.
-    /// See the [module docs](crate::rmcp) for each field.
-    #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-    #[must_use]
-    pub fn to_rmcp_lossy(&self) -> (model::Tool, Vec<String>) {
-        (tool_to_rmcp(self.mcp_clone()), self.rmcp_losses())
-    }
+/// A `toolmodel` value that converts to its `rmcp` counterpart without dropping anything:
+/// [`Tool`](struct@Tool) (by value or by reference) to `rmcp::model::Tool`, [`ToolAnnotations`] to
+/// `rmcp::model::ToolAnnotations`, [`Icon`] to `rmcp::model::Icon`, [`IconTheme`] to
+/// `rmcp::model::IconTheme`. See the [module docs](crate::convert) for each field.
+pub trait IntoRmcp {
+    /// The `rmcp` type converted to.
+    type Rmcp;
 
-    /// The JSON Pointers of what `rmcp::model::Tool` cannot hold, in `to_mcp_json` order.
-    fn rmcp_losses(&self) -> Vec<String> {
-        let mut lost = Vec::new();
-        if let Some(annotations) = &self.annotations {
-            extra_losses("/annotations", &annotations.extra, &mut lost);
-        }
-        for (index, icon) in self.icons.iter().flatten().enumerate() {
-            extra_losses(&format!("/icons/{index}"), &icon.extra, &mut lost);
-        }
-        if self.execution.is_some() {
-            lost.push("/execution".to_owned());
-        }
-        let written = self
-            .extra
-            .keys()
-            .filter(|key| !MCP_KEYS.contains(&key.as_str()));
-        lost.extend(written.map(|key| format!("/{}", escape_pointer_token(key))));
-        lost
-    }
+    /// Converts to `rmcp`, field by field.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Lossy`] listing the JSON Pointer of every value `rmcp` cannot hold (a tool's
+    /// `execution`, unknown keys at any level), in the order [`Tool::to_mcp_json`] writes them;
+    /// nothing is converted then. [`to_rmcp_lossy`] converts a tool anyway. An [`IconTheme`]
+    /// always converts.
+    fn into_rmcp(self) -> Result<Self::Rmcp, Error>;
+}
 
-    /// A copy of the fields `rmcp` holds (schemas are shared, not copied).
-    fn mcp_clone(&self) -> Self {
-        let mut copy = Self::new(self.name.clone(), self.input_schema.clone());
-        copy.title.clone_from(&self.title);
-        copy.description.clone_from(&self.description);
-        copy.output_schema.clone_from(&self.output_schema);
-        copy.annotations.clone_from(&self.annotations);
-        copy.icons.clone_from(&self.icons);
-        copy.meta.clone_from(&self.meta);
-        copy
+/// A `toolmodel` value read from its `rmcp` counterpart, keeping every field `rmcp` has:
+/// [`Tool`](struct@Tool), [`ToolAnnotations`], [`Icon`] and [`IconTheme`]. `execution` and the `extra` maps
+/// are left empty (`rmcp` has neither), and so are the tool extensions.
+pub trait FromRmcp<R>: Sized {
+    /// Converts from `rmcp`, field by field.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Toolmodel`] with [`toolmodel::Error::UnknownValue`] (field `theme`, with
+    /// `rmcp`'s spelling of the value) for an icon theme other than `light` or `dark`, which
+    /// `rmcp`'s `#[non_exhaustive]` enum may add after 3.11. Annotations always convert.
+    fn from_rmcp(value: R) -> Result<Self, Error>;
+}
+
+/// Converts a tool to an `rmcp` tool even when that drops information, and returns the JSON
+/// Pointer (in [`Tool::to_mcp_json`]) of every value dropped: `/execution`, unknown keys
+/// (`/<key>`, `/annotations/<key>`, `/icons/<i>/<key>`), in the order `to_mcp_json` writes
+/// them. The list is empty exactly when [`IntoRmcp::into_rmcp`] succeeds. The extensions
+/// ([`namespace`](Tool::namespace) and friends) are not MCP and are never listed. See the
+/// [module docs](crate::convert) for each field.
+#[must_use]
+pub fn to_rmcp_lossy(tool: &Tool) -> (model::Tool, Vec<String>) {
+    (tool_to_rmcp(mcp_clone(tool)), rmcp_losses(tool))
+}
+
+/// The JSON Pointers of what `rmcp::model::Tool` cannot hold, in `to_mcp_json` order.
+fn rmcp_losses(tool: &Tool) -> Vec<String> {
+    let mut lost = Vec::new();
+    if let Some(annotations) = &tool.annotations {
+        extra_losses("/annotations", &annotations.extra, &mut lost);
     }
+    for (index, icon) in tool.icons.iter().flatten().enumerate() {
+        extra_losses(&format!("/icons/{index}"), &icon.extra, &mut lost);
+    }
+    if tool.execution.is_some() {
+        lost.push("/execution".to_owned());
+    }
+    let written = tool
+        .extra
+        .keys()
+        .filter(|key| !MCP_TOOL_KEYS.contains(&key.as_str()));
+    lost.extend(written.map(|key| format!("/{}", escape_token(key))));
+    lost
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// A copy of the fields `rmcp` holds (schemas are shared, not copied).
+fn mcp_clone(tool: &Tool) -> Tool {
+    let mut copy = Tool::new(tool.name.clone(), tool.input_schema.clone());
+    copy.title.clone_from(&tool.title);
+    copy.description.clone_from(&tool.description);
+    copy.output_schema.clone_from(&tool.output_schema);
+    copy.annotations.clone_from(&tool.annotations);
+    copy.icons.clone_from(&tool.icons);
+    copy.meta.clone_from(&tool.meta);
+    copy
 }
 
 fn extra_losses(pointer: &str, extra: &Map<String, Value>, lost: &mut Vec<String>) {
     lost.extend(
         extra
             .keys()
-            .map(|key| format!("{pointer}/{}", escape_pointer_token(key))),
+            .map(|key| format!("{pointer}/{}", escape_token(key))),
     );
 }
 
@@ -150,6 +183,13 @@ fn lossy(target: &'static str, lost: Vec<String>) -> Result<(), Error> {
     } else {
         Err(Error::Lossy { target, lost })
     }
+}
+
+/// [`Error::Lossy`] listing `/<key>` for each key of an `extra` map `target` has no place for.
+fn refuse_extra(target: &'static str, extra: &Map<String, Value>) -> Result<(), Error> {
+    let mut lost = Vec::new();
+    extra_losses("", extra, &mut lost);
+    lossy(target, lost)
 }
 
 /// Moves the fields `rmcp` holds; the rest is dropped (the callers list it first).
@@ -195,169 +235,122 @@ fn icon_to_rmcp(icon: Icon) -> model::Icon {
     let mut out = model::Icon::new(icon.src);
     out.mime_type = icon.mime_type;
     out.sizes = icon.sizes;
-    out.theme = icon.theme.map(model::IconTheme::from);
+    out.theme = icon.theme.map(theme_to_rmcp);
     out
 }
 
-/// Converts a tool to `rmcp`'s; see the [module docs](crate::rmcp) for each field.
-///
-/// # Errors
-///
-/// [`Error::Lossy`] listing the JSON Pointer of every value `rmcp` cannot hold (`execution`,
-/// unknown keys at any level); [`Tool::to_rmcp_lossy`] converts anyway.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<&Tool> for model::Tool {
-    type Error = Error;
-
-    fn try_from(tool: &Tool) -> Result<Self, Error> {
-        lossy(TOOL, tool.rmcp_losses())?;
-        Ok(tool_to_rmcp(tool.mcp_clone()))
+fn theme_to_rmcp(theme: IconTheme) -> model::IconTheme {
+    match theme {
+        IconTheme::Light => model::IconTheme::Light,
+        IconTheme::Dark => model::IconTheme::Dark,
     }
 }
 
-/// Converts a tool to `rmcp`'s, moving its strings and (when not shared) its schemas; as for
-/// `&Tool`.
-///
-/// # Errors
-///
-/// [`Error::Lossy`], as for `TryFrom<&Tool>`.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<Tool> for model::Tool {
-    type Error = Error;
+/// Copies the tool's fields that `rmcp` holds; as for [`Tool`](struct@Tool).
+impl IntoRmcp for &Tool {
+    type Rmcp = model::Tool;
 
-    fn try_from(tool: Tool) -> Result<Self, Error> {
-        lossy(TOOL, tool.rmcp_losses())?;
-        Ok(tool_to_rmcp(tool))
+    fn into_rmcp(self) -> Result<model::Tool, Error> {
+        lossy(TOOL, rmcp_losses(self))?;
+        Ok(tool_to_rmcp(mcp_clone(self)))
     }
 }
 
-/// Converts an `rmcp` tool; every field `rmcp` has is kept exactly. `execution` and
-/// [`extra`](Tool::extra) are left empty (`rmcp` has neither), and so are the extensions.
-///
-/// # Errors
-///
-/// [`Error::UnknownValue`] for an icon `theme` other than `light` or `dark` (possible only if a
-/// later `rmcp` adds one).
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<model::Tool> for Tool {
-    type Error = Error;
+/// Moves the tool's strings and (when not shared) its schemas.
+impl IntoRmcp for Tool {
+    type Rmcp = model::Tool;
 
-    fn try_from(tool: model::Tool) -> Result<Self, Error> {
+    fn into_rmcp(self) -> Result<model::Tool, Error> {
+        lossy(TOOL, rmcp_losses(&self))?;
+        Ok(tool_to_rmcp(self))
+    }
+}
+
+/// `title` and the four hints, exactly; a key in [`ToolAnnotations::extra`] is
+/// [`Error::Lossy`] (`/<key>`).
+impl IntoRmcp for ToolAnnotations {
+    type Rmcp = model::ToolAnnotations;
+
+    fn into_rmcp(self) -> Result<model::ToolAnnotations, Error> {
+        refuse_extra(ANNOTATIONS, &self.extra)?;
+        Ok(annotations_to_rmcp(self))
+    }
+}
+
+/// `src`, `mimeType`, `sizes` and `theme`, exactly; a key in [`Icon::extra`] is
+/// [`Error::Lossy`] (`/<key>`).
+impl IntoRmcp for Icon {
+    type Rmcp = model::Icon;
+
+    fn into_rmcp(self) -> Result<model::Icon, Error> {
+        refuse_extra(ICON, &self.extra)?;
+        Ok(icon_to_rmcp(self))
+    }
+}
+
+/// `Light` to `Light`, `Dark` to `Dark`; never fails.
+impl IntoRmcp for IconTheme {
+    type Rmcp = model::IconTheme;
+
+    fn into_rmcp(self) -> Result<model::IconTheme, Error> {
+        Ok(theme_to_rmcp(self))
+    }
+}
+
+/// Every field `rmcp` has, exactly; `execution`, [`extra`](Tool::extra) and the extensions
+/// are empty.
+impl FromRmcp<model::Tool> for Tool {
+    fn from_rmcp(tool: model::Tool) -> Result<Self, Error> {
         let mut out = Self::new(tool.name.into_owned(), schema_from_rmcp(tool.input_schema));
         out.title = tool.title;
         out.description = tool.description.map(Cow::into_owned);
         out.output_schema = tool.output_schema.map(schema_from_rmcp);
-        out.annotations = tool.annotations.map(ToolAnnotations::from);
+        out.annotations = tool.annotations.map(annotations_from_rmcp);
         out.icons = tool
             .icons
-            .map(|icons| icons.into_iter().map(Icon::try_from).collect())
+            .map(|icons| icons.into_iter().map(Icon::from_rmcp).collect())
             .transpose()?;
         out.meta = tool.meta.map(|meta| meta.0);
         Ok(out)
     }
 }
 
-/// Converts annotations to `rmcp`'s: `title` and the four hints, exactly.
-///
-/// # Errors
-///
-/// [`Error::Lossy`] listing `/<key>` for each key in [`ToolAnnotations::extra`].
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<ToolAnnotations> for model::ToolAnnotations {
-    type Error = Error;
+fn annotations_from_rmcp(annotations: model::ToolAnnotations) -> ToolAnnotations {
+    let mut out = ToolAnnotations::default();
+    out.title = annotations.title;
+    out.read_only_hint = annotations.read_only_hint;
+    out.destructive_hint = annotations.destructive_hint;
+    out.idempotent_hint = annotations.idempotent_hint;
+    out.open_world_hint = annotations.open_world_hint;
+    out
+}
 
-    fn try_from(annotations: ToolAnnotations) -> Result<Self, Error> {
-        let mut lost = Vec::new();
-        extra_losses("", &annotations.extra, &mut lost);
-        lossy(ANNOTATIONS, lost)?;
-        Ok(annotations_to_rmcp(annotations))
+/// `title` and the four hints, exactly; `extra` is empty. Never fails.
+impl FromRmcp<model::ToolAnnotations> for ToolAnnotations {
+    fn from_rmcp(annotations: model::ToolAnnotations) -> Result<Self, Error> {
+        Ok(annotations_from_rmcp(annotations))
     }
 }
 
-/// Converts `rmcp` annotations: `title` and the four hints, exactly; `extra` is empty.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl From<model::ToolAnnotations> for ToolAnnotations {
-    fn from(annotations: model::ToolAnnotations) -> Self {
-        Self {
-            title: annotations.title,
-            read_only_hint: annotations.read_only_hint,
-            destructive_hint: annotations.destructive_hint,
-            idempotent_hint: annotations.idempotent_hint,
-            open_world_hint: annotations.open_world_hint,
-            extra: Map::new(),
-        }
-    }
-}
-
-/// Converts an icon to `rmcp`'s: `src`, `mimeType`, `sizes` and `theme`, exactly.
-///
-/// # Errors
-///
-/// [`Error::Lossy`] listing `/<key>` for each key in [`Icon::extra`].
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<Icon> for model::Icon {
-    type Error = Error;
-
-    fn try_from(icon: Icon) -> Result<Self, Error> {
-        let mut lost = Vec::new();
-        extra_losses("", &icon.extra, &mut lost);
-        lossy(ICON, lost)?;
-        Ok(icon_to_rmcp(icon))
-    }
-}
-
-/// Converts an `rmcp` icon: `src`, `mimeType`, `sizes` and `theme`, exactly; `extra` is empty.
-///
-/// # Errors
-///
-/// [`Error::UnknownValue`] for a `theme` other than `light` or `dark`.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<model::Icon> for Icon {
-    type Error = Error;
-
-    fn try_from(icon: model::Icon) -> Result<Self, Error> {
+/// `src`, `mimeType`, `sizes` and `theme`, exactly; `extra` is empty.
+impl FromRmcp<model::Icon> for Icon {
+    fn from_rmcp(icon: model::Icon) -> Result<Self, Error> {
         let mut out = Self::new(icon.src);
         out.mime_type = icon.mime_type;
         out.sizes = icon.sizes;
-        out.theme = icon.theme.map(IconTheme::try_from).transpose()?;
+        out.theme = icon.theme.map(IconTheme::from_rmcp).transpose()?;
         Ok(out)
     }
 }
 
-/// `light` to `Light`, `dark` to `Dark`.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl From<IconTheme> for model::IconTheme {
-    fn from(theme: IconTheme) -> Self {
-        match theme {
-            IconTheme::Light => Self::Light,
-            IconTheme::Dark => Self::Dark,
-        }
-    }
-}
-
-/// `Light` to `light`, `Dark` to `dark`.
-///
-/// # Errors
-///
-/// [`Error::UnknownValue`] (field `theme`, with `rmcp`'s spelling of the value) for a theme
-/// added to `rmcp`'s `#[non_exhaustive]` enum after 3.9.
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-impl TryFrom<model::IconTheme> for IconTheme {
-    type Error = Error;
-
-    fn try_from(theme: model::IconTheme) -> Result<Self, Error> {
-        match theme {
-            model::IconTheme::Light => Ok(Self::Light),
-            model::IconTheme::Dark => Ok(Self::Dark),
-            other => Err(Error::UnknownValue {
-                field: "theme",
-                value: serde_json::to_value(other)
-                    .ok()
-                    .and_then(|value| value.as_str().map(str::to_owned))
-                    .unwrap_or_else(|| format!("{other:?}")),
-                expected: "light, dark",
-            }),
-        }
+/// `light` and `dark`, by their MCP spelling.
+impl FromRmcp<model::IconTheme> for IconTheme {
+    fn from_rmcp(theme: model::IconTheme) -> Result<Self, Error> {
+        let spelling = serde_json::to_value(theme)
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_owned))
+            .unwrap_or_else(|| format!("{theme:?}"));
+        Ok(spelling.parse::<Self>()?)
     }
 }
 
@@ -366,7 +359,18 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Backend, TaskSupport, ToolExecution};
+    use toolmodel::{Backend, TaskSupport, ToolExecution};
+
+    /// Asserts that `err` is [`Error::Lossy`] with this target and these pointers.
+    fn assert_lossy(err: Error, expected_target: &str, expected_lost: &[&str]) {
+        match err {
+            Error::Lossy { target, lost } => {
+                assert_eq!(target, expected_target);
+                assert_eq!(lost, expected_lost);
+            }
+            other => panic!("not Lossy: {other}"),
+        }
+    }
 
     fn object(value: Value) -> Map<String, Value> {
         match value {
@@ -390,14 +394,12 @@ mod tests {
         tool.output_schema = Some(ToolSchema::new(object(
             json!({"type": "object", "properties": {"id": {"type": "integer"}}}),
         )));
-        tool.annotations = Some(ToolAnnotations {
-            title: Some("Issue creator".into()),
-            read_only_hint: Some(false),
-            destructive_hint: Some(true),
-            idempotent_hint: None,
-            open_world_hint: Some(false),
-            extra: Map::new(),
-        });
+        let mut annotations = ToolAnnotations::default();
+        annotations.title = Some("Issue creator".into());
+        annotations.read_only_hint = Some(false);
+        annotations.destructive_hint = Some(true);
+        annotations.open_world_hint = Some(false);
+        tool.annotations = Some(annotations);
         let mut dark = Icon::new("https://example.com/dark.png");
         dark.mime_type = Some("image/png".into());
         dark.sizes = Some(vec!["48x48".into(), "any".into()]);
@@ -413,7 +415,7 @@ mod tests {
     #[test]
     fn every_field_goes_to_rmcp_exactly() {
         let tool = full_tool();
-        let out = model::Tool::try_from(&tool).unwrap();
+        let out = (&tool).into_rmcp().unwrap();
         assert_eq!(out.name, "create_issue");
         assert_eq!(out.title.as_deref(), Some("Create issue"));
         assert_eq!(out.description.as_deref(), Some("Opens an issue"));
@@ -471,7 +473,7 @@ mod tests {
         ]);
         source.meta = Some(model::MetaObject(object(json!({"k": [1, 2]}))));
 
-        let tool = Tool::try_from(source.clone()).unwrap();
+        let tool = Tool::from_rmcp(source.clone()).unwrap();
         assert_eq!(tool.name, "search");
         assert_eq!(tool.title.as_deref(), Some("Search"));
         assert_eq!(tool.description.as_deref(), Some("Finds things"));
@@ -510,48 +512,47 @@ mod tests {
         assert!(tool.tags.is_empty() && tool.backends.is_empty());
 
         assert_eq!(tool.to_mcp_json(), serde_json::to_value(&source).unwrap());
-        assert_eq!(model::Tool::try_from(tool).unwrap(), source);
+        assert_eq!(tool.into_rmcp().unwrap(), source);
     }
 
     #[test]
     fn absent_fields_stay_absent_both_ways() {
         let tool = Tool::new("bare", ToolSchema::empty_object());
-        let out = model::Tool::try_from(&tool).unwrap();
+        let out = (&tool).into_rmcp().unwrap();
         assert_eq!(out.title, None);
         assert_eq!(out.description, None);
         assert_eq!(out.output_schema, None);
         assert_eq!(out.annotations, None);
         assert_eq!(out.icons, None);
         assert_eq!(out.meta, None);
-        assert_eq!(Tool::try_from(out).unwrap(), tool);
+        assert_eq!(Tool::from_rmcp(out).unwrap(), tool);
 
         let mut empty = Tool::new("empty", ToolSchema::empty_object());
         empty.annotations = Some(ToolAnnotations::default());
         empty.icons = Some(Vec::new());
         empty.meta = Some(Map::new());
-        let out = model::Tool::try_from(&empty).unwrap();
+        let out = (&empty).into_rmcp().unwrap();
         assert_eq!(out.annotations, Some(model::ToolAnnotations::default()));
         assert_eq!(out.icons, Some(Vec::new()));
         assert_eq!(out.meta, Some(model::MetaObject::new()));
         assert_eq!(serde_json::to_value(&out).unwrap(), empty.to_mcp_json());
-        assert_eq!(Tool::try_from(out).unwrap(), empty);
+        assert_eq!(Tool::from_rmcp(out).unwrap(), empty);
     }
 
     #[test]
     fn round_trip_through_rmcp_keeps_every_mcp_field() {
         let tool = full_tool();
-        let owned = model::Tool::try_from(tool.clone()).unwrap();
-        assert_eq!(owned, model::Tool::try_from(&tool).unwrap());
-        assert_eq!(Tool::try_from(owned).unwrap(), tool);
+        let owned = tool.clone().into_rmcp().unwrap();
+        assert_eq!(owned, (&tool).into_rmcp().unwrap());
+        assert_eq!(Tool::from_rmcp(owned).unwrap(), tool);
     }
 
     #[test]
     fn execution_and_unknown_keys_are_refused_with_their_pointers() {
         let mut tool = full_tool();
-        tool.execution = Some(ToolExecution {
-            task_support: Some(TaskSupport::Optional),
-            extra: Map::new(),
-        });
+        let mut execution = ToolExecution::default();
+        execution.task_support = Some(TaskSupport::Optional);
+        tool.execution = Some(execution);
         tool.extra = object(json!({"x/vendor": 1, "a~b": 2}));
         if let Some(annotations) = &mut tool.annotations {
             annotations.extra = object(json!({"audience": "ops"}));
@@ -567,22 +568,20 @@ mod tests {
             "/x~1vendor",
         ];
 
-        let err = model::Tool::try_from(&tool).unwrap_err();
-        assert_eq!(
-            err,
-            Error::Lossy {
-                target: "rmcp::model::Tool",
-                lost: expected.map(str::to_owned).to_vec(),
-            }
-        );
+        let err = (&tool).into_rmcp().unwrap_err();
         assert_eq!(
             err.to_string(),
             "converting to rmcp::model::Tool would drop /annotations/audience, /icons/1/alt, \
              /execution, /a~0b, /x~1vendor"
         );
-        assert_eq!(model::Tool::try_from(tool.clone()).unwrap_err(), err);
+        assert_lossy(err, "rmcp::model::Tool", &expected);
+        assert_lossy(
+            tool.clone().into_rmcp().unwrap_err(),
+            "rmcp::model::Tool",
+            &expected,
+        );
 
-        let (out, lost) = tool.to_rmcp_lossy();
+        let (out, lost) = to_rmcp_lossy(&tool);
         assert_eq!(lost, expected);
         let mut expected_json = tool.to_mcp_json();
         for pointer in expected {
@@ -592,14 +591,14 @@ mod tests {
             assert!(parent.as_object_mut().unwrap().remove(&key).is_some());
         }
         assert_eq!(serde_json::to_value(&out).unwrap(), expected_json);
-        assert_eq!(out, model::Tool::try_from(&full_tool()).unwrap());
+        assert_eq!(out, (&full_tool()).into_rmcp().unwrap());
     }
 
     #[test]
     fn an_empty_execution_is_still_reported() {
         let mut tool = Tool::new("t", ToolSchema::empty_object());
         tool.execution = Some(ToolExecution::default());
-        assert_eq!(tool.to_rmcp_lossy().1, ["/execution"]);
+        assert_eq!(to_rmcp_lossy(&tool).1, ["/execution"]);
     }
 
     #[test]
@@ -611,24 +610,21 @@ mod tests {
         tool.backends = vec![Backend::local("handler")];
         // Neither `to_mcp_json` nor `rmcp` writes an `extra` key named like an MCP key.
         tool.extra = object(json!({"execution": {"taskSupport": "required"}}));
-        let (out, lost) = tool.to_rmcp_lossy();
+        let (out, lost) = to_rmcp_lossy(&tool);
         assert_eq!(lost, Vec::<String>::new());
         assert_eq!(serde_json::to_value(&out).unwrap(), tool.to_mcp_json());
-        let back = Tool::try_from(model::Tool::try_from(&tool).unwrap()).unwrap();
+        let back = Tool::from_rmcp((&tool).into_rmcp().unwrap()).unwrap();
         assert_eq!(back, Tool::new("t", ToolSchema::empty_object()));
     }
 
     #[test]
     fn annotations_and_icons_convert_alone() {
-        let annotations = ToolAnnotations {
-            title: Some("T".into()),
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: None,
-            extra: Map::new(),
-        };
-        let out = model::ToolAnnotations::try_from(annotations.clone()).unwrap();
+        let mut annotations = ToolAnnotations::default();
+        annotations.title = Some("T".into());
+        annotations.read_only_hint = Some(true);
+        annotations.destructive_hint = Some(false);
+        annotations.idempotent_hint = Some(true);
+        let out = annotations.clone().into_rmcp().unwrap();
         assert_eq!(
             out,
             model::ToolAnnotations::with_title("T")
@@ -636,33 +632,29 @@ mod tests {
                 .destructive(false)
                 .idempotent(true)
         );
-        assert_eq!(ToolAnnotations::from(out), annotations);
+        assert_eq!(ToolAnnotations::from_rmcp(out).unwrap(), annotations);
 
         let mut with_extra = annotations;
         with_extra.extra = object(json!({"x": true}));
-        assert_eq!(
-            model::ToolAnnotations::try_from(with_extra).unwrap_err(),
-            Error::Lossy {
-                target: "rmcp::model::ToolAnnotations",
-                lost: vec!["/x".into()],
-            }
+        assert_lossy(
+            with_extra.into_rmcp().unwrap_err(),
+            "rmcp::model::ToolAnnotations",
+            &["/x"],
         );
 
         let mut icon = Icon::new("https://example.com/i.png");
         icon.theme = Some(IconTheme::Dark);
-        let out = model::Icon::try_from(icon.clone()).unwrap();
+        let out = icon.clone().into_rmcp().unwrap();
         assert_eq!(
             out,
             model::Icon::new("https://example.com/i.png").with_theme(model::IconTheme::Dark)
         );
-        assert_eq!(Icon::try_from(out).unwrap(), icon);
+        assert_eq!(Icon::from_rmcp(out).unwrap(), icon);
         icon.extra = object(json!({"alt": "x"}));
-        assert_eq!(
-            model::Icon::try_from(icon).unwrap_err(),
-            Error::Lossy {
-                target: "rmcp::model::Icon",
-                lost: vec!["/alt".into()],
-            }
+        assert_lossy(
+            icon.into_rmcp().unwrap_err(),
+            "rmcp::model::Icon",
+            &["/alt"],
         );
     }
 
@@ -672,8 +664,8 @@ mod tests {
             (IconTheme::Light, model::IconTheme::Light),
             (IconTheme::Dark, model::IconTheme::Dark),
         ] {
-            assert_eq!(model::IconTheme::from(ours), theirs);
-            assert_eq!(IconTheme::try_from(theirs).unwrap(), ours);
+            assert_eq!(ours.into_rmcp().unwrap(), theirs);
+            assert_eq!(IconTheme::from_rmcp(theirs).unwrap(), ours);
             assert_eq!(
                 serde_json::to_value(ours).unwrap(),
                 serde_json::to_value(theirs).unwrap()
@@ -712,7 +704,7 @@ mod tests {
         top["icons"][0].as_object_mut().unwrap().remove("x-i");
         assert_eq!(serde_json::to_value(&read).unwrap(), expected);
         assert_eq!(
-            Tool::try_from(read).unwrap(),
+            Tool::from_rmcp(read).unwrap(),
             Tool::from_mcp_json(&expected).unwrap()
         );
     }

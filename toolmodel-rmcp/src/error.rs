@@ -1,0 +1,37 @@
+//! The crate's one error type, [`Error`].
+
+/// Every error `toolmodel-rmcp` returns.
+///
+/// The enum is `#[non_exhaustive]`; classify with `matches!`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A conversion to an `rmcp` type would drop values that type cannot hold (`execution` and
+    /// unknown keys going to `rmcp::model::Tool`). Nothing was converted;
+    /// [`to_rmcp_lossy`](crate::to_rmcp_lossy) converts anyway and returns the same list.
+    #[error("converting to {target} would drop {}", lost.join(", "))]
+    Lossy {
+        /// The type converted to, e.g. `rmcp::model::Tool`.
+        target: &'static str,
+        /// The JSON Pointer of every value that would be dropped, in the MCP JSON of the value
+        /// converted (`/execution`, `/annotations/x-vendor`, `/icons/0/x-vendor`, ...).
+        lost: Vec<String>,
+    },
+
+    /// An error of `toolmodel` (an icon theme `rmcp` added after 3.11, say).
+    #[error(transparent)]
+    Toolmodel(#[from] toolmodel::Error),
+
+    /// The client's `initialize` handshake failed (`rmcp`'s error: the connection closed
+    /// first, the first message was not `initialize`, ...).
+    #[error("the MCP session did not start: {0}")]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+
+    /// The task running an MCP session panicked or was aborted.
+    #[error("the MCP session task failed: {0}")]
+    Join(#[from] tokio::task::JoinError),
+
+    /// Accepting or serving connections failed.
+    #[error("serving MCP over HTTP failed: {0}")]
+    Io(#[source] std::io::Error),
+}
