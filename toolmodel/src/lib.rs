@@ -143,8 +143,8 @@ pub use validate::validator::{CompiledSchema, DefaultValidator, SchemaValidator}
 pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot, Violation};
 pub use wire::catalog;
 pub use wire::json::McpTool;
-pub use wire::versioned::{Loss, LossKind, RESULT_COMPLETE, Written};
 pub use wire::keys::MCP_KEYS as MCP_TOOL_KEYS;
+pub use wire::versioned::{Loss, LossKind, RESULT_COMPLETE, Written};
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).

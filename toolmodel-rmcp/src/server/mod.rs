@@ -1,11 +1,15 @@
 //! [`ToolboxServer`]: an `rmcp` [`ServerHandler`] that serves a [`Toolbox`] (MCP 2025-11-25,
 //! "Tools"), and its transports.
 //!
-//! - `tools/list`: the toolbox's pages ([`Toolbox::list`]), with `nextCursor`; a cursor the
-//!   server did not give is JSON-RPC `-32602`.
+//! - `tools/list`: the toolbox's pages written for the request's protocol version
+//!   ([`Toolbox::list_for`]: the version in the request's `_meta`, else the one negotiated at
+//!   `initialize`, else the newest), with `nextCursor` (and, for 2026-07-28, `ttlMs` and
+//!   `cacheScope`); a cursor the server did not give is JSON-RPC `-32602`, a tool the version
+//!   cannot express (an array `outputSchema` before 2026-07-28) `-32603`.
 //! - `tools/call`: [`Toolbox::call`], so arguments are validated against the input schema and
 //!   every violation comes back in an `isError: true` result with its JSON Pointer; a typed
-//!   output is checked against the output schema. An unknown tool is JSON-RPC `-32602`, a
+//!   output is checked against the output schema. The result is written for the request's
+//!   protocol version ([`CallToolResult::to_json_for`](toolmodel::CallToolResult::to_json_for)). An unknown tool is JSON-RPC `-32602`, a
 //!   handler's [`ToolError::protocol`](toolmodel::ToolError::protocol) its own code, anything
 //!   else (an output that fails its schema, a cancelled call) `-32603`
 //!   ([`toolmodel::Error::jsonrpc_code`]).
@@ -147,18 +151,15 @@ impl ServerHandler for ToolboxServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.and_then(|request| request.cursor);
-        let page = self.toolbox.list(cursor.as_deref()).map_err(error_data)?;
-        let tools = page
-            .tools()
-            .iter()
-            .map(wire::tool_to_rmcp)
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut result = ListToolsResult::with_all_items(tools);
-        result.next_cursor = page.next_cursor().map(str::to_owned);
-        Ok(result)
+        let version = wire::protocol_version(context.protocol_version());
+        let page = self
+            .toolbox
+            .list_for(version, cursor.as_deref())
+            .map_err(error_data)?;
+        wire::list_to_rmcp(&page)
     }
 
     async fn call_tool(
@@ -194,7 +195,10 @@ impl ServerHandler for ToolboxServer {
             }
         };
         let result = result.map_err(error_data)?;
-        Ok(CallToolResponse::Complete(wire::result_to_rmcp(&result)?))
+        let version = wire::protocol_version(context.protocol_version());
+        Ok(CallToolResponse::Complete(wire::result_to_rmcp(
+            &result, version,
+        )?))
     }
 
     async fn set_level(

@@ -11,7 +11,7 @@ use rmcp::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use toolmodel::{CallToolResult, LogLevel};
+use toolmodel::{CallToolResult, LogLevel, ProtocolVersion, ToolsPage};
 
 /// A `toolmodel` error as the JSON-RPC error to answer with
 /// ([`toolmodel::Error::jsonrpc_code`]; a handler's protocol error keeps its `data`).
@@ -34,17 +34,35 @@ pub(crate) fn to_wire<T: Serialize>(value: &T) -> Result<Value, serde_json::Erro
     serde_json::to_value(value)
 }
 
-/// A listed tool's MCP JSON as an `rmcp` tool (`execution` and unknown keys are dropped:
-/// `rmcp` has no place for them).
-pub(crate) fn tool_to_rmcp(tool: &Value) -> Result<model::Tool, ErrorData> {
-    from_wire(tool.clone()).map_err(|err| internal("a listed tool", &err))
+/// The request's protocol version (`rmcp`'s: the request's `_meta`, else the `initialize`
+/// handshake) as `toolmodel`'s; the newest when there is none or it is not one `toolmodel`
+/// models.
+pub(crate) fn protocol_version(version: Option<model::ProtocolVersion>) -> ProtocolVersion {
+    version
+        .and_then(|version| version.as_str().parse().ok())
+        .unwrap_or(ProtocolVersion::LATEST)
 }
 
-/// A call's result as `rmcp`'s.
-pub(crate) fn result_to_rmcp(result: &CallToolResult) -> Result<model::CallToolResult, ErrorData> {
-    to_wire(result)
+/// A `tools/list` page, written for its version, as `rmcp`'s result (`execution` and unknown
+/// keys are dropped: `rmcp::model::Tool` has no place for them).
+pub(crate) fn list_to_rmcp(page: &ToolsPage<'_>) -> Result<model::ListToolsResult, ErrorData> {
+    to_wire(page)
         .and_then(from_wire)
-        .map_err(|err| internal("a tool result", &err))
+        .map_err(|err| internal("a tools/list page", &err))
+}
+
+/// A call's result, written for `version`, as `rmcp`'s.
+///
+/// # Errors
+///
+/// What [`CallToolResult::to_json_for`] returns (a `structuredContent` that is not an object
+/// for 2025-11-25 or older), as JSON-RPC `-32603`; a result `rmcp` cannot read.
+pub(crate) fn result_to_rmcp(
+    result: &CallToolResult,
+    version: ProtocolVersion,
+) -> Result<model::CallToolResult, ErrorData> {
+    let written = result.to_json_for(version).map_err(error_data)?;
+    from_wire(written.json).map_err(|err| internal("a tool result", &err))
 }
 
 fn internal(what: &str, err: &serde_json::Error) -> ErrorData {
@@ -90,15 +108,43 @@ mod tests {
 
     #[test]
     fn results_convert_through_their_mcp_json() {
+        let old = ProtocolVersion::V2025_11_25;
         let mut result =
             CallToolResult::from_content([ContentBlock::text("a"), ContentBlock::text("b")]);
         result.is_error = Some(true);
-        let converted = result_to_rmcp(&result).unwrap();
+        let converted = result_to_rmcp(&result, old).unwrap();
         assert_eq!(to_wire(&converted).unwrap(), to_wire(&result).unwrap());
         let structured = CallToolResult::structured(json!({"n": 1})).unwrap();
-        let converted = result_to_rmcp(&structured).unwrap();
+        let converted = result_to_rmcp(&structured, old).unwrap();
         assert_eq!(converted.structured_content, Some(json!({"n": 1})));
         assert_eq!(to_wire(&converted).unwrap(), to_wire(&structured).unwrap());
+    }
+
+    #[test]
+    fn results_are_written_for_the_request_version() {
+        let list = CallToolResult::structured(json!([1, 2])).unwrap();
+        let latest = result_to_rmcp(&list, ProtocolVersion::V2026_07_28).unwrap();
+        assert_eq!(latest.structured_content, Some(json!([1, 2])));
+        let refused = result_to_rmcp(&list, ProtocolVersion::V2025_11_25).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::INTERNAL_ERROR);
+        assert!(
+            refused.message.contains("/structuredContent"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn the_request_version_maps_to_toolmodel_s() {
+        assert_eq!(
+            protocol_version(Some(model::ProtocolVersion::V_2025_06_18)),
+            ProtocolVersion::V2025_06_18
+        );
+        assert_eq!(
+            protocol_version(Some(model::ProtocolVersion::V_2026_07_28)),
+            ProtocolVersion::V2026_07_28
+        );
+        assert_eq!(protocol_version(None), ProtocolVersion::LATEST);
     }
 
     #[test]
