@@ -3,7 +3,11 @@
 //!
 //! The corpus is found at `$TOOLMODEL_SHARED/corpus`, else `../shared/corpus` beside the
 //! workspace. When it is missing, a notice is printed and a built-in set of schemas is used, so
-//! the benches still run.
+//! the benches still run. [`mcp_tools`] gives every valid MCP tool of the corpus, for the
+//! adapter benches.
+//!
+//! Each bench uses a part of this module; the rest would be dead code in it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -104,7 +108,7 @@ fn raw_compile(validator: &DefaultValidator, schema: &Value) -> jsonschema::Vali
 
 /// `$TOOLMODEL_SHARED/corpus`, else `../shared/corpus` beside the workspace; `None` (after a
 /// notice) when missing.
-fn corpus_dir() -> Option<PathBuf> {
+pub fn corpus_dir() -> Option<PathBuf> {
     let shared = std::env::var_os("TOOLMODEL_SHARED").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
         PathBuf::from,
@@ -119,6 +123,55 @@ fn corpus_dir() -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// Every valid MCP tool of the corpus (`Tool::from_mcp_json` and `Tool::validate` accept it),
+/// found in each file with `catalog::tool_values`, files in path order, each labelled
+/// `<file path>/<tool name>`. BFCL and the PostHog schema dump are not MCP tools and are left
+/// out. `None` when the corpus is missing.
+pub fn mcp_tools() -> Option<Vec<(String, Tool)>> {
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let corpus = corpus_dir()?;
+    let mut paths = Vec::new();
+    files(&corpus, &mut paths);
+    paths.sort();
+    let mut tools = Vec::new();
+    for path in paths {
+        let relative = path
+            .strip_prefix(&corpus)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        if relative.starts_with("bfcl") || relative.starts_with("posthog-mcp") {
+            continue;
+        }
+        let Some(document) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        else {
+            continue;
+        };
+        for (_, value) in tool_values(&document).unwrap_or_default() {
+            if let Ok(tool) = Tool::from_mcp_json(value)
+                && tool.validate().is_ok()
+            {
+                tools.push((format!("{relative}/{}", tool.name), tool));
+            }
+        }
+    }
+    Some(tools)
 }
 
 /// The chosen corpus tools: from each source, the distinct tools whose schema compiles and
