@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, SchemaSlot, pointer::escape_pointer_token};
+use crate::{Error, SchemaSlot, limits::deeper_than};
 
 /// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents
 /// nested deeper than 128 levels; this leaves room for the tool around the schema.
@@ -46,18 +46,31 @@ impl<'a> Ctx<'a> {
 
     /// The pointer to `token` inside the current schema object.
     pub(crate) fn pointer_to(&self, token: &str) -> String {
-        let mut out = self.pointer.clone();
-        out.push('/');
-        out.push_str(&escape_pointer_token(token));
+        let mut out = String::with_capacity(self.pointer.len() + token.len() + 1);
+        out.push_str(&self.pointer);
+        push_token(&mut out, token);
         out
     }
 
     /// Moves one level down, to `token`; returns what to give [`Ctx::leave`] to come back.
     pub(crate) fn enter(&mut self, token: &str) -> usize {
         let len = self.pointer.len();
-        self.pointer.push('/');
-        self.pointer.push_str(&escape_pointer_token(token));
+        push_token(&mut self.pointer, token);
         len
+    }
+
+    /// Moves one level down, to the array item at `index`; returns what to give
+    /// [`Ctx::leave`] to come back.
+    pub(crate) fn enter_index(&mut self, index: usize) -> usize {
+        use std::fmt::Write as _;
+        let len = self.pointer.len();
+        let _ = write!(self.pointer, "/{index}");
+        len
+    }
+
+    /// What to give [`Ctx::leave`] to come back here after several [`Ctx::enter`]s.
+    pub(crate) fn mark(&self) -> usize {
+        self.pointer.len()
     }
 
     /// Comes back from [`Ctx::enter`].
@@ -67,11 +80,9 @@ impl<'a> Ctx<'a> {
 
     /// Runs `f` one level down, at `token` (one JSON Pointer reference token, unescaped).
     pub(crate) fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> T) -> T {
-        let len = self.pointer.len();
-        self.pointer.push('/');
-        self.pointer.push_str(&escape_pointer_token(token));
+        let len = self.enter(token);
         let out = f(self);
-        self.pointer.truncate(len);
+        self.leave(len);
         out
     }
 
@@ -173,43 +184,38 @@ pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Va
     schema.insert("description".into(), Value::String(description));
 }
 
-/// Checks, without recursion, that `value` nests at most [`MAX_SCHEMA_DEPTH`] levels.
+/// Appends `/` and one JSON Pointer reference token, escaped (RFC 6901: `~` as `~0`, `/` as
+/// `~1`), without allocating for a token that needs no escaping.
+pub(crate) fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    if token.contains(['~', '/']) {
+        for ch in token.chars() {
+            match ch {
+                '~' => pointer.push_str("~0"),
+                '/' => pointer.push_str("~1"),
+                ch => pointer.push(ch),
+            }
+        }
+    } else {
+        pointer.push_str(token);
+    }
+}
+
+/// Checks, without recursion (and without allocating unless it fails), that `value` nests at
+/// most [`MAX_SCHEMA_DEPTH`] levels below itself.
 ///
 /// # Errors
 ///
-/// [`Error::SchemaTooDeep`] with the pointer of the first value found too deep.
+/// [`Error::SchemaTooDeep`] with the pointer (after `base`) of the first value found too deep.
 pub(crate) fn check_depth(value: &Value, base: &str) -> Result<(), Error> {
-    let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, base.to_owned())];
-    while let Some((value, depth, pointer)) = stack.pop() {
-        if depth > MAX_SCHEMA_DEPTH {
-            return Err(Error::SchemaTooDeep {
-                pointer,
-                limit: MAX_SCHEMA_DEPTH,
-            });
-        }
-        match value {
-            Value::Object(map) => {
-                for (key, child) in map {
-                    if matches!(child, Value::Object(_) | Value::Array(_)) {
-                        stack.push((
-                            child,
-                            depth + 1,
-                            format!("{pointer}/{}", escape_pointer_token(key)),
-                        ));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    if matches!(child, Value::Object(_) | Value::Array(_)) {
-                        stack.push((child, depth + 1, format!("{pointer}/{index}")));
-                    }
-                }
-            }
-            _ => {}
-        }
+    // `deeper_than` counts `value` itself as level 1.
+    match deeper_than(value, MAX_SCHEMA_DEPTH + 1) {
+        None => Ok(()),
+        Some(rest) => Err(Error::SchemaTooDeep {
+            pointer: format!("{base}{rest}"),
+            limit: MAX_SCHEMA_DEPTH,
+        }),
     }
-    Ok(())
 }
 
 /// The JSON Schema `type` names.
@@ -223,6 +229,15 @@ pub(crate) fn type_names(schema: &Map<String, Value>) -> Vec<&str> {
         Some(Value::String(one)) => vec![one.as_str()],
         Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// Whether the `type` keyword of a schema object names `name` (alone or in a list).
+pub(crate) fn has_type(schema: &Map<String, Value>, name: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(one)) => one == name,
+        Some(Value::Array(many)) => many.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
     }
 }
 

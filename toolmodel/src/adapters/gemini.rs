@@ -6,9 +6,11 @@ use serde_json::{Map, Number, Value};
 
 use super::{
     Action,
-    combinators::{merge, pairwise_disjoint},
+    combinators::{
+        drop_any_of_branches_matching_nothing, matches_nothing, merge, pairwise_disjoint,
+    },
     context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
-    keywords::{ASSERTIONS, is_annotation},
+    keywords::{is_annotation, is_assertion},
     refs::{self, DEFS, Mode, OnCycle},
 };
 use crate::Error;
@@ -99,7 +101,13 @@ fn is_gemini_parameter_name(name: &str) -> bool {
 ///
 /// The errors of [`refs::inline`]: a recursive reference that does not go through a root
 /// definition (unless widening is allowed), an external or anchor reference, the budget.
-pub(crate) fn to_openapi(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+/// `references`: the schema holds a `$ref` or definitions ([`Found`](super::lenient::Found)),
+/// so that the reference passes have work to do.
+pub(crate) fn to_openapi(
+    schema: &mut Value,
+    ctx: &mut Ctx<'_>,
+    references: bool,
+) -> Result<(), Error> {
     if let Value::Object(map) = schema {
         ctx.drop_annotation(map, "$schema", "Gemini's Schema has no $schema");
         if let Some(Value::Object(properties)) = map.get("properties") {
@@ -120,14 +128,27 @@ pub(crate) fn to_openapi(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Er
             }
         }
     }
-    sub(schema, ctx, true)?;
+    sub(schema, ctx)?;
+    if !references {
+        return Ok(());
+    }
     refs::inline(schema, ctx, Mode::All, OnCycle::KeepRootDefs)?;
     spell_references(schema, ctx, true)
 }
 
-fn sub(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match value {
-        Value::Object(map) => node(map, ctx, is_root),
+        Value::Object(map) if matches_nothing(map) => {
+            ctx.warn(
+                Some("not"),
+                "not",
+                Action::Dropped { widened: true },
+                "this schema matches no value, which Gemini's Schema cannot say; written as {}",
+            );
+            *value = Value::Object(Map::new());
+            Ok(())
+        }
+        Value::Object(map) => node(map, ctx),
         Value::Bool(true) => {
             ctx.warn(
                 None,
@@ -152,24 +173,23 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error>
     }
 }
 
-fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut moved = Map::new();
     merge_all_of(map, ctx, &mut moved);
     one_of(map, ctx, &mut moved);
-    let keys: Vec<String> = map.keys().cloned().collect();
-    for keyword in &keys {
+    drop_any_of_branches_matching_nothing(map, ctx);
+    // Definitions stay for the reference passes (nested ones are removed once their
+    // references are inlined). Only the keywords to act on are copied out (usually none).
+    let acted_on: Vec<String> = map
+        .keys()
+        .filter(|k| {
+            !(OPENAPI_FIELDS.contains(&k.as_str())
+                || matches!(k.as_str(), "$ref" | "const" | "$defs" | "definitions"))
+        })
+        .cloned()
+        .collect();
+    for keyword in &acted_on {
         let k = keyword.as_str();
-        if OPENAPI_FIELDS.contains(&k)
-            || k == "$ref"
-            || k == "const"
-            || (DEFS.contains(&k) && is_root)
-        {
-            continue;
-        }
-        if DEFS.contains(&k) {
-            // Nested definitions: references into them are inlined, then they are removed.
-            continue;
-        }
         if !is_annotation(k) {
             ctx.move_or_drop(map, k, &mut moved, "Gemini's Schema has no such field");
         } else {
@@ -199,7 +219,7 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Resul
         ctx,
         &["properties", "$defs", "definitions"],
         |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
-        |child, ctx| sub(child, ctx, false),
+        |child, ctx| sub(child, ctx),
     )?;
     write_moved(map, moved);
     Ok(())
@@ -230,7 +250,7 @@ fn for_each_child(
             Value::Array(branches) if keyword == "anyOf" => {
                 for (index, child) in branches.iter_mut().enumerate() {
                     let a = ctx.enter(keyword);
-                    ctx.enter(&index.to_string());
+                    ctx.enter_index(index);
                     let result = f(child, ctx);
                     ctx.leave(a);
                     result?;
@@ -344,9 +364,11 @@ fn types_and_values(
         ctx.move_or_drop(map, "type", moved, "not a JSON Schema type");
         names.clear();
     }
-    let mut enum_values: Option<Vec<Value>> = match map.get("enum") {
-        Some(Value::Array(values)) => Some(values.clone()),
-        Some(_) => {
+    // Taken out, to be written back (or not) below.
+    let mut enum_values: Option<Vec<Value>> = match map.remove("enum") {
+        Some(Value::Array(values)) => Some(values),
+        Some(other) => {
+            map.insert("enum".into(), other);
             ctx.move_or_drop(map, "enum", moved, "enum is not an array");
             None
         }
@@ -641,7 +663,7 @@ pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
     };
     for keyword in map.keys() {
         if !JSON_SCHEMA_FIELDS.contains(&keyword.as_str()) {
-            let widened = ASSERTIONS.contains(&keyword.as_str()) && !is_annotation(keyword);
+            let widened = is_assertion(keyword);
             ctx.warn(
                 Some(keyword),
                 keyword,
@@ -666,7 +688,7 @@ pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
                 Value::Array(items) => {
                     for (index, child) in items.iter().enumerate() {
                         let a = ctx.enter(keyword);
-                        ctx.enter(&index.to_string());
+                        ctx.enter_index(index);
                         check_json_schema(child, ctx);
                         ctx.leave(a);
                     }
@@ -856,7 +878,7 @@ mod tests {
                 "/inputSchema",
                 &mut warnings,
             );
-            to_openapi(&mut schema, &mut ctx)
+            to_openapi(&mut schema, &mut ctx, true)
         };
         warnings.sort();
         (result.map(|()| schema), warnings)

@@ -545,19 +545,24 @@ fn convert_schema(
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Error> {
     let base = format!("/{}", slot.key());
-    check_depth(schema.as_value(), &base)?;
+    if slot == SchemaSlot::Output {
+        // The input schema was checked before the rest of the tool.
+        check_depth(schema.as_value(), &base)?;
+    }
     let mut value = schema.to_value();
     let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
-    if target != Target::Mcp {
-        lenient::check_types(&mut value, &mut ctx)?;
-    }
+    let found = if target == Target::Mcp {
+        lenient::Found::default()
+    } else {
+        lenient::check_types(&mut value, &mut ctx)?
+    };
     match target {
         Target::Mcp => {}
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic if options.strict => {
             if target == Target::Anthropic {
-                strict::anthropic(&mut value, &mut ctx)?;
+                strict::anthropic(&mut value, &mut ctx, found.references)?;
             } else {
-                strict::openai(&mut value, &mut ctx)?;
+                strict::openai(&mut value, &mut ctx, found.references)?;
             }
         }
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic => {
@@ -569,7 +574,7 @@ fn convert_schema(
             }
         }
         Target::Gemini if options.gemini_json_schema => gemini::check_json_schema(&value, &mut ctx),
-        Target::Gemini => gemini::to_openapi(&mut value, &mut ctx)?,
+        Target::Gemini => gemini::to_openapi(&mut value, &mut ctx, found.references)?,
     }
     check_depth(&value, &base)?;
     Ok(value)

@@ -248,7 +248,10 @@ impl Inliner<'_, '_> {
             if skip_defs && in_defs {
                 return Ok(());
             }
-            let marks: Vec<usize> = path.iter().map(|t| self.ctx.enter(t)).collect();
+            let mark = self.ctx.mark();
+            for token in path {
+                self.ctx.enter(token);
+            }
             // Walking a root definition in place: a reference back to it is recursive.
             let def = (depth == 0 && in_defs && path.len() == 2)
                 .then(|| path.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>());
@@ -259,9 +262,7 @@ impl Inliner<'_, '_> {
             if def.is_some() {
                 self.stack.pop();
             }
-            if let Some(first) = marks.first() {
-                self.ctx.leave(*first);
-            }
+            self.ctx.leave(mark);
             result
         })
     }
