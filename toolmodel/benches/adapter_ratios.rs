@@ -55,7 +55,12 @@ fn main() {
     };
     println!("{} valid MCP tools in the corpus", tools.len());
     let mut figures = Vec::new();
+    // For profiling one profile: `TOOLMODEL_BENCH_ONLY=openai-strict`.
+    let only = std::env::var("TOOLMODEL_BENCH_ONLY").ok();
     for (name, profile) in PROFILES {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
         let options = ConvertOptions::default().with_strict(profile.strict);
         let target = profile.target;
         let converted: Vec<&Tool> = tools

@@ -18,6 +18,9 @@ pub(crate) struct Ctx<'a> {
     /// The pointer to the current schema object, escaped, without a trailing `/`.
     pointer: String,
     warnings: &'a mut Vec<Warning>,
+    /// Set by a rewrite that nests schemas deeper than they were (wrapping one in an `anyOf`),
+    /// so that the converted schema's depth is checked again.
+    pub(crate) deepened: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -36,6 +39,7 @@ impl<'a> Ctx<'a> {
             slot,
             pointer: base.to_owned(),
             warnings,
+            deepened: false,
         }
     }
 
@@ -198,6 +202,41 @@ pub(crate) fn push_token(pointer: &mut String, token: &str) {
         }
     } else {
         pointer.push_str(token);
+    }
+}
+
+/// A deep copy of `value`, made in the same pass as the check that it nests at most
+/// [`MAX_SCHEMA_DEPTH`] levels below itself (so that the copy, which recurses once per level,
+/// cannot exhaust the stack, and the schema is read once).
+///
+/// # Errors
+///
+/// [`Error::SchemaTooDeep`] as [`check_depth`] gives it.
+pub(crate) fn copy_within_depth(value: &Value, base: &str) -> Result<Value, Error> {
+    fn copy(value: &Value, levels: usize) -> Option<Value> {
+        Some(match value {
+            Value::Array(items) => {
+                let levels = levels.checked_sub(1)?;
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(copy(item, levels)?);
+                }
+                Value::Array(out)
+            }
+            Value::Object(map) => {
+                let levels = levels.checked_sub(1)?;
+                let mut out = Map::new();
+                for (key, member) in map {
+                    out.insert(key.clone(), copy(member, levels)?);
+                }
+                Value::Object(out)
+            }
+            scalar => scalar.clone(),
+        })
+    }
+    match copy(value, MAX_SCHEMA_DEPTH + 1) {
+        Some(copied) => Ok(copied),
+        None => check_depth(value, base).map(|()| Value::Null),
     }
 }
 

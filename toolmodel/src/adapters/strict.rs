@@ -445,6 +445,7 @@ fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         return;
     }
     map.remove("type");
+    ctx.deepened = true;
     let values: Option<Vec<Value>> = match (map.remove("const"), map.remove("enum")) {
         (Some(value), _) => Some(vec![value]),
         (None, Some(Value::Array(values))) => Some(values),
@@ -997,7 +998,7 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         }
         required.push(Value::from(name.as_str()));
         changed = true;
-        make_nullable(schema);
+        ctx.deepened |= make_nullable(schema);
         ctx.warn(
             Some(name),
             "required",
@@ -1015,10 +1016,11 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     }
 }
 
-/// Makes a (strict-normalized) schema accept `null` as well.
-fn make_nullable(schema: &mut Value) {
+/// Makes a (strict-normalized) schema accept `null` as well. Returns whether it wrapped the
+/// schema in an `anyOf` (two levels deeper).
+fn make_nullable(schema: &mut Value) -> bool {
     let Value::Object(map) = schema else {
-        return;
+        return false;
     };
     let null = Value::Null;
     if map.contains_key("$ref") {
@@ -1033,7 +1035,7 @@ fn make_nullable(schema: &mut Value) {
             "anyOf".into(),
             Value::Array(vec![Value::Object(inner), null_branch]),
         );
-        return;
+        return true;
     }
     if let Some(value) = map.remove("const") {
         map.insert("enum".into(), Value::Array(vec![value]));
@@ -1048,7 +1050,7 @@ fn make_nullable(schema: &mut Value) {
             let name = std::mem::take(name);
             map.insert("type".into(), serde_json::json!([name, "null"]));
         }
-        Some(Value::Array(names)) if !names.contains(&Value::from("null")) => {
+        Some(Value::Array(names)) if !names.iter().any(|n| n.as_str() == Some("null")) => {
             names.push(Value::from("null"))
         }
         Some(_) => {}
@@ -1056,12 +1058,13 @@ fn make_nullable(schema: &mut Value) {
             if let Some(Value::Array(branches)) = map.get_mut("anyOf")
                 && !branches
                     .iter()
-                    .any(|b| b.get("type") == Some(&Value::from("null")))
+                    .any(|b| b.get("type").and_then(Value::as_str) == Some("null"))
             {
                 branches.push(serde_json::json!({"type": "null"}));
             }
         }
     }
+    false
 }
 
 #[cfg(test)]
