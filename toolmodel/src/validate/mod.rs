@@ -4,6 +4,7 @@
 pub(crate) mod dialect;
 pub(crate) mod expansion;
 pub(crate) mod issue;
+pub(crate) mod content_cache;
 pub mod limits;
 pub(crate) mod tool_rules;
 pub(crate) mod validator;
