@@ -9,6 +9,9 @@
 //! the best rounds'.
 //!
 //! `TOOLMODEL_BENCH_QUICK=1` runs 3 short rounds instead of 15, for development.
+//!
+//! Each bench uses a part of this module; the rest would be dead code in it.
+#![allow(dead_code)]
 
 use std::{
     hint::black_box,
@@ -21,6 +24,15 @@ pub struct Timing {
     pub best: Vec<Duration>,
     /// For each way, the median over the rounds of its time divided by way 0's (1.0 for way 0).
     pub ratio: Vec<f64>,
+    /// Each round's time of one pass of each way, in seconds.
+    pub rounds: Vec<Vec<f64>>,
+}
+
+impl Timing {
+    /// The median over the rounds of way `i`'s time divided by way `j`'s.
+    pub fn ratio_of(&self, i: usize, j: usize) -> f64 {
+        median(self.rounds.iter().map(|round| round[i] / round[j]).collect())
+    }
 }
 
 /// Whether `TOOLMODEL_BENCH_QUICK` asks for a short run.
@@ -49,6 +61,7 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
     let n = ways.len();
     let mut best = vec![Duration::MAX; n];
     let mut ratios: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); n];
+    let mut totals = Vec::with_capacity(rounds);
     let order: Vec<usize> = (0..n).chain((0..n).rev()).collect();
     for _ in 0..rounds {
         let mut total = vec![0.0f64; n];
@@ -68,10 +81,12 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
         for i in 0..n {
             ratios[i].push(total[i] / total[0]);
         }
+        totals.push(total);
     }
     Timing {
         best,
         ratio: ratios.into_iter().map(median).collect(),
+        rounds: totals,
     }
 }
 
