@@ -212,12 +212,12 @@ struct Entry {
 /// gives you the compiled form to hold yourself.
 ///
 /// [`SchemaValidator::validate`] on a raw [`Value`] caches by content: the schema is hashed
-/// (foldhash, seeded per process) and compared in full with the copy kept in the cache, so a
-/// schema equal to one validated before is not compiled again, whatever `Value` holds it; a
-/// schema looked up again at the same address costs one comparison and no hash. The cache holds
-/// at most 1,024 schemas and 4,000,000 JSON values of copies in all, evicting the oldest first;
-/// a schema of more than 100,000 values, or nested more than 256 levels, is compiled for its
-/// call and not kept. A repeated `validate(&schema, &instance)` costs at most 1.3 times
+/// (foldhash, seeded per process) and compared in full with a compact encoding of the schema
+/// kept in the cache, so a schema equal to one validated before is not compiled again, whatever
+/// `Value` holds it; a schema looked up again at the same address costs one comparison walk and
+/// no hash. The cache holds at most 1,024 schemas and 64 MiB of encodings in all, evicting the
+/// oldest first; a schema encoding to more than 4 MiB, or nested more than 256 levels, is
+/// compiled for its call and not kept. A repeated `validate(&schema, &instance)` costs at most 1.3 times
 /// `validate_arguments` on a tool with that schema (see the README's figures).
 ///
 /// # Sharing
@@ -465,11 +465,11 @@ impl DefaultValidator {
         if let Some(entry) = content.by_hint(schema) {
             return use_compiled(&entry.compiled);
         }
-        let Some(hash) = content.hash(schema, self.limits.max_depth.min(256)) else {
+        let Some((hash, encoded)) = content.key(schema, self.limits.max_depth.min(256)) else {
             drop(content);
             return use_compiled(&self.compile(schema).map(Arc::new));
         };
-        let found = content.find(hash, schema).cloned();
+        let found = content.find(hash, &encoded).cloned();
         drop(content);
         let entry = match found {
             Some(entry) => {
@@ -484,7 +484,7 @@ impl DefaultValidator {
                 self.content
                     .write()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .insert(hash, schema, compiled)
+                    .insert(hash, encoded, schema, compiled)
             }
         };
         use_compiled(&entry.compiled)
