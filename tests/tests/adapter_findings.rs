@@ -80,7 +80,10 @@ fn finding1_objects_listing_no_properties_are_one_rule_in_strict_mode() {
         };
         for target in [Target::OpenAiChat, Target::Anthropic] {
             let err = convert(&tool, target, &strict()).unwrap_err();
-            let Error::Conversion { pointer, reason, .. } = &err else {
+            let Error::Conversion {
+                pointer, reason, ..
+            } = &err
+            else {
                 panic!("{name} {target}: {err:?}")
             };
             assert_eq!(pointer, at, "{name} {target}");
@@ -107,8 +110,11 @@ fn finding1_objects_listing_no_properties_are_one_rule_in_strict_mode() {
             schema_of(Target::OpenAiChat, &out.value)["additionalProperties"],
             json!(false)
         );
-        assert!(out.warnings.iter().any(|w| w.action == Action::Narrowed
-            && w.detail.contains("takes no arguments")));
+        assert!(
+            out.warnings
+                .iter()
+                .any(|w| w.action == Action::Narrowed && w.detail.contains("takes no arguments"))
+        );
     }
 }
 
@@ -198,8 +204,8 @@ fn finding4_anthropic_strict_writes_type_lists_as_any_of() {
         return;
     };
     let out = convert(&tool, Target::Anthropic, &strict()).unwrap();
-    let end = &schema_of(Target::Anthropic, &out.value)["properties"]["files"]["items"]
-        ["properties"]["ranges"]["items"]["properties"]["end"];
+    let end = &schema_of(Target::Anthropic, &out.value)["properties"]["files"]["items"]["properties"]
+        ["ranges"]["items"]["properties"]["end"];
     assert_eq!(end["anyOf"], json!([{"type": "integer"}, {"type": "null"}]));
 }
 
@@ -213,12 +219,13 @@ fn finding5_openai_strict_inlines_every_non_recursive_reference() {
     let out = convert(&tool, Target::OpenAiChat, &strict()).unwrap();
     let schema = schema_of(Target::OpenAiChat, &out.value);
     assert!(!schema.to_string().contains("$ref"), "{schema:#}");
-    let name = &schema["properties"]["data"]["properties"]["subdistricts"]["items"]
-        ["properties"]["name"];
+    let name =
+        &schema["properties"]["data"]["properties"]["subdistricts"]["items"]["properties"]["name"];
     assert_eq!(name["type"], json!("string"), "{name}");
     assert!(
-        out.warnings.iter().any(|w| w.feature == "$ref"
-            && w.action == Action::Rewritten { exact: true })
+        out.warnings
+            .iter()
+            .any(|w| w.feature == "$ref" && w.action == Action::Rewritten { exact: true })
     );
 }
 
@@ -229,8 +236,13 @@ fn finding6_draft04_exclusive_minimum_is_rewritten_with_a_warning() {
     let Some(tool) = corpus_tool("livemcpbench/tools.json", "read_pdf") else {
         return;
     };
-    assert!(DefaultValidator::new().compile(tool.input_schema.as_value()).is_err());
-    let at = "/inputSchema/properties/sources/items/properties/pages/anyOf/0/items/exclusiveMinimum";
+    assert!(
+        DefaultValidator::new()
+            .compile(tool.input_schema.as_value())
+            .is_err()
+    );
+    let at =
+        "/inputSchema/properties/sources/items/properties/pages/anyOf/0/items/exclusiveMinimum";
     for (target, options) in [
         (Target::OpenAiChat, ConvertOptions::default()),
         (Target::Anthropic, ConvertOptions::default()),

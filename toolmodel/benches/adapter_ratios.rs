@@ -43,9 +43,16 @@ const PROFILES: [(&str, Profile); 5] = [
 fn clone_schemas(tool: &Tool, target: Target) -> usize {
     let input = tool.input_schema.to_value();
     let output = (target == Target::Gemini)
-        .then(|| tool.output_schema.as_ref().map(toolmodel::ToolSchema::to_value))
+        .then(|| {
+            tool.output_schema
+                .as_ref()
+                .map(toolmodel::ToolSchema::to_value)
+        })
         .flatten();
-    black_box((input, output)).0.as_object().map_or(0, |m| m.len())
+    black_box((input, output))
+        .0
+        .as_object()
+        .map_or(0, |m| m.len())
 }
 
 fn main() {

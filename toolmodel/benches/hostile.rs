@@ -201,8 +201,10 @@ fn conversions() {
         .collect();
     let union = Tool::new(
         "union",
-        ToolSchema::try_from(json!({"type": "object", "properties": {"v": {"oneOf": branches}}, "required": ["v"]}))
-            .unwrap_or_else(|_| unreachable!()),
+        ToolSchema::try_from(
+            json!({"type": "object", "properties": {"v": {"oneOf": branches}}, "required": ["v"]}),
+        )
+        .unwrap_or_else(|_| unreachable!()),
     );
     let profiles = [
         Profile::plain(Target::OpenAiChat),

@@ -88,14 +88,17 @@ fn measure(validator: &DefaultValidator, cases: &[Case], arguments: Arguments) -
     let mut ways: Vec<Box<dyn FnMut()>> = (0..4)
         .map(|way| -> Box<dyn FnMut()> { Box::new(move || pass(way, validator, cases, arguments)) })
         .collect();
-    let mut refs: Vec<&mut dyn FnMut()> = ways.iter_mut().map(|w| &mut **w as &mut dyn FnMut()).collect();
+    let mut refs: Vec<&mut dyn FnMut()> = ways
+        .iter_mut()
+        .map(|w| &mut **w as &mut dyn FnMut())
+        .collect();
     timing::side_by_side(&mut refs, ROUND)
 }
 
 /// Prints one set's figures: best times per argument object and median ratios.
 fn line(what: &str, timing: &Timing, objects: usize) {
-    let [raw, cached, raw_value, per_call] =
-        [RAW, CACHED, RAW_VALUE, PER_CALL].map(|i| timing.best[i].as_secs_f64() * 1e6 / objects as f64);
+    let [raw, cached, raw_value, per_call] = [RAW, CACHED, RAW_VALUE, PER_CALL]
+        .map(|i| timing.best[i].as_secs_f64() * 1e6 / objects as f64);
     println!(
         "{what:<22} per object: raw {raw:6.3} us, cached {cached:6.3} us, raw_value {raw_value:6.3} us, \
          per_call {per_call:7.1} us; cached/raw={:.2} raw_value/cached={:.2} per_call/cached={:.1}",

@@ -425,7 +425,10 @@ fn value_for(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
         }
         "string" => {
             if let Some(pattern) = schema.get("pattern") {
-                return pattern.as_str().and_then(matching_string).map(Value::String);
+                return pattern
+                    .as_str()
+                    .and_then(matching_string)
+                    .map(Value::String);
             }
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
             let max = schema

@@ -31,7 +31,12 @@ pub struct Timing {
 impl Timing {
     /// The median over the rounds of way `i`'s time divided by way `j`'s.
     pub fn ratio_of(&self, i: usize, j: usize) -> f64 {
-        median(self.rounds.iter().map(|round| round[i] / round[j]).collect())
+        median(
+            self.rounds
+                .iter()
+                .map(|round| round[i] / round[j])
+                .collect(),
+        )
     }
 }
 
@@ -42,11 +47,7 @@ pub fn quick() -> bool {
 
 /// Times one pass of each of `ways` in rounds of about `round` per way (see the module docs).
 pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
-    let (rounds, round) = if quick() {
-        (3, round / 3)
-    } else {
-        (15, round)
-    };
+    let (rounds, round) = if quick() { (3, round / 3) } else { (15, round) };
     let passes: Vec<u32> = ways
         .iter_mut()
         .map(|way| {

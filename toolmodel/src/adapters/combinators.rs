@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
+use super::Action;
 use super::context::{Ctx, instance_type, type_names};
 use super::keywords::is_annotation;
-use super::Action;
 
 /// Keywords whose meaning depends on other keywords of the same schema object, with the
 /// keywords they depend on. Merging two objects is exact only when no keyword of one depends on
@@ -227,7 +227,10 @@ pub(crate) fn drop_any_of_branches_matching_nothing(
     let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
         return false;
     };
-    let never = branches.iter().filter(|b| branch_matches_nothing(b)).count();
+    let never = branches
+        .iter()
+        .filter(|b| branch_matches_nothing(b))
+        .count();
     if never == 0 {
         return false;
     }
@@ -262,9 +265,9 @@ const MAX_DISJOINT_BRANCHES: usize = 256;
 pub(crate) fn pairwise_disjoint(branches: &[Value]) -> bool {
     branches.len() <= MAX_DISJOINT_BRANCHES
         && branches
-        .iter()
-        .enumerate()
-        .all(|(i, a)| branches.iter().skip(i + 1).all(|b| disjoint(a, b)))
+            .iter()
+            .enumerate()
+            .all(|(i, a)| branches.iter().skip(i + 1).all(|b| disjoint(a, b)))
 }
 
 #[cfg(test)]

@@ -219,7 +219,7 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         ctx,
         &["properties", "$defs", "definitions"],
         |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
-        |child, ctx| sub(child, ctx),
+        sub,
     )?;
     write_moved(map, moved);
     Ok(())

@@ -143,9 +143,13 @@ fn draft4_exclusive_bounds(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
             _ => {
                 map.remove(exclusive);
                 let why = if flag {
-                    format!("draft-04's boolean {exclusive}: true without a numeric {bound} constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped")
+                    format!(
+                        "draft-04's boolean {exclusive}: true without a numeric {bound} constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped"
+                    )
                 } else {
-                    format!("draft-04's boolean {exclusive}: false is its default and constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped")
+                    format!(
+                        "draft-04's boolean {exclusive}: false is its default and constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped"
+                    )
                 };
                 ctx.warn(
                     Some(exclusive),

@@ -456,7 +456,10 @@ fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         (None, None) => None,
     };
     let mut specific: Vec<(&str, Value)> = Vec::new();
-    for &keyword in TYPE_SPECIFIC.iter().flat_map(|(_, keywords)| keywords.iter()) {
+    for &keyword in TYPE_SPECIFIC
+        .iter()
+        .flat_map(|(_, keywords)| keywords.iter())
+    {
         if let Some(value) = map.remove(keyword) {
             specific.push((keyword, value));
         }
@@ -515,7 +518,10 @@ fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
 /// The keywords that constrain instances of some types only (JSON Schema 2020-12 Validation,
 /// Section 6), by the types they apply to.
 const TYPE_SPECIFIC: &[(&[&str], &[&str])] = &[
-    (&["string"], &["pattern", "format", "minLength", "maxLength"]),
+    (
+        &["string"],
+        &["pattern", "format", "minLength", "maxLength"],
+    ),
     (
         &["number", "integer"],
         &[

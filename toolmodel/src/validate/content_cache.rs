@@ -41,6 +41,7 @@ pub(crate) struct Entry {
 }
 
 /// The content-keyed cache (behind the validator's lock).
+#[derive(Default)]
 pub(crate) struct ContentCache {
     hasher: foldhash::fast::RandomState,
     by_hash: HashMap<u64, Vec<Arc<Entry>>, foldhash::fast::FixedState>,
@@ -51,17 +52,6 @@ pub(crate) struct ContentCache {
     bytes: usize,
 }
 
-impl Default for ContentCache {
-    fn default() -> Self {
-        Self {
-            hasher: foldhash::fast::RandomState::default(),
-            by_hash: HashMap::default(),
-            hints: HashMap::default(),
-            order: VecDeque::new(),
-            bytes: 0,
-        }
-    }
-}
 
 impl ContentCache {
     /// The entry of the schema at `address` if the hint there still matches its content.

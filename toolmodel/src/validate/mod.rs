@@ -1,10 +1,10 @@
 //! Validation: JSON Schema dialects, the network-free validator, resource bounds, and the MCP
 //! rules a tool must follow.
 
+pub(crate) mod content_cache;
 pub(crate) mod dialect;
 pub(crate) mod expansion;
 pub(crate) mod issue;
-pub(crate) mod content_cache;
 pub mod limits;
 pub(crate) mod tool_rules;
 pub(crate) mod validator;

@@ -12,7 +12,8 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema, limits::deeper_than,
+    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema,
+    limits::deeper_than,
     pointer::escape_pointer_token,
     validate::{content_cache::ContentCache, violation::SchemaSlot},
 };
