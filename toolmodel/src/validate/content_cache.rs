@@ -52,7 +52,6 @@ pub(crate) struct ContentCache {
     bytes: usize,
 }
 
-
 impl ContentCache {
     /// The entry of the schema at `address` if the hint there still matches its content.
     pub(crate) fn by_hint(&self, schema: &Value) -> Option<&Arc<Entry>> {
