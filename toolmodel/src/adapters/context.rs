@@ -225,11 +225,12 @@ pub(crate) fn copy_within_depth(value: &Value, base: &str) -> Result<Value, Erro
             }
             Value::Object(map) => {
                 let levels = levels.checked_sub(1)?;
-                let mut out = Map::new();
+                let mut members = Vec::with_capacity(map.len());
                 for (key, member) in map {
-                    out.insert(key.clone(), copy(member, levels)?);
+                    members.push((key.clone(), copy(member, levels)?));
                 }
-                Value::Object(out)
+                // In key order already: the map is built in bulk, not key by key.
+                Value::Object(members.into_iter().collect())
             }
             scalar => scalar.clone(),
         })

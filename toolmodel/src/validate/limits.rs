@@ -186,11 +186,6 @@ fn within(value: &Value, levels: usize) -> bool {
 /// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
 /// most one level deep.
 pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
-    // The usual case, within the limit, answered by a plain recursive walk (its recursion is
-    // bounded by `limit`, so only for limits a stack holds); the walk below finds the pointer.
-    if limit <= RECURSIVE_WALK_LIMIT && within(value, limit) {
-        return None;
-    }
     let nested = |member: &Value| matches!(member, Value::Array(_) | Value::Object(_));
     let flat = match value {
         Value::Array(items) => !items.iter().any(nested),
@@ -202,6 +197,11 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
     }
     // The usual arguments: one object of scalars.
     if flat {
+        return None;
+    }
+    // The usual case, within the limit, answered by a plain recursive walk (its recursion is
+    // bounded by `limit`, so only for limits a stack holds); the walk below finds the pointer.
+    if limit <= RECURSIVE_WALK_LIMIT && within(value, limit) {
         return None;
     }
     let mut current = Frame::of(value)?;
