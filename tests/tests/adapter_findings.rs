@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use toolmodel::{
     DefaultValidator, Error, Tool,
-    adapters::{Action, ConvertOptions, Target, convert},
+    adapters::{Action, Conversion, ConvertOptions, Target, convert},
     catalog::tool_values,
 };
 use toolmodel_tests::shared_dir;
@@ -55,6 +55,18 @@ fn each_object<'v>(value: &'v Value, pointer: String, out: &mut Vec<(String, &'v
         }
         _ => {}
     }
+}
+
+/// Asserts that the conversion warns of an exact rewrite at `at`.
+fn assert_exact_rewrite(out: &Conversion, at: &str) {
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.pointer == at && w.action == Action::Rewritten { exact: true }),
+        "{}: no exact rewrite at {at}: {:#?}",
+        out.target,
+        out.warnings
+    );
 }
 
 /// 1. A free-form nested object is refused in strict mode whether it is spelled
@@ -142,13 +154,7 @@ fn finding2_a_branch_matching_nothing_is_removed_exactly() {
         assert_eq!(types.len(), 2, "{target}: {bin}");
         assert_eq!(types[1], &Value::from(null), "{target}: {bin}");
         assert!(!bin.to_string().contains("not"), "{target}: {bin}");
-        assert!(
-            out.warnings
-                .iter()
-                .any(|w| w.pointer == at && w.action == Action::Rewritten { exact: true }),
-            "{target}: {:#?}",
-            out.warnings
-        );
+        assert_exact_rewrite(&out, at);
         assert!(
             !out.warnings
                 .iter()
@@ -250,13 +256,7 @@ fn finding6_draft04_exclusive_minimum_is_rewritten_with_a_warning() {
         (Target::Gemini, ConvertOptions::default()),
     ] {
         let out = convert(&tool, target, &options).unwrap();
-        assert!(
-            out.warnings
-                .iter()
-                .any(|w| w.pointer == at && w.action == Action::Rewritten { exact: true }),
-            "{target}: {:#?}",
-            out.warnings
-        );
+        assert_exact_rewrite(&out, at);
         let schema = schema_of(target, &out.value);
         if target != Target::Gemini {
             let items = &schema["properties"]["sources"]["items"]["properties"]["pages"]["anyOf"]

@@ -144,16 +144,7 @@ pub fn raw_validate(raw: &jsonschema::Validator, instance: &Value) -> Result<(),
     if raw.is_valid(instance) {
         return Ok(());
     }
-    let errors = raw
-        .iter_errors(instance)
-        .map(|err| InstanceError {
-            instance_path: err.instance_path().as_str().to_owned(),
-            schema_path: err.schema_path().as_str().to_owned(),
-            keyword: err.kind().keyword().to_owned(),
-            message: err.to_string(),
-        })
-        .collect();
-    Err(Error::InvalidInstance { errors })
+    raw_errors(raw, instance)
 }
 
 /// The raw baseline for arguments known to be invalid: every error of `iter_errors` collected

@@ -237,23 +237,16 @@ struct Tally {
 
 impl Tally {
     fn check_openai_limits(&self, ctx: &Ctx<'_>) -> Result<(), Error> {
-        if self.properties > OPENAI_MAX_PROPERTIES {
-            return Err(ctx.error(
-                None,
-                format!(
-                    "{} object properties in all; OpenAI strict mode allows {OPENAI_MAX_PROPERTIES}",
-                    self.properties
-                ),
-            ));
-        }
-        if self.enum_values > OPENAI_MAX_ENUM_VALUES {
-            return Err(ctx.error(
-                None,
-                format!(
-                    "{} enum values in all; OpenAI strict mode allows {OPENAI_MAX_ENUM_VALUES}",
-                    self.enum_values
-                ),
-            ));
+        for (count, most, what) in [
+            (self.properties, OPENAI_MAX_PROPERTIES, "object properties"),
+            (self.enum_values, OPENAI_MAX_ENUM_VALUES, "enum values"),
+        ] {
+            if count > most {
+                return Err(ctx.error(
+                    None,
+                    format!("{count} {what} in all; OpenAI strict mode allows {most}"),
+                ));
+            }
         }
         if self.deepest.0 > OPENAI_MAX_NESTING {
             return Err(Error::Conversion {
