@@ -286,6 +286,39 @@ pub(crate) fn instance_type(value: &Value) -> &'static str {
     crate::model::schema::json_type(value)
 }
 
+/// For the transforms' unit tests: runs `transform` on `schema` for `target` in a walk that
+/// starts at `base`, and returns the transformed schema (or the error) with the warnings,
+/// sorted.
+#[cfg(test)]
+pub(crate) fn run_transform(
+    target: Target,
+    options: &ConvertOptions,
+    base: &str,
+    mut schema: Value,
+    transform: impl FnOnce(&mut Value, &mut Ctx<'_>) -> Result<(), Error>,
+) -> (Result<Value, Error>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let mut ctx = Ctx::new(
+        target,
+        options,
+        Some(SchemaSlot::Input),
+        base,
+        &mut warnings,
+    );
+    let result = transform(&mut schema, &mut ctx);
+    warnings.sort();
+    (result.map(|()| schema), warnings)
+}
+
+/// For the unit tests: each warning's pointer and action.
+#[cfg(test)]
+pub(crate) fn pointers_and_actions(warnings: &[Warning]) -> Vec<(&str, Action)> {
+    warnings
+        .iter()
+        .map(|w| (w.pointer.as_str(), w.action))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

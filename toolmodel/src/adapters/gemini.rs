@@ -864,24 +864,16 @@ pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(schema: Value, options: &ConvertOptions) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::Gemini,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            to_openapi(&mut schema, &mut ctx, true)
-        };
-        warnings.sort();
-        (result.map(|()| schema), warnings)
+        run_transform(Target::Gemini, options, "/inputSchema", schema, |s, ctx| {
+            to_openapi(s, ctx, true)
+        })
     }
 
     #[test]
@@ -1031,10 +1023,7 @@ mod tests {
             &json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "examples": ["x"]}}}),
             &mut ctx,
         );
-        let got: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let got = pointers_and_actions(&warnings);
         assert_eq!(
             got,
             [

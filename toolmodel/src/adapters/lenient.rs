@@ -280,24 +280,20 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(schema: Value, lenient: bool) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let options = ConvertOptions::default();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::OpenAiChat,
-                &options,
-                Some(crate::SchemaSlot::Input),
-                "/parameters",
-                &mut warnings,
-            );
-            standard_types(&mut schema, lenient, &mut ctx)
-        };
-        (result.map(|()| schema), warnings)
+        run_transform(
+            Target::OpenAiChat,
+            &ConvertOptions::default(),
+            "/parameters",
+            schema,
+            |s, ctx| standard_types(s, lenient, ctx),
+        )
     }
 
     #[test]
@@ -328,10 +324,7 @@ mod tests {
                 }
             })
         );
-        let mut got: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let mut got = pointers_and_actions(&warnings);
         got.sort();
         assert_eq!(
             got,

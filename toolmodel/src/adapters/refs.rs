@@ -557,7 +557,10 @@ fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(
@@ -566,19 +569,9 @@ mod tests {
         on_cycle: OnCycle,
         options: &ConvertOptions,
     ) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::Gemini,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            inline(&mut schema, &mut ctx, mode, on_cycle)
-        };
-        (result.map(|()| schema), warnings)
+        run_transform(Target::Gemini, options, "/inputSchema", schema, |s, ctx| {
+            inline(s, ctx, mode, on_cycle)
+        })
     }
 
     #[test]
@@ -608,10 +601,7 @@ mod tests {
             out.unwrap(),
             json!({"type": "object", "properties": {"a": {"type": "string", "description": "the a"}}})
         );
-        let at: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let at = pointers_and_actions(&warnings);
         assert!(at.contains(&(
             "/inputSchema/properties/a/$ref",
             Action::Rewritten { exact: true }

@@ -1069,7 +1069,10 @@ fn make_nullable(schema: &mut Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(
@@ -1077,27 +1080,20 @@ mod tests {
         schema: Value,
         options: &ConvertOptions,
     ) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
         let target = match provider {
             Provider::OpenAi => Target::OpenAiChat,
             Provider::Anthropic => Target::Anthropic,
         };
-        let result = {
-            let mut ctx = Ctx::new(
-                target,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            match provider {
-                Provider::OpenAi => openai(&mut schema, &mut ctx, true),
-                Provider::Anthropic => anthropic(&mut schema, &mut ctx, true),
-            }
-        };
-        warnings.sort();
-        (result.map(|()| schema), warnings)
+        run_transform(
+            target,
+            options,
+            "/inputSchema",
+            schema,
+            |s, ctx| match provider {
+                Provider::OpenAi => openai(s, ctx, true),
+                Provider::Anthropic => anthropic(s, ctx, true),
+            },
+        )
     }
 
     fn openai_ok(schema: Value) -> (Value, Vec<Warning>) {
@@ -1268,10 +1264,7 @@ mod tests {
             out["properties"]["v"],
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
         );
-        let exactness: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let exactness = pointers_and_actions(&warnings);
         assert_eq!(
             exactness,
             [
