@@ -304,12 +304,12 @@ pub struct ProfileReport {
 /// [`Error::Conversion`] too for any other value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
 /// levels. See the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
-    let names = NameMap::assign(
+    let name = names::single(
         target,
         options.qualified_names,
-        [(tool.namespace.as_deref(), tool.name.as_str())],
+        tool.namespace.as_deref(),
+        &tool.name,
     );
-    let name = names.target_name(0).unwrap_or(&tool.name).to_owned();
     convert_named(tool, target, options, name)
 }
 
