@@ -205,40 +205,16 @@ pub(crate) fn push_token(pointer: &mut String, token: &str) {
     }
 }
 
-/// A deep copy of `value`, made in the same pass as the check that it nests at most
-/// [`MAX_SCHEMA_DEPTH`] levels below itself (so that the copy, which recurses once per level,
-/// cannot exhaust the stack, and the schema is read once).
+/// A deep copy of `value`, after checking that it nests at most [`MAX_SCHEMA_DEPTH`] levels
+/// below itself (the copy recurses once per level). `serde_json`'s own clone builds each map
+/// in bulk, which is faster than any copy that checks as it goes (measured).
 ///
 /// # Errors
 ///
 /// [`Error::SchemaTooDeep`] as [`check_depth`] gives it.
 pub(crate) fn copy_within_depth(value: &Value, base: &str) -> Result<Value, Error> {
-    fn copy(value: &Value, levels: usize) -> Option<Value> {
-        Some(match value {
-            Value::Array(items) => {
-                let levels = levels.checked_sub(1)?;
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    out.push(copy(item, levels)?);
-                }
-                Value::Array(out)
-            }
-            Value::Object(map) => {
-                let levels = levels.checked_sub(1)?;
-                let mut members = Vec::with_capacity(map.len());
-                for (key, member) in map {
-                    members.push((key.clone(), copy(member, levels)?));
-                }
-                // In key order already: the map is built in bulk, not key by key.
-                Value::Object(members.into_iter().collect())
-            }
-            scalar => scalar.clone(),
-        })
-    }
-    match copy(value, MAX_SCHEMA_DEPTH + 1) {
-        Some(copied) => Ok(copied),
-        None => check_depth(value, base).map(|()| Value::Null),
-    }
+    check_depth(value, base)?;
+    Ok(value.clone())
 }
 
 /// Checks, without recursion (and without allocating unless it fails), that `value` nests at
