@@ -218,8 +218,11 @@ struct Entry {
 /// `Value` holds it; a schema looked up again at the same address costs one comparison walk and
 /// no hash. The cache holds at most 1,024 schemas and 64 MiB of encodings in all, evicting the
 /// oldest first; a schema encoding to more than 4 MiB, or nested more than 256 levels, is
-/// compiled for its call and not kept. A repeated `validate(&schema, &instance)` costs at most 1.3 times
-/// `validate_arguments` on a tool with that schema (see the README's figures).
+/// compiled for its call and not kept. The comparison reads the whole schema on every call, so
+/// `validate(&schema, &instance)` costs more than [`DefaultValidator::validate_arguments`] with
+/// a tool holding that schema (3.5 times over the corpus, where schemas are far larger than
+/// the arguments; see the README's figures) and far less than compiling: prefer the tool
+/// methods, or [`DefaultValidator::compile`], on a hot path.
 ///
 /// # Sharing
 ///
