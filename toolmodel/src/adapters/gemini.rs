@@ -9,7 +9,7 @@ use super::{
     combinators::{
         drop_any_of_branches_matching_nothing, matches_nothing, merge, pairwise_disjoint,
     },
-    context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
+    context::{Ctx, JSON_TYPES, instance_type, write_moved},
     keywords::{is_annotation, is_assertion},
     refs::{self, DEFS, Mode, OnCycle},
 };
@@ -344,6 +344,7 @@ fn types_and_values(
             );
         } else {
             map.insert("enum".into(), Value::Array(vec![value]));
+            ctx.deepened = true;
             ctx.warn(
                 Some("const"),
                 "const",
@@ -352,18 +353,30 @@ fn types_and_values(
             );
         }
     }
-    let source_type = map.get("type").cloned();
-    let mut names: Vec<String> = type_names(map).into_iter().map(str::to_owned).collect();
-    let well_formed = match &source_type {
+    // The type names as the static spellings (no copies), and the shape of the source `type`.
+    let had_type = map.contains_key("type");
+    let was_string = matches!(map.get("type"), Some(Value::String(_)));
+    let mut names: Vec<&'static str> = Vec::new();
+    let well_formed = match map.get("type") {
         None => true,
-        Some(Value::String(_)) => true,
-        Some(Value::Array(items)) => items.len() == names.len(),
+        Some(Value::String(one)) => static_type(one).map(|t| names.push(t)).is_some(),
+        Some(Value::Array(items)) => items.iter().all(|item| {
+            item.as_str()
+                .and_then(static_type)
+                .map(|t| names.push(t))
+                .is_some()
+        }),
         Some(_) => false,
     };
-    if !well_formed || names.iter().any(|n| !JSON_TYPES.contains(&n.as_str())) {
+    if !well_formed {
         ctx.move_or_drop(map, "type", moved, "not a JSON Schema type");
         names.clear();
     }
+    // Whether the source `type` was exactly `canonical` (a string for one name, else a list).
+    let source_was = |canonical: &[&str]| match canonical {
+        [one] => was_string && names.as_slice() == [*one],
+        _ => !was_string && had_type && names.as_slice() == canonical,
+    };
     // Taken out, to be written back (or not) below.
     let mut enum_values: Option<Vec<Value>> = match map.remove("enum") {
         Some(Value::Array(values)) => Some(values),
@@ -383,7 +396,7 @@ fn types_and_values(
             let t = instance_type(v);
             names
                 .iter()
-                .any(|n| n == t || (n == "number" && t == "integer"))
+                .any(|n| *n == t || (*n == "number" && t == "integer"))
         });
         if values.len() != before {
             ctx.warn(
@@ -396,25 +409,25 @@ fn types_and_values(
     }
     let null_allowed = match &enum_values {
         Some(values) => values.contains(&Value::Null),
-        None => names.iter().any(|n| n == "null"),
+        None => names.contains(&"null"),
     };
     if let Some(values) = &mut enum_values {
         values.retain(|v| !v.is_null());
     }
-    let mut non_null: Vec<String> = names.iter().filter(|n| *n != "null").cloned().collect();
+    let mut non_null: Vec<&'static str> = names.iter().copied().filter(|n| *n != "null").collect();
     if non_null.is_empty()
         && let Some(values) = &enum_values
         && !values.is_empty()
     {
-        let mut inferred: Vec<String> = Vec::new();
+        let mut inferred: Vec<&'static str> = Vec::new();
         for value in values {
-            let t = instance_type(value).to_owned();
+            let t = instance_type(value);
             if !inferred.contains(&t) {
                 inferred.push(t);
             }
         }
-        if inferred.iter().any(|t| t == "number") {
-            inferred.retain(|t| t != "integer");
+        if inferred.contains(&"number") {
+            inferred.retain(|t| *t != "integer");
         }
         if inferred.len() == 1 && names.is_empty() {
             ctx.warn(
@@ -430,13 +443,13 @@ fn types_and_values(
     let only_null = !names.is_empty() && non_null.is_empty();
     match non_null.as_slice() {
         [one] => {
-            map.insert("type".into(), Value::from(one.to_ascii_uppercase()));
-            let canonical = if null_allowed {
-                Value::from(vec![one.clone(), "null".to_owned()])
+            let exact_source = if null_allowed {
+                source_was(&[one, "null"])
             } else {
-                Value::from(one.as_str())
+                source_was(&[one])
             };
-            if source_type.is_some() && source_type.as_ref() != Some(&canonical) {
+            set_type(map, upper_case(one));
+            if had_type && !exact_source {
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -449,8 +462,9 @@ fn types_and_values(
             }
         }
         [] if only_null => {
-            map.insert("type".into(), Value::from("NULL"));
-            if source_type != Some(Value::from("null")) {
+            let exact_source = source_was(&["null"]);
+            set_type(map, "NULL");
+            if !exact_source {
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -476,13 +490,14 @@ fn types_and_values(
             } else {
                 let mut branches: Vec<Value> = many
                     .iter()
-                    .map(|t| serde_json::json!({"type": t.to_ascii_uppercase()}))
+                    .map(|t| serde_json::json!({"type": upper_case(t)}))
                     .collect();
                 if null_allowed {
                     branches.push(serde_json::json!({"type": "NULL"}));
                 }
                 map.remove("type");
                 map.insert("anyOf".into(), Value::Array(branches));
+                ctx.deepened = true;
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -554,6 +569,37 @@ fn types_and_values(
             moved,
             "Gemini enums hold strings (and numbers as strings) only",
         );
+    }
+}
+
+/// The static spelling of a JSON Schema type name.
+fn static_type(name: &str) -> Option<&'static str> {
+    JSON_TYPES.iter().copied().find(|t| *t == name)
+}
+
+/// Gemini's upper-case spelling of a JSON Schema type name.
+fn upper_case(name: &str) -> &'static str {
+    match name {
+        "null" => "NULL",
+        "boolean" => "BOOLEAN",
+        "object" => "OBJECT",
+        "array" => "ARRAY",
+        "number" => "NUMBER",
+        "integer" => "INTEGER",
+        _ => "STRING",
+    }
+}
+
+/// Sets `type` to `name`, reusing the string already there when there is one.
+fn set_type(map: &mut Map<String, Value>, name: &str) {
+    match map.get_mut("type") {
+        Some(Value::String(existing)) => {
+            existing.clear();
+            existing.push_str(name);
+        }
+        _ => {
+            map.insert("type".into(), Value::from(name));
+        }
     }
 }
 

@@ -576,13 +576,10 @@ fn convert_schema(
         Target::Gemini if options.gemini_json_schema => gemini::check_json_schema(&value, &mut ctx),
         Target::Gemini => gemini::to_openapi(&mut value, &mut ctx, found.references)?,
     }
-    // Inlining references and the rewrites that wrap schemas (`anyOf` branches) nest deeper;
+    // Inlining references, strict mode (type lists, `anyOf` wrappers) and the Gemini rewrites
+    // that wrap values (`const` as a one-value `enum`, type lists as `anyOf`) nest deeper;
     // otherwise the nesting is as it was checked.
-    let deepened = match target {
-        Target::Gemini => !options.gemini_json_schema,
-        _ => found.references || ctx.deepened,
-    };
-    if deepened {
+    if found.references || ctx.deepened || options.strict {
         check_depth(&value, &base)?;
     }
     Ok(value)
