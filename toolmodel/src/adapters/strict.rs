@@ -303,7 +303,10 @@ fn node(
     is_root: bool,
     tally: &mut Tally,
 ) -> Result<(), Error> {
-    if matches_nothing(map) {
+    // One pass over the keywords says which steps have work (most schema objects hold a type
+    // and a description only), sparing each step its lookups.
+    let mut present = Present::of(map, provider);
+    if present.not && matches_nothing(map) {
         return Err(ctx.error(
             None,
             format!(
@@ -312,17 +315,24 @@ fn node(
             ),
         ));
     }
-    if provider == Provider::OpenAi {
+    if provider == Provider::OpenAi && present.all_of {
         merge_all_of(map, ctx)?;
+        present = Present::of(map, provider);
     }
-    one_of_to_any_of(map, ctx)?;
+    if present.one_of {
+        one_of_to_any_of(map, ctx)?;
+        present.any_of = true;
+    }
     let mut moved = Map::new();
     // Only the keywords to act on are copied out (usually none).
-    let acted_on: Vec<String> = map
-        .keys()
-        .filter(|k| *k == "default" || !provider.supports(k))
-        .cloned()
-        .collect();
+    let acted_on: Vec<String> = if present.acted_on {
+        map.keys()
+            .filter(|k| *k == "default" || !provider.supports(k))
+            .cloned()
+            .collect()
+    } else {
+        Vec::new()
+    };
     for keyword in &acted_on {
         if keyword == "default" {
             match map.get("default") {
@@ -353,9 +363,13 @@ fn node(
             );
         }
     }
-    check_values(map, ctx, provider, &mut moved);
+    if present.restricted_values {
+        check_values(map, ctx, provider, &mut moved);
+    }
     check_shapes(map, ctx)?;
-    drop_branches_matching_nothing(map, ctx, provider)?;
+    if present.any_of || present.all_of {
+        drop_branches_matching_nothing(map, ctx, provider)?;
+    }
     infer_type(map, ctx, provider)?;
     if provider == Provider::Anthropic {
         split_type_list(map, ctx);
@@ -389,6 +403,42 @@ fn node(
     }
     write_moved(map, moved);
     Ok(())
+}
+
+/// Which keywords of a schema object the steps of [`node`] look for.
+#[derive(Default)]
+struct Present {
+    not: bool,
+    all_of: bool,
+    one_of: bool,
+    any_of: bool,
+    /// `default`, or a keyword the provider does not support.
+    acted_on: bool,
+    /// A keyword whose values [`check_values`] restricts.
+    restricted_values: bool,
+}
+
+impl Present {
+    fn of(map: &Map<String, Value>, provider: Provider) -> Self {
+        let mut present = Self::default();
+        for keyword in map.keys() {
+            match keyword.as_str() {
+                "not" => present.not = true,
+                "allOf" => present.all_of = true,
+                "oneOf" => present.one_of = true,
+                "anyOf" => present.any_of = true,
+                "format" | "items" => present.restricted_values = true,
+                "minItems" | "pattern" | "enum" if provider == Provider::Anthropic => {
+                    present.restricted_values = true;
+                }
+                _ => {}
+            }
+            if keyword == "default" || !provider.supports(keyword) {
+                present.acted_on = true;
+            }
+        }
+        present
+    }
 }
 
 /// Branches that match no value (`false`, `{"not": {}}`): removed from an `anyOf` (exact);
