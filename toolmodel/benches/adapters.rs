@@ -6,81 +6,20 @@
 //! is in tools per second. Without the shared data the bench prints a notice and measures
 //! nothing.
 
-use std::{
-    fs,
-    hint::black_box,
-    path::{Path, PathBuf},
-};
+mod corpus;
+
+use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
-use toolmodel::{
-    Tool,
-    adapters::{ConvertOptions, Profile, ReadOptions, Target, convert, read},
-    catalog::tool_values,
-};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let shared = std::env::var_os("TOOLMODEL_SHARED").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-        PathBuf::from,
-    );
-    let corpus = shared.join("corpus");
-    corpus.exists().then_some(corpus)
-}
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
-/// The valid MCP tools of the corpus (BFCL and the PostHog schema dump are not MCP tools).
-fn corpus_tools(corpus: &Path) -> Vec<Tool> {
-    let mut paths = Vec::new();
-    files(corpus, &mut paths);
-    paths.sort();
-    let mut tools = Vec::new();
-    for path in paths {
-        let relative = path
-            .strip_prefix(corpus)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .into_owned();
-        if relative.starts_with("bfcl") || relative.starts_with("posthog-mcp") {
-            continue;
-        }
-        let Some(document) = fs::read_to_string(&path)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        else {
-            continue;
-        };
-        for (_, value) in tool_values(&document).unwrap_or_default() {
-            if let Ok(tool) = Tool::from_mcp_json(value)
-                && tool.validate().is_ok()
-            {
-                tools.push(tool);
-            }
-        }
-    }
-    tools
-}
+use toolmodel::adapters::{ConvertOptions, Profile, ReadOptions, Target, convert, read};
 
 fn bench(c: &mut Criterion) {
-    let Some(corpus) = corpus_dir() else {
-        println!("notice: ../shared/corpus is missing; nothing to measure");
+    let Some(tools) = corpus::mcp_tools() else {
+        println!("notice: nothing to measure without the corpus");
         return;
     };
-    let tools = corpus_tools(&corpus);
+    let tools: Vec<_> = tools.into_iter().map(|(_, tool)| tool).collect();
     let count = u64::try_from(tools.len()).unwrap_or(u64::MAX);
     println!("{count} valid MCP tools in the corpus");
 

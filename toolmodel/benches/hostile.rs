@@ -7,7 +7,10 @@
 //! - the catastrophic pattern `(a+)+$` against 30,000 characters (linear-time engine), and, with
 //!   backtracking allowed, the lookahead pattern `(?=a)(a+)+$`, whose time grows with the
 //!   square of the string;
-//! - compiling a 100,000-property schema, and refusing a "billion laughs".
+//! - compiling a 100,000-property schema, and refusing a "billion laughs";
+//! - converting a tool with 100,000 optional properties, and one with a `oneOf` of 100,000
+//!   branches, to every provider profile (linear: each under a second; OpenAI strict refuses
+//!   the first after the walk, beyond its documented 5,000 properties).
 //!
 //! Run with `cargo bench -p toolmodel --bench hostile`.
 
@@ -18,7 +21,10 @@ use std::{
 };
 
 use serde_json::{Map, Value, json};
-use toolmodel::{DefaultValidator, Limits, SchemaValidator, Tool, ToolSchema};
+use toolmodel::{
+    DefaultValidator, Limits, SchemaValidator, Tool, ToolSchema,
+    adapters::{ConvertOptions, Profile, Target, convert},
+};
 
 /// The best of `runs` timings of `f`.
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
@@ -174,7 +180,63 @@ fn schemas() {
     );
 }
 
+fn conversions() {
+    let properties: Map<String, Value> = (0..100_000)
+        .map(|i| {
+            let schema = match i % 3 {
+                0 => json!({"type": "string", "description": format!("Property {i}"), "minLength": 1}),
+                1 => json!({"type": ["integer", "null"], "minimum": 0, "default": 3}),
+                _ => json!({"type": "string", "enum": ["a", "b"]}),
+            };
+            (format!("p{i}"), schema)
+        })
+        .collect();
+    let wide = Tool::new(
+        "wide",
+        ToolSchema::try_from(json!({"type": "object", "properties": properties}))
+            .unwrap_or_else(|_| unreachable!()),
+    );
+    let branches: Vec<Value> = (0..100_000)
+        .map(|i| json!({"type": "object", "properties": {"kind": {"const": i}}, "required": ["kind"], "additionalProperties": false}))
+        .collect();
+    let union = Tool::new(
+        "union",
+        ToolSchema::try_from(
+            json!({"type": "object", "properties": {"v": {"oneOf": branches}}, "required": ["v"]}),
+        )
+        .unwrap_or_else(|_| unreachable!()),
+    );
+    let profiles = [
+        Profile::plain(Target::OpenAiChat),
+        Profile::strict(Target::OpenAiChat),
+        Profile::plain(Target::Anthropic),
+        Profile::strict(Target::Anthropic),
+        Profile::plain(Target::Gemini),
+    ];
+    for (what, tool) in [
+        ("100,000 properties", &wide),
+        ("a oneOf of 100,000 branches", &union),
+    ] {
+        for profile in profiles {
+            let options = ConvertOptions::default().with_strict(profile.strict);
+            let outcome = match convert(tool, profile.target, &options) {
+                Ok(out) => format!("converted, {} warnings", out.warnings.len()),
+                Err(err) => {
+                    let text = err.to_string();
+                    format!("refused: {}", text.get(..90).unwrap_or(&text))
+                }
+            };
+            let time = best(3, || convert(tool, profile.target, &options));
+            println!(
+                "convert {what} to {profile:<16}: {:7.1} ms ({outcome})",
+                ms(time)
+            );
+        }
+    }
+}
+
 fn main() {
+    conversions();
     large_arguments();
     tool_text();
     patterns();

@@ -1,46 +1,38 @@
-//! The cost of validating tool arguments three ways, side by side in one process, over real
-//! corpus schemas with valid and invalid arguments (see `corpus/mod.rs` for the cases):
+//! The cost of validating tool arguments, side by side in one process, over every distinct
+//! input schema of the corpus's valid MCP tools that compiles (see `corpus/mod.rs`: each with a
+//! valid and an invalid argument object generated from the schema), four ways:
 //!
-//! - `raw`: a `jsonschema::Validator` compiled once, doing the work `toolmodel` does for the same
-//!   outcome (`is_valid`; for invalid arguments also every error collected into owned strings,
-//!   see `corpus::raw_validate`);
-//! - `cached`: `DefaultValidator::validate_arguments(&tool, &args)`, which compiles a tool's
-//!   schema once and finds it again by the schema's identity;
-//! - `per_call`: `DefaultValidator::validate(schema, &args)`, which compiles on every call.
+//! - `raw`: a `jsonschema::Validator` compiled once (same dialect, format and regex options),
+//!   doing the least that gives the same outcome: `is_valid` on valid arguments; on invalid
+//!   ones `iter_errors`, every error collected with its paths, keyword and message
+//!   (`corpus::raw_errors`), without an `is_valid` first;
+//! - `cached`: `DefaultValidator::validate_arguments(&tool, &args)`, the tool path: a tool's
+//!   schema compiled once and found again by its identity;
+//! - `raw_value`: `DefaultValidator::validate(&schema, &args)` on the tool's schema `Value`,
+//!   found again in the content-keyed cache;
+//! - `per_call`: `DefaultValidator::compile(&schema)` then `validate`, compiling every call
+//!   (what `validate(&schema, ..)` cost before the content cache).
 //!
-//! Every measurement runs the three ways in many short interleaved rounds: the times printed are
-//! the best round's (per pass over the cases), the ratios the median of the rounds' ratios, each
-//! round's ratio comparing times taken back to back. One line per case, then the valid
-//! arguments of all cases, the invalid ones, and both; the last line printed is `ratios: cached/raw=<x.xx> per_call/cached=<y.y>`, over every case's
-//! valid and invalid arguments. Run with `cargo bench -p toolmodel --bench ratios`.
+//! Three sets: the valid arguments of every case, the invalid ones, and both. The rounds are
+//! those of `timing/mod.rs` (ratios: medians of the rounds' ratios). The last line printed is
+//! `ratios: cached/raw=<x.xx> per_call/cached=<y.y> valid=<a.aa> invalid=<b.bb>
+//! raw_value/cached=<c.cc>`: `cached/raw`, `per_call/cached` and `raw_value/cached` over both
+//! sets, `valid` and `invalid` the `cached/raw` of each set. Goals (issue 11): `valid` at most
+//! 1.15, `invalid` at most 1.3, `raw_value/cached` at most 1.3. Run with
+//! `cargo bench -p toolmodel --bench ratios`.
 
 mod corpus;
+mod timing;
 
-use std::{
-    hint::black_box,
-    time::{Duration, Instant},
-};
+use std::{hint::black_box, time::Duration};
 
-use corpus::{Case, raw_validate};
+use corpus::{Case, raw_errors};
 use serde_json::Value;
+use timing::Timing;
 use toolmodel::{DefaultValidator, SchemaValidator};
 
-/// Rounds per measurement (odd, for a plain median).
-const ROUNDS: usize = 15;
-/// How long one round of one way over the whole set should take.
-const SET_ROUND: Duration = Duration::from_millis(30);
-/// How long one round of one way over one case should take.
-const CASE_ROUND: Duration = Duration::from_millis(3);
-
-/// The ways of validating that are compared.
-#[derive(Clone, Copy)]
-enum Way {
-    Raw,
-    Cached,
-    PerCall,
-}
-
-const WAYS: [Way; 3] = [Way::Raw, Way::Cached, Way::PerCall];
+/// How long one round of one way over a set should take.
+const ROUND: Duration = Duration::from_millis(40);
 
 /// Which arguments of each case a pass validates.
 #[derive(Clone, Copy)]
@@ -51,138 +43,86 @@ enum Arguments {
 }
 
 impl Arguments {
-    fn of(self, case: &Case) -> [Option<&Value>; 2] {
+    /// The chosen arguments of a case, each with whether it is valid.
+    fn of(self, case: &Case) -> [Option<(&Value, bool)>; 2] {
+        let valid = Some((&case.valid, true));
+        let invalid = Some((&case.invalid, false));
         match self {
-            Self::Valid => [Some(&case.valid), None],
-            Self::Invalid => [None, Some(&case.invalid)],
-            Self::Both => [Some(&case.valid), Some(&case.invalid)],
+            Self::Valid => [valid, None],
+            Self::Invalid => [None, invalid],
+            Self::Both => [valid, invalid],
         }
     }
 }
 
-/// One pass: every chosen argument object of every case, validated one way.
-fn pass(way: Way, validator: &DefaultValidator, cases: &[Case], arguments: Arguments) {
+/// The ways, in the order of [`Timing`]'s figures.
+const RAW: usize = 0;
+const CACHED: usize = 1;
+const RAW_VALUE: usize = 2;
+const PER_CALL: usize = 3;
+
+/// One pass of way `way` over the chosen arguments of every case.
+fn pass(way: usize, validator: &DefaultValidator, cases: &[Case], arguments: Arguments) {
     for case in cases {
-        for instance in arguments.of(case).into_iter().flatten() {
-            let outcome = match way {
-                Way::Raw => raw_validate(black_box(&case.raw), black_box(instance)),
-                Way::Cached => {
-                    validator.validate_arguments(black_box(&case.tool), black_box(instance))
-                }
-                Way::PerCall => validator.validate(
-                    black_box(case.tool.input_schema.as_value()),
-                    black_box(instance),
-                ),
+        for (instance, valid) in arguments.of(case).into_iter().flatten() {
+            let instance = black_box(instance);
+            let schema = black_box(case.tool.input_schema.as_value());
+            let ok = match way {
+                RAW if valid => case.raw.is_valid(instance),
+                RAW => raw_errors(&case.raw, instance).is_ok(),
+                CACHED => validator
+                    .validate_arguments(black_box(&case.tool), instance)
+                    .is_ok(),
+                RAW_VALUE => validator.validate(schema, instance).is_ok(),
+                _ => validator
+                    .compile(schema)
+                    .and_then(|compiled| compiled.validate(instance))
+                    .is_ok(),
             };
-            black_box(outcome).ok();
+            black_box(ok);
         }
     }
 }
 
-/// What [`measure`] found.
-struct Measurement {
-    /// The best time of one pass of each way (raw, cached, per call) over all rounds.
-    best: [Duration; 3],
-    /// The median over the rounds of each round's `cached/raw`.
-    cached_raw: f64,
-    /// The median over the rounds of each round's `per_call/cached`.
-    per_call_cached: f64,
+fn measure(validator: &DefaultValidator, cases: &[Case], arguments: Arguments) -> Timing {
+    let mut ways: Vec<Box<dyn FnMut()>> = (0..4)
+        .map(|way| -> Box<dyn FnMut()> { Box::new(move || pass(way, validator, cases, arguments)) })
+        .collect();
+    let mut refs: Vec<&mut dyn FnMut()> = ways
+        .iter_mut()
+        .map(|w| &mut **w as &mut dyn FnMut())
+        .collect();
+    timing::side_by_side(&mut refs, ROUND)
 }
 
-/// Times one pass of each way (raw, cached, per call) in [`ROUNDS`] rounds. A round runs raw,
-/// cached, cached, raw, then per call, each for about `round` after some untimed passes (so
-/// that no way pays for the caches and allocator state the way before it left), so that its
-/// ratios compare times taken back to back under the same machine load, with raw and cached
-/// in symmetric positions. The ratios reported are the medians of the rounds' ratios, robust
-/// to a round disturbed by other processes; the times are the best blocks'.
-fn measure(
-    validator: &DefaultValidator,
-    cases: &[Case],
-    arguments: Arguments,
-    round: Duration,
-) -> Measurement {
-    let passes = WAYS.map(|way| {
-        let start = Instant::now();
-        pass(way, validator, cases, arguments);
-        let once = start.elapsed().max(Duration::from_nanos(1));
-        u32::try_from(round.as_nanos() / once.as_nanos())
-            .unwrap_or(u32::MAX)
-            .max(1)
-    });
-    let mut best = [Duration::MAX; 3];
-    let mut cached_raw = Vec::with_capacity(ROUNDS);
-    let mut per_call_cached = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
-        let mut total = [Duration::ZERO; 3];
-        for i in [0, 1, 1, 0, 2] {
-            for _ in 0..passes[i].div_ceil(8) {
-                pass(WAYS[i], validator, cases, arguments);
-            }
-            let start = Instant::now();
-            for _ in 0..passes[i] {
-                pass(WAYS[i], validator, cases, arguments);
-            }
-            let time = start.elapsed() / passes[i];
-            total[i] += time;
-            best[i] = best[i].min(time);
-        }
-        let [raw, cached, per_call] = total.map(|t| t.as_secs_f64());
-        cached_raw.push(cached / raw);
-        per_call_cached.push(2.0 * per_call / cached);
-    }
-    Measurement {
-        best,
-        cached_raw: median(cached_raw),
-        per_call_cached: median(per_call_cached),
-    }
-}
-
-/// The median of some ratios.
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// Prints one measurement: best times per pass and median ratios.
-fn line(what: &str, measurement: &Measurement) {
-    let [raw, cached, per_call] = measurement.best.map(|t| t.as_secs_f64() * 1e6);
+/// Prints one set's figures: best times per argument object and median ratios.
+fn line(what: &str, timing: &Timing, objects: usize) {
+    let [raw, cached, raw_value, per_call] = [RAW, CACHED, RAW_VALUE, PER_CALL]
+        .map(|i| timing.best[i].as_secs_f64() * 1e6 / objects as f64);
     println!(
-        "{what:<60} raw={raw:>9.3}us cached={cached:>9.3}us per_call={per_call:>10.1}us \
-         cached/raw={:.2} per_call/cached={:.1}",
-        measurement.cached_raw, measurement.per_call_cached
+        "{what:<22} per object: raw {raw:6.3} us, cached {cached:6.3} us, raw_value {raw_value:6.3} us, \
+         per_call {per_call:7.1} us; cached/raw={:.2} raw_value/cached={:.2} per_call/cached={:.1}",
+        timing.ratio_of(CACHED, RAW),
+        timing.ratio_of(RAW_VALUE, CACHED),
+        timing.ratio_of(PER_CALL, CACHED),
     );
 }
 
 fn main() {
     let validator = DefaultValidator::new();
     let cases = corpus::cases(&validator);
+    let valid = measure(&validator, &cases, Arguments::Valid);
+    line("valid arguments", &valid, cases.len());
+    let invalid = measure(&validator, &cases, Arguments::Invalid);
+    line("invalid arguments", &invalid, cases.len());
+    let both = measure(&validator, &cases, Arguments::Both);
+    line("all arguments", &both, 2 * cases.len());
     println!(
-        "{} tools, each with valid and invalid arguments, checked; times are per pass",
-        cases.len()
-    );
-    for case in &cases {
-        line(
-            &format!("case {}", case.label),
-            &measure(
-                &validator,
-                std::slice::from_ref(case),
-                Arguments::Both,
-                CASE_ROUND,
-            ),
-        );
-    }
-    line(
-        "all valid arguments",
-        &measure(&validator, &cases, Arguments::Valid, SET_ROUND),
-    );
-    line(
-        "all invalid arguments",
-        &measure(&validator, &cases, Arguments::Invalid, SET_ROUND),
-    );
-    let all = measure(&validator, &cases, Arguments::Both, SET_ROUND);
-    line("all arguments", &all);
-    println!(
-        "ratios: cached/raw={:.2} per_call/cached={:.1}",
-        all.cached_raw, all.per_call_cached
+        "ratios: cached/raw={:.2} per_call/cached={:.1} valid={:.2} invalid={:.2} raw_value/cached={:.2}",
+        both.ratio_of(CACHED, RAW),
+        both.ratio_of(PER_CALL, CACHED),
+        valid.ratio_of(CACHED, RAW),
+        invalid.ratio_of(CACHED, RAW),
+        both.ratio_of(RAW_VALUE, CACHED),
     );
 }

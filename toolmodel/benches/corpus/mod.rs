@@ -1,9 +1,14 @@
-//! Bench cases from the shared corpus: real tool input schemas, each with a generated valid and
-//! invalid argument object, and the three ways of validating them that the benches compare.
+//! Bench cases from the shared corpus: every distinct input schema of the corpus's valid MCP
+//! tools that compiles, each with a valid and an invalid argument object generated from the
+//! schema (deterministically; checked with the validator), and the raw `jsonschema` baseline.
 //!
 //! The corpus is found at `$TOOLMODEL_SHARED/corpus`, else `../shared/corpus` beside the
 //! workspace. When it is missing, a notice is printed and a built-in set of schemas is used, so
-//! the benches still run.
+//! the benches still run. [`mcp_tools`] gives every valid MCP tool of the corpus, for the
+//! adapter benches.
+//!
+//! Each bench uses a part of this module; the rest would be dead code in it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -12,13 +17,6 @@ use toolmodel::{
     DefaultValidator, Dialect, Error, InstanceError, SchemaValidator, Tool, ToolSchema,
     catalog::tool_values,
 };
-
-/// The corpus folders the cases come from, and how many tools to take from each.
-const SOURCES: &[(&str, usize)] = &[
-    ("github-mcp-server", 12),
-    ("kubernetes-mcp-server", 10),
-    ("mcp-proxy-snapshots", 10),
-];
 
 /// How deep the argument generator follows nested schemas and `$ref`s.
 const MAX_DEPTH: usize = 8;
@@ -37,29 +35,100 @@ pub struct Case {
     pub raw: jsonschema::Validator,
 }
 
-/// The bench cases: tools from [`SOURCES`] (or the built-in fallback set), each checked so that
-/// its valid arguments pass and its invalid ones fail under all three ways of validating, with
-/// the raw baseline reporting exactly the violations `toolmodel` reports.
+/// The bench cases: every distinct input schema of [`mcp_tools`] (or the built-in fallback
+/// set), each checked so that its valid arguments pass and its invalid ones fail under every
+/// way of validating, with the raw baseline reporting exactly the violations `toolmodel`
+/// reports. Schemas that do not compile (the validator refuses them) are counted and left out,
+/// and so is a schema no arguments can be generated for (printed by name; none in the corpus
+/// at the time of writing).
 ///
 /// # Panics
 ///
 /// When a case does not behave as its name says: the benches would measure something else.
 pub fn cases(validator: &DefaultValidator) -> Vec<Case> {
-    let tools = match corpus_dir() {
-        Some(dir) => corpus_tools(&dir),
+    let tools = match mcp_tools() {
+        Some(tools) => distinct(tools),
         None => fallback_tools(),
     };
-    let cases: Vec<Case> = tools
-        .into_iter()
-        .enumerate()
-        .map(|(index, (label, tool))| {
-            let case = make_case(validator, label, tool, index);
-            check(validator, &case);
-            case
-        })
-        .collect();
+    let mut cases = Vec::new();
+    let (mut refused, mut without) = (0usize, Vec::new());
+    for (index, (label, tool)) in tools.into_iter().enumerate() {
+        if validator.compile(tool.input_schema.as_value()).is_err() {
+            refused += 1;
+            continue;
+        }
+        let valid = arguments(&tool.input_schema)
+            .filter(|valid| validator.validate_arguments(&tool, valid).is_ok());
+        let Some(valid) = valid else {
+            without.push(format!("{label} (valid)"));
+            continue;
+        };
+        let Some(invalid) = invalid_for(validator, &tool, &valid, index) else {
+            without.push(format!("{label} (invalid)"));
+            continue;
+        };
+        let raw = raw_compile(validator, tool.input_schema.as_value());
+        let case = Case {
+            label,
+            tool,
+            valid,
+            invalid,
+            raw,
+        };
+        check(validator, &case);
+        cases.push(case);
+    }
+    println!(
+        "{} cases: distinct input schemas with generated valid and invalid arguments; {refused} \
+         schemas the validator refuses left out; {} without generated arguments{}",
+        cases.len(),
+        without.len(),
+        if without.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", without.join(", "))
+        }
+    );
     assert!(!cases.is_empty(), "no bench cases");
     cases
+}
+
+/// The tools with distinct input schemas, first of each kept.
+fn distinct(tools: Vec<(String, Tool)>) -> Vec<(String, Tool)> {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    tools
+        .into_iter()
+        .filter(|(_, tool)| seen.insert(tool.input_schema.as_value().to_string()))
+        .collect()
+}
+
+/// Invalid arguments for `tool`: [`invalid_arguments`]' wrong type or missing property, else
+/// an unexpected property (refused by a closed object), else a value that is not an object;
+/// the first the validator refuses.
+fn invalid_for(
+    validator: &DefaultValidator,
+    tool: &Tool,
+    valid: &Value,
+    index: usize,
+) -> Option<Value> {
+    let mut extra = valid.clone();
+    if let Value::Object(map) = &mut extra {
+        map.insert("unexpected_argument".into(), json!(1));
+    }
+    [
+        invalid_arguments(&tool.input_schema, valid, index),
+        Some(extra),
+        Some(json!([])),
+        Some(json!("not an object")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|candidate| {
+        matches!(
+            validator.validate_arguments(tool, candidate),
+            Err(Error::InvalidInstance { .. })
+        )
+    })
 }
 
 /// The raw baseline: `jsonschema` with a precompiled validator, doing the work `toolmodel` does
@@ -75,7 +144,18 @@ pub fn raw_validate(raw: &jsonschema::Validator, instance: &Value) -> Result<(),
     if raw.is_valid(instance) {
         return Ok(());
     }
-    let errors = raw
+    raw_errors(raw, instance)
+}
+
+/// The raw baseline for arguments known to be invalid: every error of `iter_errors` collected
+/// with its instance path, schema path, keyword and message as owned strings, into the same
+/// [`Error::InvalidInstance`] `toolmodel` gives, without an `is_valid` first.
+///
+/// # Errors
+///
+/// [`Error::InvalidInstance`] with every violation.
+pub fn raw_errors(raw: &jsonschema::Validator, instance: &Value) -> Result<(), Error> {
+    let errors: Vec<InstanceError> = raw
         .iter_errors(instance)
         .map(|err| InstanceError {
             instance_path: err.instance_path().as_str().to_owned(),
@@ -84,11 +164,16 @@ pub fn raw_validate(raw: &jsonschema::Validator, instance: &Value) -> Result<(),
             message: err.to_string(),
         })
         .collect();
-    Err(Error::InvalidInstance { errors })
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInstance { errors })
+    }
 }
 
 /// Compiles a schema with `jsonschema` directly, with the options `toolmodel` uses (its dialect,
-/// `format` as annotation, unknown formats ignored), so that both validate with the same keywords.
+/// `format` as annotation, unknown formats ignored, the linear-time regular expression engine),
+/// so that both validate with the same keywords and the same engine.
 fn raw_compile(validator: &DefaultValidator, schema: &Value) -> jsonschema::Validator {
     let draft = match validator.dialect_of(schema) {
         Ok(Dialect::Draft7) => jsonschema::Draft::Draft7,
@@ -98,13 +183,14 @@ fn raw_compile(validator: &DefaultValidator, schema: &Value) -> jsonschema::Vali
         .with_draft(draft)
         .should_validate_formats(false)
         .should_ignore_unknown_formats(true)
+        .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(schema)
         .unwrap_or_else(|err| panic!("jsonschema rejects a schema toolmodel compiles: {err}"))
 }
 
 /// `$TOOLMODEL_SHARED/corpus`, else `../shared/corpus` beside the workspace; `None` (after a
 /// notice) when missing.
-fn corpus_dir() -> Option<PathBuf> {
+pub fn corpus_dir() -> Option<PathBuf> {
     let shared = std::env::var_os("TOOLMODEL_SHARED").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
         PathBuf::from,
@@ -121,80 +207,53 @@ fn corpus_dir() -> Option<PathBuf> {
     }
 }
 
-/// The chosen corpus tools: from each source, the distinct tools whose schema compiles and
-/// for which arguments can be generated, spread evenly over their schema sizes.
-fn corpus_tools(dir: &Path) -> Vec<(String, Tool)> {
-    let probe = DefaultValidator::new();
-    let mut chosen = Vec::new();
-    for &(source, take) in SOURCES {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(source))
-            .unwrap_or_else(|err| panic!("reading {source}: {err}"))
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .unwrap_or_else(|err| panic!("listing {source}: {err}"));
-        files.sort();
-        let mut usable: Vec<(usize, String, Tool)> = Vec::new();
-        let mut seen: Vec<(String, ToolSchema)> = Vec::new();
-        for file in files {
-            let text = std::fs::read_to_string(&file)
-                .unwrap_or_else(|err| panic!("reading {}: {err}", file.display()));
-            let document: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|err| panic!("parsing {}: {err}", file.display()));
-            let found = tool_values(&document)
-                .unwrap_or_else(|err| panic!("finding tools in {}: {err}", file.display()));
-            for (_, value) in found {
-                let Ok(tool) = Tool::from_mcp_json(value) else {
-                    continue;
-                };
-                let size = tool.input_schema.as_value().to_string().len();
-                let duplicate = seen
-                    .iter()
-                    .any(|(name, schema)| *name == tool.name && *schema == tool.input_schema);
-                if duplicate {
-                    continue;
-                }
-                seen.push((tool.name.clone(), tool.input_schema.clone()));
-                let generated = arguments(&tool.input_schema)
-                    .and_then(|valid| invalid_arguments(&tool.input_schema, &valid, 0));
-                if generated.is_none() || probe.compile(tool.input_schema.as_value()).is_err() {
-                    continue;
-                }
-                let stem = file.file_stem().map(|s| s.to_string_lossy());
-                let label = match stem {
-                    Some(stem) if stem != tool.name => format!("{source}/{stem}/{}", tool.name),
-                    _ => format!("{source}/{}", tool.name),
-                };
-                usable.push((size, label, tool));
+/// Every valid MCP tool of the corpus (`Tool::from_mcp_json` and `Tool::validate` accept it),
+/// found in each file with `catalog::tool_values`, files in path order, each labelled
+/// `<file path>/<tool name>`. BFCL and the PostHog schema dump are not MCP tools and are left
+/// out. `None` when the corpus is missing.
+pub fn mcp_tools() -> Option<Vec<(String, Tool)>> {
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files(&path, out);
+            } else {
+                out.push(path);
             }
         }
-        println!(
-            "{source}: {} distinct tools, {} that compile and get generated arguments, \
-             {} taken",
-            seen.len(),
-            usable.len(),
-            usable.len().min(take)
-        );
-        usable.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        chosen.extend(spread(usable, take).into_iter().map(|(_, l, t)| (l, t)));
     }
-    chosen
-}
-
-/// `take` items spread evenly over `items` (all of them when there are fewer).
-fn spread<T>(items: Vec<T>, take: usize) -> Vec<T> {
-    let len = items.len();
-    if len <= take {
-        return items;
+    let corpus = corpus_dir()?;
+    let mut paths = Vec::new();
+    files(&corpus, &mut paths);
+    paths.sort();
+    let mut tools = Vec::new();
+    for path in paths {
+        let relative = path
+            .strip_prefix(&corpus)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        if relative.starts_with("bfcl") || relative.starts_with("posthog-mcp") {
+            continue;
+        }
+        let Some(document) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        else {
+            continue;
+        };
+        for (_, value) in tool_values(&document).unwrap_or_default() {
+            if let Ok(tool) = Tool::from_mcp_json(value)
+                && tool.validate().is_ok()
+            {
+                tools.push((format!("{relative}/{}", tool.name), tool));
+            }
+        }
     }
-    let wanted: Vec<usize> = (0..take)
-        .map(|i| i * (len - 1) / (take - 1).max(1))
-        .collect();
-    items
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| wanted.contains(i))
-        .map(|(_, item)| item)
-        .collect()
+    Some(tools)
 }
 
 /// Schemas in the style of the corpus, for when it is missing.
@@ -267,22 +326,6 @@ fn fallback_tools() -> Vec<(String, Tool)> {
         .collect()
 }
 
-/// Builds the case of one tool: its arguments, valid and invalid, and its raw validator.
-fn make_case(validator: &DefaultValidator, label: String, tool: Tool, index: usize) -> Case {
-    let valid = arguments(&tool.input_schema)
-        .unwrap_or_else(|| panic!("{label}: no valid arguments could be generated"));
-    let invalid = invalid_arguments(&tool.input_schema, &valid, index)
-        .unwrap_or_else(|| panic!("{label}: no invalid arguments could be generated"));
-    let raw = raw_compile(validator, tool.input_schema.as_value());
-    Case {
-        label,
-        tool,
-        valid,
-        invalid,
-        raw,
-    }
-}
-
 /// Asserts that the case measures what it says: valid arguments pass and invalid ones fail in
 /// all three ways, and the raw baseline reports exactly `toolmodel`'s violations.
 fn check(validator: &DefaultValidator, case: &Case) {
@@ -310,7 +353,7 @@ fn check(validator: &DefaultValidator, case: &Case) {
         case.invalid
     );
     assert_eq!(
-        raw_validate(&case.raw, &case.invalid),
+        raw_errors(&case.raw, &case.invalid),
         cached,
         "{label}: the raw baseline reports other violations"
     );
@@ -372,8 +415,11 @@ fn value_for(schema: &Value, root: &Value, depth: usize) -> Option<Value> {
             Some(Value::Array(vec![item; usize::try_from(count).ok()?]))
         }
         "string" => {
-            if schema.contains_key("pattern") {
-                return None;
+            if let Some(pattern) = schema.get("pattern") {
+                return pattern
+                    .as_str()
+                    .and_then(matching_string)
+                    .map(Value::String);
             }
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
             let max = schema
@@ -502,4 +548,39 @@ fn is_type(value: &Value, kind: &str) -> bool {
         Value::Array(_) => kind == "array",
         Value::Object(_) => kind == "object",
     }
+}
+
+/// A string `pattern` matches: the shortest spelling of the parsed regular expression (each
+/// repetition its minimum, each alternation its first branch, each class its first
+/// character), unanchored patterns padded with nothing. `None` when `regex-syntax` cannot
+/// parse it (lookaround, backreferences).
+fn matching_string(pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn spell(hir: &Hir, out: &mut String) -> Option<()> {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
+            HirKind::Class(Class::Unicode(class)) => out.push(class.ranges().first()?.start()),
+            HirKind::Class(Class::Bytes(class)) => {
+                out.push(char::from(class.ranges().first()?.start()));
+            }
+            HirKind::Repetition(repetition) => {
+                for _ in 0..repetition.min {
+                    spell(&repetition.sub, out)?;
+                }
+            }
+            HirKind::Capture(capture) => spell(&capture.sub, out)?,
+            HirKind::Concat(parts) => {
+                for part in parts {
+                    spell(part, out)?;
+                }
+            }
+            HirKind::Alternation(branches) => spell(branches.first()?, out)?,
+        }
+        Some(())
+    }
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut out = String::new();
+    spell(&hir, &mut out)?;
+    Some(out)
 }

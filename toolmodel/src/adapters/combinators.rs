@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::context::{instance_type, type_names};
+use super::Action;
+use super::context::{Ctx, instance_type, type_names};
 use super::keywords::is_annotation;
 
 /// Keywords whose meaning depends on other keywords of the same schema object, with the
@@ -195,13 +196,78 @@ fn disjoint(a: &Value, b: &Value) -> bool {
     })
 }
 
+/// Whether a schema object matches no value: its `not` holds a schema that matches every
+/// value (`{}`, `true`, or an object of annotations only), as `{"not": {}}` does, whatever
+/// else it says.
+pub(crate) fn matches_nothing(schema: &Map<String, Value>) -> bool {
+    match schema.get("not") {
+        Some(Value::Bool(true)) => true,
+        Some(Value::Object(inner)) => inner.keys().all(|k| is_annotation(k)),
+        _ => false,
+    }
+}
+
+/// Whether a schema (a boolean or an object) matches no value: `false`, or what
+/// [`matches_nothing`] says.
+pub(crate) fn branch_matches_nothing(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(false) => true,
+        Value::Object(map) => matches_nothing(map),
+        _ => false,
+    }
+}
+
+/// Removes the branches of `map`'s `anyOf` that match no value ([`branch_matches_nothing`]),
+/// with a warning each: exact, as such a branch adds nothing. Returns `true`, removing nothing,
+/// when every branch matches nothing (then the `anyOf` itself matches nothing).
+pub(crate) fn drop_any_of_branches_matching_nothing(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+) -> bool {
+    let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
+        return false;
+    };
+    let never = branches
+        .iter()
+        .filter(|b| branch_matches_nothing(b))
+        .count();
+    if never == 0 {
+        return false;
+    }
+    if never == branches.len() {
+        return true;
+    }
+    let mark = ctx.enter("anyOf");
+    for (index, branch) in branches.iter().enumerate() {
+        if branch_matches_nothing(branch) {
+            let inner = ctx.enter_index(index);
+            ctx.warn(
+                None,
+                "anyOf",
+                Action::Rewritten { exact: true },
+                "a branch that matches no value removed: it adds nothing to the anyOf",
+            );
+            ctx.leave(inner);
+        }
+    }
+    ctx.leave(mark);
+    branches.retain(|b| !branch_matches_nothing(b));
+    false
+}
+
+/// The most branches [`pairwise_disjoint`] compares (pairwise: their square); beyond, it
+/// answers `false` (not shown disjoint), which is always safe, so that a hostile `oneOf` of
+/// 100,000 branches costs no 10^10 comparisons.
+const MAX_DISJOINT_BRANCHES: usize = 256;
+
 /// Whether the branches of a `oneOf` pairwise cannot overlap, so that `anyOf` over them accepts
 /// exactly the same instances.
 pub(crate) fn pairwise_disjoint(branches: &[Value]) -> bool {
-    branches
-        .iter()
-        .enumerate()
-        .all(|(i, a)| branches.iter().skip(i + 1).all(|b| disjoint(a, b)))
+    branches.len() <= MAX_DISJOINT_BRANCHES
+        && branches
+            .iter()
+            .enumerate()
+            .all(|(i, a)| branches.iter().skip(i + 1).all(|b| disjoint(a, b)))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, SchemaSlot, pointer::escape_pointer_token};
+use crate::{Error, SchemaSlot, limits::deeper_than};
 
 /// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents
 /// nested deeper than 128 levels; this leaves room for the tool around the schema.
@@ -18,6 +18,9 @@ pub(crate) struct Ctx<'a> {
     /// The pointer to the current schema object, escaped, without a trailing `/`.
     pointer: String,
     warnings: &'a mut Vec<Warning>,
+    /// Set by a rewrite that nests schemas deeper than they were (wrapping one in an `anyOf`),
+    /// so that the converted schema's depth is checked again.
+    pub(crate) deepened: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -36,6 +39,7 @@ impl<'a> Ctx<'a> {
             slot,
             pointer: base.to_owned(),
             warnings,
+            deepened: false,
         }
     }
 
@@ -46,18 +50,31 @@ impl<'a> Ctx<'a> {
 
     /// The pointer to `token` inside the current schema object.
     pub(crate) fn pointer_to(&self, token: &str) -> String {
-        let mut out = self.pointer.clone();
-        out.push('/');
-        out.push_str(&escape_pointer_token(token));
+        let mut out = String::with_capacity(self.pointer.len() + token.len() + 1);
+        out.push_str(&self.pointer);
+        push_token(&mut out, token);
         out
     }
 
     /// Moves one level down, to `token`; returns what to give [`Ctx::leave`] to come back.
     pub(crate) fn enter(&mut self, token: &str) -> usize {
         let len = self.pointer.len();
-        self.pointer.push('/');
-        self.pointer.push_str(&escape_pointer_token(token));
+        push_token(&mut self.pointer, token);
         len
+    }
+
+    /// Moves one level down, to the array item at `index`; returns what to give
+    /// [`Ctx::leave`] to come back.
+    pub(crate) fn enter_index(&mut self, index: usize) -> usize {
+        use std::fmt::Write as _;
+        let len = self.pointer.len();
+        let _ = write!(self.pointer, "/{index}");
+        len
+    }
+
+    /// What to give [`Ctx::leave`] to come back here after several [`Ctx::enter`]s.
+    pub(crate) fn mark(&self) -> usize {
+        self.pointer.len()
     }
 
     /// Comes back from [`Ctx::enter`].
@@ -67,11 +84,9 @@ impl<'a> Ctx<'a> {
 
     /// Runs `f` one level down, at `token` (one JSON Pointer reference token, unescaped).
     pub(crate) fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> T) -> T {
-        let len = self.pointer.len();
-        self.pointer.push('/');
-        self.pointer.push_str(&escape_pointer_token(token));
+        let len = self.enter(token);
         let out = f(self);
-        self.pointer.truncate(len);
+        self.leave(len);
         out
     }
 
@@ -173,43 +188,50 @@ pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Va
     schema.insert("description".into(), Value::String(description));
 }
 
-/// Checks, without recursion, that `value` nests at most [`MAX_SCHEMA_DEPTH`] levels.
+/// Appends `/` and one JSON Pointer reference token, escaped (RFC 6901: `~` as `~0`, `/` as
+/// `~1`), without allocating for a token that needs no escaping.
+pub(crate) fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    if token.contains(['~', '/']) {
+        for ch in token.chars() {
+            match ch {
+                '~' => pointer.push_str("~0"),
+                '/' => pointer.push_str("~1"),
+                ch => pointer.push(ch),
+            }
+        }
+    } else {
+        pointer.push_str(token);
+    }
+}
+
+/// A deep copy of `value`, after checking that it nests at most [`MAX_SCHEMA_DEPTH`] levels
+/// below itself (the copy recurses once per level). `serde_json`'s own clone builds each map
+/// in bulk, which is faster than any copy that checks as it goes (measured).
 ///
 /// # Errors
 ///
-/// [`Error::SchemaTooDeep`] with the pointer of the first value found too deep.
+/// [`Error::SchemaTooDeep`] as [`check_depth`] gives it.
+pub(crate) fn copy_within_depth(value: &Value, base: &str) -> Result<Value, Error> {
+    check_depth(value, base)?;
+    Ok(value.clone())
+}
+
+/// Checks, without recursion (and without allocating unless it fails), that `value` nests at
+/// most [`MAX_SCHEMA_DEPTH`] levels below itself.
+///
+/// # Errors
+///
+/// [`Error::SchemaTooDeep`] with the pointer (after `base`) of the first value found too deep.
 pub(crate) fn check_depth(value: &Value, base: &str) -> Result<(), Error> {
-    let mut stack: Vec<(&Value, usize, String)> = vec![(value, 0, base.to_owned())];
-    while let Some((value, depth, pointer)) = stack.pop() {
-        if depth > MAX_SCHEMA_DEPTH {
-            return Err(Error::SchemaTooDeep {
-                pointer,
-                limit: MAX_SCHEMA_DEPTH,
-            });
-        }
-        match value {
-            Value::Object(map) => {
-                for (key, child) in map {
-                    if matches!(child, Value::Object(_) | Value::Array(_)) {
-                        stack.push((
-                            child,
-                            depth + 1,
-                            format!("{pointer}/{}", escape_pointer_token(key)),
-                        ));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    if matches!(child, Value::Object(_) | Value::Array(_)) {
-                        stack.push((child, depth + 1, format!("{pointer}/{index}")));
-                    }
-                }
-            }
-            _ => {}
-        }
+    // `deeper_than` counts `value` itself as level 1.
+    match deeper_than(value, MAX_SCHEMA_DEPTH + 1) {
+        None => Ok(()),
+        Some(rest) => Err(Error::SchemaTooDeep {
+            pointer: format!("{base}{rest}"),
+            limit: MAX_SCHEMA_DEPTH,
+        }),
     }
-    Ok(())
 }
 
 /// The JSON Schema `type` names.
@@ -226,9 +248,51 @@ pub(crate) fn type_names(schema: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
+/// Whether the `type` keyword of a schema object names `name` (alone or in a list).
+pub(crate) fn has_type(schema: &Map<String, Value>, name: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(one)) => one == name,
+        Some(Value::Array(many)) => many.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
 /// The JSON Schema type name of an instance value.
 pub(crate) fn instance_type(value: &Value) -> &'static str {
     crate::model::schema::json_type(value)
+}
+
+/// For the transforms' unit tests: runs `transform` on `schema` for `target` in a walk that
+/// starts at `base`, and returns the transformed schema (or the error) with the warnings,
+/// sorted.
+#[cfg(test)]
+pub(crate) fn run_transform(
+    target: Target,
+    options: &ConvertOptions,
+    base: &str,
+    mut schema: Value,
+    transform: impl FnOnce(&mut Value, &mut Ctx<'_>) -> Result<(), Error>,
+) -> (Result<Value, Error>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let mut ctx = Ctx::new(
+        target,
+        options,
+        Some(SchemaSlot::Input),
+        base,
+        &mut warnings,
+    );
+    let result = transform(&mut schema, &mut ctx);
+    warnings.sort();
+    (result.map(|()| schema), warnings)
+}
+
+/// For the unit tests: each warning's pointer and action.
+#[cfg(test)]
+pub(crate) fn pointers_and_actions(warnings: &[Warning]) -> Vec<(&str, Action)> {
+    warnings
+        .iter()
+        .map(|w| (w.pointer.as_str(), w.action))
+        .collect()
 }
 
 #[cfg(test)]

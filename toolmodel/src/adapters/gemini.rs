@@ -6,9 +6,11 @@ use serde_json::{Map, Number, Value};
 
 use super::{
     Action,
-    combinators::{merge, pairwise_disjoint},
-    context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
-    keywords::{ASSERTIONS, is_annotation},
+    combinators::{
+        drop_any_of_branches_matching_nothing, matches_nothing, merge, pairwise_disjoint,
+    },
+    context::{Ctx, JSON_TYPES, instance_type, write_moved},
+    keywords::{is_annotation, is_assertion},
     refs::{self, DEFS, Mode, OnCycle},
 };
 use crate::Error;
@@ -99,7 +101,13 @@ fn is_gemini_parameter_name(name: &str) -> bool {
 ///
 /// The errors of [`refs::inline`]: a recursive reference that does not go through a root
 /// definition (unless widening is allowed), an external or anchor reference, the budget.
-pub(crate) fn to_openapi(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+/// `references`: the schema holds a `$ref` or definitions ([`Found`](super::lenient::Found)),
+/// so that the reference passes have work to do.
+pub(crate) fn to_openapi(
+    schema: &mut Value,
+    ctx: &mut Ctx<'_>,
+    references: bool,
+) -> Result<(), Error> {
     if let Value::Object(map) = schema {
         ctx.drop_annotation(map, "$schema", "Gemini's Schema has no $schema");
         if let Some(Value::Object(properties)) = map.get("properties") {
@@ -120,14 +128,27 @@ pub(crate) fn to_openapi(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Er
             }
         }
     }
-    sub(schema, ctx, true)?;
+    sub(schema, ctx)?;
+    if !references {
+        return Ok(());
+    }
     refs::inline(schema, ctx, Mode::All, OnCycle::KeepRootDefs)?;
     spell_references(schema, ctx, true)
 }
 
-fn sub(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match value {
-        Value::Object(map) => node(map, ctx, is_root),
+        Value::Object(map) if matches_nothing(map) => {
+            ctx.warn(
+                Some("not"),
+                "not",
+                Action::Dropped { widened: true },
+                "this schema matches no value, which Gemini's Schema cannot say; written as {}",
+            );
+            *value = Value::Object(Map::new());
+            Ok(())
+        }
+        Value::Object(map) => node(map, ctx),
         Value::Bool(true) => {
             ctx.warn(
                 None,
@@ -152,24 +173,23 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error>
     }
 }
 
-fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut moved = Map::new();
     merge_all_of(map, ctx, &mut moved);
     one_of(map, ctx, &mut moved);
-    let keys: Vec<String> = map.keys().cloned().collect();
-    for keyword in &keys {
+    drop_any_of_branches_matching_nothing(map, ctx);
+    // Definitions stay for the reference passes (nested ones are removed once their
+    // references are inlined). Only the keywords to act on are copied out (usually none).
+    let acted_on: Vec<String> = map
+        .keys()
+        .filter(|k| {
+            !(OPENAPI_FIELDS.contains(&k.as_str())
+                || matches!(k.as_str(), "$ref" | "const" | "$defs" | "definitions"))
+        })
+        .cloned()
+        .collect();
+    for keyword in &acted_on {
         let k = keyword.as_str();
-        if OPENAPI_FIELDS.contains(&k)
-            || k == "$ref"
-            || k == "const"
-            || (DEFS.contains(&k) && is_root)
-        {
-            continue;
-        }
-        if DEFS.contains(&k) {
-            // Nested definitions: references into them are inlined, then they are removed.
-            continue;
-        }
         if !is_annotation(k) {
             ctx.move_or_drop(map, k, &mut moved, "Gemini's Schema has no such field");
         } else {
@@ -199,7 +219,7 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, is_root: bool) -> Resul
         ctx,
         &["properties", "$defs", "definitions"],
         |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
-        |child, ctx| sub(child, ctx, false),
+        sub,
     )?;
     write_moved(map, moved);
     Ok(())
@@ -230,7 +250,7 @@ fn for_each_child(
             Value::Array(branches) if keyword == "anyOf" => {
                 for (index, child) in branches.iter_mut().enumerate() {
                     let a = ctx.enter(keyword);
-                    ctx.enter(&index.to_string());
+                    ctx.enter_index(index);
                     let result = f(child, ctx);
                     ctx.leave(a);
                     result?;
@@ -324,6 +344,7 @@ fn types_and_values(
             );
         } else {
             map.insert("enum".into(), Value::Array(vec![value]));
+            ctx.deepened = true;
             ctx.warn(
                 Some("const"),
                 "const",
@@ -332,21 +353,35 @@ fn types_and_values(
             );
         }
     }
-    let source_type = map.get("type").cloned();
-    let mut names: Vec<String> = type_names(map).into_iter().map(str::to_owned).collect();
-    let well_formed = match &source_type {
+    // The type names as the static spellings (no copies), and the shape of the source `type`.
+    let had_type = map.contains_key("type");
+    let was_string = matches!(map.get("type"), Some(Value::String(_)));
+    let mut names: Vec<&'static str> = Vec::new();
+    let well_formed = match map.get("type") {
         None => true,
-        Some(Value::String(_)) => true,
-        Some(Value::Array(items)) => items.len() == names.len(),
+        Some(Value::String(one)) => static_type(one).map(|t| names.push(t)).is_some(),
+        Some(Value::Array(items)) => items.iter().all(|item| {
+            item.as_str()
+                .and_then(static_type)
+                .map(|t| names.push(t))
+                .is_some()
+        }),
         Some(_) => false,
     };
-    if !well_formed || names.iter().any(|n| !JSON_TYPES.contains(&n.as_str())) {
+    if !well_formed {
         ctx.move_or_drop(map, "type", moved, "not a JSON Schema type");
         names.clear();
     }
-    let mut enum_values: Option<Vec<Value>> = match map.get("enum") {
-        Some(Value::Array(values)) => Some(values.clone()),
-        Some(_) => {
+    // Whether the source `type` was exactly `canonical` (a string for one name, else a list).
+    let source_was = |canonical: &[&str]| match canonical {
+        [one] => was_string && names.as_slice() == [*one],
+        _ => !was_string && had_type && names.as_slice() == canonical,
+    };
+    // Taken out, to be written back (or not) below.
+    let mut enum_values: Option<Vec<Value>> = match map.remove("enum") {
+        Some(Value::Array(values)) => Some(values),
+        Some(other) => {
+            map.insert("enum".into(), other);
             ctx.move_or_drop(map, "enum", moved, "enum is not an array");
             None
         }
@@ -361,7 +396,7 @@ fn types_and_values(
             let t = instance_type(v);
             names
                 .iter()
-                .any(|n| n == t || (n == "number" && t == "integer"))
+                .any(|n| *n == t || (*n == "number" && t == "integer"))
         });
         if values.len() != before {
             ctx.warn(
@@ -374,25 +409,25 @@ fn types_and_values(
     }
     let null_allowed = match &enum_values {
         Some(values) => values.contains(&Value::Null),
-        None => names.iter().any(|n| n == "null"),
+        None => names.contains(&"null"),
     };
     if let Some(values) = &mut enum_values {
         values.retain(|v| !v.is_null());
     }
-    let mut non_null: Vec<String> = names.iter().filter(|n| *n != "null").cloned().collect();
+    let mut non_null: Vec<&'static str> = names.iter().copied().filter(|n| *n != "null").collect();
     if non_null.is_empty()
         && let Some(values) = &enum_values
         && !values.is_empty()
     {
-        let mut inferred: Vec<String> = Vec::new();
+        let mut inferred: Vec<&'static str> = Vec::new();
         for value in values {
-            let t = instance_type(value).to_owned();
+            let t = instance_type(value);
             if !inferred.contains(&t) {
                 inferred.push(t);
             }
         }
-        if inferred.iter().any(|t| t == "number") {
-            inferred.retain(|t| t != "integer");
+        if inferred.contains(&"number") {
+            inferred.retain(|t| *t != "integer");
         }
         if inferred.len() == 1 && names.is_empty() {
             ctx.warn(
@@ -408,13 +443,13 @@ fn types_and_values(
     let only_null = !names.is_empty() && non_null.is_empty();
     match non_null.as_slice() {
         [one] => {
-            map.insert("type".into(), Value::from(one.to_ascii_uppercase()));
-            let canonical = if null_allowed {
-                Value::from(vec![one.clone(), "null".to_owned()])
+            let exact_source = if null_allowed {
+                source_was(&[one, "null"])
             } else {
-                Value::from(one.as_str())
+                source_was(&[one])
             };
-            if source_type.is_some() && source_type.as_ref() != Some(&canonical) {
+            set_type(map, upper_case(one));
+            if had_type && !exact_source {
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -427,8 +462,9 @@ fn types_and_values(
             }
         }
         [] if only_null => {
-            map.insert("type".into(), Value::from("NULL"));
-            if source_type != Some(Value::from("null")) {
+            let exact_source = source_was(&["null"]);
+            set_type(map, "NULL");
+            if !exact_source {
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -454,13 +490,14 @@ fn types_and_values(
             } else {
                 let mut branches: Vec<Value> = many
                     .iter()
-                    .map(|t| serde_json::json!({"type": t.to_ascii_uppercase()}))
+                    .map(|t| serde_json::json!({"type": upper_case(t)}))
                     .collect();
                 if null_allowed {
                     branches.push(serde_json::json!({"type": "NULL"}));
                 }
                 map.remove("type");
                 map.insert("anyOf".into(), Value::Array(branches));
+                ctx.deepened = true;
                 ctx.warn(
                     Some("type"),
                     "type",
@@ -532,6 +569,37 @@ fn types_and_values(
             moved,
             "Gemini enums hold strings (and numbers as strings) only",
         );
+    }
+}
+
+/// The static spelling of a JSON Schema type name.
+fn static_type(name: &str) -> Option<&'static str> {
+    JSON_TYPES.iter().copied().find(|t| *t == name)
+}
+
+/// Gemini's upper-case spelling of a JSON Schema type name.
+fn upper_case(name: &str) -> &'static str {
+    match name {
+        "null" => "NULL",
+        "boolean" => "BOOLEAN",
+        "object" => "OBJECT",
+        "array" => "ARRAY",
+        "number" => "NUMBER",
+        "integer" => "INTEGER",
+        _ => "STRING",
+    }
+}
+
+/// Sets `type` to `name`, reusing the string already there when there is one.
+fn set_type(map: &mut Map<String, Value>, name: &str) {
+    match map.get_mut("type") {
+        Some(Value::String(existing)) => {
+            existing.clear();
+            existing.push_str(name);
+        }
+        _ => {
+            map.insert("type".into(), Value::from(name));
+        }
     }
 }
 
@@ -641,7 +709,7 @@ pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
     };
     for keyword in map.keys() {
         if !JSON_SCHEMA_FIELDS.contains(&keyword.as_str()) {
-            let widened = ASSERTIONS.contains(&keyword.as_str()) && !is_annotation(keyword);
+            let widened = is_assertion(keyword);
             ctx.warn(
                 Some(keyword),
                 keyword,
@@ -666,7 +734,7 @@ pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
                 Value::Array(items) => {
                     for (index, child) in items.iter().enumerate() {
                         let a = ctx.enter(keyword);
-                        ctx.enter(&index.to_string());
+                        ctx.enter_index(index);
                         check_json_schema(child, ctx);
                         ctx.leave(a);
                     }
@@ -842,24 +910,16 @@ pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(schema: Value, options: &ConvertOptions) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::Gemini,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            to_openapi(&mut schema, &mut ctx)
-        };
-        warnings.sort();
-        (result.map(|()| schema), warnings)
+        run_transform(Target::Gemini, options, "/inputSchema", schema, |s, ctx| {
+            to_openapi(s, ctx, true)
+        })
     }
 
     #[test]
@@ -1009,10 +1069,7 @@ mod tests {
             &json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2, "examples": ["x"]}}}),
             &mut ctx,
         );
-        let got: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let got = pointers_and_actions(&warnings);
         assert_eq!(
             got,
             [

@@ -6,83 +6,73 @@
 
 use serde_json::{Map, Value};
 
-/// Keywords that never change which instances a schema accepts: dropping one loses
-/// information but does not widen the schema. Unknown keywords behave the same (JSON Schema
-/// ignores them), see [`is_annotation`].
-pub(crate) const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$anchor",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-    "format",
-];
+/// Whether `keyword` is one of JSON Schema 2020-12 and draft-07 that constrain instances or
+/// apply subschemas: `type`, `enum`, `const`, the numeric, string, array and object
+/// assertions, the applicators (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`,
+/// `dependentSchemas`, `prefixItems`, `items`, `contains`, `properties`,
+/// `patternProperties`, `additionalProperties`, `propertyNames`, `unevaluated*`), the
+/// references (`$ref`, `$dynamicRef`, `$recursiveRef`) and definitions (`$defs`,
+/// `definitions`), and draft-07's `additionalItems` and `dependencies`. A `match`, which the
+/// compiler turns into a few comparisons: it runs for every keyword a conversion meets.
+pub(crate) fn is_assertion(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type"
+            | "enum"
+            | "const"
+            | "multipleOf"
+            | "maximum"
+            | "exclusiveMaximum"
+            | "minimum"
+            | "exclusiveMinimum"
+            | "maxLength"
+            | "minLength"
+            | "pattern"
+            | "maxItems"
+            | "minItems"
+            | "uniqueItems"
+            | "maxContains"
+            | "minContains"
+            | "maxProperties"
+            | "minProperties"
+            | "required"
+            | "dependentRequired"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "dependentSchemas"
+            | "prefixItems"
+            | "items"
+            | "contains"
+            | "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "$ref"
+            | "$dynamicRef"
+            | "$recursiveRef"
+            | "additionalItems"
+            | "dependencies"
+            | "$defs"
+            | "definitions"
+    )
+}
 
-/// Every keyword of JSON Schema 2020-12 and draft-07 that constrains instances or applies
-/// subschemas.
-pub(crate) const ASSERTIONS: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "prefixItems",
-    "items",
-    "contains",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-    "additionalItems",
-    "dependencies",
-    "$defs",
-    "definitions",
-];
-
-/// Whether dropping `keyword` leaves the accepted instances unchanged: an annotation, or a
-/// keyword JSON Schema does not define (which validators ignore). `$defs` and `definitions`
-/// count as assertions here because references may point into them.
+/// Whether dropping `keyword` leaves the accepted instances unchanged: an annotation (`$schema`,
+/// `$id`, `$anchor`, `$dynamicAnchor`, `$vocabulary`, `$comment`, `title`, `description`,
+/// `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `contentEncoding`,
+/// `contentMediaType`, `contentSchema`, and `format`, an annotation by default), or a keyword
+/// JSON Schema does not define (which validators ignore): anything but an
+/// [assertion](is_assertion). `$defs` and `definitions` count as assertions here because
+/// references may point into them.
 pub(crate) fn is_annotation(keyword: &str) -> bool {
-    ANNOTATIONS.contains(&keyword) || !ASSERTIONS.contains(&keyword)
+    !is_assertion(keyword)
 }
 
 /// The shape of a keyword's value when it holds subschemas.
@@ -119,6 +109,11 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
     })
 }
 
+/// The reference tokens of the first array indexes, spelled once.
+const SMALL_INDEXES: [&str; 16] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+];
+
 /// Calls `f` on every direct subschema of a schema object, with the one or two reference
 /// tokens that lead to it (`["items"]`, `["properties", "name"]`, `["anyOf", "0"]`), in key
 /// order. Values that cannot be schemas (a `dependencies` entry that is an array of names, a
@@ -140,7 +135,15 @@ pub(crate) fn for_each_subschema<E>(
             (Holds::One | Holds::List, Value::Array(items)) => {
                 for (index, sub) in items.iter_mut().enumerate() {
                     if matches!(sub, Value::Object(_) | Value::Bool(_)) {
-                        f(&[keyword, &index.to_string()], sub)?;
+                        let spelled;
+                        let token = match SMALL_INDEXES.get(index) {
+                            Some(token) => token,
+                            None => {
+                                spelled = index.to_string();
+                                spelled.as_str()
+                            }
+                        };
+                        f(&[keyword, token], sub)?;
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! (`dict`, `float`, `tuple`, `any`, Java and JavaScript names, ...), as the Berkeley Function
 //! Calling Leaderboard's function definitions and other hand-written catalogs use them.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{
     Action,
@@ -60,30 +60,105 @@ pub(crate) fn standard_types(
     } else {
         Mode::Read
     };
-    walk_all(schema, mode, ctx)
+    walk_all(schema, mode, ctx, &mut Found::default())
+}
+
+/// What the first walk over a schema being converted found, for the passes after it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Found {
+    /// A `$ref` or definitions (`$defs`, `definitions`) somewhere in a schema object: the
+    /// reference passes have work to do.
+    pub(crate) references: bool,
 }
 
 /// Checks, before converting, that every `type` name of a tool's schema is one JSON Schema
 /// defines: a provider refuses the others, and reading the converted tool back would too.
-/// `schema` is the copy being converted, left as it is; `ctx` points at the schema in the
-/// tool.
+/// Rewrites draft-04's boolean `exclusiveMinimum` / `exclusiveMaximum` (invalid in 2020-12
+/// and draft-07) into the 2020-12 form, with a warning each. `schema` is the copy being
+/// converted; `ctx` points at the schema in the tool.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidSchema`] listing every `type` value JSON Schema does not define, each with
 /// its JSON Pointer.
-pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    walk_all(schema, Mode::Convert, ctx)
+pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<Found, Error> {
+    let mut found = Found::default();
+    walk_all(schema, Mode::Convert, ctx, &mut found)?;
+    Ok(found)
 }
 
 /// [`walk`] over the whole schema: every issue found, as one error.
-fn walk_all(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+fn walk_all(
+    schema: &mut Value,
+    mode: Mode,
+    ctx: &mut Ctx<'_>,
+    found: &mut Found,
+) -> Result<(), Error> {
     let mut issues = Vec::new();
-    walk(schema, mode, ctx, &mut issues);
+    walk(schema, mode, ctx, &mut issues, found);
     if issues.is_empty() {
         Ok(())
     } else {
         Err(Error::InvalidSchema { issues })
+    }
+}
+
+/// Whether a `type` value names only JSON Schema types.
+fn is_standard(ty: &Value) -> bool {
+    match ty {
+        Value::String(one) => JSON_TYPES.contains(&one.as_str()),
+        Value::Array(many) => many
+            .iter()
+            .all(|t| t.as_str().is_some_and(|t| JSON_TYPES.contains(&t))),
+        _ => false,
+    }
+}
+
+/// Draft-04's boolean `exclusiveMinimum` / `exclusiveMaximum` (a flag on `minimum` /
+/// `maximum`; JSON Schema draft-06 and later take the bound itself, and a boolean there makes
+/// the schema invalid) rewritten as draft-04 meant it: `true` with a numeric bound becomes the
+/// bound (`"minimum": 0, "exclusiveMinimum": true` is `"exclusiveMinimum": 0`); `false`, and
+/// `true` without a bound, constrained nothing and are dropped.
+fn draft4_exclusive_bounds(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        let Some(Value::Bool(flag)) = map.get(exclusive) else {
+            continue;
+        };
+        let flag = *flag;
+        match map.get(bound) {
+            Some(Value::Number(limit)) if flag => {
+                let limit = limit.clone();
+                ctx.warn(
+                    Some(exclusive),
+                    exclusive,
+                    Action::Rewritten { exact: true },
+                    format!("draft-04's boolean {exclusive}: true next to {bound}: {limit} (invalid in JSON Schema 2020-12 and draft-07) written as {exclusive}: {limit}, the same bound"),
+                );
+                map.remove(bound);
+                map.insert(exclusive.into(), Value::Number(limit));
+            }
+            _ => {
+                map.remove(exclusive);
+                let why = if flag {
+                    format!(
+                        "draft-04's boolean {exclusive}: true without a numeric {bound} constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped"
+                    )
+                } else {
+                    format!(
+                        "draft-04's boolean {exclusive}: false is its default and constrains nothing (and is invalid in JSON Schema 2020-12 and draft-07); dropped"
+                    )
+                };
+                ctx.warn(
+                    Some(exclusive),
+                    exclusive,
+                    Action::Dropped { widened: false },
+                    why,
+                );
+            }
+        }
     }
 }
 
@@ -98,11 +173,27 @@ enum Mode {
     ReadLeniently,
 }
 
-fn walk(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>, issues: &mut Vec<SchemaIssue>) {
+fn walk(
+    schema: &mut Value,
+    mode: Mode,
+    ctx: &mut Ctx<'_>,
+    issues: &mut Vec<SchemaIssue>,
+    found: &mut Found,
+) {
     let Value::Object(map) = schema else {
         return;
     };
-    if let Some(ty) = map.get("type").cloned() {
+    if mode == Mode::Convert {
+        found.references |= map.contains_key("$ref")
+            || map.contains_key("$defs")
+            || map.contains_key("definitions");
+        if matches!(map.get("exclusiveMinimum"), Some(Value::Bool(_)))
+            || matches!(map.get("exclusiveMaximum"), Some(Value::Bool(_)))
+        {
+            draft4_exclusive_bounds(map, ctx);
+        }
+    }
+    if let Some(ty) = map.get("type").filter(|ty| !is_standard(ty)).cloned() {
         let names: Vec<Option<&str>> = match &ty {
             Value::String(one) => vec![Some(one.as_str())],
             Value::Array(many) => many.iter().map(Value::as_str).collect(),
@@ -176,11 +267,12 @@ fn walk(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>, issues: &mut Vec<Sche
         }
     }
     let _ = for_each_subschema::<()>(map, &mut |path, sub| {
-        let marks: Vec<usize> = path.iter().map(|t| ctx.enter(t)).collect();
-        walk(sub, mode, ctx, issues);
-        if let Some(first) = marks.first() {
-            ctx.leave(*first);
+        let mark = ctx.mark();
+        for token in path {
+            ctx.enter(token);
         }
+        walk(sub, mode, ctx, issues, found);
+        ctx.leave(mark);
         Ok(())
     });
 }
@@ -188,24 +280,20 @@ fn walk(schema: &mut Value, mode: Mode, ctx: &mut Ctx<'_>, issues: &mut Vec<Sche
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(schema: Value, lenient: bool) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let options = ConvertOptions::default();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::OpenAiChat,
-                &options,
-                Some(crate::SchemaSlot::Input),
-                "/parameters",
-                &mut warnings,
-            );
-            standard_types(&mut schema, lenient, &mut ctx)
-        };
-        (result.map(|()| schema), warnings)
+        run_transform(
+            Target::OpenAiChat,
+            &ConvertOptions::default(),
+            "/parameters",
+            schema,
+            |s, ctx| standard_types(s, lenient, ctx),
+        )
     }
 
     #[test]
@@ -236,10 +324,7 @@ mod tests {
                 }
             })
         );
-        let mut got: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let mut got = pointers_and_actions(&warnings);
         got.sort();
         assert_eq!(
             got,

@@ -133,7 +133,7 @@ pub use target::{Profile, Target};
 pub use warning::{Action, Warning};
 
 use crate::{Error, SchemaSlot, Tool, ToolSchema};
-use context::{Ctx, check_depth};
+use context::{Ctx, check_depth, copy_within_depth};
 
 /// The default of [`ConvertOptions::inline_budget`]: 100,000 JSON values, far beyond any real
 /// tool schema (the largest in the MCP corpus inlines to a few thousand).
@@ -304,12 +304,12 @@ pub struct ProfileReport {
 /// [`Error::Conversion`] too for any other value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
 /// levels. See the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
-    let names = NameMap::assign(
+    let name = names::single(
         target,
         options.qualified_names,
-        [(tool.namespace.as_deref(), tool.name.as_str())],
+        tool.namespace.as_deref(),
+        &tool.name,
     );
-    let name = names.target_name(0).unwrap_or(&tool.name).to_owned();
     convert_named(tool, target, options, name)
 }
 
@@ -468,8 +468,9 @@ fn convert_named(
         });
     }
     // Converting copies and writes values, which recurses once per level: bound the tool
-    // first (its input schema with the stricter limit of converted schemas).
-    check_depth(tool.input_schema.as_value(), "/inputSchema")?;
+    // first (its input schema with the stricter limit of converted schemas, checked while
+    // copying it).
+    let input_copy = copy_within_depth(tool.input_schema.as_value(), "/inputSchema")?;
     let limit = crate::Limits::DEFAULT.max_depth;
     if let Some(pointer) = crate::limits::tool_deeper_than(tool, limit) {
         return Err(Error::Conversion {
@@ -495,6 +496,7 @@ fn convert_named(
     fields::tool_level(tool, target, options, &mut warnings);
     let input = convert_schema(
         &tool.input_schema,
+        input_copy,
         SchemaSlot::Input,
         target,
         options,
@@ -516,6 +518,7 @@ fn convert_named(
             let output = match &tool.output_schema {
                 Some(schema) => Some(convert_schema(
                     schema,
+                    copy_within_depth(schema.as_value(), "/outputSchema")?,
                     SchemaSlot::Output,
                     target,
                     options,
@@ -537,27 +540,29 @@ fn convert_named(
     })
 }
 
+/// Converts `value`, a copy of `schema` (checked for depth as it was copied).
 fn convert_schema(
     schema: &ToolSchema,
+    mut value: Value,
     slot: SchemaSlot,
     target: Target,
     options: &ConvertOptions,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Error> {
     let base = format!("/{}", slot.key());
-    check_depth(schema.as_value(), &base)?;
-    let mut value = schema.to_value();
     let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
-    if target != Target::Mcp {
-        lenient::check_types(&mut value, &mut ctx)?;
-    }
+    let found = if target == Target::Mcp {
+        lenient::Found::default()
+    } else {
+        lenient::check_types(&mut value, &mut ctx)?
+    };
     match target {
         Target::Mcp => {}
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic if options.strict => {
             if target == Target::Anthropic {
-                strict::anthropic(&mut value, &mut ctx)?;
+                strict::anthropic(&mut value, &mut ctx, found.references)?;
             } else {
-                strict::openai(&mut value, &mut ctx)?;
+                strict::openai(&mut value, &mut ctx, found.references)?;
             }
         }
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic => {
@@ -569,9 +574,14 @@ fn convert_schema(
             }
         }
         Target::Gemini if options.gemini_json_schema => gemini::check_json_schema(&value, &mut ctx),
-        Target::Gemini => gemini::to_openapi(&mut value, &mut ctx)?,
+        Target::Gemini => gemini::to_openapi(&mut value, &mut ctx, found.references)?,
     }
-    check_depth(&value, &base)?;
+    // Inlining references, strict mode (type lists, `anyOf` wrappers) and the Gemini rewrites
+    // that wrap values (`const` as a one-value `enum`, type lists as `anyOf`) nest deeper;
+    // otherwise the nesting is as it was checked.
+    if found.references || ctx.deepened || options.strict {
+        check_depth(&value, &base)?;
+    }
     Ok(value)
 }
 

@@ -192,6 +192,21 @@ pub struct NameMap {
     by_target: BTreeMap<String, usize>,
 }
 
+/// The target name of one tool converted alone: what [`NameMap::assign`] gives a list of one
+/// (there is no other name to collide with), without building the map.
+pub(crate) fn single(
+    target: Target,
+    qualified: bool,
+    namespace: Option<&str>,
+    name: &str,
+) -> String {
+    let rule = NameRule::of(target);
+    match namespace {
+        Some(ns) if qualified => rule.map(&format!("{ns}.{name}")),
+        _ => rule.map(name),
+    }
+}
+
 impl NameMap {
     /// Assigns target names to tools given as `(namespace, name)` pairs, in order.
     pub(crate) fn assign<'a, I>(target: Target, qualified: bool, tools: I) -> Self
@@ -288,6 +303,30 @@ mod tests {
     fn names(target: Target, list: &[&str]) -> Vec<String> {
         let map = NameMap::assign(target, false, list.iter().map(|n| (None, *n)));
         map.iter().map(|e| e.target_name.clone()).collect()
+    }
+
+    #[test]
+    fn a_single_name_is_what_a_map_of_one_assigns() {
+        let long = "x".repeat(300);
+        for target in Target::ALL {
+            for qualified in [false, true] {
+                for (namespace, name) in [
+                    (None, "weather.get"),
+                    (Some("github"), "search"),
+                    (Some("a b"), "c/d"),
+                    (None, ""),
+                    (None, long.as_str()),
+                    (None, "9lives"),
+                ] {
+                    let map = NameMap::assign(target, qualified, [(namespace, name)]);
+                    assert_eq!(
+                        single(target, qualified, namespace, name),
+                        map.target_name(0).unwrap_or_default(),
+                        "{target} {namespace:?} {name}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -248,7 +248,10 @@ impl Inliner<'_, '_> {
             if skip_defs && in_defs {
                 return Ok(());
             }
-            let marks: Vec<usize> = path.iter().map(|t| self.ctx.enter(t)).collect();
+            let mark = self.ctx.mark();
+            for token in path {
+                self.ctx.enter(token);
+            }
             // Walking a root definition in place: a reference back to it is recursive.
             let def = (depth == 0 && in_defs && path.len() == 2)
                 .then(|| path.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>());
@@ -259,9 +262,7 @@ impl Inliner<'_, '_> {
             if def.is_some() {
                 self.stack.pop();
             }
-            if let Some(first) = marks.first() {
-                self.ctx.leave(*first);
-            }
+            self.ctx.leave(mark);
             result
         })
     }
@@ -556,7 +557,10 @@ fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(
@@ -565,19 +569,9 @@ mod tests {
         on_cycle: OnCycle,
         options: &ConvertOptions,
     ) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
-        let result = {
-            let mut ctx = Ctx::new(
-                Target::Gemini,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            inline(&mut schema, &mut ctx, mode, on_cycle)
-        };
-        (result.map(|()| schema), warnings)
+        run_transform(Target::Gemini, options, "/inputSchema", schema, |s, ctx| {
+            inline(s, ctx, mode, on_cycle)
+        })
     }
 
     #[test]
@@ -607,10 +601,7 @@ mod tests {
             out.unwrap(),
             json!({"type": "object", "properties": {"a": {"type": "string", "description": "the a"}}})
         );
-        let at: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let at = pointers_and_actions(&warnings);
         assert!(at.contains(&(
             "/inputSchema/properties/a/$ref",
             Action::Rewritten { exact: true }

@@ -37,12 +37,17 @@
 //! stay optional. A recursive schema is [`Error::RecursiveSchema`] (strict mode has no
 //! unconstrained schema to widen to).
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::{
     Action,
-    combinators::{merge, pairwise_disjoint},
-    context::{Ctx, JSON_TYPES, instance_type, type_names, write_moved},
+    combinators::{
+        branch_matches_nothing, drop_any_of_branches_matching_nothing, matches_nothing, merge,
+        pairwise_disjoint,
+    },
+    context::{Ctx, JSON_TYPES, has_type, instance_type, write_moved},
     keywords::is_annotation,
     refs::{self, Mode, OnCycle},
 };
@@ -149,10 +154,10 @@ enum Provider {
 }
 
 impl Provider {
-    const fn supported(self) -> &'static [&'static str] {
+    fn supports(self, keyword: &str) -> bool {
         match self {
-            Self::OpenAi => OPENAI_STRICT,
-            Self::Anthropic => ANTHROPIC_STRICT,
+            Self::OpenAi => OPENAI_STRICT.contains(&keyword),
+            Self::Anthropic => ANTHROPIC_STRICT.contains(&keyword),
         }
     }
 
@@ -171,37 +176,98 @@ impl Provider {
     }
 }
 
-/// Makes `schema` (a tool's root schema) an OpenAI strict schema.
+/// Makes `schema` (a tool's root schema) an OpenAI strict schema. `references`: the schema
+/// holds a `$ref` or root definitions ([`Found`](super::lenient::Found)).
+///
+/// Every reference that is not recursive is inlined first (the Agents SDK refuses other
+/// references in MCP tools' schemas), so that each copy is made strict where it is used;
+/// recursive references stay, as OpenAI supports them.
 ///
 /// # Errors
 ///
 /// [`Error::Conversion`] where the schema cannot be made strict or exceeds the documented
 /// limits; the errors of [`refs::inline`].
-pub(crate) fn openai(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    root(schema, ctx, Provider::OpenAi)?;
-    refs::inline(schema, ctx, Mode::WithSiblings, OnCycle::Keep)?;
-    check_openai_limits(schema, ctx)
+pub(crate) fn openai(schema: &mut Value, ctx: &mut Ctx<'_>, references: bool) -> Result<(), Error> {
+    if references {
+        refs::inline(schema, ctx, Mode::All, OnCycle::Keep)?;
+    }
+    let mut tally = Tally::default();
+    root(schema, ctx, Provider::OpenAi, &mut tally)?;
+    tally.check_openai_limits(ctx)
 }
 
-/// Makes `schema` (a tool's root schema) an Anthropic strict schema.
+/// Makes `schema` (a tool's root schema) an Anthropic strict schema. `references` as for
+/// [`openai`].
 ///
 /// # Errors
 ///
 /// [`Error::Conversion`] where the schema cannot be made strict; [`Error::RecursiveSchema`];
 /// the errors of [`refs::inline`].
-pub(crate) fn anthropic(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    if let Some((pointer, reference)) = refs::find_cycle(schema) {
+pub(crate) fn anthropic(
+    schema: &mut Value,
+    ctx: &mut Ctx<'_>,
+    references: bool,
+) -> Result<(), Error> {
+    if references && let Some((pointer, reference)) = refs::find_cycle(schema) {
         return Err(Error::RecursiveSchema {
             target: ctx.target.as_str(),
             pointer: format!("{}{pointer}", ctx.pointer()),
             reference,
         });
     }
-    root(schema, ctx, Provider::Anthropic)?;
-    refs::inline(schema, ctx, Mode::WithSiblings, OnCycle::Keep)
+    root(schema, ctx, Provider::Anthropic, &mut Tally::default())?;
+    if references {
+        refs::inline(schema, ctx, Mode::WithSiblings, OnCycle::Keep)?;
+    }
+    Ok(())
 }
 
-fn root(schema: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<(), Error> {
+/// What OpenAI limits in size, counted while the transform walks the schema.
+#[derive(Default)]
+struct Tally {
+    /// Object properties in all.
+    properties: usize,
+    /// Enum values in all.
+    enum_values: usize,
+    /// Levels of objects with properties around the schema object being walked.
+    nesting: usize,
+    /// The deepest such level and where it is (the pointer of its schema object).
+    deepest: (usize, String),
+}
+
+impl Tally {
+    fn check_openai_limits(&self, ctx: &Ctx<'_>) -> Result<(), Error> {
+        for (count, most, what) in [
+            (self.properties, OPENAI_MAX_PROPERTIES, "object properties"),
+            (self.enum_values, OPENAI_MAX_ENUM_VALUES, "enum values"),
+        ] {
+            if count > most {
+                return Err(ctx.error(
+                    None,
+                    format!("{count} {what} in all; OpenAI strict mode allows {most}"),
+                ));
+            }
+        }
+        if self.deepest.0 > OPENAI_MAX_NESTING {
+            return Err(Error::Conversion {
+                target: ctx.target.as_str(),
+                pointer: self.deepest.1.clone(),
+                reason: format!(
+                    "objects nest {} levels deep here; OpenAI strict mode allows {OPENAI_MAX_NESTING}",
+                    self.deepest.0
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn root(
+    schema: &mut Value,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    tally: &mut Tally,
+) -> Result<(), Error> {
     let Value::Object(map) = schema else {
         return Err(ctx.error(None, "the root of a strict schema must be an object schema"));
     };
@@ -227,7 +293,7 @@ fn root(schema: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<(),
         "$schema",
         "strict schemas carry no $schema; the subset is the provider's",
     );
-    node(map, ctx, provider, true)
+    node(map, ctx, provider, true, tally)
 }
 
 fn node(
@@ -235,15 +301,39 @@ fn node(
     ctx: &mut Ctx<'_>,
     provider: Provider,
     is_root: bool,
+    tally: &mut Tally,
 ) -> Result<(), Error> {
-    if provider == Provider::OpenAi {
-        merge_all_of(map, ctx)?;
+    // One pass over the keywords says which steps have work (most schema objects hold a type
+    // and a description only), sparing each step its lookups.
+    let mut present = Present::of(map, provider);
+    if present.not && matches_nothing(map) {
+        return Err(ctx.error(
+            None,
+            format!(
+                "this schema matches no value; {} has no schema that matches nothing",
+                provider.name()
+            ),
+        ));
     }
-    one_of_to_any_of(map, ctx)?;
+    if provider == Provider::OpenAi && present.all_of {
+        merge_all_of(map, ctx)?;
+        present = Present::of(map, provider);
+    }
+    if present.one_of {
+        one_of_to_any_of(map, ctx)?;
+        present.any_of = true;
+    }
     let mut moved = Map::new();
-    let keys: Vec<String> = map.keys().cloned().collect();
-    for keyword in &keys {
-        let supported = provider.supported().contains(&keyword.as_str());
+    // Only the keywords to act on are copied out (usually none).
+    let acted_on: Vec<String> = if present.acted_on {
+        map.keys()
+            .filter(|k| *k == "default" || !provider.supports(k))
+            .cloned()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for keyword in &acted_on {
         if keyword == "default" {
             match map.get("default") {
                 Some(Value::Null) => ctx.drop_annotation(
@@ -258,13 +348,13 @@ fn node(
                     &format!("{} does not take default", provider.name()),
                 ),
             }
-        } else if !supported && is_annotation(keyword) && keyword != "format" {
+        } else if is_annotation(keyword) && keyword != "format" {
             ctx.drop_annotation(
                 map,
                 keyword,
                 &format!("{} does not take this keyword", provider.name()),
             );
-        } else if !supported {
+        } else {
             ctx.move_or_drop(
                 map,
                 keyword,
@@ -273,18 +363,279 @@ fn node(
             );
         }
     }
-    check_values(map, ctx, provider, &mut moved);
+    if present.restricted_values {
+        check_values(map, ctx, provider, &mut moved);
+    }
     check_shapes(map, ctx)?;
+    if present.any_of || present.all_of {
+        drop_branches_matching_nothing(map, ctx, provider)?;
+    }
     infer_type(map, ctx, provider)?;
-    if is_object(map) {
+    if provider == Provider::Anthropic {
+        split_type_list(map, ctx);
+    }
+    type_into_branches(map, ctx);
+    if let Some(Value::Array(values)) = map.get("enum") {
+        tally.enum_values += values.len();
+    }
+    let is_object = is_object(map);
+    if is_object {
         close_object(map, ctx, provider, is_root)?;
     }
-    recurse(map, ctx, provider)?;
-    if provider == Provider::OpenAi && is_object(map) {
+    let counted = match map.get("properties") {
+        Some(Value::Object(properties)) => {
+            tally.properties += properties.len();
+            tally.nesting += 1;
+            if tally.nesting > tally.deepest.0 {
+                tally.deepest = (tally.nesting, ctx.pointer().to_owned());
+            }
+            true
+        }
+        _ => false,
+    };
+    let result = recurse(map, ctx, provider, tally);
+    if counted {
+        tally.nesting -= 1;
+    }
+    result?;
+    if provider == Provider::OpenAi && is_object {
         require_all(map, ctx);
     }
     write_moved(map, moved);
     Ok(())
+}
+
+/// Which keywords of a schema object the steps of [`node`] look for.
+#[derive(Default)]
+struct Present {
+    not: bool,
+    all_of: bool,
+    one_of: bool,
+    any_of: bool,
+    /// `default`, or a keyword the provider does not support.
+    acted_on: bool,
+    /// A keyword whose values [`check_values`] restricts.
+    restricted_values: bool,
+}
+
+impl Present {
+    fn of(map: &Map<String, Value>, provider: Provider) -> Self {
+        let mut present = Self::default();
+        for keyword in map.keys() {
+            match keyword.as_str() {
+                "not" => present.not = true,
+                "allOf" => present.all_of = true,
+                "oneOf" => present.one_of = true,
+                "anyOf" => present.any_of = true,
+                "format" | "items" => present.restricted_values = true,
+                "minItems" | "pattern" | "enum" if provider == Provider::Anthropic => {
+                    present.restricted_values = true;
+                }
+                _ => {}
+            }
+            if keyword == "default" || !provider.supports(keyword) {
+                present.acted_on = true;
+            }
+        }
+        present
+    }
+}
+
+/// Branches that match no value (`false`, `{"not": {}}`): removed from an `anyOf` (exact);
+/// an error in an `allOf`, or when every `anyOf` branch is one, as strict mode has no schema
+/// that matches nothing.
+fn drop_branches_matching_nothing(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+) -> Result<(), Error> {
+    let all_of_never = matches!(map.get("allOf"), Some(Value::Array(branches))
+        if branches.iter().any(branch_matches_nothing));
+    if drop_any_of_branches_matching_nothing(map, ctx) || all_of_never {
+        let at = if all_of_never { "allOf" } else { "anyOf" };
+        return Err(ctx.error(
+            Some(at),
+            format!(
+                "this schema matches no value; {} has no schema that matches nothing",
+                provider.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Anthropic: a `type` list written as an `anyOf` of one branch per type, each with the
+/// keywords that apply to its type (and the `enum` / `const` values of its type); the rest
+/// (annotations, keywords for every type) stays around it. Exact. Anthropic's
+/// `transform_schema` refuses type lists.
+fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    let Some(Value::Array(types)) = map.get("type") else {
+        return;
+    };
+    let types: Vec<String> = types
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    if let [one] = types.as_slice() {
+        map.insert("type".into(), Value::from(one.as_str()));
+        ctx.warn(
+            Some("type"),
+            "type",
+            Action::Rewritten { exact: true },
+            "a one-type list written as the type",
+        );
+        return;
+    }
+    map.remove("type");
+    ctx.deepened = true;
+    let values: Option<Vec<Value>> = match (map.remove("const"), map.remove("enum")) {
+        (Some(value), _) => Some(vec![value]),
+        (None, Some(Value::Array(values))) => Some(values),
+        (None, Some(other)) => {
+            map.insert("enum".into(), other);
+            None
+        }
+        (None, None) => None,
+    };
+    let mut specific: Vec<(&str, Value)> = Vec::new();
+    for &keyword in TYPE_SPECIFIC
+        .iter()
+        .flat_map(|(_, keywords)| keywords.iter())
+    {
+        if let Some(value) = map.remove(keyword) {
+            specific.push((keyword, value));
+        }
+    }
+    let mut branches = Vec::with_capacity(types.len());
+    for ty in &types {
+        let mut branch = Map::new();
+        branch.insert("type".into(), Value::from(ty.as_str()));
+        if let Some(values) = &values {
+            let own: Vec<Value> = values
+                .iter()
+                .filter(|v| {
+                    let t = instance_type(v);
+                    t == ty || (ty == "number" && t == "integer")
+                })
+                .cloned()
+                .collect();
+            if own.is_empty() {
+                // No allowed value has this type: the branch would match nothing.
+                continue;
+            }
+            branch.insert("enum".into(), Value::Array(own));
+        }
+        let applies = TYPE_SPECIFIC
+            .iter()
+            .find(|(types, _)| types.contains(&ty.as_str()))
+            .map_or(&[][..], |(_, keywords)| *keywords);
+        for (keyword, value) in &specific {
+            if applies.contains(keyword) {
+                branch.insert((*keyword).to_owned(), value.clone());
+            }
+        }
+        branches.push(Value::Object(branch));
+    }
+    let any_of = Value::Array(branches);
+    if map.contains_key("anyOf") {
+        let mut wrapper = Map::new();
+        wrapper.insert("anyOf".into(), any_of);
+        match map.get_mut("allOf") {
+            Some(Value::Array(all_of)) => all_of.push(Value::Object(wrapper)),
+            _ => {
+                map.insert("allOf".into(), Value::Array(vec![Value::Object(wrapper)]));
+            }
+        }
+    } else {
+        map.insert("anyOf".into(), any_of);
+    }
+    ctx.warn(
+        Some("type"),
+        "type",
+        Action::Rewritten { exact: true },
+        "a type list written as anyOf, one branch per type with the keywords of its type (Anthropic's transform_schema refuses type lists)",
+    );
+}
+
+/// The keywords that constrain instances of some types only (JSON Schema 2020-12 Validation,
+/// Section 6), by the types they apply to.
+const TYPE_SPECIFIC: &[(&[&str], &[&str])] = &[
+    (
+        &["string"],
+        &["pattern", "format", "minLength", "maxLength"],
+    ),
+    (
+        &["number", "integer"],
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ],
+    ),
+    (
+        &["array"],
+        &[
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+        ],
+    ),
+    (
+        &["object"],
+        &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+        ],
+    ),
+];
+
+/// `{"type": T, "anyOf": [...]}` (or `allOf`) with branches that have no type of their own:
+/// the type around constrains every branch, so each such branch gets it, which is exact (and
+/// what strict mode needs: every schema typed).
+fn type_into_branches(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    if !(map.contains_key("anyOf") || map.contains_key("allOf")) {
+        return;
+    }
+    let Some(ty) = map.get("type").cloned() else {
+        return;
+    };
+    for combinator in ["anyOf", "allOf"] {
+        let Some(Value::Array(branches)) = map.get_mut(combinator) else {
+            continue;
+        };
+        for (index, branch) in branches.iter_mut().enumerate() {
+            let Value::Object(branch) = branch else {
+                continue;
+            };
+            if ["type", "$ref", "anyOf", "allOf", "oneOf", "enum", "const"]
+                .iter()
+                .any(|k| branch.contains_key(*k))
+            {
+                continue;
+            }
+            branch.insert("type".into(), ty.clone());
+            let mark = ctx.enter(combinator);
+            ctx.enter_index(index);
+            ctx.warn(
+                Some("type"),
+                "type",
+                Action::Rewritten { exact: true },
+                "the type of the schema around the branches copied into this untyped branch",
+            );
+            ctx.leave(mark);
+        }
+    }
 }
 
 /// Keyword values the provider restricts further than JSON Schema does.
@@ -488,13 +839,17 @@ fn infer_type(
     provider: Provider,
 ) -> Result<(), Error> {
     if let Some(ty) = map.get("type") {
-        let names = type_names(map);
         let well_formed = match ty {
-            Value::String(_) => true,
-            Value::Array(items) => items.len() == names.len() && !names.is_empty(),
+            Value::String(one) => JSON_TYPES.contains(&one.as_str()),
+            Value::Array(items) => {
+                !items.is_empty()
+                    && items
+                        .iter()
+                        .all(|t| t.as_str().is_some_and(|t| JSON_TYPES.contains(&t)))
+            }
             _ => false,
         };
-        if !well_formed || names.iter().any(|n| !JSON_TYPES.contains(n)) {
+        if !well_formed {
             return Err(ctx.error(Some("type"), format!("{ty} is not a JSON Schema type")));
         }
         return Ok(());
@@ -543,21 +898,29 @@ fn infer_type(
 }
 
 fn is_object(map: &Map<String, Value>) -> bool {
-    type_names(map).contains(&"object")
-        || (!map.contains_key("type") && map.contains_key("properties"))
+    has_type(map, "object") || (!map.contains_key("type") && map.contains_key("properties"))
 }
 
+/// Closes an object schema (`additionalProperties: false`), as strict mode needs.
+///
+/// One rule, by meaning: an object whose properties are listed is closed, a narrowing (keys
+/// beyond them are no longer accepted). An object that lists no properties (no `properties`,
+/// or `"properties": {}`; both accept any object) would accept only `{}` once closed: below
+/// the root that field could no longer carry what it carried, so it is an error. At the root
+/// it is MCP's spelling of a tool without parameters (`{"type": "object"}`, MCP 2025-11-25
+/// "Tools", `inputSchema`), closed with a warning that the tool then takes no arguments.
 fn close_object(
     map: &mut Map<String, Value>,
     ctx: &mut Ctx<'_>,
     provider: Provider,
     is_root: bool,
 ) -> Result<(), Error> {
+    let listed = matches!(map.get("properties"), Some(Value::Object(p)) if !p.is_empty());
     match map.get("additionalProperties") {
         Some(Value::Bool(false)) => Ok(()),
-        None if map.contains_key("properties") || is_root => {
+        None if listed || is_root => {
             map.insert("additionalProperties".into(), Value::Bool(false));
-            let detail = if map.contains_key("properties") {
+            let detail = if listed {
                 "object closed (additionalProperties: false): keys other than its properties are no longer accepted"
             } else {
                 "root object without properties closed (additionalProperties: false): the tool takes no arguments"
@@ -567,7 +930,7 @@ fn close_object(
         }
         None => Err(ctx.error(
             None,
-            format!("an object with neither properties nor additionalProperties accepts any keys; {} needs every object closed", provider.name()),
+            format!("an object that lists no properties and has no additionalProperties accepts any keys; {} needs every object closed, and closed it would accept only {{}}", provider.name()),
         )),
         Some(_) => Err(ctx.error(
             Some("additionalProperties"),
@@ -580,6 +943,7 @@ fn recurse(
     map: &mut Map<String, Value>,
     ctx: &mut Ctx<'_>,
     provider: Provider,
+    tally: &mut Tally,
 ) -> Result<(), Error> {
     for (keyword, value) in map.iter_mut() {
         match (keyword.as_str(), value) {
@@ -587,19 +951,19 @@ fn recurse(
                 for (name, sub) in entries.iter_mut() {
                     let a = ctx.enter(keyword);
                     ctx.enter(name);
-                    let result = sub_node(sub, ctx, provider);
+                    let result = sub_node(sub, ctx, provider, tally);
                     ctx.leave(a);
                     result?;
                 }
             }
             ("items", sub @ (Value::Object(_) | Value::Bool(_))) => {
-                ctx.at("items", |ctx| sub_node(sub, ctx, provider))?;
+                ctx.at("items", |ctx| sub_node(sub, ctx, provider, tally))?;
             }
             ("anyOf" | "allOf", Value::Array(branches)) => {
                 for (index, sub) in branches.iter_mut().enumerate() {
                     let a = ctx.enter(keyword);
-                    ctx.enter(&index.to_string());
-                    let result = sub_node(sub, ctx, provider);
+                    ctx.enter_index(index);
+                    let result = sub_node(sub, ctx, provider, tally);
                     ctx.leave(a);
                     result?;
                 }
@@ -610,9 +974,21 @@ fn recurse(
     Ok(())
 }
 
-fn sub_node(value: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<(), Error> {
+fn sub_node(
+    value: &mut Value,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    tally: &mut Tally,
+) -> Result<(), Error> {
     match value {
-        Value::Object(map) => node(map, ctx, provider, false),
+        Value::Object(map) => node(map, ctx, provider, false, tally),
+        Value::Bool(false) => Err(ctx.error(
+            None,
+            format!(
+                "this schema matches no value; {} has no schema that matches nothing",
+                provider.name()
+            ),
+        )),
         _ => Err(ctx.error(
             None,
             format!(
@@ -623,24 +999,37 @@ fn sub_node(value: &mut Value, ctx: &mut Ctx<'_>, provider: Provider) -> Result<
     }
 }
 
-/// OpenAI: every property required; each optional one made nullable.
+/// OpenAI: every property required; each optional one made nullable. Linear in the number of
+/// properties: the required names are looked up in a set.
 fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
-    let names: Vec<String> = match map.get("properties") {
-        Some(Value::Object(properties)) => properties.keys().cloned().collect(),
-        _ => Vec::new(),
+    let Some(Value::Object(mut properties)) = map.remove("properties") else {
+        return;
     };
-    let mut required: Vec<Value> = match map.get("required") {
-        Some(Value::Array(list)) => list.clone(),
-        _ => Vec::new(),
+    let had_required = map.contains_key("required");
+    let listed: Vec<Value> = match map.remove("required") {
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            map.insert("required".into(), other);
+            map.insert("properties".into(), Value::Object(properties));
+            return;
+        }
+        None => Vec::new(),
     };
-    let stray: Vec<Value> = required
-        .iter()
-        .filter(|r| r.as_str().is_none_or(|r| !names.iter().any(|n| n == r)))
-        .cloned()
-        .collect();
-    let mut changed = !stray.is_empty() || !map.contains_key("required") && !names.is_empty();
+    let mut required: Vec<Value> = Vec::with_capacity(properties.len());
+    let mut named: HashSet<&str> = HashSet::with_capacity(listed.len());
+    let mut stray: Vec<Value> = Vec::new();
+    for name in &listed {
+        match name.as_str() {
+            Some(text) if properties.contains_key(text) => {
+                if named.insert(text) {
+                    required.push(name.clone());
+                }
+            }
+            _ => stray.push(name.clone()),
+        }
+    }
+    let mut changed = !stray.is_empty();
     if !stray.is_empty() {
-        required.retain(|r| !stray.contains(r));
         ctx.warn(
             Some("required"),
             "required",
@@ -651,35 +1040,36 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
             ),
         );
     }
-    for name in &names {
-        if required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+    let mark = ctx.enter("properties");
+    for (name, schema) in &mut properties {
+        if named.contains(name.as_str()) {
             continue;
         }
         required.push(Value::from(name.as_str()));
         changed = true;
-        if let Some(Value::Object(properties)) = map.get_mut("properties")
-            && let Some(schema) = properties.get_mut(name)
-        {
-            make_nullable(schema);
-        }
-        let a = ctx.enter("properties");
+        ctx.deepened |= make_nullable(schema);
         ctx.warn(
             Some(name),
             "required",
             Action::Rewritten { exact: false },
             "optional property made required and nullable: the model sends null where it would have left it out",
         );
-        ctx.leave(a);
     }
+    ctx.leave(mark);
+    drop(named);
+    map.insert("properties".into(), Value::Object(properties));
     if changed {
         map.insert("required".into(), Value::Array(required));
+    } else if had_required {
+        map.insert("required".into(), Value::Array(listed));
     }
 }
 
-/// Makes a (strict-normalized) schema accept `null` as well.
-fn make_nullable(schema: &mut Value) {
+/// Makes a (strict-normalized) schema accept `null` as well. Returns whether it wrapped the
+/// schema in an `anyOf` (two levels deeper).
+fn make_nullable(schema: &mut Value) -> bool {
     let Value::Object(map) = schema else {
-        return;
+        return false;
     };
     let null = Value::Null;
     if map.contains_key("$ref") {
@@ -694,7 +1084,7 @@ fn make_nullable(schema: &mut Value) {
             "anyOf".into(),
             Value::Array(vec![Value::Object(inner), null_branch]),
         );
-        return;
+        return true;
     }
     if let Some(value) = map.remove("const") {
         map.insert("enum".into(), Value::Array(vec![value]));
@@ -709,7 +1099,7 @@ fn make_nullable(schema: &mut Value) {
             let name = std::mem::take(name);
             map.insert("type".into(), serde_json::json!([name, "null"]));
         }
-        Some(Value::Array(names)) if !names.contains(&Value::from("null")) => {
+        Some(Value::Array(names)) if !names.iter().any(|n| n.as_str() == Some("null")) => {
             names.push(Value::from("null"))
         }
         Some(_) => {}
@@ -717,70 +1107,22 @@ fn make_nullable(schema: &mut Value) {
             if let Some(Value::Array(branches)) = map.get_mut("anyOf")
                 && !branches
                     .iter()
-                    .any(|b| b.get("type") == Some(&Value::from("null")))
+                    .any(|b| b.get("type").and_then(Value::as_str) == Some("null"))
             {
                 branches.push(serde_json::json!({"type": "null"}));
             }
         }
     }
-}
-
-fn check_openai_limits(schema: &Value, ctx: &Ctx<'_>) -> Result<(), Error> {
-    let mut properties = 0usize;
-    let mut enum_values = 0usize;
-    let mut deepest: (usize, String) = (0, String::new());
-    let mut stack: Vec<(&Value, usize, String)> = vec![(schema, 0, String::new())];
-    while let Some((value, nesting, pointer)) = stack.pop() {
-        let Value::Object(map) = value else {
-            continue;
-        };
-        let mut subs = Vec::new();
-        super::keywords::each_subschema(map, &mut subs);
-        if let Some(Value::Array(values)) = map.get("enum") {
-            enum_values += values.len();
-        }
-        let level = if let Some(Value::Object(props)) = map.get("properties") {
-            properties += props.len();
-            nesting + 1
-        } else {
-            nesting
-        };
-        if level > deepest.0 {
-            deepest = (level, pointer.clone());
-        }
-        for (path, sub) in subs {
-            let mut child = pointer.clone();
-            for token in path {
-                child.push('/');
-                child.push_str(&crate::pointer::escape_pointer_token(token));
-            }
-            stack.push((sub, level, child));
-        }
-    }
-    let base = ctx.pointer();
-    if properties > OPENAI_MAX_PROPERTIES {
-        return Err(ctx.error(None, format!("{properties} object properties in all; OpenAI strict mode allows {OPENAI_MAX_PROPERTIES}")));
-    }
-    if enum_values > OPENAI_MAX_ENUM_VALUES {
-        return Err(ctx.error(None, format!("{enum_values} enum values in all; OpenAI strict mode allows {OPENAI_MAX_ENUM_VALUES}")));
-    }
-    if deepest.0 > OPENAI_MAX_NESTING {
-        return Err(Error::Conversion {
-            target: ctx.target.as_str(),
-            pointer: format!("{base}{}", deepest.1),
-            reason: format!(
-                "objects nest {} levels deep here; OpenAI strict mode allows {OPENAI_MAX_NESTING}",
-                deepest.0
-            ),
-        });
-    }
-    Ok(())
+    false
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{ConvertOptions, Target, Warning};
+    use crate::adapters::{
+        ConvertOptions, Target, Warning,
+        context::{pointers_and_actions, run_transform},
+    };
     use serde_json::json;
 
     fn run(
@@ -788,27 +1130,20 @@ mod tests {
         schema: Value,
         options: &ConvertOptions,
     ) -> (Result<Value, Error>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut schema = schema;
         let target = match provider {
             Provider::OpenAi => Target::OpenAiChat,
             Provider::Anthropic => Target::Anthropic,
         };
-        let result = {
-            let mut ctx = Ctx::new(
-                target,
-                options,
-                Some(crate::SchemaSlot::Input),
-                "/inputSchema",
-                &mut warnings,
-            );
-            match provider {
-                Provider::OpenAi => openai(&mut schema, &mut ctx),
-                Provider::Anthropic => anthropic(&mut schema, &mut ctx),
-            }
-        };
-        warnings.sort();
-        (result.map(|()| schema), warnings)
+        run_transform(
+            target,
+            options,
+            "/inputSchema",
+            schema,
+            |s, ctx| match provider {
+                Provider::OpenAi => openai(s, ctx, true),
+                Provider::Anthropic => anthropic(s, ctx, true),
+            },
+        )
     }
 
     fn openai_ok(schema: Value) -> (Value, Vec<Warning>) {
@@ -979,10 +1314,7 @@ mod tests {
             out["properties"]["v"],
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
         );
-        let exactness: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.pointer.as_str(), w.action))
-            .collect();
+        let exactness = pointers_and_actions(&warnings);
         assert_eq!(
             exactness,
             [
@@ -1039,7 +1371,7 @@ mod tests {
     }
 
     #[test]
-    fn refs_with_siblings_are_inlined_and_recursion_kept() {
+    fn references_are_inlined_and_recursion_kept() {
         let (out, _) = openai_ok(json!({
             "type": "object",
             "properties": {
@@ -1049,7 +1381,12 @@ mod tests {
             "required": ["a", "b"],
             "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}, "v": {"type": "integer"}}, "required": ["v"]}}
         }));
-        assert_eq!(out["properties"]["b"], json!({"$ref": "#/$defs/node"}));
+        // Every reference that is not recursive is inlined, with or without siblings; the
+        // recursive one inside each copy stays.
+        assert_eq!(
+            out["properties"]["b"]["properties"]["next"],
+            json!({"anyOf": [{"$ref": "#/$defs/node"}, {"type": "null"}]})
+        );
         assert_eq!(out["properties"]["a"]["description"], json!("the head"));
         assert_eq!(
             out["properties"]["a"]["properties"]["next"],

@@ -181,6 +181,18 @@ pub(crate) fn shallow_text(value: &Value) -> String {
     }
 }
 
+/// The deepest limit [`deeper_than`] checks by recursion first.
+const RECURSIVE_WALK_LIMIT: usize = 256;
+
+/// Whether `value` nests at most `levels` levels (itself counted when an array or object).
+fn within(value: &Value, levels: usize) -> bool {
+    match value {
+        Value::Array(items) => levels > 0 && items.iter().all(|item| within(item, levels - 1)),
+        Value::Object(map) => levels > 0 && map.values().all(|member| within(member, levels - 1)),
+        _ => true,
+    }
+}
+
 /// The JSON Pointer of the first value (in document order) nested deeper than `limit` levels,
 /// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
 /// most one level deep.
@@ -196,6 +208,11 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
     }
     // The usual arguments: one object of scalars.
     if flat {
+        return None;
+    }
+    // The usual case, within the limit, answered by a plain recursive walk (its recursion is
+    // bounded by `limit`, so only for limits a stack holds); the walk below finds the pointer.
+    if limit <= RECURSIVE_WALK_LIMIT && within(value, limit) {
         return None;
     }
     let mut current = Frame::of(value)?;

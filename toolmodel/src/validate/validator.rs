@@ -12,8 +12,10 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema, limits::deeper_than,
-    pointer::escape_pointer_token, validate::violation::SchemaSlot,
+    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema,
+    limits::deeper_than,
+    pointer::escape_pointer_token,
+    validate::{content_cache::ContentCache, violation::SchemaSlot},
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -208,8 +210,19 @@ struct Entry {
 /// [`DefaultValidator::validate_result`] cache the compiled form of a tool's [`ToolSchema`] by
 /// its identity (the shared allocation behind it, which clones share and which cannot change),
 /// so repeated calls cost a hash lookup plus the validation itself. [`DefaultValidator::compile`]
-/// gives you the compiled form to hold yourself. [`SchemaValidator::validate`] on a raw
-/// [`Value`] compiles each time: use it for one-off checks only.
+/// gives you the compiled form to hold yourself.
+///
+/// [`SchemaValidator::validate`] on a raw [`Value`] caches by content: the schema is hashed
+/// (foldhash, seeded per process) and compared in full with a compact encoding of the schema
+/// kept in the cache, so a schema equal to one validated before is not compiled again, whatever
+/// `Value` holds it; a schema looked up again at the same address costs one comparison walk and
+/// no hash. The cache holds at most 1,024 schemas and 64 MiB of encodings in all, evicting the
+/// oldest first; a schema encoding to more than 4 MiB, or nested more than 256 levels, is
+/// compiled for its call and not kept. The comparison reads the whole schema on every call, so
+/// `validate(&schema, &instance)` costs more than [`DefaultValidator::validate_arguments`] with
+/// a tool holding that schema (3.5 times over the corpus, where schemas are far larger than
+/// the arguments; see the README's figures) and far less than compiling: prefer the tool
+/// methods, or [`DefaultValidator::compile`], on a hot path.
 ///
 /// # Sharing
 ///
@@ -247,6 +260,7 @@ pub struct DefaultValidator {
     assert_formats: bool,
     limits: Limits,
     cache: RwLock<Cache>,
+    content: RwLock<ContentCache>,
 }
 
 impl Default for DefaultValidator {
@@ -274,6 +288,7 @@ impl DefaultValidator {
             assert_formats: false,
             limits: Limits::DEFAULT,
             cache: RwLock::default(),
+            content: RwLock::default(),
         }
     }
 
@@ -283,6 +298,7 @@ impl DefaultValidator {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self.cache = RwLock::default();
+        self.content = RwLock::default();
         self
     }
 
@@ -297,6 +313,7 @@ impl DefaultValidator {
     pub fn with_format_assertions(mut self, assert: bool) -> Self {
         self.assert_formats = assert;
         self.cache = RwLock::default();
+        self.content = RwLock::default();
         self
     }
 
@@ -305,6 +322,7 @@ impl DefaultValidator {
     pub fn with_default_dialect(mut self, dialect: Dialect) -> Self {
         self.default_dialect = dialect;
         self.cache = RwLock::default();
+        self.content = RwLock::default();
         self
     }
 
@@ -440,6 +458,51 @@ impl DefaultValidator {
         use_compiled(&compiled)
     }
 
+    /// Runs `use_compiled` on the compiled form of a raw schema, found in the content cache
+    /// (see "Caching" above) or compiled and cached first.
+    fn with_content_compiled<R>(
+        &self,
+        schema: &Value,
+        use_compiled: impl FnOnce(&Result<Arc<CompiledSchema>, Error>) -> R,
+    ) -> R {
+        let content = self.content.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(entry) = content.by_hint(schema) {
+            return use_compiled(&entry.compiled);
+        }
+        let Some((hash, encoded)) = content.key(schema, self.limits.max_depth.min(256)) else {
+            drop(content);
+            return use_compiled(&self.compile(schema).map(Arc::new));
+        };
+        let found = content.find(hash, &encoded).cloned();
+        drop(content);
+        let entry = match found {
+            Some(entry) => {
+                self.content
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .hint(schema, entry.clone());
+                entry
+            }
+            None => {
+                let compiled = self.compile(schema).map(Arc::new);
+                self.content
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(hash, encoded, schema, compiled)
+            }
+        };
+        use_compiled(&entry.compiled)
+    }
+
+    /// The number of raw schemas held in the content cache of [`SchemaValidator::validate`].
+    #[must_use]
+    pub fn cached_raw_schemas(&self) -> usize {
+        self.content
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     /// The number of compiled schemas held in the cache (including ones whose tool is gone and
     /// which the next growth of the cache will drop).
     #[must_use]
@@ -464,10 +527,13 @@ impl DefaultValidator {
 }
 
 impl SchemaValidator for DefaultValidator {
-    /// Compiles `schema` and validates `instance`; compiles on every call, so prefer
-    /// [`DefaultValidator::compile`] or the tool methods for repeated use.
+    /// Validates `instance` against `schema`, compiled once per distinct schema content (see
+    /// "Caching" on [`DefaultValidator`]).
     fn validate(&self, schema: &Value, instance: &Value) -> Result<(), Error> {
-        self.compile(schema)?.validate(instance)
+        self.with_content_compiled(schema, |compiled| match compiled {
+            Ok(compiled) => compiled.validate(instance),
+            Err(err) => Err(err.clone()),
+        })
     }
 
     /// Validates against the tool's cached compiled `inputSchema`.
@@ -790,6 +856,50 @@ mod tests {
         assert!(matches!(
             validator.validate_arguments(&clone, &json!({"n": "x"})),
             Err(Error::InvalidInstance { errors }) if errors.len() == 1 && errors[0].instance_path == "/n"
+        ));
+    }
+
+    #[test]
+    fn raw_schemas_are_cached_by_content() {
+        let validator = DefaultValidator::new();
+        let mut schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        assert!(validator.validate(&schema, &json!({"n": 1})).is_ok());
+        // An equal schema in another `Value` finds the same entry.
+        let copy = schema.clone();
+        assert!(validator.validate(&copy, &json!({"n": "x"})).is_err());
+        assert_eq!(validator.cached_raw_schemas(), 1);
+        // Changed in place, at the same address: the hint no longer matches, so it is compiled
+        // anew rather than validated with the stale entry.
+        schema["properties"]["n"] = json!({"type": "string"});
+        assert!(validator.validate(&schema, &json!({"n": "x"})).is_ok());
+        assert!(validator.validate(&schema, &json!({"n": 1})).is_err());
+        assert_eq!(validator.cached_raw_schemas(), 2);
+        // Equal JSON numbers hash alike, different ones do not collide into a wrong hit.
+        let a = json!({"maximum": 1});
+        let b = json!({"maximum": 1.5});
+        assert!(validator.validate(&a, &json!(1.2)).is_err());
+        assert!(validator.validate(&b, &json!(1.2)).is_ok());
+    }
+
+    #[test]
+    fn the_raw_cache_is_bounded() {
+        let validator = DefaultValidator::new();
+        for i in 0..crate::validate::content_cache::MAX_ENTRIES + 10 {
+            let schema = json!({"maxProperties": i});
+            assert!(validator.validate(&schema, &json!({})).is_ok());
+        }
+        assert_eq!(
+            validator.cached_raw_schemas(),
+            crate::validate::content_cache::MAX_ENTRIES
+        );
+        // A schema too deep to hash is compiled (and refused) without being kept.
+        let mut deep = json!(true);
+        for _ in 0..300 {
+            deep = json!({"items": deep});
+        }
+        assert!(matches!(
+            validator.validate(&deep, &json!([])),
+            Err(Error::SchemaTooDeep { .. })
         ));
     }
 

@@ -1,0 +1,97 @@
+//! The cost of converting a tool, against the floor of any conversion: a deep clone of the
+//! schemas it converts. Over every valid MCP tool of the corpus (`../shared/corpus`, read as
+//! `corpus::mcp_tools` does), for each profile, side by side in one process (see
+//! `timing/mod.rs` for the rounds).
+//!
+//! For each profile the bench takes the tools that profile converts (a strict conversion
+//! refuses some schemas; those are counted and left out, so that a quick refusal does not
+//! flatter the figure), and times:
+//!
+//! - `clone`: a deep clone of each tool's `inputSchema` (and, for Gemini, which converts it
+//!   too, its `outputSchema`): the copy every conversion starts from;
+//! - `convert`: `adapters::convert(&tool, target, &options)` of each tool, warnings and all.
+//!
+//! Per profile it prints the tools converted and refused, the best time per tool of each way,
+//! and `convert/clone` (the median of the rounds' ratios). The last line is
+//! `adapters/clone: openai=<x.x> openai-strict=<x.x> anthropic=<x.x> anthropic-strict=<x.x>
+//! gemini=<x.x>`. Goals (issue 11): at most 3 for every profile, at most 2 for the plain ones.
+//! Run with `cargo bench -p toolmodel --bench adapter_ratios`.
+
+mod corpus;
+mod timing;
+
+use std::{hint::black_box, time::Duration};
+
+use toolmodel::{
+    Tool,
+    adapters::{ConvertOptions, Profile, Target, convert},
+};
+
+/// How long one round of one way over a profile's tools should take.
+const ROUND: Duration = Duration::from_millis(60);
+
+/// The profiles of the last line, in its order.
+const PROFILES: [(&str, Profile); 5] = [
+    ("openai", Profile::plain(Target::OpenAiChat)),
+    ("openai-strict", Profile::strict(Target::OpenAiChat)),
+    ("anthropic", Profile::plain(Target::Anthropic)),
+    ("anthropic-strict", Profile::strict(Target::Anthropic)),
+    ("gemini", Profile::plain(Target::Gemini)),
+];
+
+/// The deep copies a conversion to `target` starts from.
+fn clone_schemas(tool: &Tool, target: Target) -> usize {
+    let input = tool.input_schema.to_value();
+    let output = (target == Target::Gemini)
+        .then(|| {
+            tool.output_schema
+                .as_ref()
+                .map(toolmodel::ToolSchema::to_value)
+        })
+        .flatten();
+    black_box((input, output))
+        .0
+        .as_object()
+        .map_or(0, |m| m.len())
+}
+
+fn main() {
+    let Some(tools) = corpus::mcp_tools() else {
+        println!("notice: nothing to measure without the corpus");
+        return;
+    };
+    println!("{} valid MCP tools in the corpus", tools.len());
+    let mut figures = Vec::new();
+    // For profiling one profile: `TOOLMODEL_BENCH_ONLY=openai-strict`.
+    let only = std::env::var("TOOLMODEL_BENCH_ONLY").ok();
+    for (name, profile) in PROFILES {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
+        let options = ConvertOptions::default().with_strict(profile.strict);
+        let target = profile.target;
+        let converted: Vec<&Tool> = tools
+            .iter()
+            .map(|(_, tool)| tool)
+            .filter(|tool| convert(tool, target, &options).is_ok())
+            .collect();
+        let refused = tools.len() - converted.len();
+        let timing = timing::side_by_side(
+            &mut [
+                &mut || timing::each(&converted, |tool| clone_schemas(tool, target)),
+                &mut || timing::each(&converted, |tool| convert(tool, target, &options)),
+            ],
+            ROUND,
+        );
+        let per_tool = |d: Duration| d.as_secs_f64() * 1e6 / converted.len().max(1) as f64;
+        println!(
+            "{name:<17} {:4} converted, {refused:3} refused: clone {:6.2} us/tool, convert {:6.2} us/tool, convert/clone {:.2}",
+            converted.len(),
+            per_tool(timing.best[0]),
+            per_tool(timing.best[1]),
+            timing.ratio[1]
+        );
+        figures.push(format!("{name}={:.1}", timing.ratio[1]));
+    }
+    println!("adapters/clone: {}", figures.join(" "));
+}

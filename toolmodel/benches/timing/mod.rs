@@ -1,0 +1,105 @@
+//! Side-by-side timing for the `harness = false` benches: several ways of doing the same work,
+//! timed in many short interleaved rounds, so that each round's ratios compare times taken
+//! back to back under the same machine load (two cores shared with other builds).
+//!
+//! A round runs the ways forwards then backwards (`0, 1, ..., n-1, n-1, ..., 1, 0`), each for
+//! about `round` after a few untimed passes, so that no way pays for the caches and allocator
+//! state the way before it left. The ratios reported are the medians over the rounds of each
+//! way's time against way 0's, robust to a round disturbed by other processes; the times are
+//! the best rounds'.
+//!
+//! `TOOLMODEL_BENCH_QUICK=1` runs 3 short rounds instead of 15, for development.
+//!
+//! Each bench uses a part of this module; the rest would be dead code in it.
+#![allow(dead_code)]
+
+use std::{
+    hint::black_box,
+    time::{Duration, Instant},
+};
+
+/// What [`side_by_side`] found.
+pub struct Timing {
+    /// The best time of one pass of each way over all rounds.
+    pub best: Vec<Duration>,
+    /// For each way, the median over the rounds of its time divided by way 0's (1.0 for way 0).
+    pub ratio: Vec<f64>,
+    /// Each round's time of one pass of each way, in seconds.
+    pub rounds: Vec<Vec<f64>>,
+}
+
+impl Timing {
+    /// The median over the rounds of way `i`'s time divided by way `j`'s.
+    pub fn ratio_of(&self, i: usize, j: usize) -> f64 {
+        median(
+            self.rounds
+                .iter()
+                .map(|round| round[i] / round[j])
+                .collect(),
+        )
+    }
+}
+
+/// Whether `TOOLMODEL_BENCH_QUICK` asks for a short run.
+pub fn quick() -> bool {
+    std::env::var_os("TOOLMODEL_BENCH_QUICK").is_some_and(|v| v != "0")
+}
+
+/// Times one pass of each of `ways` in rounds of about `round` per way (see the module docs).
+pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
+    let (rounds, round) = if quick() { (3, round / 3) } else { (15, round) };
+    let passes: Vec<u32> = ways
+        .iter_mut()
+        .map(|way| {
+            let start = Instant::now();
+            way();
+            let once = start.elapsed().max(Duration::from_nanos(1));
+            u32::try_from(round.as_nanos() / once.as_nanos())
+                .unwrap_or(u32::MAX)
+                .max(1)
+        })
+        .collect();
+    let n = ways.len();
+    let mut best = vec![Duration::MAX; n];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); n];
+    let mut totals = Vec::with_capacity(rounds);
+    let order: Vec<usize> = (0..n).chain((0..n).rev()).collect();
+    for _ in 0..rounds {
+        let mut total = vec![0.0f64; n];
+        for &i in &order {
+            let way = &mut ways[i];
+            for _ in 0..passes[i].div_ceil(8) {
+                way();
+            }
+            let start = Instant::now();
+            for _ in 0..passes[i] {
+                way();
+            }
+            let time = start.elapsed() / passes[i];
+            total[i] += time.as_secs_f64();
+            best[i] = best[i].min(time);
+        }
+        for i in 0..n {
+            ratios[i].push(total[i] / total[0]);
+        }
+        totals.push(total);
+    }
+    Timing {
+        best,
+        ratio: ratios.into_iter().map(median).collect(),
+        rounds: totals,
+    }
+}
+
+/// The median of some ratios.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Runs `f` on every item, keeping the results from being optimized away.
+pub fn each<T, R>(items: &[T], mut f: impl FnMut(&T) -> R) {
+    for item in items {
+        black_box(f(black_box(item)));
+    }
+}
