@@ -4,7 +4,9 @@ use std::fmt::{self, Write as _};
 
 use crate::{
     define::type_problem::TypeProblem,
-    model::{id::problem::ToolIdProblem, name::rules::NameError, protocol::ProtocolVersion},
+    model::{
+        id::problem::ToolIdProblem, name::rules::NameError, protocol::version::ProtocolVersion,
+    },
     validate::{
         issue::{InstanceError, SchemaIssue},
         violation::Violation,

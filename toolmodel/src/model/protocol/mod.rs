@@ -16,7 +16,7 @@
 //! | [`Tool::validate_for`](crate::Tool::validate_for) | — | the rules of the version asked for |
 //! | `#[derive(Tool)]` ([`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)) | — | built and checked for [`LATEST`](ProtocolVersion::LATEST); write it for an older version with `to_mcp_json_for` |
 
-mod version;
+pub(crate) mod version;
 
 pub use version::ProtocolVersion;
 
