@@ -4,9 +4,10 @@
 //!   text reply from an arguments struct, a tool with no arguments) against the same work
 //!   written by hand for each tool: `T::parse`, the handler, `T::structured_content`, and the
 //!   `CallToolResult` (structured value plus its JSON text). Both paths start from an owned copy
-//!   of the request's arguments (a server owns them). The futures of `Toolbox::call` and of the
-//!   async handler by hand run on `futures::executor::block_on`; the synchronous handlers by
-//!   hand are called directly, as hand-written code would. Goal: at most 1.15x.
+//!   of the request's arguments (a server owns them), and both are `async` (a server awaits
+//!   either in its request handler), each call run to completion by
+//!   `futures::executor::block_on`; by hand, the synchronous handlers are called directly.
+//!   Goal: at most 1.15x.
 //! - `list`: `Toolbox::list` of 1,000 tools (every valid tool of `../shared/corpus`, then
 //!   renamed copies up to 1,000; synthetic tools when the corpus is missing), serialized to
 //!   JSON text page by page with a page size of 1,000, against serializing a prebuilt `Value`
@@ -57,8 +58,9 @@ fn requests() -> Vec<(&'static str, Map<String, Value>)> {
     ]
 }
 
-/// The hand-written server: find the tool by name, parse, run, shape the result.
-fn by_hand(
+/// The hand-written server: find the tool by name, parse, run, shape the result. An `async fn`
+/// like `Toolbox::call`, since a server awaits either inside its request handler.
+async fn by_hand(
     search: &SearchDocs,
     weather: &GetWeather,
     name: &str,
@@ -77,10 +79,15 @@ fn by_hand(
         "docs.search_docs" => {
             let outcome = SearchDocs::parse(&arguments)
                 .ok()
-                .and_then(|args| futures_executor::block_on(search.call(args, cx)).ok())
+                .map(|args| search.call(args, cx));
+            let output = match outcome {
+                Some(future) => future.await.ok(),
+                None => None,
+            };
+            output
                 .and_then(|output| SearchDocs::structured_content(&output).ok())
-                .and_then(|value| CallToolResult::structured(value).ok());
-            outcome.unwrap_or_else(|| CallToolResult::error("failed"))
+                .and_then(|value| CallToolResult::structured(value).ok())
+                .unwrap_or_else(|| CallToolResult::error("failed"))
         }
         "ping" => match Ping::parse(&arguments).map(|args| Ping.call_sync(args, cx)) {
             Ok(Ok(text)) => CallToolResult::text(text),
@@ -221,7 +228,8 @@ fn main() {
     for (name, arguments) in &requests {
         let served = futures_executor::block_on(toolbox.call(name, Some(arguments.clone()), &cx))
             .expect("a result");
-        let hand = by_hand(&search, &weather, name, arguments.clone(), &cx);
+        let hand =
+            futures_executor::block_on(by_hand(&search, &weather, name, arguments.clone(), &cx));
         assert_eq!(served, hand, "{name}: both ways give the same result");
         assert!(!served.is_error(), "{name}");
     }
@@ -229,7 +237,13 @@ fn main() {
     let (hand, served, call_ratio) = compare(
         || {
             for (name, arguments) in &requests {
-                black_box(by_hand(&search, &weather, name, arguments.clone(), &cx));
+                black_box(futures_executor::block_on(by_hand(
+                    &search,
+                    &weather,
+                    name,
+                    arguments.clone(),
+                    &cx,
+                )));
             }
         },
         || {

@@ -275,15 +275,18 @@ impl Toolbox {
     ///   [`ToolError::Protocol`] or [`ToolError::Cancelled`].
     /// - What [`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool) returns and [`Error::InvalidSchema`]: the tool's
     ///   types cannot make a valid tool (a bug in the program, found by the first call).
-    pub async fn call(
-        &self,
+    ///
+    /// The tool is looked up when `call` is called; the returned future runs it. (Written as
+    /// `fn -> impl Future` rather than `async fn` so that the future is the handler's own,
+    /// with no wrapper around it.)
+    pub fn call<'a>(
+        &'a self,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        cx: &CallContext,
-    ) -> Result<CallToolResult, Error> {
+        cx: &'a CallContext,
+    ) -> impl Future<Output = Result<CallToolResult, Error>> + Send + 'a {
         let index = self.inner.by_name.get(name).copied();
         self.call_entry(index, || name.to_owned(), arguments, cx)
-            .await
     }
 
     /// Calls a tool by its [`ToolId`] (`namespace:name`), as [`call`](Self::call) does by MCP
@@ -292,32 +295,36 @@ impl Toolbox {
     /// # Errors
     ///
     /// As [`call`](Self::call); [`Error::UnknownTool`] names the ID.
-    pub async fn call_id(
-        &self,
+    pub fn call_id<'a>(
+        &'a self,
         id: &ToolId,
         arguments: Option<Map<String, Value>>,
-        cx: &CallContext,
-    ) -> Result<CallToolResult, Error> {
+        cx: &'a CallContext,
+    ) -> impl Future<Output = Result<CallToolResult, Error>> + Send + 'a {
         let index = self.inner.by_id.get(id).copied();
         self.call_entry(index, || id.to_string(), arguments, cx)
-            .await
     }
 
-    /// Calls the entry at `index`, or fails with [`Error::UnknownTool`] naming `requested`.
-    async fn call_entry(
-        &self,
+    /// The call of the entry at `index`, or a future of [`Error::UnknownTool`] naming
+    /// `requested`.
+    fn call_entry<'a>(
+        &'a self,
         index: Option<usize>,
         requested: impl FnOnce() -> String,
         arguments: Option<Map<String, Value>>,
-        cx: &CallContext,
-    ) -> Result<CallToolResult, Error> {
-        let entry = index
-            .and_then(|index| self.inner.entries.get(index))
-            .ok_or_else(|| Error::UnknownTool { name: requested() })?;
-        entry
-            .handler
-            .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
-            .await
+        cx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
+        match index.and_then(|index| self.inner.entries.get(index)) {
+            Some(entry) => {
+                entry
+                    .handler
+                    .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
+            }
+            None => {
+                let unknown = Error::UnknownTool { name: requested() };
+                Box::pin(std::future::ready(Err(unknown)))
+            }
+        }
     }
 }
 
