@@ -962,3 +962,29 @@ fn cancellation_wakes_a_waiting_handler_under_futures_executor() {
     assert_eq!(outcome.unwrap_err(), Error::Cancelled);
     assert!(cx.is_cancelled());
 }
+
+/// A pattern that does not compile: the schema cannot be compiled.
+#[derive(Deserialize, JsonSchema, toolmodel::Tool, Default)]
+struct BadPattern {
+    #[schemars(regex(pattern = "(unclosed"))]
+    code: String,
+}
+
+impl SyncToolHandler for BadPattern {
+    type Reply = String;
+    fn call_sync(&self, args: BadPattern, _cx: &CallContext) -> Result<String, ToolError> {
+        Ok(args.code)
+    }
+}
+
+#[test]
+fn a_schema_that_does_not_compile_is_a_build_problem_not_a_failing_call() {
+    let err = Toolbox::builder()
+        .with(BadPattern::default())
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidToolbox { problems } if matches!(problems[..], [Error::InvalidSchema { .. }])),
+        "{err:?}"
+    );
+}

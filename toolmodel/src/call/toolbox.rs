@@ -420,19 +420,23 @@ struct Pending {
 }
 
 impl ToolboxBuilder {
-    /// Adds a handler. Its tool is built here
-    /// ([`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool)), and
-    /// [`build`](Self::build) reports [`Error::ToolType`] or a schema error if it cannot be.
+    /// Adds a handler. Its tool and its compiled input and output schemas are built here,
+    /// once per program ([`ToolDefinition::try_tool`](crate::ToolDefinition::try_tool) and the
+    /// validators [`ToolDefinition::parse`](crate::ToolDefinition::parse) uses), so no call
+    /// compiles anything; [`build`](Self::build) reports [`Error::ToolType`], or
+    /// [`Error::InvalidSchema`] for a schema that does not compile (say, an invalid
+    /// `#[schemars(regex)]`).
     ///
     /// For a tool that is its own arguments struct, the handler value is usually
     /// `T::default()`: `call` gets the parsed arguments as `input`; `self` is only the handler.
     pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
+        // The tool and both compiled schemas are the ones `ToolDefinition` keeps for the type
+        // (built once per program); compiling them here keeps it off the first call, and a
+        // schema that does not compile is a build problem instead of a failing call.
+        let definition = H::__definition();
         let built = H::try_tool().and_then(|tool| {
-            let output = tool
-                .output_schema
-                .as_ref()
-                .map(|schema| DefaultValidator::new().compile(schema.as_value()))
-                .transpose()?;
+            definition.input_validator(H::__input_schema, H::__output_schema)?;
+            let output = definition.output_validator(H::__input_schema, H::__output_schema)?;
             Ok((tool, output))
         });
         match built {
@@ -628,7 +632,7 @@ trait ErasedHandler: Send + Sync {
 /// bring their own `structuredContent`.
 struct Typed<H> {
     handler: H,
-    output: Option<CompiledSchema>,
+    output: Option<&'static CompiledSchema>,
 }
 
 impl<H: ToolHandler> ErasedHandler for Typed<H> {
@@ -661,7 +665,7 @@ impl<H: ToolHandler> Typed<H> {
                 .__into_result(H::structured_content)
                 .and_then(|(result, checked)| match checked {
                     Checked::Yes => Ok(result),
-                    Checked::No => check_output(self.output.as_ref(), result),
+                    Checked::No => check_output(self.output, result),
                 })
         });
         finish(&entry.called.name, outcome)
