@@ -128,8 +128,8 @@ impl SyncToolHandler for RawGauge {
     type Reply = CallToolResult;
     fn call_sync(&self, args: RawGauge, _cx: &CallContext) -> Result<CallToolResult, ToolError> {
         Ok(match args.mode.as_str() {
-            "good" => CallToolResult::structured(json!({"value": 7}))?,
-            "bad" => CallToolResult::structured(json!({"value": 700}))?,
+            "good" => CallToolResult::structured(json!({"value": 7})),
+            "bad" => CallToolResult::structured(json!({"value": 700})),
             "failed" => CallToolResult::error("sensor offline"),
             _ => CallToolResult::text("no structure"),
         })
@@ -661,7 +661,7 @@ fn hand_built_tools_validate_arguments_and_output() {
         Some(ToolSchema::try_from(json!({"type": "object", "required": ["ok"]})).unwrap());
     let toolbox = Toolbox::builder()
         .with_tool(strict, |_, _| async {
-            Ok(CallToolResult::structured(json!({"nope": 1}))?)
+            Ok(CallToolResult::structured(json!({"nope": 1})))
         })
         .build()
         .unwrap();

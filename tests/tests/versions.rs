@@ -83,16 +83,13 @@ fn results() -> Vec<(&'static str, CallToolResult)> {
         ("error", CallToolResult::error("failed")),
         (
             "structured object",
-            CallToolResult::structured(json!({"sum": 3})).unwrap(),
+            CallToolResult::structured(json!({"sum": 3})),
         ),
         (
             "structured array",
-            CallToolResult::structured(json!([1, 2])).unwrap(),
+            CallToolResult::structured(json!([1, 2])),
         ),
-        (
-            "structured string",
-            CallToolResult::structured(json!("s")).unwrap(),
-        ),
+        ("structured string", CallToolResult::structured(json!("s"))),
         (
             "image with annotations",
             from(

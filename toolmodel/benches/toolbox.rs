@@ -86,7 +86,7 @@ async fn by_hand(
             };
             output
                 .and_then(|output| SearchDocs::structured_content(&output).ok())
-                .and_then(|value| CallToolResult::structured(value).ok())
+                .map(CallToolResult::structured)
                 .unwrap_or_else(|| CallToolResult::error("failed"))
         }
         "ping" => match Ping::parse(&arguments).map(|args| Ping.call_sync(args, cx)) {

@@ -114,7 +114,7 @@ mod tests {
         result.is_error = Some(true);
         let converted = result_to_rmcp(&result, old).unwrap();
         assert_eq!(to_wire(&converted).unwrap(), to_wire(&result).unwrap());
-        let structured = CallToolResult::structured(json!({"n": 1})).unwrap();
+        let structured = CallToolResult::structured(json!({"n": 1}));
         let converted = result_to_rmcp(&structured, old).unwrap();
         assert_eq!(converted.structured_content, Some(json!({"n": 1})));
         assert_eq!(to_wire(&converted).unwrap(), to_wire(&structured).unwrap());
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn results_are_written_for_the_request_version() {
-        let list = CallToolResult::structured(json!([1, 2])).unwrap();
+        let list = CallToolResult::structured(json!([1, 2]));
         let latest = result_to_rmcp(&list, ProtocolVersion::V2026_07_28).unwrap();
         assert_eq!(latest.structured_content, Some(json!([1, 2])));
         let refused = result_to_rmcp(&list, ProtocolVersion::V2025_11_25).unwrap_err();

@@ -157,10 +157,7 @@ impl<O: ToolOutput> IntoCallToolResult<O> for O {
         self,
         structured: fn(&O) -> Result<Value, Error>,
     ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((
-            CallToolResult::structured(structured(&self)?)?,
-            Checked::Yes,
-        ))
+        Ok((CallToolResult::structured(structured(&self)?), Checked::Yes))
     }
 }
 

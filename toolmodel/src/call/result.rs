@@ -23,7 +23,7 @@ use crate::{ContentBlock, Error, InstanceError, TextContent};
 /// use serde_json::json;
 /// use toolmodel::CallToolResult;
 ///
-/// let ok = CallToolResult::structured(json!({"sum": 3}))?;
+/// let ok = CallToolResult::structured(json!({"sum": 3}));
 /// assert_eq!(
 ///     serde_json::to_value(&ok)?,
 ///     json!({
@@ -72,23 +72,13 @@ impl CallToolResult {
     /// A successful structured result: `structuredContent` is `value`, and `content` holds its
     /// JSON text as one text block (MCP 2025-11-25, "Structured Content": a tool that returns
     /// structured content SHOULD also return the serialized JSON in a text block).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Json`] if `value` cannot be written as JSON text (it always can: the error is
-    /// kept for values with non-string keys built by hand through `serde_json::to_value`).
-    pub fn structured(value: Value) -> Result<Self, Error> {
-        let text = serde_json::to_string(&value).map_err(|err| Error::Json {
-            path: String::new(),
-            line: 0,
-            column: 0,
-            message: err.to_string(),
-        })?;
-        Ok(Self {
-            content: vec![ContentBlock::Text(TextContent::new(text))],
+    #[must_use]
+    pub fn structured(value: Value) -> Self {
+        Self {
+            content: vec![ContentBlock::Text(TextContent::new(value.to_string()))],
             structured_content: Some(value),
             ..Self::default()
-        })
+        }
     }
 
     /// A failed result (`isError: true`) with the message as one text block: what a tool

@@ -206,7 +206,7 @@ impl CallToolResult {
     /// use serde_json::json;
     /// use toolmodel::{CallToolResult, ProtocolVersion};
     ///
-    /// let result = CallToolResult::structured(json!([1, 2]))?;
+    /// let result = CallToolResult::structured(json!([1, 2]));
     /// let written = result.to_json_for(ProtocolVersion::V2026_07_28)?;
     /// assert_eq!(written.json["resultType"], "complete");
     /// assert_eq!(written.json["structuredContent"], json!([1, 2]));
