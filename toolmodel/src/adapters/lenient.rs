@@ -64,7 +64,7 @@ pub(crate) fn standard_types(
 }
 
 /// What the first walk over a schema being converted found, for the passes after it.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Found {
     /// A `$ref` or definitions (`$defs`, `definitions`) somewhere in a schema object: the
     /// reference passes have work to do.
@@ -104,7 +104,7 @@ fn walk_all(
 }
 
 /// Whether a `type` value names only JSON Schema types.
-fn is_standard(ty: &Value) -> bool {
+pub(crate) fn is_standard(ty: &Value) -> bool {
     match ty {
         Value::String(one) => JSON_TYPES.contains(&one.as_str()),
         Value::Array(many) => many

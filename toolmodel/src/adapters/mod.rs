@@ -115,6 +115,7 @@
 mod anthropic;
 mod combinators;
 mod context;
+mod facts;
 mod fields;
 mod gemini;
 mod keywords;
@@ -134,6 +135,7 @@ pub use warning::{Action, Warning};
 
 use crate::{Error, SchemaSlot, Tool, ToolSchema};
 use context::{Ctx, check_depth, copy_within_depth};
+use facts::Facts;
 
 /// The default of [`ConvertOptions::inline_budget`]: 100,000 JSON values, far beyond any real
 /// tool schema (the largest in the MCP corpus inlines to a few thousand).
@@ -470,9 +472,20 @@ fn convert_named(
     // Converting copies and writes values, which recurses once per level: bound the tool
     // first (its input schema with the stricter limit of converted schemas, checked while
     // copying it).
-    let input_copy = copy_within_depth(tool.input_schema.as_value(), "/inputSchema")?;
+    let input_facts = Facts::of(&tool.input_schema);
+    let input_copy = copy(&tool.input_schema, input_facts, "/inputSchema")?;
     let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(pointer) = crate::limits::tool_deeper_than(tool, limit) {
+    let output_within = tool
+        .output_schema
+        .as_ref()
+        .is_none_or(|schema| Facts::of(schema).within_depth);
+    // The schemas known to be within the depth are not walked again.
+    let deeper = if input_facts.within_depth && output_within {
+        crate::limits::tool_fields_deeper_than(tool, limit)
+    } else {
+        crate::limits::tool_deeper_than(tool, limit)
+    };
+    if let Some(pointer) = deeper {
         return Err(Error::Conversion {
             target: target.as_str(),
             pointer,
@@ -495,6 +508,7 @@ fn convert_named(
     }
     fields::tool_level(tool, target, options, &mut warnings);
     let input = convert_schema(
+        input_facts,
         &tool.input_schema,
         input_copy,
         SchemaSlot::Input,
@@ -517,8 +531,9 @@ fn convert_named(
         Target::Gemini => {
             let output = match &tool.output_schema {
                 Some(schema) => Some(convert_schema(
+                    Facts::of(schema),
                     schema,
-                    copy_within_depth(schema.as_value(), "/outputSchema")?,
+                    copy(schema, Facts::of(schema), "/outputSchema")?,
                     SchemaSlot::Output,
                     target,
                     options,
@@ -540,8 +555,19 @@ fn convert_named(
     })
 }
 
-/// Converts `value`, a copy of `schema` (checked for depth as it was copied).
+/// A copy of `schema` to convert, checked for depth unless its `facts` say it is within.
+fn copy(schema: &ToolSchema, facts: Facts, base: &str) -> Result<Value, Error> {
+    if facts.within_depth {
+        Ok(schema.to_value())
+    } else {
+        copy_within_depth(schema.as_value(), base)
+    }
+}
+
+/// Converts `value`, a copy of `schema` (checked for depth as it was copied), whose `facts`
+/// spare the type check when it has nothing to do.
 fn convert_schema(
+    facts: Facts,
     schema: &ToolSchema,
     mut value: Value,
     slot: SchemaSlot,
@@ -553,6 +579,8 @@ fn convert_schema(
     let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
     let found = if target == Target::Mcp {
         lenient::Found::default()
+    } else if facts.plain_types {
+        facts.found
     } else {
         lenient::check_types(&mut value, &mut ctx)?
     };

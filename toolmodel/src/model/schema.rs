@@ -1,6 +1,11 @@
 //! [`ToolSchema`]: the JSON Schema object of a tool's `inputSchema` or `outputSchema`.
 
-use std::{fmt, sync::Arc};
+use std::{
+    any::Any,
+    fmt,
+    panic::AssertUnwindSafe,
+    sync::{Arc, OnceLock},
+};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 use serde_json::{Map, Value};
@@ -12,9 +17,12 @@ use crate::Error;
 ///
 /// The type makes a null (or any non-object) schema impossible: it is built only from a JSON
 /// object. It is immutable and reference-counted, so cloning a schema, or a [`Tool`](struct@crate::Tool)
-/// holding it, copies a pointer and never the schema; a validator may cache the compiled form
-/// of a schema by its identity (see [`DefaultValidator`](crate::DefaultValidator)). To change a
-/// schema, take [`to_value`](Self::to_value), edit it, and build a new one.
+/// holding it, copies a pointer and never the schema. Because it cannot change, a validator
+/// may cache its compiled form by its identity (see [`DefaultValidator`](crate::DefaultValidator)),
+/// and what a conversion ([`adapters`](crate::adapters)) checks before it starts (nesting
+/// depth, `type` names, references) is worked out once and kept with it, shared by its
+/// clones. To change a schema, take [`to_value`](Self::to_value), edit it, and build a new one
+/// (which starts with nothing kept).
 ///
 /// Whether the object is a valid schema with root `"type": "object"` is checked by
 /// [`Tool::validate`](crate::Tool::validate) and by the validators, not on construction, so that
@@ -31,14 +39,28 @@ use crate::Error;
 /// assert!(ToolSchema::try_from(json!(null)).is_err());
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
-#[derive(Clone, PartialEq)]
-pub struct ToolSchema(Arc<Value>);
+#[derive(Clone)]
+pub struct ToolSchema(Arc<Shared>);
+
+/// What clones of one schema share: the schema, and what the adapters worked out from it.
+struct Shared {
+    value: Value,
+    /// Written once and never changed, so a panic elsewhere cannot leave it half-made.
+    memo: OnceLock<AssertUnwindSafe<Memo>>,
+}
+
+/// What a conversion checks of a schema before it starts ([`ToolSchema::memo`]), type-erased
+/// so that this module does not depend on the adapters.
+pub(crate) type Memo = Box<dyn Any + Send + Sync>;
 
 impl ToolSchema {
     /// Builds a schema from a JSON object.
     #[must_use]
     pub fn new(object: Map<String, Value>) -> Self {
-        Self(Arc::new(Value::Object(object)))
+        Self(Arc::new(Shared {
+            value: Value::Object(object),
+            memo: OnceLock::new(),
+        }))
     }
 
     /// The schema MCP recommends for a tool with no parameters:
@@ -54,13 +76,13 @@ impl ToolSchema {
     /// The schema as a JSON value (always a [`Value::Object`]).
     #[must_use]
     pub fn as_value(&self) -> &Value {
-        &self.0
+        &self.0.value
     }
 
     /// The schema as a JSON object.
     #[must_use]
     pub fn as_object(&self) -> &Map<String, Value> {
-        match &*self.0 {
+        match &self.0.value {
             Value::Object(object) => object,
             // The constructors accept objects only.
             _ => empty_map(),
@@ -70,7 +92,7 @@ impl ToolSchema {
     /// A copy of the schema as an owned JSON value, to edit.
     #[must_use]
     pub fn to_value(&self) -> Value {
-        Value::clone(&self.0)
+        self.0.value.clone()
     }
 
     /// The value of one top-level keyword.
@@ -96,11 +118,40 @@ impl ToolSchema {
     /// Validators use it as a cache key.
     #[must_use]
     pub fn identity(&self) -> *const Value {
-        Arc::as_ptr(&self.0)
+        &raw const self.0.value
     }
 
-    pub(crate) fn downgrade(&self) -> std::sync::Weak<Value> {
-        Arc::downgrade(&self.0)
+    /// A weak handle on the shared allocation: alive as long as a clone of this schema is.
+    pub(crate) fn downgrade(&self) -> WeakSchema {
+        WeakSchema(Arc::downgrade(&self.0))
+    }
+
+    /// The memo, made by `make` on first use (by whichever caller comes first; the others wait
+    /// for it), downcast to `T`: `None` when it holds another type, which only two callers
+    /// storing different types could cause.
+    pub(crate) fn memo<T: Any + Send + Sync>(&self, make: impl FnOnce(&Value) -> T) -> Option<&T> {
+        self.0
+            .memo
+            .get_or_init(|| AssertUnwindSafe(Box::new(make(&self.0.value))))
+            .downcast_ref()
+    }
+}
+
+/// A weak handle on a schema's shared allocation ([`ToolSchema::downgrade`]): it keeps the
+/// allocation (not the schema) alive, so its address is not reused while the handle exists.
+pub(crate) struct WeakSchema(std::sync::Weak<Shared>);
+
+impl WeakSchema {
+    /// Whether a clone of the schema is still alive.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
+impl PartialEq for ToolSchema {
+    /// Schemas are equal when their JSON is (what is kept with them does not count).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.value == other.0.value
     }
 }
 
@@ -146,25 +197,25 @@ impl From<Map<String, Value>> for ToolSchema {
 
 impl From<ToolSchema> for Value {
     fn from(schema: ToolSchema) -> Self {
-        Arc::try_unwrap(schema.0).unwrap_or_else(|shared| Value::clone(&shared))
+        Arc::try_unwrap(schema.0).map_or_else(|shared| shared.value.clone(), |own| own.value)
     }
 }
 
 impl AsRef<Value> for ToolSchema {
     fn as_ref(&self) -> &Value {
-        &self.0
+        &self.0.value
     }
 }
 
 impl fmt::Debug for ToolSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ToolSchema({})", self.0)
+        write!(f, "ToolSchema({})", self.0.value)
     }
 }
 
 impl Serialize for ToolSchema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.0.value.serialize(serializer)
     }
 }
 

@@ -243,25 +243,28 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
 /// `tool` nested deeper than `limit` levels counted from the tool's own object; `None` when the
 /// whole tool is within the limit. Iterative: writing, cloning or comparing a tool recurses.
 pub(crate) fn tool_deeper_than(tool: &Tool, limit: usize) -> Option<String> {
-    // Each value with the levels above it in the tool's JSON and its pointer.
-    let within = |value: &Value, above: usize, prefix: &str| {
-        deeper_than(value, limit.saturating_sub(above)).map(|rest| format!("{prefix}{rest}"))
+    let within = |value: &Value, prefix: &str| {
+        deeper_than(value, limit.saturating_sub(1)).map(|rest| format!("{prefix}{rest}"))
     };
+    within(tool.input_schema.as_value(), "/inputSchema")
+        .or_else(|| within(tool.output_schema.as_ref()?.as_value(), "/outputSchema"))
+        .or_else(|| tool_fields_deeper_than(tool, limit))
+}
+
+/// [`tool_deeper_than`] for every field of `tool` but its schemas (for a caller that knows
+/// their depth).
+pub(crate) fn tool_fields_deeper_than(tool: &Tool, limit: usize) -> Option<String> {
+    // The members of a map with the levels above them in the tool's JSON; the pointer is
+    // spelled only for the one found too deep.
     let members = |map: &Map<String, Value>, above: usize, prefix: &str| {
         map.iter().find_map(|(key, value)| {
-            within(
-                value,
-                above,
-                &format!("{prefix}/{}", escape_pointer_token(key)),
-            )
+            deeper_than(value, limit.saturating_sub(above))
+                .map(|rest| format!("{prefix}/{}{rest}", escape_pointer_token(key)))
         })
     };
-    within(tool.input_schema.as_value(), 1, "/inputSchema")
-        .or_else(|| {
-            let schema = tool.output_schema.as_ref()?;
-            within(schema.as_value(), 1, "/outputSchema")
-        })
-        .or_else(|| members(&tool.annotations.as_ref()?.extra, 2, "/annotations"))
+    let annotations = tool.annotations.as_ref();
+    annotations
+        .and_then(|annotations| members(&annotations.extra, 2, "/annotations"))
         .or_else(|| {
             tool.icons
                 .iter()

@@ -6,7 +6,7 @@
 use std::{
     collections::HashMap,
     fmt,
-    sync::{Arc, PoisonError, RwLock, Weak},
+    sync::{Arc, PoisonError, RwLock},
 };
 
 use serde_json::Value;
@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::{
     Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema,
     limits::deeper_than,
+    model::schema::WeakSchema,
     pointer::escape_pointer_token,
     validate::{content_cache::ContentCache, violation::SchemaSlot},
 };
@@ -67,6 +68,16 @@ pub struct CompiledSchema {
 }
 
 impl CompiledSchema {
+    /// Another handle on the same compiled keywords (`jsonschema` shares them).
+    fn share(&self) -> Self {
+        Self {
+            validator: self.validator.clone(),
+            dialect: self.dialect,
+            instance_depth: self.instance_depth,
+            backtrack_limit: self.backtrack_limit,
+        }
+    }
+
     /// The dialect the schema was compiled in.
     #[must_use]
     pub fn dialect(&self) -> Dialect {
@@ -169,9 +180,19 @@ type Cache = HashMap<usize, Entry, foldhash::fast::FixedState>;
 /// A cache entry: the compiled form of one shared schema.
 struct Entry {
     /// Keeps the schema's allocation (not the schema) alive, so that its address is not reused
-    /// while the entry exists; a dead `owner` marks a stale entry.
-    owner: Weak<Value>,
-    compiled: Result<Arc<CompiledSchema>, Error>,
+    /// while the entry exists: a live schema at the entry's address is the entry's schema. A
+    /// dead `owner` marks a stale entry, dropped as the cache grows.
+    owner: WeakSchema,
+    /// The outcome: the compiled form held here (a clone, which shares the compiled keywords),
+    /// so that a validation reads no other allocation before the schema's keywords, and the
+    /// shared one [`DefaultValidator::compiled`] hands out.
+    compiled: Result<(CompiledSchema, Arc<CompiledSchema>), Error>,
+}
+
+impl Entry {
+    fn outcome(&self) -> Result<&CompiledSchema, &Error> {
+        self.compiled.as_ref().map(|(held, _)| held)
+    }
 }
 
 /// The validator `toolmodel` ships: the `jsonschema` crate, configured for MCP, with no network
@@ -421,41 +442,37 @@ impl DefaultValidator {
     /// As [`DefaultValidator::compile`]; a schema that failed to compile fails again from the
     /// cache without recompiling.
     pub fn compiled(&self, schema: &ToolSchema) -> Result<Arc<CompiledSchema>, Error> {
-        self.with_compiled(schema, Clone::clone)
+        self.with_entry(schema, |entry| match &entry.compiled {
+            Ok((_, shared)) => Ok(shared.clone()),
+            Err(error) => Err(error.clone()),
+        })
     }
 
-    /// Runs `use_compiled` on the cached compiled form of `schema`, compiling and caching it
+    /// Runs `use_entry` on the cache entry of `schema`, compiling the schema and caching it
     /// first when absent. On a hit it runs under the cache's read lock, so that it borrows the
-    /// compiled form instead of cloning its `Arc`; other readers are not held up, a writer
-    /// (a first compile) waits for it.
-    fn with_compiled<R>(
-        &self,
-        schema: &ToolSchema,
-        use_compiled: impl FnOnce(&Result<Arc<CompiledSchema>, Error>) -> R,
-    ) -> R {
+    /// entry instead of cloning it; other readers are not held up, a writer (a first compile)
+    /// waits for it.
+    fn with_entry<R>(&self, schema: &ToolSchema, use_entry: impl FnOnce(&Entry) -> R) -> R {
         let key = schema.identity() as usize;
         {
             let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
-            if let Some(entry) = cache.get(&key)
-                && entry.owner.strong_count() > 0
-            {
-                return use_compiled(&entry.compiled);
+            // No liveness check: `schema` is alive, so the entry at its address is its own.
+            if let Some(entry) = cache.get(&key) {
+                return use_entry(entry);
             }
         }
-        let compiled = self.compile(schema.as_value()).map(Arc::new);
+        let entry = Entry {
+            owner: schema.downgrade(),
+            compiled: self
+                .compile(schema.as_value())
+                .map(|compiled| (compiled.share(), Arc::new(compiled))),
+        };
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= 64 && cache.len().is_power_of_two() {
-            cache.retain(|_, entry| entry.owner.strong_count() > 0);
+            cache.retain(|_, entry| entry.owner.is_alive());
         }
-        cache.insert(
-            key,
-            Entry {
-                owner: schema.downgrade(),
-                compiled: compiled.clone(),
-            },
-        );
-        drop(cache);
-        use_compiled(&compiled)
+        let entry = cache.entry(key).insert_entry(entry).into_mut();
+        use_entry(entry)
     }
 
     /// Runs `use_compiled` on the compiled form of a raw schema, found in the content cache
@@ -519,7 +536,7 @@ impl DefaultValidator {
         _slot: SchemaSlot,
         instance: &Value,
     ) -> Result<(), Error> {
-        self.with_compiled(schema, |compiled| match compiled {
+        self.with_entry(schema, |entry| match entry.outcome() {
             Ok(compiled) => compiled.validate(instance),
             Err(err) => Err(err.clone()),
         })
