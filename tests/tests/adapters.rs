@@ -505,7 +505,7 @@ fn bfcl_is_invalid_read_strictly_and_maps_read_leniently() {
         .unwrap_or_else(|err| panic!("{origin}: lenient reading failed: {err}"));
         lenient_ok += 1;
         for warning in &reading.warnings {
-            *per_feature.entry(warning.detail.clone()).or_default() += 1;
+            *per_feature.entry(warning.detail.to_string()).or_default() += 1;
         }
         if reading.tool.validate().is_ok() {
             lenient_valid += 1;

@@ -503,10 +503,10 @@ fn target_report(
 fn warning_report(base: &str, warning: &Warning) -> WarningReport {
     WarningReport {
         pointer: format!("{base}{}", warning.pointer),
-        feature: warning.feature.clone(),
+        feature: warning.feature.to_string(),
         action: action_tag(warning.action),
         widens: warning.action.widens(),
-        detail: warning.detail.clone(),
+        detail: warning.detail.to_string(),
     }
 }
 

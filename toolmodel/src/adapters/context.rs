@@ -1,6 +1,8 @@
 //! The state a schema conversion carries while it walks a schema: where it is (a JSON Pointer),
 //! the options, and the warnings found so far.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
@@ -91,25 +93,47 @@ impl<'a> Ctx<'a> {
     }
 
     /// Records a warning about `feature` at `token` inside the current schema object (or at
-    /// the object itself when `token` is `None`).
+    /// the object itself when `token` is `None`). `feature` and `detail` are borrowed when they
+    /// are `'static`, so that most warnings allocate their pointer only.
     pub(crate) fn warn(
         &mut self,
         token: Option<&str>,
-        feature: &str,
+        feature: impl Into<Cow<'static, str>>,
         action: Action,
-        detail: impl Into<String>,
+        detail: impl Into<Cow<'static, str>>,
     ) {
         let pointer = match token {
             Some(token) => self.pointer_to(token),
             None => self.pointer.clone(),
         };
+        self.record(pointer, feature.into(), action, detail.into());
+    }
+
+    /// Records a warning about `keyword`, at that keyword of the current schema object.
+    fn warn_keyword(
+        &mut self,
+        keyword: Cow<'static, str>,
+        action: Action,
+        detail: impl Into<Cow<'static, str>>,
+    ) {
+        let pointer = self.pointer_to(&keyword);
+        self.record(pointer, keyword, action, detail.into());
+    }
+
+    fn record(
+        &mut self,
+        pointer: String,
+        feature: Cow<'static, str>,
+        action: Action,
+        detail: Cow<'static, str>,
+    ) {
         self.warnings.push(Warning {
             target: self.target,
             pointer,
-            feature: feature.to_owned(),
+            feature,
             action,
             slot: self.slot,
-            detail: detail.into(),
+            detail,
         });
     }
 
@@ -126,33 +150,26 @@ impl<'a> Ctx<'a> {
     }
 
     /// Removes an unsupported constraint keyword: into `moved` (to be written into the
-    /// description by [`write_moved`]) when the options say so, else dropped; warns either way.
+    /// description by [`write_moved`]) when the options say so, else dropped; warns either way
+    /// (the action says which). `keyword` is borrowed when `'static`, as is `why`.
     pub(crate) fn move_or_drop(
         &mut self,
         schema: &mut Map<String, Value>,
-        keyword: &str,
+        keyword: impl Into<Cow<'static, str>>,
         moved: &mut Map<String, Value>,
-        why: &str,
+        why: impl Into<Cow<'static, str>>,
     ) {
-        let Some(value) = schema.remove(keyword) else {
+        let keyword = keyword.into();
+        let Some(value) = schema.remove(&*keyword) else {
             return;
         };
-        if self.options.constraints_to_description {
-            self.warn(
-                Some(keyword),
-                keyword,
-                Action::MovedToDescription,
-                format!("{why}; written into the description"),
-            );
-            moved.insert(keyword.to_owned(), value);
+        let action = if self.options.constraints_to_description {
+            moved.insert(keyword.to_string(), value);
+            Action::MovedToDescription
         } else {
-            self.warn(
-                Some(keyword),
-                keyword,
-                Action::Dropped { widened: true },
-                why.to_owned(),
-            );
-        }
+            Action::Dropped { widened: true }
+        };
+        self.warn_keyword(keyword, action, why);
     }
 
     /// Removes an annotation (or unknown keyword) the target cannot hold; the schema keeps its
@@ -160,16 +177,12 @@ impl<'a> Ctx<'a> {
     pub(crate) fn drop_annotation(
         &mut self,
         schema: &mut Map<String, Value>,
-        keyword: &str,
-        why: &str,
+        keyword: impl Into<Cow<'static, str>>,
+        why: impl Into<Cow<'static, str>>,
     ) {
-        if schema.remove(keyword).is_some() {
-            self.warn(
-                Some(keyword),
-                keyword,
-                Action::Dropped { widened: false },
-                why.to_owned(),
-            );
+        let keyword = keyword.into();
+        if schema.remove(&*keyword).is_some() {
+            self.warn_keyword(keyword, Action::Dropped { widened: false }, why);
         }
     }
 }

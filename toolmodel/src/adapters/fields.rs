@@ -1,6 +1,8 @@
 //! Tool-level fields per target: what each format holds besides the schemas, the warnings for
 //! what it cannot hold, and reading the common fields (`name`, `description`, unknown keys) back.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
@@ -45,46 +47,46 @@ pub(crate) fn tool_level(
     options: &ConvertOptions,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut warn = |pointer: String, feature: &str, detail: String| {
+    let mut warn = |pointer: String, feature: Cow<'static, str>, detail: String| {
         warnings.push(Warning {
             target,
             pointer,
-            feature: feature.to_owned(),
+            feature,
             action: Action::Dropped { widened: false },
             slot: None,
-            detail,
+            detail: detail.into(),
         });
     };
     let provider = target != Target::Mcp;
     let lacks = |what: &str| format!("{target} tools have no {what}");
     if provider {
         if tool.title.is_some() {
-            warn("/title".into(), "title", lacks("title"));
+            warn("/title".into(), "title".into(), lacks("title"));
         }
         if tool.annotations.is_some() {
             warn(
                 "/annotations".into(),
-                "annotations",
+                "annotations".into(),
                 lacks("annotations (behaviour hints)"),
             );
         }
         if tool.icons.is_some() {
-            warn("/icons".into(), "icons", lacks("icons"));
+            warn("/icons".into(), "icons".into(), lacks("icons"));
         }
         if tool.execution.is_some() {
             warn(
                 "/execution".into(),
-                "execution",
+                "execution".into(),
                 lacks("execution properties"),
             );
         }
         if tool.meta.is_some() {
-            warn("/_meta".into(), "_meta", lacks("_meta"));
+            warn("/_meta".into(), "_meta".into(), lacks("_meta"));
         }
         if tool.output_schema.is_some() && target != Target::Gemini {
             warn(
                 "/outputSchema".into(),
-                "outputSchema",
+                "outputSchema".into(),
                 lacks("output schema"),
             );
         }
@@ -92,23 +94,27 @@ pub(crate) fn tool_level(
     let extension =
         |what: &str| format!("the toolmodel extension {what} is not part of the {target} format");
     if tool.namespace.is_some() && !options.qualified_names {
-        warn("/namespace".into(), "namespace", extension("namespace"));
+        warn(
+            "/namespace".into(),
+            "namespace".into(),
+            extension("namespace"),
+        );
     }
     if tool.version.is_some() {
-        warn("/version".into(), "version", extension("version"));
+        warn("/version".into(), "version".into(), extension("version"));
     }
     if !tool.tags.is_empty() {
-        warn("/tags".into(), "tags", extension("tags"));
+        warn("/tags".into(), "tags".into(), extension("tags"));
     }
     if !tool.backends.is_empty() {
-        warn("/backends".into(), "backends", extension("backends"));
+        warn("/backends".into(), "backends".into(), extension("backends"));
     }
     if let Some(carried) = carried_keys(target) {
         for key in tool.extra.keys() {
             if !carried.contains(&key.as_str()) {
                 warn(
                     format!("/{}", escape_pointer_token(key)),
-                    key,
+                    key.clone().into(),
                     format!("a key {target} tools do not define"),
                 );
             }

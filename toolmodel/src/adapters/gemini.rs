@@ -188,12 +188,16 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         })
         .cloned()
         .collect();
-    for keyword in &acted_on {
-        let k = keyword.as_str();
-        if !is_annotation(k) {
-            ctx.move_or_drop(map, k, &mut moved, "Gemini's Schema has no such field");
+    for keyword in acted_on {
+        if !is_annotation(&keyword) {
+            ctx.move_or_drop(
+                map,
+                keyword,
+                &mut moved,
+                "Gemini's Schema has no such field",
+            );
         } else {
-            ctx.drop_annotation(map, k, "Gemini's Schema has no such field");
+            ctx.drop_annotation(map, keyword, "Gemini's Schema has no such field");
         }
     }
     if matches!(map.get("items"), Some(Value::Array(_))) {
@@ -712,7 +716,7 @@ pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
             let widened = is_assertion(keyword);
             ctx.warn(
                 Some(keyword),
-                keyword,
+                keyword.clone(),
                 Action::Unsupported { widened },
                 "not among the JSON Schema keywords Gemini documents; the API ignores it",
             );
@@ -954,7 +958,7 @@ mod tests {
         );
         let features: Vec<_> = warnings
             .iter()
-            .map(|w| (w.pointer.as_str(), w.feature.as_str(), w.action))
+            .map(|w| (w.pointer.as_str(), &*w.feature, w.action))
             .collect();
         assert_eq!(
             features,

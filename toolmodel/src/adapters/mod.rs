@@ -503,7 +503,8 @@ fn convert_named(
             detail: format!(
                 "{} sent as {name:?}; the name map routes calls back",
                 quoted_name(&tool.name)
-            ),
+            )
+            .into(),
         });
     }
     fields::tool_level(tool, target, options, &mut warnings);

@@ -57,7 +57,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
                 warnings.push(Warning {
                     target,
                     pointer: format!("/{}", crate::pointer::escape_pointer_token(key)),
-                    feature: key.clone(),
+                    feature: key.clone().into(),
                     action: super::Action::Dropped { widened: false },
                     slot: None,
                     detail: "a key beside `function` that a tool cannot hold".into(),

@@ -337,7 +337,7 @@ impl Inliner<'_, '_> {
             for keyword in ignored {
                 self.ctx.drop_annotation(
                     &mut siblings,
-                    &keyword,
+                    keyword,
                     "ignored next to $ref in draft-07, so dropped when the reference is inlined",
                 );
             }
@@ -351,7 +351,7 @@ impl Inliner<'_, '_> {
                     siblings.remove(&keyword);
                     self.ctx.warn(
                         Some(&keyword),
-                        &keyword,
+                        keyword.clone(),
                         Action::Dropped { widened: true },
                         format!("next to a $ref and conflicting with the schema {reference} refers to; dropped when inlining it"),
                     );
@@ -388,14 +388,14 @@ impl Inliner<'_, '_> {
                 if is_annotation(&keyword) {
                     self.ctx.drop_annotation(
                         map,
-                        &keyword,
+                        keyword,
                         "next to a recursive $ref, which the target takes alone",
                     );
                 } else if self.ctx.options.allow_widening {
                     map.remove(&keyword);
                     self.ctx.warn(
                         Some(&keyword),
-                        &keyword,
+                        keyword.clone(),
                         Action::Dropped { widened: true },
                         "next to a recursive $ref, which the target takes alone",
                     );

@@ -174,6 +174,36 @@ impl Provider {
             Self::Anthropic => "Anthropic strict tool use",
         }
     }
+
+    /// The sentence of a warning, "<the provider's name> <what>", spelled once per provider
+    /// so that the warning borrows it.
+    const fn says(self, what: Says) -> &'static str {
+        match (self, what) {
+            (Self::OpenAi, Says::NoDefault) => "OpenAI strict mode does not take default",
+            (Self::OpenAi, Says::NoKeyword) => "OpenAI strict mode does not take this keyword",
+            (Self::OpenAi, Says::Unsupported) => "OpenAI strict mode does not support this keyword",
+            (Self::OpenAi, Says::NoFormat) => "OpenAI strict mode does not support this format",
+            (Self::Anthropic, Says::NoDefault) => "Anthropic strict tool use does not take default",
+            (Self::Anthropic, Says::NoKeyword) => {
+                "Anthropic strict tool use does not take this keyword"
+            }
+            (Self::Anthropic, Says::Unsupported) => {
+                "Anthropic strict tool use does not support this keyword"
+            }
+            (Self::Anthropic, Says::NoFormat) => {
+                "Anthropic strict tool use does not support this format"
+            }
+        }
+    }
+}
+
+/// What a warning of the strict transform says ([`Provider::says`]).
+#[derive(Clone, Copy)]
+enum Says {
+    NoDefault,
+    NoKeyword,
+    Unsupported,
+    NoFormat,
 }
 
 /// Makes `schema` (a tool's root schema) an OpenAI strict schema. `references`: the schema
@@ -333,7 +363,7 @@ fn node(
     } else {
         Vec::new()
     };
-    for keyword in &acted_on {
+    for keyword in acted_on {
         if keyword == "default" {
             match map.get("default") {
                 Some(Value::Null) => ctx.drop_annotation(
@@ -341,26 +371,12 @@ fn node(
                     "default",
                     "default null says nothing a nullable property does not",
                 ),
-                _ => ctx.move_or_drop(
-                    map,
-                    "default",
-                    &mut moved,
-                    &format!("{} does not take default", provider.name()),
-                ),
+                _ => ctx.move_or_drop(map, "default", &mut moved, provider.says(Says::NoDefault)),
             }
-        } else if is_annotation(keyword) && keyword != "format" {
-            ctx.drop_annotation(
-                map,
-                keyword,
-                &format!("{} does not take this keyword", provider.name()),
-            );
+        } else if is_annotation(&keyword) && keyword != "format" {
+            ctx.drop_annotation(map, keyword, provider.says(Says::NoKeyword));
         } else {
-            ctx.move_or_drop(
-                map,
-                keyword,
-                &mut moved,
-                &format!("{} does not support this keyword", provider.name()),
-            );
+            ctx.move_or_drop(map, keyword, &mut moved, provider.says(Says::Unsupported));
         }
     }
     if present.restricted_values {
@@ -648,12 +664,7 @@ fn check_values(
     if let Some(Value::String(format)) = map.get("format")
         && !provider.formats().contains(&format.as_str())
     {
-        ctx.move_or_drop(
-            map,
-            "format",
-            moved,
-            &format!("{} does not support this format", provider.name()),
-        );
+        ctx.move_or_drop(map, "format", moved, provider.says(Says::NoFormat));
     }
     if matches!(map.get("items"), Some(Value::Array(_))) {
         ctx.move_or_drop(
@@ -1176,7 +1187,7 @@ mod tests {
         );
         let what: Vec<_> = warnings
             .iter()
-            .map(|w| (w.pointer.as_str(), w.feature.as_str(), w.action))
+            .map(|w| (w.pointer.as_str(), &*w.feature, w.action))
             .collect();
         assert_eq!(
             what,
@@ -1282,10 +1293,7 @@ mod tests {
             out["properties"]["name"],
             json!({"type": "string", "description": "Who\n\n{\"default\":\"x\",\"minLength\":2}"})
         );
-        let actions: Vec<_> = warnings
-            .iter()
-            .map(|w| (w.feature.as_str(), w.action))
-            .collect();
+        let actions: Vec<_> = warnings.iter().map(|w| (&*w.feature, w.action)).collect();
         assert_eq!(
             actions,
             [

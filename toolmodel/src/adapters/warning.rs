@@ -1,6 +1,6 @@
 //! [`Warning`]: one thing a conversion changed, and [`Action`]: what it did.
 
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
 use super::Target;
 use crate::SchemaSlot;
@@ -88,14 +88,17 @@ pub struct Warning {
     /// the document read.
     pub pointer: String,
     /// The feature: a JSON Schema keyword (`oneOf`, `$ref`, `minLength`, ...), a tool field
-    /// (`title`, `annotations`, `outputSchema`, `name`, ...) or an unknown key.
-    pub feature: String,
+    /// (`title`, `annotations`, `outputSchema`, `name`, ...) or an unknown key. Borrowed when
+    /// it is one of the names the adapters know (most are), so that a conversion does not
+    /// allocate it.
+    pub feature: Cow<'static, str>,
     /// What was done.
     pub action: Action,
     /// Which schema the pointer is in, when it is in one: the input schema or the output schema.
     pub slot: Option<SchemaSlot>,
-    /// A sentence for people: what the target lacks and what was written instead.
-    pub detail: String,
+    /// A sentence for people: what the target lacks and what was written instead. Borrowed
+    /// when it is a fixed sentence.
+    pub detail: Cow<'static, str>,
 }
 
 impl fmt::Display for Warning {
@@ -122,10 +125,10 @@ mod tests {
         let make = |target, pointer: &str, feature: &str| Warning {
             target,
             pointer: pointer.into(),
-            feature: feature.into(),
+            feature: feature.to_owned().into(),
             action: Action::Dropped { widened: false },
             slot: None,
-            detail: String::new(),
+            detail: "".into(),
         };
         let mut list = [
             make(Target::Gemini, "/a", "x"),
@@ -136,7 +139,7 @@ mod tests {
         list.sort();
         let keys: Vec<_> = list
             .iter()
-            .map(|w| (w.target, w.pointer.as_str(), w.feature.as_str()))
+            .map(|w| (w.target, w.pointer.as_str(), &*w.feature))
             .collect();
         assert_eq!(
             keys,
