@@ -194,11 +194,16 @@ pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Va
         return;
     }
     let text = Value::Object(moved).to_string();
-    let description = match schema.get("description").and_then(Value::as_str) {
-        Some(existing) if !existing.is_empty() => format!("{existing}\n\n{text}"),
-        _ => text,
-    };
-    schema.insert("description".into(), Value::String(description));
+    match schema.get_mut("description") {
+        Some(Value::String(existing)) if !existing.is_empty() => {
+            existing.push_str("\n\n");
+            existing.push_str(&text);
+        }
+        Some(place) => *place = Value::String(text),
+        None => {
+            schema.insert("description".into(), Value::String(text));
+        }
+    }
 }
 
 /// Appends `/` and one JSON Pointer reference token, escaped (RFC 6901: `~` as `~0`, `/` as

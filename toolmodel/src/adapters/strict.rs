@@ -1013,32 +1013,50 @@ fn sub_node(
 /// OpenAI: every property required; each optional one made nullable. Linear in the number of
 /// properties: the required names are looked up in a set.
 fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
-    let Some(Value::Object(mut properties)) = map.remove("properties") else {
+    // Taken out of their places and put back, so that the keys are not spelled again.
+    let Some(Value::Object(properties)) = map.get_mut("properties") else {
         return;
     };
-    let had_required = map.contains_key("required");
-    let listed: Vec<Value> = match map.remove("required") {
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            map.insert("required".into(), other);
-            map.insert("properties".into(), Value::Object(properties));
+    let mut properties = std::mem::take(properties);
+    let listed: Option<Vec<Value>> = match map.get_mut("required") {
+        Some(Value::Array(list)) => Some(std::mem::take(list)),
+        Some(_) => {
+            put_back(map, "properties", properties);
             return;
         }
-        None => Vec::new(),
+        None => None,
     };
+    let listed_names = listed.as_deref().unwrap_or_default();
     let mut required: Vec<Value> = Vec::with_capacity(properties.len());
-    let mut named: HashSet<&str> = HashSet::with_capacity(listed.len());
+    // A set only when the list is long enough for lookups in it to matter (linear either way).
+    let mut named: HashSet<&str> = HashSet::new();
+    let short = listed_names.len() <= 8;
     let mut stray: Vec<Value> = Vec::new();
-    for name in &listed {
+    for (index, name) in listed_names.iter().enumerate() {
         match name.as_str() {
             Some(text) if properties.contains_key(text) => {
-                if named.insert(text) {
+                let seen = if short {
+                    listed_names
+                        .iter()
+                        .take(index)
+                        .any(|n| n.as_str() == Some(text))
+                } else {
+                    !named.insert(text)
+                };
+                if !seen {
                     required.push(name.clone());
                 }
             }
             _ => stray.push(name.clone()),
         }
     }
+    let is_listed = |name: &str| {
+        if short {
+            listed_names.iter().any(|n| n.as_str() == Some(name))
+        } else {
+            named.contains(name)
+        }
+    };
     let mut changed = !stray.is_empty();
     if !stray.is_empty() {
         ctx.warn(
@@ -1053,7 +1071,7 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     }
     let mark = ctx.enter("properties");
     for (name, schema) in &mut properties {
-        if named.contains(name.as_str()) {
+        if is_listed(name) {
             continue;
         }
         required.push(Value::from(name.as_str()));
@@ -1068,11 +1086,31 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     }
     ctx.leave(mark);
     drop(named);
-    map.insert("properties".into(), Value::Object(properties));
-    if changed {
-        map.insert("required".into(), Value::Array(required));
-    } else if had_required {
-        map.insert("required".into(), Value::Array(listed));
+    put_back(map, "properties", properties);
+    match listed {
+        _ if changed => put_back_list(map, "required", required),
+        Some(listed) => put_back_list(map, "required", listed),
+        None => {}
+    }
+}
+
+/// Puts `object` at `key` of `map`, into the place it was taken from when there is one.
+fn put_back(map: &mut Map<String, Value>, key: &'static str, object: Map<String, Value>) {
+    match map.get_mut(key) {
+        Some(place) => *place = Value::Object(object),
+        None => {
+            map.insert(key.into(), Value::Object(object));
+        }
+    }
+}
+
+/// [`put_back`] for an array.
+fn put_back_list(map: &mut Map<String, Value>, key: &'static str, list: Vec<Value>) {
+    match map.get_mut(key) {
+        Some(place) => *place = Value::Array(list),
+        None => {
+            map.insert(key.into(), Value::Array(list));
+        }
     }
 }
 
@@ -1106,9 +1144,9 @@ fn make_nullable(schema: &mut Value) -> bool {
         values.push(null);
     }
     match map.get_mut("type") {
-        Some(Value::String(name)) if name != "null" => {
-            let name = std::mem::take(name);
-            map.insert("type".into(), serde_json::json!([name, "null"]));
+        Some(ty @ Value::String(_)) if ty.as_str() != Some("null") => {
+            let name = std::mem::take(ty);
+            *ty = Value::Array(vec![name, Value::from("null")]);
         }
         Some(Value::Array(names)) if !names.iter().any(|n| n.as_str() == Some("null")) => {
             names.push(Value::from("null"))
