@@ -230,7 +230,8 @@ impl Entry {
 /// A schema is compiled once. [`DefaultValidator::validate_arguments`] and
 /// [`DefaultValidator::validate_result`] cache the compiled form of a tool's [`ToolSchema`] by
 /// its identity (the shared allocation behind it, which clones share and which cannot change),
-/// so repeated calls cost a hash lookup plus the validation itself. [`DefaultValidator::compile`]
+/// held inline in the cache, so repeated calls cost a hash lookup under a read lock plus the
+/// validation itself. [`DefaultValidator::compile`]
 /// gives you the compiled form to hold yourself.
 ///
 /// [`SchemaValidator::validate`] on a raw [`Value`] caches by content: the schema is hashed
@@ -241,8 +242,8 @@ impl Entry {
 /// oldest first; a schema encoding to more than 4 MiB, or nested more than 256 levels, is
 /// compiled for its call and not kept. The comparison reads the whole schema on every call, so
 /// `validate(&schema, &instance)` costs more than [`DefaultValidator::validate_arguments`] with
-/// a tool holding that schema (3.5 times over the corpus, where schemas are far larger than
-/// the arguments; see the README's figures) and far less than compiling: prefer the tool
+/// a tool holding that schema (3 to 4.5 times over the corpus, where schemas are far larger
+/// than the arguments; see the README's figures) and far less than compiling: prefer the tool
 /// methods, or [`DefaultValidator::compile`], on a hot path.
 ///
 /// # Sharing
