@@ -475,10 +475,8 @@ fn convert_named(
     let input_facts = Facts::of(&tool.input_schema);
     let input_copy = copy(&tool.input_schema, input_facts, "/inputSchema")?;
     let limit = crate::Limits::DEFAULT.max_depth;
-    let output_within = tool
-        .output_schema
-        .as_ref()
-        .is_none_or(|schema| Facts::of(schema).within_depth);
+    let output_facts = tool.output_schema.as_ref().map(Facts::of);
+    let output_within = output_facts.is_none_or(|facts| facts.within_depth);
     // The schemas known to be within the depth are not walked again.
     let deeper = if input_facts.within_depth && output_within {
         crate::limits::tool_fields_deeper_than(tool, limit)
@@ -530,11 +528,11 @@ fn convert_named(
         }
         Target::Anthropic => anthropic::write(tool, &name, input, options),
         Target::Gemini => {
-            let output = match &tool.output_schema {
-                Some(schema) => Some(convert_schema(
-                    Facts::of(schema),
+            let output = match tool.output_schema.as_ref().zip(output_facts) {
+                Some((schema, facts)) => Some(convert_schema(
+                    facts,
                     schema,
-                    copy(schema, Facts::of(schema), "/outputSchema")?,
+                    copy(schema, facts, "/outputSchema")?,
                     SchemaSlot::Output,
                     target,
                     options,

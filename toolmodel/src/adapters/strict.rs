@@ -1021,7 +1021,7 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     let listed: Option<Vec<Value>> = match map.get_mut("required") {
         Some(Value::Array(list)) => Some(std::mem::take(list)),
         Some(_) => {
-            put_back(map, "properties", properties);
+            put_back(map, "properties", Value::Object(properties));
             return;
         }
         None => None,
@@ -1086,30 +1086,20 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     }
     ctx.leave(mark);
     drop(named);
-    put_back(map, "properties", properties);
+    put_back(map, "properties", Value::Object(properties));
     match listed {
-        _ if changed => put_back_list(map, "required", required),
-        Some(listed) => put_back_list(map, "required", listed),
+        _ if changed => put_back(map, "required", Value::Array(required)),
+        Some(listed) => put_back(map, "required", Value::Array(listed)),
         None => {}
     }
 }
 
-/// Puts `object` at `key` of `map`, into the place it was taken from when there is one.
-fn put_back(map: &mut Map<String, Value>, key: &'static str, object: Map<String, Value>) {
+/// Puts `value` at `key` of `map`, into the place it was taken from when there is one.
+fn put_back(map: &mut Map<String, Value>, key: &'static str, value: Value) {
     match map.get_mut(key) {
-        Some(place) => *place = Value::Object(object),
+        Some(place) => *place = value,
         None => {
-            map.insert(key.into(), Value::Object(object));
-        }
-    }
-}
-
-/// [`put_back`] for an array.
-fn put_back_list(map: &mut Map<String, Value>, key: &'static str, list: Vec<Value>) {
-    match map.get_mut(key) {
-        Some(place) => *place = Value::Array(list),
-        None => {
-            map.insert(key.into(), Value::Array(list));
+            map.insert(key.into(), value);
         }
     }
 }
