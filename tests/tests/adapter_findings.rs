@@ -267,3 +267,26 @@ fn finding6_draft04_exclusive_minimum_is_rewritten_with_a_warning() {
         }
     }
 }
+
+/// Found while making the Gemini conversion faster: a type list written as an `anyOf` of
+/// Gemini types was converted again, so each branch (`{"type": "STRING"}`) was moved into a
+/// description as an unknown type and accepted anything.
+#[test]
+fn gemini_type_list_branches_are_not_converted_twice() {
+    let Some(tool) = corpus_tool("github-mcp-server/issue_write.snap", "issue_write") else {
+        return;
+    };
+    let out = convert(&tool, Target::Gemini, &ConvertOptions::default()).unwrap();
+    let value = &schema_of(Target::Gemini, &out.value)["properties"]["issue_fields"]["items"]
+        ["properties"]["value"];
+    assert_eq!(
+        value["anyOf"],
+        json!([{"type": "STRING"}, {"type": "NUMBER"}, {"type": "BOOLEAN"}]),
+        "{value}"
+    );
+    assert!(
+        !out.warnings.iter().any(|w| w.detail == "not a JSON Schema type"),
+        "{:?}",
+        out.warnings
+    );
+}

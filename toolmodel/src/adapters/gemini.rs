@@ -15,7 +15,7 @@ use super::{
 };
 use crate::Error;
 
-/// The fields of Gemini's `Schema` object (Vertex AI / Gemini API reference, `Schema`, read
+/// Whether `keyword` is a field of Gemini's `Schema` object (Vertex AI / Gemini API reference, `Schema`, read
 /// 2026-11-21 from docs.cloud.google.com, "Represents a select subset of an OpenAPI 3.0 schema
 /// object"): `type` (one upper-case name), `format`, `title`, `description`, `nullable`,
 /// `default`, `items`, `minItems`, `maxItems`, `enum` (strings), `properties`,
@@ -24,31 +24,34 @@ use crate::Error;
 /// `defs` (root only). JSON Schema spellings that map onto them (`$ref`, `$defs`, `const`,
 /// `oneOf`, `allOf`) are rewritten; everything else is moved into the description (an
 /// assertion) or dropped (an annotation).
-const OPENAPI_FIELDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "default",
-    "items",
-    "minItems",
-    "maxItems",
-    "enum",
-    "properties",
-    "propertyOrdering",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-    "anyOf",
-    "additionalProperties",
-];
+fn is_openapi_field(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type"
+            | "format"
+            | "title"
+            | "description"
+            | "nullable"
+            | "default"
+            | "items"
+            | "minItems"
+            | "maxItems"
+            | "enum"
+            | "properties"
+            | "propertyOrdering"
+            | "required"
+            | "minProperties"
+            | "maxProperties"
+            | "minimum"
+            | "maximum"
+            | "minLength"
+            | "maxLength"
+            | "pattern"
+            | "example"
+            | "anyOf"
+            | "additionalProperties"
+    )
+}
 
 /// The `format`s Gemini documents per type (same source): any for `STRING`; `float`, `double`
 /// for `NUMBER`; `int32`, `int64` for `INTEGER`.
@@ -175,32 +178,39 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 
 fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut moved = Map::new();
-    merge_all_of(map, ctx, &mut moved);
-    one_of(map, ctx, &mut moved);
-    drop_any_of_branches_matching_nothing(map, ctx);
+    // One pass over the keywords says which steps have work (most schema objects hold a type
+    // and a description only), sparing each step its lookups.
+    let mut present = Present::of(map);
+    if present.all_of || present.one_of {
+        merge_all_of(map, ctx, &mut moved);
+        one_of(map, ctx, &mut moved);
+        present = Present::of(map);
+    }
+    if present.any_of {
+        drop_any_of_branches_matching_nothing(map, ctx);
+    }
     // Definitions stay for the reference passes (nested ones are removed once their
     // references are inlined). Only the keywords to act on are copied out (usually none).
-    let acted_on: Vec<String> = map
-        .keys()
-        .filter(|k| {
-            !(OPENAPI_FIELDS.contains(&k.as_str())
-                || matches!(k.as_str(), "$ref" | "const" | "$defs" | "definitions"))
-        })
-        .cloned()
-        .collect();
-    for keyword in acted_on {
-        if !is_annotation(&keyword) {
-            ctx.move_or_drop(
-                map,
-                keyword,
-                &mut moved,
-                "Gemini's Schema has no such field",
-            );
-        } else {
-            ctx.drop_annotation(map, keyword, "Gemini's Schema has no such field");
+    if present.acted_on {
+        let acted_on: Vec<String> = map
+            .keys()
+            .filter(|k| !(is_openapi_field(k) || is_kept_for_later(k)))
+            .cloned()
+            .collect();
+        for keyword in acted_on {
+            if !is_annotation(&keyword) {
+                ctx.move_or_drop(
+                    map,
+                    keyword,
+                    &mut moved,
+                    "Gemini's Schema has no such field",
+                );
+            } else {
+                ctx.drop_annotation(map, keyword, "Gemini's Schema has no such field");
+            }
         }
     }
-    if matches!(map.get("items"), Some(Value::Array(_))) {
+    if present.items && matches!(map.get("items"), Some(Value::Array(_))) {
         ctx.move_or_drop(
             map,
             "items",
@@ -208,7 +218,9 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             "tuple items (an array of schemas) have no Gemini form",
         );
     }
-    if let Some(Value::Bool(nullable)) = map.get("nullable") {
+    if present.nullable
+        && let Some(Value::Bool(nullable)) = map.get("nullable")
+    {
         // JSON Schema ignores `nullable`; Gemini honours it.
         if *nullable {
             ctx.warn(Some("nullable"), "nullable", Action::Rewritten { exact: false }, "not a JSON Schema keyword (validators ignore it), but Gemini honours it: null is now accepted");
@@ -216,17 +228,104 @@ fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             ctx.drop_annotation(map, "nullable", "nullable: false is Gemini's default");
         }
     }
-    types_and_values(map, ctx, &mut moved);
-    format(map, ctx, &mut moved);
-    for_each_child(
-        map,
-        ctx,
-        &["properties", "$defs", "definitions"],
-        |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
-        sub,
-    )?;
+    let wrote_any_of = match present.simple_type {
+        // One type other than null, no values: only the spelling changes.
+        Some(name) if !present.values => {
+            set_type(map, upper_case(name));
+            false
+        }
+        None if !present.values && !present.has_type => false,
+        _ => types_and_values(map, ctx, &mut moved),
+    };
+    if present.format {
+        format(map, ctx, &mut moved);
+    }
+    // The branches of an `anyOf` written from a type list are Gemini schemas already
+    // (`{"type": "STRING"}`): converting them again would read `STRING` as no JSON Schema type.
+    let written = if wrote_any_of {
+        map.remove("anyOf")
+    } else {
+        None
+    };
+    if present.children {
+        for_each_child(
+            map,
+            ctx,
+            &["properties", "$defs", "definitions"],
+            |keyword, child| child.is_object() || (keyword == "items" && child.is_boolean()),
+            sub,
+        )?;
+    }
+    if let Some(any_of) = written {
+        map.insert("anyOf".into(), any_of);
+    }
     write_moved(map, moved);
     Ok(())
+}
+
+/// JSON Schema spellings [`node`] leaves for later passes: `$ref` and definitions (the
+/// reference passes), `const` ([`types_and_values`]).
+fn is_kept_for_later(keyword: &str) -> bool {
+    matches!(keyword, "$ref" | "const" | "$defs" | "definitions")
+}
+
+/// Which keywords of a schema object the steps of [`node`] look for.
+#[derive(Default)]
+struct Present {
+    all_of: bool,
+    one_of: bool,
+    any_of: bool,
+    items: bool,
+    nullable: bool,
+    format: bool,
+    /// `const` or `enum`.
+    values: bool,
+    has_type: bool,
+    /// The `type`, when it is one JSON Schema type name other than `null`.
+    simple_type: Option<&'static str>,
+    /// A keyword that holds subschemas Gemini nests.
+    children: bool,
+    /// A keyword that is neither a field of Gemini's `Schema` nor [kept for
+    /// later](is_kept_for_later).
+    acted_on: bool,
+}
+
+impl Present {
+    fn of(map: &Map<String, Value>) -> Self {
+        let mut present = Self::default();
+        for (keyword, value) in map {
+            match keyword.as_str() {
+                "allOf" => present.all_of = true,
+                "oneOf" => present.one_of = true,
+                "anyOf" => {
+                    present.any_of = true;
+                    present.children = true;
+                }
+                "items" => {
+                    present.items = true;
+                    present.children = true;
+                }
+                "properties" | "additionalProperties" | "$defs" | "definitions" => {
+                    present.children = true;
+                }
+                "nullable" => present.nullable = true,
+                "format" => present.format = true,
+                "const" | "enum" => present.values = true,
+                "type" => {
+                    present.has_type = true;
+                    present.simple_type = value
+                        .as_str()
+                        .and_then(static_type)
+                        .filter(|name| *name != "null");
+                }
+                _ => {}
+            }
+            if !(is_openapi_field(keyword) || is_kept_for_later(keyword)) {
+                present.acted_on = true;
+            }
+        }
+        present
+    }
 }
 
 /// Runs `f` on each subschema Gemini's `Schema` nests under `map`, with `ctx` pointing at it:
@@ -331,12 +430,13 @@ fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<Strin
 }
 
 /// `type`, `nullable`, `enum` and `const` together: Gemini has one upper-case type, `nullable`
-/// for null, and string-only enums (numbers as strings with `format: "enum"`).
+/// for null, and string-only enums (numbers as strings with `format: "enum"`). Returns whether
+/// it wrote an `anyOf` of Gemini types (from a type list), which is not to be converted again.
 fn types_and_values(
     map: &mut Map<String, Value>,
     ctx: &mut Ctx<'_>,
     moved: &mut Map<String, Value>,
-) {
+) -> bool {
     if let Some(value) = map.remove("const") {
         if map.contains_key("enum") {
             map.insert("const".into(), value);
@@ -444,6 +544,7 @@ fn types_and_values(
         }
     }
     // The type.
+    let mut wrote_any_of = false;
     let only_null = !names.is_empty() && non_null.is_empty();
     match non_null.as_slice() {
         [one] => {
@@ -501,6 +602,7 @@ fn types_and_values(
                 }
                 map.remove("type");
                 map.insert("anyOf".into(), Value::Array(branches));
+                wrote_any_of = true;
                 ctx.deepened = true;
                 ctx.warn(
                     Some("type"),
@@ -513,7 +615,7 @@ fn types_and_values(
     }
     // The values.
     let Some(values) = enum_values else {
-        return;
+        return wrote_any_of;
     };
     let ty = map
         .get("type")
@@ -531,7 +633,7 @@ fn types_and_values(
                 "an empty enum (nothing allowed) has no Gemini form",
             );
         }
-        return;
+        return wrote_any_of;
     }
     if values.iter().all(Value::is_string) {
         map.insert("enum".into(), Value::Array(values));
@@ -574,6 +676,7 @@ fn types_and_values(
             "Gemini enums hold strings (and numbers as strings) only",
         );
     }
+    wrote_any_of
 }
 
 /// The static spelling of a JSON Schema type name.
@@ -990,6 +1093,36 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn type_lists_become_any_of_branches_that_are_not_converted_again() {
+        // With and without other subschemas beside the list: the written branches hold Gemini
+        // types, which a second pass would move into the description as unknown types.
+        for extra in [json!({}), json!({"items": {"type": "string"}, "maxLength": 3})] {
+            let mut schema = json!({"type": ["string", "array", "null"]});
+            schema
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let (out, warnings) = run(
+                json!({"type": "object", "properties": {"value": schema}}),
+                &ConvertOptions::default(),
+            );
+            let out = out.unwrap();
+            assert_eq!(
+                out["properties"]["value"]["anyOf"],
+                json!([{"type": "STRING"}, {"type": "ARRAY"}, {"type": "NULL"}]),
+                "{out}"
+            );
+            assert_eq!(
+                pointers_and_actions(&warnings),
+                [(
+                    "/inputSchema/properties/value/type",
+                    Action::Rewritten { exact: true }
+                )],
+            );
+        }
     }
 
     #[test]
