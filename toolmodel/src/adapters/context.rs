@@ -35,11 +35,14 @@ impl<'a> Ctx<'a> {
         base: &str,
         warnings: &'a mut Vec<Warning>,
     ) -> Self {
+        // Room for a few levels below the base, so that entering them does not reallocate.
+        let mut pointer = String::with_capacity(base.len() + 120);
+        pointer.push_str(base);
         Self {
             target,
             options,
             slot,
-            pointer: base.to_owned(),
+            pointer,
             warnings,
             deepened: false,
         }
@@ -68,9 +71,11 @@ impl<'a> Ctx<'a> {
     /// Moves one level down, to the array item at `index`; returns what to give
     /// [`Ctx::leave`] to come back.
     pub(crate) fn enter_index(&mut self, index: usize) -> usize {
-        use std::fmt::Write as _;
         let len = self.pointer.len();
-        let _ = write!(self.pointer, "/{index}");
+        self.pointer.push('/');
+        // `itoa` (already in the tree through serde_json) rather than the formatting
+        // machinery: a walk enters every array item.
+        self.pointer.push_str(itoa::Buffer::new().format(index));
         len
     }
 
@@ -210,7 +215,7 @@ pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Va
 /// `~1`), without allocating for a token that needs no escaping.
 pub(crate) fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
-    if token.contains(['~', '/']) {
+    if token.bytes().any(|b| b == b'~' || b == b'/') {
         for ch in token.chars() {
             match ch {
                 '~' => pointer.push_str("~0"),

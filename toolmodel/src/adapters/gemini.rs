@@ -90,12 +90,13 @@ const JSON_SCHEMA_FIELDS: &[&str] = &[
 /// chars a-z, A-Z, 0-9, or underscores with a maximum length of 64" (`FunctionDeclaration.parameters`,
 /// same source).
 fn is_gemini_parameter_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= 64
+    // ASCII only, so bytes are characters (any byte of a longer character fails).
+    let mut bytes = name.bytes();
+    name.len() <= 64
+        && bytes
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// Converts a tool schema (its root) to Gemini's OpenAPI subset.
@@ -141,7 +142,11 @@ pub(crate) fn to_openapi(
 
 fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match value {
-        Value::Object(map) if matches_nothing(map) => {
+        Value::Object(map) => {
+            let present = Present::of(map);
+            if !(present.not && matches_nothing(map)) {
+                return node(map, ctx, present);
+            }
             ctx.warn(
                 Some("not"),
                 "not",
@@ -151,7 +156,6 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             *value = Value::Object(Map::new());
             Ok(())
         }
-        Value::Object(map) => node(map, ctx),
         Value::Bool(true) => {
             ctx.warn(
                 None,
@@ -176,11 +180,15 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     }
 }
 
-fn node(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+/// Converts one schema object, of which `present` says what it holds: one pass over the
+/// keywords says which steps have work (most schema objects hold a type and a description
+/// only), sparing each step its lookups.
+fn node(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    mut present: Present,
+) -> Result<(), Error> {
     let mut moved = Map::new();
-    // One pass over the keywords says which steps have work (most schema objects hold a type
-    // and a description only), sparing each step its lookups.
-    let mut present = Present::of(map);
     if present.all_of || present.one_of {
         merge_all_of(map, ctx, &mut moved);
         one_of(map, ctx, &mut moved);
@@ -272,6 +280,7 @@ fn is_kept_for_later(keyword: &str) -> bool {
 /// Which keywords of a schema object the steps of [`node`] look for.
 #[derive(Default)]
 struct Present {
+    not: bool,
     all_of: bool,
     one_of: bool,
     any_of: bool,
@@ -295,6 +304,7 @@ impl Present {
         let mut present = Self::default();
         for (keyword, value) in map {
             match keyword.as_str() {
+                "not" => present.not = true,
                 "allOf" => present.all_of = true,
                 "oneOf" => present.one_of = true,
                 "anyOf" => {
@@ -1099,7 +1109,10 @@ mod tests {
     fn type_lists_become_any_of_branches_that_are_not_converted_again() {
         // With and without other subschemas beside the list: the written branches hold Gemini
         // types, which a second pass would move into the description as unknown types.
-        for extra in [json!({}), json!({"items": {"type": "string"}, "maxLength": 3})] {
+        for extra in [
+            json!({}),
+            json!({"items": {"type": "string"}, "maxLength": 3}),
+        ] {
             let mut schema = json!({"type": ["string", "array", "null"]});
             schema
                 .as_object_mut()

@@ -53,7 +53,7 @@ use super::{
 };
 use crate::Error;
 
-/// OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs,
+/// Whether OpenAI strict mode takes `keyword`: OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs,
 /// read 2026-11-21): types string, number, boolean, integer, object, array, enum, anyOf (and
 /// null through type lists or anyOf); string `pattern`, `format`; number `multipleOf`,
 /// `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; array `minItems`, `maxItems`;
@@ -62,30 +62,33 @@ use crate::Error;
 /// `dependentRequired`, `dependentSchemas`, `if`, `then`, `else` (and, by omission from the
 /// supported list, every other keyword). `title` and `description` are annotations the API
 /// takes; `const` counts against the documented size limits, so it is supported.
-const OPENAI_STRICT: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "anyOf",
-    "$ref",
-    "$defs",
-    "definitions",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "title",
-    "description",
-    "pattern",
-    "format",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "minItems",
-    "maxItems",
-];
+fn openai_supports(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type"
+            | "enum"
+            | "const"
+            | "anyOf"
+            | "$ref"
+            | "$defs"
+            | "definitions"
+            | "properties"
+            | "required"
+            | "additionalProperties"
+            | "items"
+            | "title"
+            | "description"
+            | "pattern"
+            | "format"
+            | "multipleOf"
+            | "maximum"
+            | "exclusiveMaximum"
+            | "minimum"
+            | "exclusiveMinimum"
+            | "minItems"
+            | "maxItems"
+    )
+}
 
 /// OpenAI Structured Outputs string formats (same source and date).
 const OPENAI_FORMATS: &[&str] = &[
@@ -106,32 +109,35 @@ const OPENAI_MAX_PROPERTIES: usize = 5000;
 const OPENAI_MAX_NESTING: usize = 10;
 const OPENAI_MAX_ENUM_VALUES: usize = 1000;
 
-/// Anthropic strict tool use, what `transform_schema` (anthropic-sdk-python,
+/// Whether Anthropic strict tool use takes `keyword`: what `transform_schema` (anthropic-sdk-python,
 /// `lib/_parse/_transform.py`, read 2026-11-21) keeps, plus `const` (documented as supported):
 /// `type`, `enum` (primitive values), `anyOf`, `oneOf` (as `anyOf`), `allOf`, `$ref`, `$defs`,
 /// `properties`, `required`, `additionalProperties: false`, `items`, `minItems` 0 or 1, `format`
 /// (listed below), `title`, `description`; `pattern` per the documentation (no backreferences,
 /// lookaround or word boundaries). Everything else is moved into the description, `default`
 /// included.
-const ANTHROPIC_STRICT: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "anyOf",
-    "allOf",
-    "$ref",
-    "$defs",
-    "definitions",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "minItems",
-    "format",
-    "pattern",
-    "title",
-    "description",
-];
+fn anthropic_supports(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type"
+            | "enum"
+            | "const"
+            | "anyOf"
+            | "allOf"
+            | "$ref"
+            | "$defs"
+            | "definitions"
+            | "properties"
+            | "required"
+            | "additionalProperties"
+            | "items"
+            | "minItems"
+            | "format"
+            | "pattern"
+            | "title"
+            | "description"
+    )
+}
 
 /// Anthropic strict string formats (`SupportedStringFormats` in the same file).
 const ANTHROPIC_FORMATS: &[&str] = &[
@@ -156,8 +162,8 @@ enum Provider {
 impl Provider {
     fn supports(self, keyword: &str) -> bool {
         match self {
-            Self::OpenAi => OPENAI_STRICT.contains(&keyword),
-            Self::Anthropic => ANTHROPIC_STRICT.contains(&keyword),
+            Self::OpenAi => openai_supports(keyword),
+            Self::Anthropic => anthropic_supports(keyword),
         }
     }
 
