@@ -143,7 +143,7 @@ pub(crate) fn to_openapi(
 fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match value {
         Value::Object(map) => {
-            let present = Present::of(map);
+            let present = Present::scan(map);
             if !(present.not && matches_nothing(map)) {
                 return node(map, ctx, present);
             }
@@ -192,7 +192,7 @@ fn node(
     if present.all_of || present.one_of {
         merge_all_of(map, ctx, &mut moved);
         one_of(map, ctx, &mut moved);
-        present = Present::of(map);
+        present = Present::scan(map);
     }
     if present.any_of {
         drop_any_of_branches_matching_nothing(map, ctx);
@@ -236,14 +236,10 @@ fn node(
             ctx.drop_annotation(map, "nullable", "nullable: false is Gemini's default");
         }
     }
-    let wrote_any_of = match present.simple_type {
-        // One type other than null, no values: only the spelling changes.
-        Some(name) if !present.values => {
-            set_type(map, upper_case(name));
-            false
-        }
-        None if !present.values && !present.has_type => false,
-        _ => types_and_values(map, ctx, &mut moved),
+    let wrote_any_of = if present.type_done || !(present.values || present.has_type) {
+        false
+    } else {
+        types_and_values(map, ctx, &mut moved)
     };
     if present.format {
         format(map, ctx, &mut moved);
@@ -297,16 +293,31 @@ struct Present {
     /// A keyword that is neither a field of Gemini's `Schema` nor [kept for
     /// later](is_kept_for_later).
     acted_on: bool,
+    /// The `type` is written already: one name, nothing else bearing on it.
+    type_done: bool,
 }
 
 impl Present {
-    fn of(map: &Map<String, Value>) -> Self {
+    /// Reads which keywords `map` holds and, when its `type` is one name other than `null` and
+    /// nothing else bears on it (no values, no `allOf` or `oneOf` to fold in first), writes
+    /// that type in Gemini's spelling at once, in place ([`Present::type_done`]).
+    fn scan(map: &mut Map<String, Value>) -> Self {
         let mut present = Self::default();
-        for (keyword, value) in map {
+        let mut type_value = None;
+        for (keyword, value) in map.iter_mut() {
             match keyword.as_str() {
-                "not" => present.not = true,
-                "allOf" => present.all_of = true,
-                "oneOf" => present.one_of = true,
+                "not" => {
+                    present.not = true;
+                    present.acted_on = true;
+                }
+                "allOf" => {
+                    present.all_of = true;
+                    present.acted_on = true;
+                }
+                "oneOf" => {
+                    present.one_of = true;
+                    present.acted_on = true;
+                }
                 "anyOf" => {
                     present.any_of = true;
                     present.children = true;
@@ -327,12 +338,18 @@ impl Present {
                         .as_str()
                         .and_then(static_type)
                         .filter(|name| *name != "null");
+                    type_value = Some(value);
                 }
-                _ => {}
+                "$ref" => {}
+                other => present.acted_on |= !is_openapi_field(other),
             }
-            if !(is_openapi_field(keyword) || is_kept_for_later(keyword)) {
-                present.acted_on = true;
-            }
+        }
+        if let (Some(name), Some(Value::String(spelled))) = (present.simple_type, type_value)
+            && !(present.values || present.all_of || present.one_of)
+        {
+            spelled.clear();
+            spelled.push_str(upper_case(name));
+            present.type_done = true;
         }
         present
     }

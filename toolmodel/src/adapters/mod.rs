@@ -574,8 +574,8 @@ fn convert_schema(
     options: &ConvertOptions,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Error> {
-    let base = format!("/{}", slot.key());
-    let mut ctx = Ctx::new(target, options, Some(slot), &base, warnings);
+    let base = slot.pointer();
+    let mut ctx = Ctx::new(target, options, Some(slot), base, warnings);
     let found = if target == Target::Mcp {
         lenient::Found::default()
     } else if facts.plain_types {
@@ -607,7 +607,7 @@ fn convert_schema(
     // that wrap values (`const` as a one-value `enum`, type lists as `anyOf`) nest deeper;
     // otherwise the nesting is as it was checked.
     if found.references || ctx.deepened || options.strict {
-        check_depth(&value, &base)?;
+        check_depth(&value, base)?;
     }
     Ok(value)
 }

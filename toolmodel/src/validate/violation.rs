@@ -27,6 +27,14 @@ impl SchemaSlot {
             Self::Output => "outputSchema",
         }
     }
+
+    /// The JSON Pointer of the schema in the tool: `"/inputSchema"` or `"/outputSchema"`.
+    pub(crate) const fn pointer(self) -> &'static str {
+        match self {
+            Self::Input => "/inputSchema",
+            Self::Output => "/outputSchema",
+        }
+    }
 }
 
 impl fmt::Display for SchemaSlot {
