@@ -97,6 +97,51 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Runs `f` on each entry of `entries`, the object under `keyword` in the current schema
+    /// object, one level down at `keyword/name` (the keyword entered once for all entries).
+    /// Stops at the first error, back at the current schema object either way.
+    pub(crate) fn each_entry<'v, E>(
+        &mut self,
+        keyword: &str,
+        entries: &'v mut Map<String, Value>,
+        mut f: impl FnMut(&'v mut Value, &mut Self) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let at_keyword = self.enter(keyword);
+        let mut result = Ok(());
+        for (name, child) in entries.iter_mut() {
+            let at_entry = self.enter(name);
+            result = f(child, self);
+            self.leave(at_entry);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.leave(at_keyword);
+        result
+    }
+
+    /// Runs `f` on each item of `items`, the array under `keyword` in the current schema
+    /// object, one level down at `keyword/index`; as [`Ctx::each_entry`] otherwise.
+    pub(crate) fn each_item<'v, E>(
+        &mut self,
+        keyword: &str,
+        items: &'v mut [Value],
+        mut f: impl FnMut(&'v mut Value, &mut Self) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let at_keyword = self.enter(keyword);
+        let mut result = Ok(());
+        for (index, child) in items.iter_mut().enumerate() {
+            let at_item = self.enter_index(index);
+            result = f(child, self);
+            self.leave(at_item);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.leave(at_keyword);
+        result
+    }
+
     /// Records a warning about `feature` at `token` inside the current schema object (or at
     /// the object itself when `token` is `None`). `feature` and `detail` are borrowed when they
     /// are `'static`, so that most warnings allocate their pointer only.

@@ -40,6 +40,31 @@ pub(crate) const fn carried_keys(target: Target) -> Option<&'static [&'static st
     }
 }
 
+/// The `$before` literals, the target's name ([`Target::as_str`]), the `$after` literals: one `'static` sentence per
+/// target, so that the tool-level warnings (one per dropped field) borrow their text.
+macro_rules! per_target {
+    ($target:expr, [$($before:literal),*], [$($after:literal),*]) => {
+        match $target {
+            Target::Mcp => concat!($($before,)* "mcp" $(, $after)*),
+            Target::OpenAiChat => concat!($($before,)* "openai" $(, $after)*),
+            Target::OpenAiResponses => concat!($($before,)* "openai-responses" $(, $after)*),
+            Target::Anthropic => concat!($($before,)* "anthropic" $(, $after)*),
+            Target::Gemini => concat!($($before,)* "gemini" $(, $after)*),
+        }
+    };
+}
+
+/// "the toolmodel extension `$what` is not part of the <target> format".
+macro_rules! extension {
+    ($target:expr, $what:literal) => {
+        per_target!(
+            $target,
+            ["the toolmodel extension ", $what, " is not part of the "],
+            [" format"]
+        )
+    };
+}
+
 /// Warns about every tool-level field of `tool` that `target` cannot hold.
 pub(crate) fn tool_level(
     tool: &Tool,
@@ -47,76 +72,83 @@ pub(crate) fn tool_level(
     options: &ConvertOptions,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut warn = |pointer: String, feature: Cow<'static, str>, detail: String| {
+    let mut warn = |pointer: &'static str, feature: &'static str, detail: &'static str| {
         warnings.push(Warning {
             target,
-            pointer,
-            feature,
+            pointer: pointer.to_owned(),
+            feature: feature.into(),
             action: Action::Dropped { widened: false },
             slot: None,
             detail: detail.into(),
         });
     };
-    let provider = target != Target::Mcp;
-    let lacks = |what: &str| format!("{target} tools have no {what}");
-    if provider {
+    if target != Target::Mcp {
         if tool.title.is_some() {
-            warn("/title".into(), "title".into(), lacks("title"));
+            warn(
+                "/title",
+                "title",
+                per_target!(target, [], [" tools have no title"]),
+            );
         }
         if tool.annotations.is_some() {
             warn(
-                "/annotations".into(),
-                "annotations".into(),
-                lacks("annotations (behaviour hints)"),
+                "/annotations",
+                "annotations",
+                per_target!(target, [], [" tools have no annotations (behaviour hints)"]),
             );
         }
         if tool.icons.is_some() {
-            warn("/icons".into(), "icons".into(), lacks("icons"));
+            warn(
+                "/icons",
+                "icons",
+                per_target!(target, [], [" tools have no icons"]),
+            );
         }
         if tool.execution.is_some() {
             warn(
-                "/execution".into(),
-                "execution".into(),
-                lacks("execution properties"),
+                "/execution",
+                "execution",
+                per_target!(target, [], [" tools have no execution properties"]),
             );
         }
         if tool.meta.is_some() {
-            warn("/_meta".into(), "_meta".into(), lacks("_meta"));
+            warn(
+                "/_meta",
+                "_meta",
+                per_target!(target, [], [" tools have no _meta"]),
+            );
         }
         if tool.output_schema.is_some() && target != Target::Gemini {
             warn(
-                "/outputSchema".into(),
-                "outputSchema".into(),
-                lacks("output schema"),
+                "/outputSchema",
+                "outputSchema",
+                per_target!(target, [], [" tools have no output schema"]),
             );
         }
     }
-    let extension =
-        |what: &str| format!("the toolmodel extension {what} is not part of the {target} format");
     if tool.namespace.is_some() && !options.qualified_names {
-        warn(
-            "/namespace".into(),
-            "namespace".into(),
-            extension("namespace"),
-        );
+        warn("/namespace", "namespace", extension!(target, "namespace"));
     }
     if tool.version.is_some() {
-        warn("/version".into(), "version".into(), extension("version"));
+        warn("/version", "version", extension!(target, "version"));
     }
     if !tool.tags.is_empty() {
-        warn("/tags".into(), "tags".into(), extension("tags"));
+        warn("/tags", "tags", extension!(target, "tags"));
     }
     if !tool.backends.is_empty() {
-        warn("/backends".into(), "backends".into(), extension("backends"));
+        warn("/backends", "backends", extension!(target, "backends"));
     }
     if let Some(carried) = carried_keys(target) {
         for key in tool.extra.keys() {
             if !carried.contains(&key.as_str()) {
-                warn(
-                    format!("/{}", escape_pointer_token(key)),
-                    key.clone().into(),
-                    format!("a key {target} tools do not define"),
-                );
+                warnings.push(Warning {
+                    target,
+                    pointer: format!("/{}", escape_pointer_token(key)),
+                    feature: key.clone().into(),
+                    action: Action::Dropped { widened: false },
+                    slot: None,
+                    detail: format!("a key {target} tools do not define").into(),
+                });
             }
         }
     }
@@ -228,6 +260,26 @@ pub(crate) fn read_common(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_target_sentences_spell_each_target_as_it_is_named() {
+        for target in [
+            Target::Mcp,
+            Target::OpenAiChat,
+            Target::OpenAiResponses,
+            Target::Anthropic,
+            Target::Gemini,
+        ] {
+            assert_eq!(
+                per_target!(target, ["<"], [">"]),
+                format!("<{}>", target.as_str())
+            );
+            assert_eq!(
+                extension!(target, "tags"),
+                format!("the toolmodel extension tags is not part of the {target} format")
+            );
+        }
+    }
     use crate::{ToolAnnotations, ToolSchema};
     use serde_json::json;
 

@@ -369,22 +369,10 @@ fn for_each_child(
         let keyword = keyword.as_str();
         match value {
             Value::Object(entries) if maps.contains(&keyword) => {
-                for (name, child) in entries.iter_mut() {
-                    let a = ctx.enter(keyword);
-                    ctx.enter(name);
-                    let result = f(child, ctx);
-                    ctx.leave(a);
-                    result?;
-                }
+                ctx.each_entry(keyword, entries, &mut f)?;
             }
             Value::Array(branches) if keyword == "anyOf" => {
-                for (index, child) in branches.iter_mut().enumerate() {
-                    let a = ctx.enter(keyword);
-                    ctx.enter_index(index);
-                    let result = f(child, ctx);
-                    ctx.leave(a);
-                    result?;
-                }
+                ctx.each_item(keyword, branches, &mut f)?;
             }
             child
                 if matches!(keyword, "items" | "additionalProperties")

@@ -965,25 +965,17 @@ fn recurse(
     for (keyword, value) in map.iter_mut() {
         match (keyword.as_str(), value) {
             ("properties" | "$defs" | "definitions", Value::Object(entries)) => {
-                for (name, sub) in entries.iter_mut() {
-                    let a = ctx.enter(keyword);
-                    ctx.enter(name);
-                    let result = sub_node(sub, ctx, provider, tally);
-                    ctx.leave(a);
-                    result?;
-                }
+                ctx.each_entry(keyword, entries, |sub, ctx| {
+                    sub_node(sub, ctx, provider, tally)
+                })?;
             }
             ("items", sub @ (Value::Object(_) | Value::Bool(_))) => {
                 ctx.at("items", |ctx| sub_node(sub, ctx, provider, tally))?;
             }
             ("anyOf" | "allOf", Value::Array(branches)) => {
-                for (index, sub) in branches.iter_mut().enumerate() {
-                    let a = ctx.enter(keyword);
-                    ctx.enter_index(index);
-                    let result = sub_node(sub, ctx, provider, tally);
-                    ctx.leave(a);
-                    result?;
-                }
+                ctx.each_item(keyword, branches, |sub, ctx| {
+                    sub_node(sub, ctx, provider, tally)
+                })?;
             }
             _ => {}
         }
