@@ -603,10 +603,12 @@ fn convert_schema(
         Target::Gemini if options.gemini_json_schema => gemini::check_json_schema(&value, &mut ctx),
         Target::Gemini => gemini::to_openapi(&mut value, &mut ctx, found.references)?,
     }
-    // Inlining references, strict mode (type lists, `anyOf` wrappers) and the Gemini rewrites
-    // that wrap values (`const` as a one-value `enum`, type lists as `anyOf`) nest deeper;
-    // otherwise the nesting is as it was checked.
-    if found.references || ctx.deepened || options.strict {
+    // Inlining references nests deeper without a bound, strict mode (type lists, `anyOf`
+    // wrappers, `required` lists) and the Gemini rewrites that wrap values (`const` as a
+    // one-value `enum`, type lists as `anyOf`) within a bound that a shallow schema leaves room
+    // for; otherwise the nesting is as it was checked.
+    let rewritten = ctx.deepened || options.strict;
+    if found.references || (rewritten && (!facts.plain_types || facts.may_nest_too_deep())) {
         check_depth(&value, base)?;
     }
     Ok(value)
