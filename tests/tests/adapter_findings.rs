@@ -277,15 +277,17 @@ fn gemini_type_list_branches_are_not_converted_twice() {
         return;
     };
     let out = convert(&tool, Target::Gemini, &ConvertOptions::default()).unwrap();
-    let value = &schema_of(Target::Gemini, &out.value)["properties"]["issue_fields"]["items"]
-        ["properties"]["value"];
+    let value = &schema_of(Target::Gemini, &out.value)["properties"]["issue_fields"]["items"]["properties"]
+        ["value"];
     assert_eq!(
         value["anyOf"],
         json!([{"type": "STRING"}, {"type": "NUMBER"}, {"type": "BOOLEAN"}]),
         "{value}"
     );
     assert!(
-        !out.warnings.iter().any(|w| w.detail == "not a JSON Schema type"),
+        !out.warnings
+            .iter()
+            .any(|w| w.detail == "not a JSON Schema type"),
         "{:?}",
         out.warnings
     );

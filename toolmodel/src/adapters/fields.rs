@@ -1,7 +1,6 @@
 //! Tool-level fields per target: what each format holds besides the schemas, the warnings for
 //! what it cannot hold, and reading the common fields (`name`, `description`, unknown keys) back.
 
-
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
