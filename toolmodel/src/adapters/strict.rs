@@ -396,8 +396,14 @@ fn node(
     if provider == Provider::Anthropic {
         split_type_list(map, ctx);
     }
-    type_into_branches(map, ctx);
-    if let Some(Value::Array(values)) = map.get("enum") {
+    // Nothing before adds a combinator that keeps the type (a split type list removes it) or
+    // an `enum`: the first pass says whether there is work.
+    if present.any_of || present.all_of {
+        type_into_branches(map, ctx);
+    }
+    if present.has_enum
+        && let Some(Value::Array(values)) = map.get("enum")
+    {
         tally.enum_values += values.len();
     }
     let is_object = is_object(map);
@@ -438,6 +444,8 @@ struct Present {
     acted_on: bool,
     /// A keyword whose values [`check_values`] restricts.
     restricted_values: bool,
+    /// `enum`.
+    has_enum: bool,
 }
 
 impl Present {
@@ -450,7 +458,11 @@ impl Present {
                 "oneOf" => present.one_of = true,
                 "anyOf" => present.any_of = true,
                 "format" | "items" => present.restricted_values = true,
-                "minItems" | "pattern" | "enum" if provider == Provider::Anthropic => {
+                "enum" => {
+                    present.has_enum = true;
+                    present.restricted_values |= provider == Provider::Anthropic;
+                }
+                "minItems" | "pattern" if provider == Provider::Anthropic => {
                     present.restricted_values = true;
                 }
                 _ => {}
