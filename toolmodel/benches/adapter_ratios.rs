@@ -12,7 +12,7 @@
 //! - `convert`: `adapters::convert(&tool, target, &options)` of each tool, warnings and all.
 //!
 //! Per profile it prints the tools converted and refused, the best time per tool of each way,
-//! and `convert/clone` (the median of the rounds' ratios). The last line is
+//! and `convert/clone` (the ratio of the best times). The last line is
 //! `adapters/clone: openai=<x.x> openai-strict=<x.x> anthropic=<x.x> anthropic-strict=<x.x>
 //! gemini=<x.x>`. Goals (issue 11): at most 3 for every profile, at most 2 for the plain ones.
 //! Run with `cargo bench -p toolmodel --bench adapter_ratios`.

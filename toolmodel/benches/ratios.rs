@@ -14,7 +14,7 @@
 //!   (what `validate(&schema, ..)` cost before the content cache).
 //!
 //! Three sets: the valid arguments of every case, the invalid ones, and both. The rounds are
-//! those of `timing/mod.rs` (ratios: medians of the rounds' ratios). The last line printed is
+//! those of `timing/mod.rs` (ratios: of the best times). The last line printed is
 //! `ratios: cached/raw=<x.xx> per_call/cached=<y.y> valid=<a.aa> invalid=<b.bb>
 //! raw_value/cached=<c.cc>`: `cached/raw`, `per_call/cached` and `raw_value/cached` over both
 //! sets, `valid` and `invalid` the `cached/raw` of each set. Goals (issue 11): `valid` at most
@@ -95,7 +95,7 @@ fn measure(validator: &DefaultValidator, cases: &[Case], arguments: Arguments) -
     timing::side_by_side(&mut refs, ROUND)
 }
 
-/// Prints one set's figures: best times per argument object and median ratios.
+/// Prints one set's figures: best times per argument object and their ratios.
 fn line(what: &str, timing: &Timing, objects: usize) {
     let [raw, cached, raw_value, per_call] = [RAW, CACHED, RAW_VALUE, PER_CALL]
         .map(|i| timing.best[i].as_secs_f64() * 1e6 / objects as f64);

@@ -4,9 +4,12 @@
 //!
 //! A round runs the ways forwards then backwards (`0, 1, ..., n-1, n-1, ..., 1, 0`), each for
 //! about `round` after a few untimed passes, so that no way pays for the caches and allocator
-//! state the way before it left. The ratios reported are the medians over the rounds of each
-//! way's time against way 0's, robust to a round disturbed by other processes; the times are
-//! the best rounds'.
+//! state the way before it left. Each way's time is its best over the rounds, and the ratios
+//! are of those best times: another process (or the kernel's memory monitor, busy on the
+//! machines these benches were written on) only ever adds time, so the best of 15 interleaved
+//! rounds is a way's own cost. A median of each round's ratios, used before, drifts towards 1
+//! when a disturbance slows both ways of a round alike (seen: 2.6 against best times of 5.2
+//! and 1.1 µs).
 //!
 //! `TOOLMODEL_BENCH_QUICK=1` runs 3 short rounds instead of 15, for development.
 //!
@@ -22,21 +25,14 @@ use std::{
 pub struct Timing {
     /// The best time of one pass of each way over all rounds.
     pub best: Vec<Duration>,
-    /// For each way, the median over the rounds of its time divided by way 0's (1.0 for way 0).
+    /// For each way, its best time divided by way 0's (1.0 for way 0).
     pub ratio: Vec<f64>,
-    /// Each round's time of one pass of each way, in seconds.
-    pub rounds: Vec<Vec<f64>>,
 }
 
 impl Timing {
-    /// The median over the rounds of way `i`'s time divided by way `j`'s.
+    /// Way `i`'s best time divided by way `j`'s.
     pub fn ratio_of(&self, i: usize, j: usize) -> f64 {
-        median(
-            self.rounds
-                .iter()
-                .map(|round| round[i] / round[j])
-                .collect(),
-        )
+        self.best[i].as_secs_f64() / self.best[j].as_secs_f64()
     }
 }
 
@@ -61,11 +57,8 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
         .collect();
     let n = ways.len();
     let mut best = vec![Duration::MAX; n];
-    let mut ratios: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); n];
-    let mut totals = Vec::with_capacity(rounds);
     let order: Vec<usize> = (0..n).chain((0..n).rev()).collect();
     for _ in 0..rounds {
-        let mut total = vec![0.0f64; n];
         for &i in &order {
             let way = &mut ways[i];
             for _ in 0..passes[i].div_ceil(8) {
@@ -76,25 +69,14 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
                 way();
             }
             let time = start.elapsed() / passes[i];
-            total[i] += time.as_secs_f64();
             best[i] = best[i].min(time);
         }
-        for i in 0..n {
-            ratios[i].push(total[i] / total[0]);
-        }
-        totals.push(total);
     }
-    Timing {
-        best,
-        ratio: ratios.into_iter().map(median).collect(),
-        rounds: totals,
-    }
-}
-
-/// The median of some ratios.
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    let ratio = best
+        .iter()
+        .map(|time| time.as_secs_f64() / best[0].as_secs_f64())
+        .collect();
+    Timing { best, ratio }
 }
 
 /// Runs `f` on every item, keeping the results from being optimized away.

@@ -267,7 +267,8 @@ struct Tally {
     enum_values: usize,
     /// Levels of objects with properties around the schema object being walked.
     nesting: usize,
-    /// The deepest such level and where it is (the pointer of its schema object).
+    /// The deepest such level and, when it is beyond OpenAI's limit, where it is (the pointer
+    /// of its schema object; spelled only then).
     deepest: (usize, String),
 }
 
@@ -415,7 +416,10 @@ fn node(
             tally.properties += properties.len();
             tally.nesting += 1;
             if tally.nesting > tally.deepest.0 {
-                tally.deepest = (tally.nesting, ctx.pointer().to_owned());
+                tally.deepest.0 = tally.nesting;
+                if tally.nesting > OPENAI_MAX_NESTING {
+                    tally.deepest.1 = ctx.pointer().to_owned();
+                }
             }
             true
         }
