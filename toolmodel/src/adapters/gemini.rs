@@ -115,15 +115,10 @@ pub(crate) fn to_openapi(
     if let Value::Object(map) = schema {
         ctx.drop_annotation(map, "$schema", "Gemini's Schema has no $schema");
         if let Some(Value::Object(properties)) = map.get("properties") {
-            let bad: Vec<String> = properties
-                .keys()
-                .filter(|n| !is_gemini_parameter_name(n))
-                .cloned()
-                .collect();
-            for name in bad {
+            for name in properties.keys().filter(|n| !is_gemini_parameter_name(n)) {
                 let a = ctx.enter("properties");
                 ctx.warn(
-                    Some(&name),
+                    Some(name),
                     "parameter name",
                     Action::Unsupported { widened: false },
                     "Gemini documents parameter names as [A-Za-z_][A-Za-z0-9_]{0,63}; the API may reject this one",
