@@ -206,7 +206,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         schema: &mut Map<String, Value>,
         keyword: impl Into<Cow<'static, str>>,
-        moved: &mut Map<String, Value>,
+        moved: &mut Moved,
         why: impl Into<Cow<'static, str>>,
     ) {
         let keyword = keyword.into();
@@ -214,7 +214,7 @@ impl<'a> Ctx<'a> {
             return;
         };
         let action = if self.options.constraints_to_description {
-            moved.insert(keyword.to_string(), value);
+            moved.insert(keyword.clone(), value);
             Action::MovedToDescription
         } else {
             Action::Dropped { widened: true }
@@ -237,13 +237,43 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The keywords moved out of one schema object, to be written into its description by
+/// [`write_moved`]: a short list (usually empty, else a keyword or two; never more than the
+/// assertion keywords JSON Schema defines, as only those are moved, each out of its map once),
+/// kept in the order moved and written in key order.
+#[derive(Default)]
+pub(crate) struct Moved(Vec<(Cow<'static, str>, Value)>);
+
+impl Moved {
+    /// Adds `keyword` and its value (replacing the value a keyword of that name moved before).
+    pub(crate) fn insert(&mut self, keyword: Cow<'static, str>, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == keyword) {
+            Some((_, place)) => *place = value,
+            None => self.0.push((keyword, value)),
+        }
+    }
+}
+
+/// [`Moved`] serialized as a JSON object, keys in order (as a `Map` would write them).
+struct InKeyOrder<'m>(&'m [(Cow<'static, str>, Value)]);
+
+impl serde::Serialize for InKeyOrder<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (&**k, v)))
+    }
+}
+
 /// Appends the keywords moved out of a schema object to its `description`, as compact JSON
 /// (`{"minLength":3,"pattern":"^a"}`) after a blank line.
-pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Map<String, Value>) {
+pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Moved) {
+    let Moved(mut moved) = moved;
     if moved.is_empty() {
         return;
     }
-    let text = Value::Object(moved).to_string();
+    moved.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // Straight into bytes (`Display` would go through the formatting machinery per token).
+    // Cannot fail: the keys are strings and the values JSON.
+    let text = serde_json::to_string(&InKeyOrder(&moved)).unwrap_or_default();
     match schema.get_mut("description") {
         Some(Value::String(existing)) if !existing.is_empty() => {
             existing.push_str("\n\n");
@@ -392,9 +422,9 @@ mod tests {
             .as_object()
             .unwrap()
             .clone();
-        let mut moved = Map::new();
-        moved.insert("minLength".into(), json!(3));
+        let mut moved = Moved::default();
         moved.insert("pattern".into(), json!("^a"));
+        moved.insert("minLength".into(), json!(3));
         write_moved(&mut schema, moved);
         assert_eq!(
             schema["description"],

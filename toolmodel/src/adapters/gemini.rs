@@ -9,7 +9,7 @@ use super::{
     combinators::{
         drop_any_of_branches_matching_nothing, matches_nothing, merge, pairwise_disjoint,
     },
-    context::{Ctx, JSON_TYPES, instance_type, write_moved},
+    context::{Ctx, JSON_TYPES, Moved, instance_type, write_moved},
     keywords::{is_annotation, is_assertion},
     refs::{self, DEFS, Mode, OnCycle},
 };
@@ -183,7 +183,7 @@ fn node(
     ctx: &mut Ctx<'_>,
     mut present: Present,
 ) -> Result<(), Error> {
-    let mut moved = Map::new();
+    let mut moved = Moved::default();
     if present.all_of || present.one_of {
         merge_all_of(map, ctx, &mut moved);
         one_of(map, ctx, &mut moved);
@@ -384,7 +384,7 @@ fn for_each_child(
     Ok(())
 }
 
-fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
     let Some(Value::Array(branches)) = map.get("allOf") else {
         return;
     };
@@ -413,7 +413,7 @@ fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map
     }
 }
 
-fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
     if !map.contains_key("oneOf") {
         return;
     }
@@ -442,11 +442,7 @@ fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<Strin
 /// `type`, `nullable`, `enum` and `const` together: Gemini has one upper-case type, `nullable`
 /// for null, and string-only enums (numbers as strings with `format: "enum"`). Returns whether
 /// it wrote an `anyOf` of Gemini types (from a type list), which is not to be converted again.
-fn types_and_values(
-    map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
-    moved: &mut Map<String, Value>,
-) -> bool {
+fn types_and_values(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) -> bool {
     if let Some(value) = map.remove("const") {
         if map.contains_key("enum") {
             map.insert("const".into(), value);
@@ -720,7 +716,7 @@ fn set_type(map: &mut Map<String, Value>, name: &str) {
     }
 }
 
-fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Map<String, Value>) {
+fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
     let (Some(Value::String(format)), Some(Value::String(ty))) =
         (map.get("format"), map.get("type"))
     else {

@@ -47,7 +47,7 @@ use super::{
         branch_matches_nothing, drop_any_of_branches_matching_nothing, matches_nothing, merge,
         pairwise_disjoint,
     },
-    context::{Ctx, JSON_TYPES, has_type, instance_type, write_moved},
+    context::{Ctx, JSON_TYPES, Moved, has_type, instance_type, write_moved},
     keywords::is_annotation,
     refs::{self, Mode, OnCycle},
 };
@@ -360,7 +360,7 @@ fn node(
         one_of_to_any_of(map, ctx)?;
         present.any_of = true;
     }
-    let mut moved = Map::new();
+    let mut moved = Moved::default();
     // Only the keywords to act on are copied out (usually none).
     let acted_on: Vec<String> = if present.acted_on {
         map.keys()
@@ -681,7 +681,7 @@ fn check_values(
     map: &mut Map<String, Value>,
     ctx: &mut Ctx<'_>,
     provider: Provider,
-    moved: &mut Map<String, Value>,
+    moved: &mut Moved,
 ) {
     if let Some(Value::String(format)) = map.get("format")
         && !provider.formats().contains(&format.as_str())
