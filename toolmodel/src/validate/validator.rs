@@ -242,7 +242,7 @@ impl Entry {
 /// oldest first; a schema encoding to more than 4 MiB, or nested more than 256 levels, is
 /// compiled for its call and not kept. The comparison reads the whole schema on every call, so
 /// `validate(&schema, &instance)` costs more than [`DefaultValidator::validate_arguments`] with
-/// a tool holding that schema (3 to 4.5 times over the corpus, where schemas are far larger
+/// a tool holding that schema (2 to 4.5 times over the corpus, where schemas are far larger
 /// than the arguments; see the README's figures) and far less than compiling: prefer the tool
 /// methods, or [`DefaultValidator::compile`], on a hot path.
 ///
