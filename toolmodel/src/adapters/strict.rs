@@ -343,6 +343,15 @@ fn node(
     // One pass over the keywords says which steps have work (most schema objects hold a type
     // and a description only), sparing each step its lookups.
     let mut present = Present::of(map, provider);
+    if present.leaf {
+        // Nothing to rewrite: what the steps below would do comes to counting its values.
+        if present.has_enum
+            && let Some(Value::Array(values)) = map.get("enum")
+        {
+            tally.enum_values += values.len();
+        }
+        return Ok(());
+    }
     if present.not && matches_nothing(map) {
         return Err(ctx.error(
             None,
@@ -450,12 +459,18 @@ struct Present {
     restricted_values: bool,
     /// `enum`.
     has_enum: bool,
+    /// A typed leaf with nothing to rewrite or check beyond this pass: one `type` other than
+    /// `object`, and only keywords the provider takes, each of the right shape (the shapes
+    /// [`check_shapes`] checks), none holding subschemas or values to restrict.
+    leaf: bool,
 }
 
 impl Present {
     fn of(map: &Map<String, Value>, provider: Provider) -> Self {
         let mut present = Self::default();
-        for keyword in map.keys() {
+        let mut leaf = true;
+        let mut typed = false;
+        for (keyword, value) in map {
             match keyword.as_str() {
                 "not" => present.not = true,
                 "allOf" => present.all_of = true,
@@ -465,16 +480,37 @@ impl Present {
                 "enum" => {
                     present.has_enum = true;
                     present.restricted_values |= provider == Provider::Anthropic;
+                    leaf &= value.is_array();
                 }
                 "minItems" | "pattern" if provider == Provider::Anthropic => {
                     present.restricted_values = true;
                 }
-                _ => {}
+                "type" => {
+                    typed = value
+                        .as_str()
+                        .is_some_and(|name| name != "object" && JSON_TYPES.contains(&name));
+                }
+                "title" | "description" | "pattern" => leaf &= value.is_string(),
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    leaf &= value.is_number();
+                }
+                "multipleOf" => leaf &= value.as_f64().is_some_and(|n| n > 0.0),
+                "minItems" | "maxItems" => leaf &= value.as_u64().is_some(),
+                "const" => {}
+                _ => leaf = false,
             }
             if keyword == "default" || !provider.supports(keyword) {
                 present.acted_on = true;
             }
         }
+        present.leaf = leaf
+            && typed
+            && !(present.not
+                || present.all_of
+                || present.one_of
+                || present.any_of
+                || present.acted_on
+                || present.restricted_values);
         present
     }
 }
