@@ -398,7 +398,11 @@ fn node(
     if present.restricted_values {
         check_values(map, ctx, provider, &mut moved);
     }
-    check_shapes(map, ctx)?;
+    // Moving keywords out leaves the others' shapes as they were; a `oneOf` now spelled
+    // `anyOf` has not been looked at under that name.
+    if !present.well_shaped || present.one_of {
+        check_shapes(map, ctx)?;
+    }
     if present.any_of || present.all_of {
         drop_branches_matching_nothing(map, ctx, provider)?;
     }
@@ -416,11 +420,20 @@ fn node(
     {
         tally.enum_values += values.len();
     }
-    let is_object = is_object(map);
+    // One type name stays as it was (only a type list is split, only a missing type inferred).
+    let is_object = match present.one_type_object {
+        Some(object) => object,
+        None => is_object(map),
+    };
     if is_object {
         close_object(map, ctx, provider, is_root)?;
     }
-    let counted = match map.get("properties") {
+    let properties = if present.has_properties {
+        map.get("properties")
+    } else {
+        None
+    };
+    let counted = match properties {
         Some(Value::Object(properties)) => {
             tally.properties += properties.len();
             tally.nesting += 1;
@@ -459,18 +472,27 @@ struct Present {
     restricted_values: bool,
     /// `enum`.
     has_enum: bool,
+    /// Every keyword holds the shape [`check_shapes`] wants.
+    well_shaped: bool,
+    /// `type` is one name: whether it is `object`.
+    one_type_object: Option<bool>,
+    /// `properties`.
+    has_properties: bool,
     /// A typed leaf with nothing to rewrite or check beyond this pass: one `type` other than
-    /// `object`, and only keywords the provider takes, each of the right shape (the shapes
-    /// [`check_shapes`] checks), none holding subschemas or values to restrict.
+    /// `object`, and only keywords the provider takes, each well shaped, none holding
+    /// subschemas or values to restrict.
     leaf: bool,
 }
 
 impl Present {
     fn of(map: &Map<String, Value>, provider: Provider) -> Self {
-        let mut present = Self::default();
-        let mut leaf = true;
-        let mut typed = false;
+        let mut present = Self {
+            well_shaped: true,
+            ..Self::default()
+        };
+        let mut leaf_keywords = true;
         for (keyword, value) in map {
+            present.well_shaped &= misshapen(keyword, value).is_none();
             match keyword.as_str() {
                 "not" => present.not = true,
                 "allOf" => present.all_of = true,
@@ -480,31 +502,32 @@ impl Present {
                 "enum" => {
                     present.has_enum = true;
                     present.restricted_values |= provider == Provider::Anthropic;
-                    leaf &= value.is_array();
                 }
                 "minItems" | "pattern" if provider == Provider::Anthropic => {
                     present.restricted_values = true;
                 }
                 "type" => {
-                    typed = value
+                    present.one_type_object = value
                         .as_str()
-                        .is_some_and(|name| name != "object" && JSON_TYPES.contains(&name));
+                        .filter(|name| JSON_TYPES.contains(name))
+                        .map(|name| name == "object");
                 }
-                "title" | "description" | "pattern" => leaf &= value.is_string(),
-                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                    leaf &= value.is_number();
+                "properties" => {
+                    present.has_properties = true;
+                    leaf_keywords = false;
                 }
-                "multipleOf" => leaf &= value.as_f64().is_some_and(|n| n > 0.0),
-                "minItems" | "maxItems" => leaf &= value.as_u64().is_some(),
-                "const" => {}
-                _ => leaf = false,
+                "title" | "description" | "pattern" | "minimum" | "maximum"
+                | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minItems"
+                | "maxItems" | "const" => {}
+                _ => leaf_keywords = false,
             }
             if keyword == "default" || !provider.supports(keyword) {
                 present.acted_on = true;
             }
         }
-        present.leaf = leaf
-            && typed
+        present.leaf = leaf_keywords
+            && present.well_shaped
+            && present.one_type_object == Some(false)
             && !(present.not
                 || present.all_of
                 || present.one_of
@@ -768,37 +791,42 @@ fn check_values(
 /// rejection by the provider.
 fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
     for (keyword, value) in map {
-        let expected = match keyword.as_str() {
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
-                if !value.is_number() =>
-            {
-                "a number (draft-04's boolean exclusiveMinimum/exclusiveMaximum is not JSON Schema 2020-12 or draft-07)"
-            }
-            "multipleOf" if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
-            "minItems" | "maxItems" if value.as_u64().is_none() => "a non-negative integer",
-            "pattern" | "format" | "title" | "description" if !value.is_string() => "a string",
-            "enum" if !value.is_array() => "an array",
-            "required"
-                if !value
-                    .as_array()
-                    .is_some_and(|names| names.iter().all(Value::is_string)) =>
-            {
-                "an array of strings"
-            }
-            "properties" | "$defs" | "definitions" if !value.is_object() => "an object of schemas",
-            "anyOf" | "allOf" if value.as_array().is_none_or(Vec::is_empty) => {
-                "a non-empty array of schemas"
-            }
-            "items" if !(value.is_object() || value.is_boolean()) => "a schema",
-            "$ref" if !value.is_string() => "a string",
-            _ => continue,
-        };
-        return Err(ctx.error(
-            Some(keyword),
-            format!("{value} is not valid here: {keyword} must be {expected}"),
-        ));
+        if let Some(expected) = misshapen(keyword, value) {
+            return Err(ctx.error(
+                Some(keyword),
+                format!("{value} is not valid here: {keyword} must be {expected}"),
+            ));
+        }
     }
     Ok(())
+}
+
+/// What `keyword` must hold when `value` is not of that shape (the shapes the strict steps
+/// rely on), `None` when it is, or when the keyword is not one of those.
+fn misshapen(keyword: &str, value: &Value) -> Option<&'static str> {
+    Some(match keyword {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !value.is_number() => {
+            "a number (draft-04's boolean exclusiveMinimum/exclusiveMaximum is not JSON Schema 2020-12 or draft-07)"
+        }
+        "multipleOf" if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
+        "minItems" | "maxItems" if value.as_u64().is_none() => "a non-negative integer",
+        "pattern" | "format" | "title" | "description" if !value.is_string() => "a string",
+        "enum" if !value.is_array() => "an array",
+        "required"
+            if !value
+                .as_array()
+                .is_some_and(|names| names.iter().all(Value::is_string)) =>
+        {
+            "an array of strings"
+        }
+        "properties" | "$defs" | "definitions" if !value.is_object() => "an object of schemas",
+        "anyOf" | "allOf" if value.as_array().is_none_or(Vec::is_empty) => {
+            "a non-empty array of schemas"
+        }
+        "items" if !(value.is_object() || value.is_boolean()) => "a schema",
+        "$ref" if !value.is_string() => "a string",
+        _ => return None,
+    })
 }
 
 fn has_unsupported_regex(pattern: &str) -> bool {
