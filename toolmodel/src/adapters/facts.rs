@@ -62,7 +62,7 @@ impl Facts {
                 };
             }
             each_subschema(map, &mut subschemas);
-            pending.extend(subschemas.drain(..).map(|(_, sub)| sub));
+            pending.extend(subschemas.drain(..).map(|(_, _, sub)| sub));
         }
         Self {
             within_depth: true,

@@ -160,10 +160,29 @@ pub(crate) fn for_each_subschema<E>(
     Ok(())
 }
 
-/// Like [`for_each_subschema`], read-only.
+/// The reference token after a keyword on the way to a subschema: a name (`properties`) or an
+/// array index (`anyOf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Token<'v> {
+    Name(&'v str),
+    Index(usize),
+}
+
+impl Token<'_> {
+    /// The token spelled as a JSON Pointer reference token (unescaped).
+    pub(crate) fn spelled(self) -> String {
+        match self {
+            Self::Name(name) => name.to_owned(),
+            Self::Index(index) => itoa::Buffer::new().format(index).to_owned(),
+        }
+    }
+}
+
+/// Like [`for_each_subschema`], read-only: every direct subschema of a schema object with the
+/// keyword and the token after it that lead to it, in key order.
 pub(crate) fn each_subschema<'v>(
     schema: &'v Map<String, Value>,
-    out: &mut Vec<(Vec<&'v str>, &'v Value)>,
+    out: &mut Vec<(&'v str, Option<Token<'v>>, &'v Value)>,
 ) {
     for (keyword, value) in schema {
         let Some(kind) = holds(keyword) else {
@@ -171,19 +190,19 @@ pub(crate) fn each_subschema<'v>(
         };
         match (kind, value) {
             (Holds::One, sub @ (Value::Object(_) | Value::Bool(_))) => {
-                out.push((vec![keyword], sub))
+                out.push((keyword, None, sub));
             }
             (Holds::One | Holds::List, Value::Array(items)) => {
-                for sub in items {
+                for (index, sub) in items.iter().enumerate() {
                     if matches!(sub, Value::Object(_) | Value::Bool(_)) {
-                        out.push((vec![keyword], sub));
+                        out.push((keyword, Some(Token::Index(index)), sub));
                     }
                 }
             }
             (Holds::Map, Value::Object(entries)) => {
                 for (name, sub) in entries {
                     if matches!(sub, Value::Object(_) | Value::Bool(_)) {
-                        out.push((vec![keyword, name], sub));
+                        out.push((keyword, Some(Token::Name(name)), sub));
                     }
                 }
             }

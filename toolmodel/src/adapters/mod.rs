@@ -589,7 +589,9 @@ fn convert_schema(
             if target == Target::Anthropic {
                 strict::anthropic(&mut value, &mut ctx, found.references)?;
             } else {
-                strict::openai(&mut value, &mut ctx, found.references)?;
+                // With plain types the copy is still the tool's schema as it was.
+                let unchanged = facts.plain_types.then(|| schema.as_value());
+                strict::openai(&mut value, unchanged, &mut ctx, found.references)?;
             }
         }
         Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic => {

@@ -15,15 +15,15 @@
 //! target is being inlined is recursive: it is kept where the target supports that, else it is
 //! [`Error::RecursiveSchema`], or, when the caller allows widening, removed with a warning.
 
-use std::collections::BTreeSet;
+use std::{borrow::Cow, collections::BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::{
     Action,
-    combinators::merge,
+    combinators::{check_merge, merge},
     context::{Ctx, MAX_SCHEMA_DEPTH},
-    keywords::{each_subschema, for_each_subschema, is_annotation},
+    keywords::{Token, each_subschema, for_each_subschema, is_annotation},
 };
 use crate::Error;
 
@@ -50,11 +50,17 @@ pub(crate) fn parse_reference(reference: &str) -> Reference<'_> {
     let Some(path) = fragment.strip_prefix('/') else {
         return Reference::Anchor(fragment);
     };
-    let tokens: Option<Vec<String>> = path
-        .split('/')
-        .map(|raw| percent_decode(raw).map(|t| t.replace("~1", "/").replace("~0", "~")))
-        .collect();
+    let tokens: Option<Vec<String>> = path.split('/').map(decode_token).collect();
     tokens.map_or(Reference::External(reference), Reference::Pointer)
+}
+
+/// One reference token of a URI fragment: percent-decoded, then unescaped (RFC 6901: `~1` is
+/// `/`, `~0` is `~`). A token with neither `%` nor `~`, the usual one, is copied as it is.
+fn decode_token(raw: &str) -> Option<String> {
+    if !raw.bytes().any(|b| b == b'%' || b == b'~') {
+        return Some(raw.to_owned());
+    }
+    percent_decode(raw).map(|t| t.replace("~1", "/").replace("~0", "~"))
 }
 
 fn percent_decode(text: &str) -> Option<String> {
@@ -143,13 +149,30 @@ pub(crate) fn inline(
     mode: Mode,
     on_cycle: OnCycle,
 ) -> Result<(), Error> {
+    inline_from(schema, None, ctx, mode, on_cycle)
+}
+
+/// [`inline`], with references resolved against `unchanged` when the caller has the schema as
+/// it is now elsewhere (the tool's own schema, before any rewrite), so that it is not copied
+/// first.
+///
+/// # Errors
+///
+/// As [`inline`].
+pub(crate) fn inline_from(
+    schema: &mut Value,
+    unchanged: Option<&Value>,
+    ctx: &mut Ctx<'_>,
+    mode: Mode,
+    on_cycle: OnCycle,
+) -> Result<(), Error> {
     let draft7 = schema
         .get("$schema")
         .and_then(Value::as_str)
         .and_then(crate::Dialect::from_uri)
         == Some(crate::Dialect::Draft7);
     let mut inliner = Inliner {
-        source: schema.clone(),
+        source: unchanged.map_or_else(|| Cow::Owned(schema.clone()), Cow::Borrowed),
         budget: ctx.options.inline_budget,
         produced: 0,
         stack: vec![(Vec::new(), None)],
@@ -184,10 +207,10 @@ pub(crate) fn inline(
     Ok(())
 }
 
-struct Inliner<'c, 'a> {
+struct Inliner<'c, 'a, 's> {
     ctx: &'c mut Ctx<'a>,
     /// The schema as it was before inlining: references resolve against it.
-    source: Value,
+    source: Cow<'s, Value>,
     budget: usize,
     produced: usize,
     /// The targets being inlined, each with the pointer of the `$ref` that started it (`None`
@@ -198,7 +221,7 @@ struct Inliner<'c, 'a> {
     draft7: bool,
 }
 
-impl Inliner<'_, '_> {
+impl Inliner<'_, '_, '_> {
     fn walk(&mut self, node: &mut Value, depth: usize) -> Result<(), Error> {
         if depth > MAX_SCHEMA_DEPTH {
             return Err(Error::SchemaTooDeep {
@@ -342,31 +365,36 @@ impl Inliner<'_, '_> {
                 );
             }
         }
-        let mut merged = siblings.clone();
-        match merge(&mut merged, target.clone()) {
-            Ok(()) => Ok(merged),
-            Err(_) if self.ctx.options.allow_widening => {
-                let assertions: Vec<String> = siblings.keys().filter(|k| !is_annotation(k)).cloned().collect();
-                for keyword in assertions {
-                    siblings.remove(&keyword);
-                    self.ctx.warn(
-                        Some(&keyword),
-                        keyword.clone(),
-                        Action::Dropped { widened: true },
-                        format!("next to a $ref and conflicting with the schema {reference} refers to; dropped when inlining it"),
-                    );
-                }
-                // Only annotations are left, and annotations never conflict.
-                let mut merged = siblings;
-                merge(&mut merged, target)
-                    .map_err(|c| self.ctx.error(Some(&c.keyword), "conflicts with the referenced schema"))?;
-                Ok(merged)
+        // `merge` checks before it changes anything, so the check alone says whether the
+        // siblings must give way, without copying either side.
+        if let Err(conflict) = check_merge(&siblings, &target) {
+            if !self.ctx.options.allow_widening {
+                return Err(self.ctx.error(
+                    Some(&conflict.keyword),
+                    format!("cannot inline {reference}: this keyword next to the $ref conflicts with the schema it refers to (allow widening to drop it)"),
+                ));
             }
-            Err(conflict) => Err(self.ctx.error(
-                Some(&conflict.keyword),
-                format!("cannot inline {reference}: this keyword next to the $ref conflicts with the schema it refers to (allow widening to drop it)"),
-            )),
+            let assertions: Vec<String> = siblings
+                .keys()
+                .filter(|k| !is_annotation(k))
+                .cloned()
+                .collect();
+            for keyword in assertions {
+                siblings.remove(&keyword);
+                self.ctx.warn(
+                    Some(&keyword),
+                    keyword.clone(),
+                    Action::Dropped { widened: true },
+                    format!("next to a $ref and conflicting with the schema {reference} refers to; dropped when inlining it"),
+                );
+            }
         }
+        // Only annotations are left after a conflict, and annotations never conflict.
+        merge(&mut siblings, target).map_err(|c| {
+            self.ctx
+                .error(Some(&c.keyword), "conflicts with the referenced schema")
+        })?;
+        Ok(siblings)
     }
 
     fn cycle(
@@ -436,22 +464,28 @@ impl Inliner<'_, '_> {
 /// tokens (local pointers only), in key order.
 fn collect_refs(schema: &Value) -> Vec<(Vec<String>, Vec<String>, String)> {
     let mut out = Vec::new();
-    let mut stack: Vec<(Vec<String>, &Value)> = vec![(Vec::new(), schema)];
-    while let Some((location, value)) = stack.pop() {
+    // Depth first, keeping the path to the subschema at hand as borrowed tokens: a location is
+    // spelled only for a subschema that holds a `$ref`. Each entry of the stack says how long
+    // the path was above it, and the tokens that lead from there to it.
+    let mut path: Vec<Token<'_>> = Vec::new();
+    let mut stack: Vec<(usize, [Option<Token<'_>>; 2], &Value)> = vec![(0, [None, None], schema)];
+    let mut subs = Vec::new();
+    while let Some((above, tokens, value)) = stack.pop() {
+        path.truncate(above);
+        path.extend(tokens.into_iter().flatten());
         let Value::Object(map) = value else {
             continue;
         };
         if let Some(Value::String(reference)) = map.get("$ref")
             && let Reference::Pointer(tokens) = parse_reference(reference)
         {
-            out.push((location.clone(), tokens, reference.clone()));
+            let location = path.iter().map(|token| token.spelled()).collect();
+            out.push((location, tokens, reference.clone()));
         }
-        let mut subs = Vec::new();
         each_subschema(map, &mut subs);
-        for (path, sub) in subs.into_iter().rev() {
-            let mut child = location.clone();
-            child.extend(path.iter().map(|t| (*t).to_owned()));
-            stack.push((child, sub));
+        let here = path.len();
+        for (keyword, token, sub) in subs.drain(..).rev() {
+            stack.push((here, [Some(Token::Name(keyword)), token], sub));
         }
     }
     out.sort();
@@ -506,6 +540,10 @@ pub(crate) fn find_cycle(schema: &Value) -> Option<(String, String)> {
 /// After inlining every reference: removes the root definitions nothing refers to any more
 /// (directly, or through definitions still referred to), with a warning each.
 fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
+    // Without root definitions there is nothing to prune, and no reason to find the references.
+    if !DEFS.iter().any(|defs| schema.get(defs).is_some()) {
+        return;
+    }
     let refs = collect_refs(schema);
     let in_defs =
         |location: &[String]| location.first().is_some_and(|k| DEFS.contains(&k.as_str()));
@@ -761,6 +799,23 @@ mod tests {
             find_cycle(&root),
             Some(("/properties/child/$ref".into(), "#".into()))
         );
+        // Through array items: the location of a reference spells their indexes.
+        let through_items = json!({"properties": {"a": {"anyOf": [
+            {"type": "null"},
+            {"properties": {"next": {"$ref": "#/properties/a/anyOf/1"}}}
+        ]}}});
+        assert_eq!(
+            find_cycle(&through_items),
+            Some((
+                "/properties/a/anyOf/1/properties/next/$ref".into(),
+                "#/properties/a/anyOf/1".into()
+            ))
+        );
+        let beside_items = json!({"properties": {"a": {"anyOf": [
+            {"properties": {"next": {"$ref": "#/properties/a/anyOf/1"}}},
+            {"type": "null"}
+        ]}}});
+        assert_eq!(find_cycle(&beside_items), None);
     }
 
     #[test]

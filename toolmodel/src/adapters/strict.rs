@@ -213,7 +213,8 @@ enum Says {
 }
 
 /// Makes `schema` (a tool's root schema) an OpenAI strict schema. `references`: the schema
-/// holds a `$ref` or root definitions ([`Found`](super::lenient::Found)).
+/// holds a `$ref` or root definitions ([`Found`](super::lenient::Found)); `unchanged`: the same
+/// schema, when the caller holds it elsewhere ([`refs::inline_from`]).
 ///
 /// Every reference that is not recursive is inlined first (the Agents SDK refuses other
 /// references in MCP tools' schemas), so that each copy is made strict where it is used;
@@ -223,9 +224,14 @@ enum Says {
 ///
 /// [`Error::Conversion`] where the schema cannot be made strict or exceeds the documented
 /// limits; the errors of [`refs::inline`].
-pub(crate) fn openai(schema: &mut Value, ctx: &mut Ctx<'_>, references: bool) -> Result<(), Error> {
+pub(crate) fn openai(
+    schema: &mut Value,
+    unchanged: Option<&Value>,
+    ctx: &mut Ctx<'_>,
+    references: bool,
+) -> Result<(), Error> {
     if references {
-        refs::inline(schema, ctx, Mode::All, OnCycle::Keep)?;
+        refs::inline_from(schema, unchanged, ctx, Mode::All, OnCycle::Keep)?;
     }
     let mut tally = Tally::default();
     root(schema, ctx, Provider::OpenAi, &mut tally)?;
@@ -1257,7 +1263,7 @@ mod tests {
             "/inputSchema",
             schema,
             |s, ctx| match provider {
-                Provider::OpenAi => openai(s, ctx, true),
+                Provider::OpenAi => openai(s, None, ctx, true),
                 Provider::Anthropic => anthropic(s, ctx, true),
             },
         )
@@ -1536,6 +1542,24 @@ mod tests {
         );
         assert!(
             matches!(out, Err(Error::RecursiveSchema { pointer, .. }) if pointer == "/inputSchema/properties/child/$ref")
+        );
+        // Recursion through an array item (an `anyOf` branch) is found too.
+        let through_branch = json!({"type": "object", "properties": {"a": {"anyOf": [
+            {"type": "null"},
+            {
+                "type": "object",
+                "properties": {"next": {"$ref": "#/properties/a/anyOf/1"}},
+                "additionalProperties": false
+            }
+        ]}}});
+        let (out, _) = run(
+            Provider::Anthropic,
+            through_branch,
+            &ConvertOptions::default(),
+        );
+        assert!(
+            matches!(&out, Err(Error::RecursiveSchema { pointer, .. }) if pointer == "/inputSchema/properties/a/anyOf/1/properties/next/$ref"),
+            "{out:?}"
         );
     }
 
