@@ -62,31 +62,10 @@ use crate::Error;
 /// `dependentRequired`, `dependentSchemas`, `if`, `then`, `else` (and, by omission from the
 /// supported list, every other keyword). `title` and `description` are annotations the API
 /// takes; `const` counts against the documented size limits, so it is supported.
-fn openai_supports(keyword: &str) -> bool {
-    matches!(
+fn openai_supports(keyword: Kw) -> bool {
+    !matches!(
         keyword,
-        "type"
-            | "enum"
-            | "const"
-            | "anyOf"
-            | "$ref"
-            | "$defs"
-            | "definitions"
-            | "properties"
-            | "required"
-            | "additionalProperties"
-            | "items"
-            | "title"
-            | "description"
-            | "pattern"
-            | "format"
-            | "multipleOf"
-            | "maximum"
-            | "exclusiveMaximum"
-            | "minimum"
-            | "exclusiveMinimum"
-            | "minItems"
-            | "maxItems"
+        Kw::AllOf | Kw::OneOf | Kw::Not | Kw::Default | Kw::Other
     )
 }
 
@@ -116,27 +95,88 @@ const OPENAI_MAX_ENUM_VALUES: usize = 1000;
 /// (listed below), `title`, `description`; `pattern` per the documentation (no backreferences,
 /// lookaround or word boundaries). Everything else is moved into the description, `default`
 /// included.
-fn anthropic_supports(keyword: &str) -> bool {
-    matches!(
+fn anthropic_supports(keyword: Kw) -> bool {
+    !matches!(
         keyword,
-        "type"
-            | "enum"
-            | "const"
-            | "anyOf"
-            | "allOf"
-            | "$ref"
-            | "$defs"
-            | "definitions"
-            | "properties"
-            | "required"
-            | "additionalProperties"
-            | "items"
-            | "minItems"
-            | "format"
-            | "pattern"
-            | "title"
-            | "description"
+        Kw::OneOf
+            | Kw::Not
+            | Kw::MultipleOf
+            | Kw::Maximum
+            | Kw::ExclusiveMaximum
+            | Kw::Minimum
+            | Kw::ExclusiveMinimum
+            | Kw::MaxItems
+            | Kw::Default
+            | Kw::Other
     )
+}
+
+/// The keywords the strict steps tell apart, each spelled once ([`Kw::of`]) so that a schema
+/// object's keys are compared as strings once per pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kw {
+    Type,
+    Enum,
+    Const,
+    AnyOf,
+    AllOf,
+    OneOf,
+    Not,
+    Ref,
+    Defs,
+    Definitions,
+    Properties,
+    Required,
+    AdditionalProperties,
+    Items,
+    Title,
+    Description,
+    Pattern,
+    Format,
+    MultipleOf,
+    Maximum,
+    ExclusiveMaximum,
+    Minimum,
+    ExclusiveMinimum,
+    MinItems,
+    MaxItems,
+    Default,
+    /// Any other keyword, which neither provider takes.
+    Other,
+}
+
+impl Kw {
+    fn of(keyword: &str) -> Self {
+        match keyword {
+            "type" => Self::Type,
+            "enum" => Self::Enum,
+            "const" => Self::Const,
+            "anyOf" => Self::AnyOf,
+            "allOf" => Self::AllOf,
+            "oneOf" => Self::OneOf,
+            "not" => Self::Not,
+            "$ref" => Self::Ref,
+            "$defs" => Self::Defs,
+            "definitions" => Self::Definitions,
+            "properties" => Self::Properties,
+            "required" => Self::Required,
+            "additionalProperties" => Self::AdditionalProperties,
+            "items" => Self::Items,
+            "title" => Self::Title,
+            "description" => Self::Description,
+            "pattern" => Self::Pattern,
+            "format" => Self::Format,
+            "multipleOf" => Self::MultipleOf,
+            "maximum" => Self::Maximum,
+            "exclusiveMaximum" => Self::ExclusiveMaximum,
+            "minimum" => Self::Minimum,
+            "exclusiveMinimum" => Self::ExclusiveMinimum,
+            "minItems" => Self::MinItems,
+            "maxItems" => Self::MaxItems,
+            "default" => Self::Default,
+            _ => Self::Other,
+        }
+    }
 }
 
 /// Anthropic strict string formats (`SupportedStringFormats` in the same file).
@@ -161,6 +201,10 @@ enum Provider {
 
 impl Provider {
     fn supports(self, keyword: &str) -> bool {
+        self.takes(Kw::of(keyword))
+    }
+
+    fn takes(self, keyword: Kw) -> bool {
         match self {
             Self::OpenAi => openai_supports(keyword),
             Self::Anthropic => anthropic_supports(keyword),
@@ -497,37 +541,45 @@ impl Present {
             ..Self::default()
         };
         let mut leaf_keywords = true;
+        let anthropic = provider == Provider::Anthropic;
         for (keyword, value) in map {
-            present.well_shaped &= misshapen(keyword, value).is_none();
-            match keyword.as_str() {
-                "not" => present.not = true,
-                "allOf" => present.all_of = true,
-                "oneOf" => present.one_of = true,
-                "anyOf" => present.any_of = true,
-                "format" | "items" => present.restricted_values = true,
-                "enum" => {
+            let kw = Kw::of(keyword);
+            present.well_shaped &= misshapen(kw, value).is_none();
+            match kw {
+                Kw::Not => present.not = true,
+                Kw::AllOf => present.all_of = true,
+                Kw::OneOf => present.one_of = true,
+                Kw::AnyOf => present.any_of = true,
+                Kw::Format | Kw::Items => present.restricted_values = true,
+                Kw::Enum => {
                     present.has_enum = true;
-                    present.restricted_values |= provider == Provider::Anthropic;
+                    present.restricted_values |= anthropic;
                 }
-                "minItems" | "pattern" if provider == Provider::Anthropic => {
-                    present.restricted_values = true;
-                }
-                "type" => {
+                Kw::MinItems | Kw::Pattern if anthropic => present.restricted_values = true,
+                Kw::Type => {
                     present.one_type_object = value
                         .as_str()
                         .filter(|name| JSON_TYPES.contains(name))
                         .map(|name| name == "object");
                 }
-                "properties" => {
+                Kw::Properties => {
                     present.has_properties = true;
                     leaf_keywords = false;
                 }
-                "title" | "description" | "pattern" | "minimum" | "maximum"
-                | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minItems"
-                | "maxItems" | "const" => {}
+                Kw::Title
+                | Kw::Description
+                | Kw::Pattern
+                | Kw::Minimum
+                | Kw::Maximum
+                | Kw::ExclusiveMinimum
+                | Kw::ExclusiveMaximum
+                | Kw::MultipleOf
+                | Kw::MinItems
+                | Kw::MaxItems
+                | Kw::Const => {}
                 _ => leaf_keywords = false,
             }
-            if keyword == "default" || !provider.supports(keyword) {
+            if kw == Kw::Default || !provider.takes(kw) {
                 present.acted_on = true;
             }
         }
@@ -797,7 +849,7 @@ fn check_values(
 /// rejection by the provider.
 fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
     for (keyword, value) in map {
-        if let Some(expected) = misshapen(keyword, value) {
+        if let Some(expected) = misshapen(Kw::of(keyword), value) {
             return Err(ctx.error(
                 Some(keyword),
                 format!("{value} is not valid here: {keyword} must be {expected}"),
@@ -809,28 +861,30 @@ fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
 
 /// What `keyword` must hold when `value` is not of that shape (the shapes the strict steps
 /// rely on), `None` when it is, or when the keyword is not one of those.
-fn misshapen(keyword: &str, value: &Value) -> Option<&'static str> {
+fn misshapen(keyword: Kw, value: &Value) -> Option<&'static str> {
     Some(match keyword {
-        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !value.is_number() => {
+        Kw::Minimum | Kw::Maximum | Kw::ExclusiveMinimum | Kw::ExclusiveMaximum
+            if !value.is_number() =>
+        {
             "a number (draft-04's boolean exclusiveMinimum/exclusiveMaximum is not JSON Schema 2020-12 or draft-07)"
         }
-        "multipleOf" if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
-        "minItems" | "maxItems" if value.as_u64().is_none() => "a non-negative integer",
-        "pattern" | "format" | "title" | "description" if !value.is_string() => "a string",
-        "enum" if !value.is_array() => "an array",
-        "required"
+        Kw::MultipleOf if value.as_f64().is_none_or(|n| n <= 0.0) => "a number greater than 0",
+        Kw::MinItems | Kw::MaxItems if value.as_u64().is_none() => "a non-negative integer",
+        Kw::Pattern | Kw::Format | Kw::Title | Kw::Description if !value.is_string() => "a string",
+        Kw::Enum if !value.is_array() => "an array",
+        Kw::Required
             if !value
                 .as_array()
                 .is_some_and(|names| names.iter().all(Value::is_string)) =>
         {
             "an array of strings"
         }
-        "properties" | "$defs" | "definitions" if !value.is_object() => "an object of schemas",
-        "anyOf" | "allOf" if value.as_array().is_none_or(Vec::is_empty) => {
+        Kw::Properties | Kw::Defs | Kw::Definitions if !value.is_object() => "an object of schemas",
+        Kw::AnyOf | Kw::AllOf if value.as_array().is_none_or(Vec::is_empty) => {
             "a non-empty array of schemas"
         }
-        "items" if !(value.is_object() || value.is_boolean()) => "a schema",
-        "$ref" if !value.is_string() => "a string",
+        Kw::Items if !(value.is_object() || value.is_boolean()) => "a schema",
+        Kw::Ref if !value.is_string() => "a string",
         _ => return None,
     })
 }
