@@ -490,7 +490,9 @@ fn convert_named(
             reason: format!("nested more than {limit} levels"),
         });
     }
-    let mut warnings = Vec::new();
+    // A strict conversion warns a few times per tool (each object closed, each optional
+    // property made nullable): room for that up front spares the growing.
+    let mut warnings = Vec::with_capacity(if options.strict { 8 } else { 0 });
     if name != tool.name {
         warnings.push(Warning {
             target,

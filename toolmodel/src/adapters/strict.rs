@@ -1151,24 +1151,32 @@ fn sub_node(
 /// OpenAI: every property required; each optional one made nullable. Linear in the number of
 /// properties: the required names are looked up in a set.
 fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
-    // Taken out of their places and put back, so that the keys are not spelled again.
-    let Some(Value::Object(properties)) = map.get_mut("properties") else {
+    // Both places reached in one pass over the keywords, and changed where they are.
+    let (mut properties, mut listed) = (None, None);
+    for (keyword, value) in map.iter_mut() {
+        match keyword.as_str() {
+            "properties" => properties = Some(value),
+            "required" => listed = Some(value),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(properties)) = properties else {
         return;
     };
-    let mut properties = std::mem::take(properties);
-    let listed: Option<Vec<Value>> = match map.get_mut("required") {
-        Some(Value::Array(list)) => Some(std::mem::take(list)),
-        Some(_) => {
-            put_back(map, "properties", Value::Object(properties));
-            return;
-        }
+    let listed: Option<&mut Vec<Value>> = match listed {
+        Some(Value::Array(list)) => Some(list),
+        Some(_) => return,
         None => None,
     };
-    let listed_names = listed.as_deref().unwrap_or_default();
+    let listed_names: &[Value] = listed.as_deref().map_or(&[], Vec::as_slice);
     let mut required: Vec<Value> = Vec::with_capacity(properties.len());
     // A set only when the list is long enough for lookups in it to matter (linear either way).
-    let mut named: HashSet<&str> = HashSet::new();
     let short = listed_names.len() <= 8;
+    let mut named: HashSet<&str> = if short {
+        HashSet::default()
+    } else {
+        HashSet::with_capacity(listed_names.len())
+    };
     let mut stray: Vec<Value> = Vec::new();
     for (index, name) in listed_names.iter().enumerate() {
         match name.as_str() {
@@ -1208,7 +1216,7 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         );
     }
     let mark = ctx.enter("properties");
-    for (name, schema) in &mut properties {
+    for (name, schema) in properties.iter_mut() {
         if is_listed(name) {
             continue;
         }
@@ -1224,20 +1232,13 @@ fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     }
     ctx.leave(mark);
     drop(named);
-    put_back(map, "properties", Value::Object(properties));
-    match listed {
-        _ if changed => put_back(map, "required", Value::Array(required)),
-        Some(listed) => put_back(map, "required", Value::Array(listed)),
-        None => {}
+    if !changed {
+        return;
     }
-}
-
-/// Puts `value` at `key` of `map`, into the place it was taken from when there is one.
-fn put_back(map: &mut Map<String, Value>, key: &'static str, value: Value) {
-    match map.get_mut(key) {
-        Some(place) => *place = value,
+    match listed {
+        Some(list) => *list = required,
         None => {
-            map.insert(key.into(), value);
+            map.insert("required".into(), Value::Array(required));
         }
     }
 }
