@@ -352,12 +352,7 @@ impl Inliner<'_, '_, '_> {
         reference: &str,
     ) -> Result<Map<String, Value>, Error> {
         if self.draft7 {
-            let ignored: Vec<String> = siblings
-                .keys()
-                .filter(|k| !is_annotation(k))
-                .cloned()
-                .collect();
-            for keyword in ignored {
+            for keyword in assertion_keywords(&siblings) {
                 self.ctx.drop_annotation(
                     &mut siblings,
                     keyword,
@@ -374,12 +369,7 @@ impl Inliner<'_, '_, '_> {
                     format!("cannot inline {reference}: this keyword next to the $ref conflicts with the schema it refers to (allow widening to drop it)"),
                 ));
             }
-            let assertions: Vec<String> = siblings
-                .keys()
-                .filter(|k| !is_annotation(k))
-                .cloned()
-                .collect();
-            for keyword in assertions {
+            for keyword in assertion_keywords(&siblings) {
                 siblings.remove(&keyword);
                 self.ctx.warn(
                     Some(&keyword),
@@ -458,6 +448,16 @@ impl Inliner<'_, '_, '_> {
             reference: reference.to_owned(),
         })
     }
+}
+
+/// The keywords of `schema` that are not annotations, copied out so that the caller can remove
+/// them.
+fn assertion_keywords(schema: &Map<String, Value>) -> Vec<String> {
+    schema
+        .keys()
+        .filter(|k| !is_annotation(k))
+        .cloned()
+        .collect()
 }
 
 /// Every `$ref` of a schema with its location (reference tokens from the root) and its target
