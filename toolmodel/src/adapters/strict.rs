@@ -53,15 +53,16 @@ use super::{
 };
 use crate::Error;
 
-/// Whether OpenAI strict mode takes `keyword`: OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs,
-/// read 2026-11-21): types string, number, boolean, integer, object, array, enum, anyOf (and
-/// null through type lists or anyOf); string `pattern`, `format`; number `multipleOf`,
-/// `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; array `minItems`, `maxItems`;
-/// definitions (`$defs`) and references (`$ref`, recursion included); `additionalProperties`
-/// must be `false`; every property `required`. Not supported: `allOf`, `not`,
-/// `dependentRequired`, `dependentSchemas`, `if`, `then`, `else` (and, by omission from the
-/// supported list, every other keyword). `title` and `description` are annotations the API
-/// takes; `const` counts against the documented size limits, so it is supported.
+/// Whether OpenAI strict mode takes `keyword`: OpenAI Structured Outputs, "Supported schemas"
+/// (platform.openai.com/docs/guides/structured-outputs, read 2026-11-21): types string, number,
+/// boolean, integer, object, array, enum, anyOf (and null through type lists or anyOf); string
+/// `pattern`, `format`; number `multipleOf`, `maximum`, `exclusiveMaximum`, `minimum`,
+/// `exclusiveMinimum`; array `minItems`, `maxItems`; definitions (`$defs`) and references
+/// (`$ref`, recursion included); `additionalProperties` must be `false`; every property
+/// `required`. Not supported: `allOf`, `not`, `dependentRequired`, `dependentSchemas`, `if`,
+/// `then`, `else` (and, by omission from the supported list, every other keyword). `title` and
+/// `description` are annotations the API takes; `const` counts against the documented size
+/// limits, so it is supported.
 fn openai_supports(keyword: Kw) -> bool {
     !matches!(
         keyword,
@@ -88,13 +89,13 @@ const OPENAI_MAX_PROPERTIES: usize = 5000;
 const OPENAI_MAX_NESTING: usize = 10;
 const OPENAI_MAX_ENUM_VALUES: usize = 1000;
 
-/// Whether Anthropic strict tool use takes `keyword`: what `transform_schema` (anthropic-sdk-python,
-/// `lib/_parse/_transform.py`, read 2026-11-21) keeps, plus `const` (documented as supported):
-/// `type`, `enum` (primitive values), `anyOf`, `oneOf` (as `anyOf`), `allOf`, `$ref`, `$defs`,
-/// `properties`, `required`, `additionalProperties: false`, `items`, `minItems` 0 or 1, `format`
-/// (listed below), `title`, `description`; `pattern` per the documentation (no backreferences,
-/// lookaround or word boundaries). Everything else is moved into the description, `default`
-/// included.
+/// Whether Anthropic strict tool use takes `keyword`: what `transform_schema`
+/// (anthropic-sdk-python, `lib/_parse/_transform.py`, read 2026-11-21) keeps, plus `const`
+/// (documented as supported): `type`, `enum` (primitive values), `anyOf`, `oneOf` (as `anyOf`),
+/// `allOf`, `$ref`, `$defs`, `properties`, `required`, `additionalProperties: false`, `items`,
+/// `minItems` 0 or 1, `format` (listed below), `title`, `description`; `pattern` per the
+/// documentation (no backreferences, lookaround or word boundaries). Everything else is moved
+/// into the description, `default` included.
 fn anthropic_supports(keyword: Kw) -> bool {
     !matches!(
         keyword,
