@@ -4,65 +4,27 @@
 //!
 //! Run with `--nocapture` to see the counts per target and per feature.
 
-use std::{
-    collections::BTreeMap,
-    fs,
-    path::{Path, PathBuf},
-};
+use std::{collections::BTreeMap, fs};
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use toolmodel::{
     DefaultValidator, Error, Tool, ToolSchema,
     adapters::{Action, ConvertOptions, Profile, ReadOptions, Target, Warning, convert, read},
-    catalog::tool_values,
 };
 
-/// Every file under `dir`, sorted, recursively.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The valid MCP tools of the corpus (BFCL and the PostHog schema dump are not MCP tools).
+/// The valid MCP tools of the corpus ([`toolmodel_tests::corpus_tools`]: BFCL and the PostHog
+/// schema dump are not MCP tools).
 fn corpus_tools() -> Option<Vec<(String, Tool)>> {
-    let corpus = toolmodel_tests::shared_dir("corpus")?;
-    let mut tools = Vec::new();
-    for path in files(&corpus) {
-        let relative = path.strip_prefix(&corpus).unwrap().display().to_string();
-        if relative.starts_with("bfcl")
-            || relative.starts_with("posthog-mcp")
-            || relative.ends_with(".md")
-        {
-            continue;
-        }
-        let Ok(document) = serde_json::from_str::<Value>(&fs::read_to_string(&path).unwrap())
-        else {
-            continue;
-        };
-        let Ok(found) = tool_values(&document) else {
-            continue;
-        };
-        for (pointer, value) in found {
-            if let Ok(tool) = Tool::from_mcp_json(value)
-                && tool.validate().is_ok()
-            {
-                tools.push((format!("{relative}#{pointer}"), tool));
-            }
-        }
-    }
+    let tools: Vec<(String, Tool)> = toolmodel_tests::corpus_tools()?
+        .into_iter()
+        .filter_map(|(label, value)| {
+            Tool::from_mcp_json(&value)
+                .ok()
+                .filter(|tool| tool.validate().is_ok())
+                .map(|tool| (label, tool))
+        })
+        .collect();
     assert!(
         tools.len() > 900,
         "only {} valid tools found in the corpus",
@@ -450,7 +412,7 @@ fn sdk_ensure_strict(schema: &mut Value, root: &Value) {
 fn bfcl_functions() -> Option<Vec<(String, Value)>> {
     let bfcl = toolmodel_tests::shared_dir("corpus/bfcl")?;
     let mut out = Vec::new();
-    for path in files(&bfcl) {
+    for path in toolmodel_tests::corpus_files(&bfcl) {
         let relative = path.strip_prefix(&bfcl).unwrap().display().to_string();
         if relative.starts_with("possible_answer") {
             continue;

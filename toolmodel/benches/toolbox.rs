@@ -18,13 +18,13 @@
 //! `toolbox: call/hand=<x.xx> list/prebuilt=<y.yy>`.
 //! Run with `cargo bench -p toolmodel --bench toolbox`.
 
+mod corpus;
 #[allow(dead_code)]
 #[path = "../../examples/quickstart.rs"]
 mod quickstart;
 
 use std::{
     hint::black_box,
-    path::{Path, PathBuf},
     time::{Duration, Instant},
 };
 
@@ -130,44 +130,21 @@ fn compare(mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration, f64
     (best_a, best_b, ratios[ROUNDS / 2])
 }
 
-/// Every valid corpus tool, read as the CLI reads documents.
+/// Every valid corpus tool whose schemas compile ([`corpus::mcp_tools`]); none, after a
+/// notice, when the corpus is missing (a failure under `CI`).
 fn corpus_tools() -> Vec<Tool> {
-    let dir = std::env::var_os("TOOLMODEL_SHARED").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-        PathBuf::from,
-    );
-    let corpus = dir.join("corpus");
-    if !corpus.exists() {
+    let Some(tools) = corpus::mcp_tools() else {
         assert!(
             std::env::var_os("CI").is_none(),
-            "{} is missing and CI is set",
-            corpus.display()
+            "the corpus is missing and CI is set"
         );
-        println!("notice: {} is missing: synthetic tools", corpus.display());
         return Vec::new();
-    }
-    let mut files = Vec::new();
-    collect_files(&corpus, &mut files);
-    files.sort();
-    let mut tools = Vec::new();
-    for file in files {
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
-        };
-        let Ok(document) = toolmodel::catalog::parse_slice(&bytes) else {
-            continue;
-        };
-        let Ok(found) = toolmodel::catalog::tool_values(&document) else {
-            continue;
-        };
-        tools.extend(
-            found
-                .into_iter()
-                .filter_map(|(_, value)| Tool::from_mcp_json(value).ok())
-                .filter(|tool| tool.validate().is_ok() && compiles(tool)),
-        );
-    }
+    };
     tools
+        .into_iter()
+        .map(|(_, tool)| tool)
+        .filter(compiles)
+        .collect()
 }
 
 /// Whether the tool's schemas compile (a hand-built tool in a toolbox must).
@@ -178,25 +155,6 @@ fn compiles(tool: &Tool) -> bool {
             .output_schema
             .as_ref()
             .is_none_or(|schema| validator.compile(schema.as_value()).is_ok())
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if !path.ends_with("bfcl") {
-                collect_files(&path, out);
-            }
-        } else if path
-            .extension()
-            .is_some_and(|ext| ext == "json" || ext == "snap")
-        {
-            out.push(path);
-        }
-    }
 }
 
 /// 1,000 tools with distinct names: the corpus's, then renamed copies.

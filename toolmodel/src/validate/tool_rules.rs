@@ -30,7 +30,7 @@ fn member_violations(
     schema: &ToolSchema,
     out: &mut Vec<Violation>,
 ) {
-    let at = format!("/{}", slot.key());
+    let at = slot.pointer();
     let mut report = |pointer: String, expected| {
         out.push(Violation::SchemaMember {
             version,

@@ -253,7 +253,7 @@ impl Violation {
             Self::Name(_) => "/name".into(),
             Self::Namespace(_) => "/namespace".into(),
             Self::Version { .. } => "/version".into(),
-            Self::SchemaRoot { slot, .. } => format!("/{}/type", slot.key()),
+            Self::SchemaRoot { slot, .. } => format!("{}/type", slot.pointer()),
             Self::Tags { .. } => "/tags".into(),
             Self::IconScheme { index, .. } => format!("/icons/{index}/src"),
             Self::EmptyBackendField {
