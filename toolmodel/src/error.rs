@@ -283,6 +283,13 @@ pub enum Error {
     #[error("the call was cancelled")]
     Cancelled,
 
+    /// The handler needs input from the client first (MCP 2026-07-28 multi round-trip
+    /// requests, from [`ToolError::InputRequired`](crate::ToolError::InputRequired)): a server
+    /// answers the call with an `InputRequiredResult` of these requests, not an error (as an
+    /// error, JSON-RPC `-32603`).
+    #[error("the call needs input from the client: {}", .0.keys())]
+    InputRequired(crate::InputRequired),
+
     /// A handler made a request to the client (`sampling/createMessage`,
     /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no
     /// [`CallHost`](crate::CallHost) able to send it.

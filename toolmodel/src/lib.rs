@@ -115,10 +115,15 @@ pub use call::content::{
     ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
 };
 pub use call::context::{
-    BoxFuture, CallContext, CallHost, LogLevel, LogNotification, ProgressNotification,
-    ProgressToken,
+    BoxFuture, CallContext, CallHost, LogLevel, LogNotification,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, ProgressNotification, ProgressToken,
 };
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolError, ToolHandler};
+pub use call::input::{
+    Carried, ClientCapability, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
+    InputRequest, InputRequests, InputRequired, InputResponse, InputResponses, ListRootsResult,
+    Root,
+};
 pub use call::list_result::{CacheScope, ListCache, ListToolsResult};
 pub use call::result::CallToolResult;
 pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder, ToolsPage};

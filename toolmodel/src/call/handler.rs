@@ -6,8 +6,8 @@ use std::{fmt, future::Future};
 use serde_json::Value;
 
 use crate::{
-    CallContext, CallToolResult, ContentBlock, Error, NoOutput, TextContent, ToolDefinition,
-    ToolOutput,
+    CallContext, CallToolResult, ContentBlock, Error, InputRequired, NoOutput, TextContent,
+    ToolDefinition, ToolOutput,
 };
 
 /// A tool that can be called: the [`ToolDefinition`] `#[derive(Tool)]` gives, plus the code
@@ -220,6 +220,9 @@ impl IntoCallToolResult<NoOutput> for &'static str {
 ///   all); it becomes [`Error::Protocol`].
 /// - [`ToolError::Cancelled`]: the handler stopped because the request was cancelled; it
 ///   becomes [`Error::Cancelled`], and no response is sent (MCP "Cancellation").
+/// - [`ToolError::InputRequired`] (from [`CallContext::input`](crate::CallContext::input)):
+///   MCP 2026-07-28, the client must answer requests first; it becomes
+///   [`Error::InputRequired`].
 ///
 /// Like `anyhow::Error`, it deliberately does not implement `std::error::Error`, so that
 /// every error type converts into it with `?`.
@@ -242,6 +245,11 @@ pub enum ToolError {
     },
     /// The handler stopped because the request was cancelled.
     Cancelled,
+    /// The call needs input from the client first (MCP 2026-07-28 multi round-trip
+    /// requests): what [`CallContext::input`](crate::CallContext::input) returns for requests
+    /// the client has not answered yet. Return it with `?`; it becomes
+    /// [`Error::InputRequired`], which the server answers with an `InputRequiredResult`.
+    InputRequired(InputRequired),
 }
 
 impl ToolError {
@@ -268,6 +276,11 @@ impl fmt::Display for ToolError {
             Self::Execution { message } => f.write_str(message),
             Self::Protocol { code, message, .. } => write!(f, "protocol error {code}: {message}"),
             Self::Cancelled => f.write_str("the call was cancelled"),
+            Self::InputRequired(required) => write!(
+                f,
+                "the call needs input from the client: {}",
+                required.keys()
+            ),
         }
     }
 }

@@ -5,6 +5,7 @@ pub(crate) mod cancellation;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod handler;
+pub(crate) mod input;
 pub(crate) mod list_result;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;

@@ -737,6 +737,7 @@ fn finish(
             data,
         }),
         Err(ToolError::Cancelled) => Err(Error::Cancelled),
+        Err(ToolError::InputRequired(required)) => Err(Error::InputRequired(required)),
     }
 }
 
