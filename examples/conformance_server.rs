@@ -16,8 +16,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    AudioContent, CallContext, CallToolResult, ContentBlock, EmbeddedResource, ImageContent,
-    LogLevel, NoArguments, TextResourceContents, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
+    AudioContent, CallContext, CallToolResult, ClientCapability, ContentBlock, ElicitRequest,
+    EmbeddedResource, ImageContent, InputRequest, InputRequests, InputResponses, LogLevel,
+    NoArguments, TextResourceContents, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
     schemars::{self, JsonSchema},
 };
 use toolmodel_examples::serve::{run, transport_from_args};
@@ -198,17 +199,12 @@ pub struct Sampling {
 impl ToolHandler for Sampling {
     type Reply = String;
     async fn call(&self, args: Sampling, cx: &CallContext) -> Result<String, ToolError> {
-        let reply = cx
-            .create_message(json!({
-                "messages": [{"role": "user", "content": {"type": "text", "text": args.prompt}}],
-                "maxTokens": 100
-            }))
-            .await?;
-        let text = reply
-            .pointer("/content/text")
-            .and_then(Value::as_str)
-            .unwrap_or("(no text)");
-        Ok(format!("LLM response: {text}"))
+        // `input` works for 2025-11-25 clients (a `sampling/createMessage` request) and
+        // 2026-07-28 ones (an `InputRequiredResult`, then the retry).
+        let question = InputRequest::sample_text(args.prompt, 100);
+        let answers = cx.input(InputRequests::new().with("reply", question)).await?;
+        let text = answers.create_message("reply").and_then(|reply| reply.text());
+        Ok(format!("LLM response: {}", text.as_deref().unwrap_or("(no text)")))
     }
 }
 
@@ -223,23 +219,258 @@ pub struct Elicitation {
 impl ToolHandler for Elicitation {
     type Reply = String;
     async fn call(&self, args: Elicitation, cx: &CallContext) -> Result<String, ToolError> {
-        let reply = cx
-            .elicit(json!({
-                "message": args.message,
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "username": {"type": "string", "description": "User's response"},
-                        "email": {"type": "string", "description": "User's email address"}
-                    },
-                    "required": ["username", "email"]
-                }
-            }))
+        let form = ElicitRequest::form(
+            args.message,
+            json!({
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string", "description": "User's response"},
+                    "email": {"type": "string", "description": "User's email address"}
+                },
+                "required": ["username", "email"]
+            }),
+        );
+        let answers = cx
+            .input(InputRequests::new().with("user", InputRequest::Elicit(form)))
             .await?;
-        let action = reply.get("action").and_then(Value::as_str).unwrap_or("");
-        let content = reply.get("content").cloned().unwrap_or_else(|| json!({}));
+        let reply = answers
+            .elicit("user")
+            .ok_or_else(|| ToolError::new("no answer"))?;
+        let action = serde_json::to_value(reply.action).unwrap_or_default();
+        let action = action.as_str().unwrap_or_default();
+        let content = reply.content.clone().map_or_else(|| json!({}), Value::Object);
         Ok(format!("User response: action={action}, content={content}"))
     }
+}
+
+/// A form of one string field, for the 2026-07-28 input scenarios.
+fn form(message: &str, field: &str, kind: &str) -> InputRequest {
+    InputRequest::Elicit(ElicitRequest::form(
+        message,
+        json!({"type": "object", "properties": {field: {"type": kind}}, "required": [field]}),
+    ))
+}
+
+/// The accepted form's `field`, as text.
+fn field(answers: &InputResponses, key: &str, field: &str) -> String {
+    match answers.elicit(key).and_then(|reply| reply.field(field)) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => "(none)".to_owned(),
+    }
+}
+
+/// Asks the user's name in one input round (`input-required-result-basic-elicitation`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_elicitation")]
+pub struct InputElicitation;
+
+impl ToolHandler for InputElicitation {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let ask = form("What is your name?", "name", "string");
+        let answers = cx.input(InputRequests::new().with("user_name", ask)).await?;
+        Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
+    }
+}
+
+/// Asks the model a question in one input round (`input-required-result-basic-sampling`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_sampling")]
+pub struct InputSampling;
+
+impl ToolHandler for InputSampling {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let ask = InputRequest::sample_text("What is the capital of France?", 100);
+        let answers = cx.input(InputRequests::new().with("capital_question", ask)).await?;
+        let text = answers.create_message("capital_question").and_then(|reply| reply.text());
+        Ok(format!("LLM response: {}", text.as_deref().unwrap_or("(no text)")))
+    }
+}
+
+/// Asks the client's roots in one input round (`input-required-result-basic-list-roots`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_list_roots")]
+pub struct InputListRoots;
+
+impl ToolHandler for InputListRoots {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let requests = InputRequests::new().with("client_roots", InputRequest::ListRoots);
+        let answers = cx.input(requests).await?;
+        let roots: Vec<String> = answers
+            .roots("client_roots")
+            .map(|list| list.roots.iter().map(|root| root.uri.clone()).collect())
+            .unwrap_or_default();
+        Ok(format!("Roots: {}", roots.join(", ")))
+    }
+}
+
+/// Asks for a confirmation with a state of its own, read back on the retry
+/// (`input-required-result-request-state`, `input-required-result-tampered-state`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_request_state")]
+pub struct InputRequestState;
+
+impl ToolHandler for InputRequestState {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        confirm(cx).await
+    }
+}
+
+/// The same as `test_input_required_result_request_state`, for the tampering scenario.
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_tampered_state")]
+pub struct InputTamperedState;
+
+impl ToolHandler for InputTamperedState {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        confirm(cx).await
+    }
+}
+
+/// One confirmation; "state-ok" when the state set before asking came back verified.
+async fn confirm(cx: &CallContext) -> Result<String, ToolError> {
+    let earlier: Option<String> = cx.state()?;
+    cx.set_state(&"asked for confirmation")?;
+    let ask = form("Please confirm", "ok", "boolean");
+    let answers = cx.input(InputRequests::new().with("confirm", ask)).await?;
+    let state = if earlier.is_some() { "state-ok" } else { "state-new" };
+    Ok(format!("{state}: confirmed={}", field(&answers, "confirm", "ok")))
+}
+
+/// Asks for a name, a model's greeting and the roots in one round
+/// (`input-required-result-multiple-input-requests`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_multiple_inputs")]
+pub struct InputMultiple;
+
+impl ToolHandler for InputMultiple {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let requests = InputRequests::new()
+            .with("user_name", form("What is your name?", "name", "string"))
+            .with("greeting", InputRequest::sample_text("Generate a greeting", 50))
+            .with("client_roots", InputRequest::ListRoots);
+        let answers = cx.input(requests).await?;
+        let greeting = answers.create_message("greeting").and_then(|reply| reply.text());
+        let roots = answers.roots("client_roots").map_or(0, |list| list.roots.len());
+        Ok(format!(
+            "{} {}; {roots} roots",
+            greeting.as_deref().unwrap_or("Hello"),
+            field(&answers, "user_name", "name")
+        ))
+    }
+}
+
+/// Asks a name, then a color: two rounds (`input-required-result-multi-round`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_multi_round")]
+pub struct InputMultiRound;
+
+impl ToolHandler for InputMultiRound {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let step1 = form("Step 1: What is your name?", "name", "string");
+        let first = cx.input(InputRequests::new().with("step1", step1)).await?;
+        let step2 = form("Step 2: What is your favorite color?", "color", "string");
+        let second = cx.input(InputRequests::new().with("step2", step2)).await?;
+        Ok(format!(
+            "{} likes {}",
+            field(&first, "step1", "name"),
+            field(&second, "step2", "color")
+        ))
+    }
+}
+
+/// Asks only for what the client declared: elicitation if it can, sampling if it can
+/// (`input-required-result-capability-check`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_input_required_result_capabilities")]
+pub struct InputCapabilities;
+
+impl ToolHandler for InputCapabilities {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let mut requests = InputRequests::new();
+        if cx.declares(ClientCapability::ElicitationForm) {
+            requests.insert("user_name", form("What is your name?", "name", "string"));
+        }
+        if cx.declares(ClientCapability::Sampling) {
+            requests.insert("greeting", InputRequest::sample_text("Generate a greeting", 50));
+        }
+        if requests.is_empty() {
+            return Ok("The client can answer nothing.".to_owned());
+        }
+        let answers = cx.input(requests).await?;
+        Ok(format!("Got {} answers", answers.len()))
+    }
+}
+
+/// Needs sampling whatever the client declared: `-32021` when it did not (`server-stateless`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_missing_capability")]
+pub struct MissingCapability;
+
+impl ToolHandler for MissingCapability {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let ask = InputRequest::sample_text("Say something", 20);
+        let answers = cx.input(InputRequests::new().with("sample", ask)).await?;
+        let text = answers.create_message("sample").and_then(|reply| reply.text());
+        Ok(text.unwrap_or_default())
+    }
+}
+
+/// Asks for input on a streamed call: under 2026-07-28 the stream carries an
+/// `InputRequiredResult`, never a server-to-client request (`server-stateless`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_streaming_elicitation")]
+pub struct StreamingElicitation;
+
+impl ToolHandler for StreamingElicitation {
+    type Reply = String;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        cx.progress(0.0, Some(1.0), Some("asking")).await.ok();
+        let ask = form("What is your name?", "name", "string");
+        let answers = cx.input(InputRequests::new().with("user_name", ask)).await?;
+        Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
+    }
+}
+
+/// Logs at every level; under 2026-07-28 only a request with a `logLevel` gets them
+/// (`server-stateless`).
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_logging_tool")]
+pub struct LoggingTool;
+
+impl ToolHandler for LoggingTool {
+    type Reply = &'static str;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<&'static str, ToolError> {
+        for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Error] {
+            cx.log(level, json!(format!("a {level:?} message"))).await.ok();
+        }
+        Ok("Logged at debug, info and error.")
+    }
+}
+
+/// A tool whose `region` is mirrored in the `Mcp-Param-Region` header
+/// (`http-custom-header-server-validation`; `rmcp` checks the header against the body).
+fn custom_header_tool() -> Result<Tool, toolmodel::Error> {
+    let schema = ToolSchema::try_from(json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "query": {"type": "string"}
+        },
+        "required": ["region"]
+    }))?;
+    let mut tool = Tool::new("test_custom_header", schema);
+    tool.description = Some("Echoes its region, sent in the Mcp-Param-Region header".to_owned());
+    Ok(tool)
 }
 
 /// The `inputSchema` the `json-schema-2020-12` scenario checks is kept as written.
@@ -295,6 +526,24 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
         .with(WithProgress)
         .with(Sampling::default())
         .with(Elicitation::default())
+        .with(InputElicitation)
+        .with(InputSampling)
+        .with(InputListRoots)
+        .with(InputRequestState)
+        .with(InputTamperedState)
+        .with(InputMultiple)
+        .with(InputMultiRound)
+        .with(InputCapabilities)
+        .with(MissingCapability)
+        .with(StreamingElicitation)
+        .with(LoggingTool)
+        .with_tool(
+            custom_header_tool()?,
+            |arguments: Map<String, Value>, _cx| async move {
+                let region = arguments.get("region").cloned().unwrap_or_default();
+                Ok(CallToolResult::text(format!("Region: {region}")))
+            },
+        )
         .with_tool(
             json_schema_2020_12_tool()?,
             |arguments: Map<String, Value>, _cx| async move {

@@ -5,7 +5,10 @@
 use std::{fmt, net::SocketAddr};
 
 use serde_json::json;
-use toolmodel_rmcp::{ToolboxServer, server::MCP_PATH};
+use toolmodel_rmcp::{
+    ToolboxServer,
+    server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
+};
 
 /// How to serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +69,8 @@ pub fn transport_from_args(mut args: impl Iterator<Item = String>) -> Result<Tra
 /// Serves `server` over `transport` until the client leaves (stdio) or forever (HTTP), after
 /// printing on stderr how to connect a client, with a client configuration snippet
 /// (`mcpServers`, the format of Claude Desktop, Claude Code's `.mcp.json`, Cursor and others).
-/// `name` is the server's key in that snippet.
+/// `name` is the server's key in that snippet. The `requestState` key comes from
+/// `MCP_REQUEST_STATE_KEY` ([`with_request_state_key`]).
 ///
 /// # Errors
 ///
@@ -77,6 +81,7 @@ pub async fn run(
     name: &str,
     transport: Transport,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    let server = with_request_state_key(server)?;
     let tools = server.toolbox().len();
     match transport {
         Transport::Stdio => {
@@ -154,5 +159,23 @@ mod tests {
                 .0
                 .contains("\"x\"")
         );
+    }
+}
+
+/// The `requestState` key of MCP 2026-07-28 input rounds from the environment variable
+/// `MCP_REQUEST_STATE_KEY` (base64 of at least 32 bytes, e.g. `openssl rand -base64 32`; give
+/// every replica the same one), or the server's random key per process when it is unset.
+///
+/// # Errors
+///
+/// [`toolmodel_rmcp::Error::RequestStateKey`] when the variable is set but is not base64 of
+/// at least 32 bytes; a variable that is not UTF-8.
+pub fn with_request_state_key(
+    server: ToolboxServer,
+) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
+    match std::env::var(REQUEST_STATE_KEY_ENV) {
+        Ok(text) => Ok(server.with_request_state_key(RequestStateKey::from_base64(&text)?)),
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}").into()),
     }
 }

@@ -31,6 +31,14 @@ pub enum Error {
     #[error("the MCP session task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
 
+    /// A `requestState` key that cannot be used (MCP 2026-07-28 multi round-trip requests):
+    /// shorter than 32 bytes, not base64, or no random bytes for a process key.
+    #[error("bad requestState key: {message}")]
+    RequestStateKey {
+        /// What is wrong with it.
+        message: String,
+    },
+
     /// Accepting or serving connections failed.
     #[error("serving MCP over HTTP failed: {0}")]
     Io(#[source] std::io::Error),

@@ -19,25 +19,69 @@ use toolmodel::{BoxFuture, CallHost, Error, LogLevel, LogNotification, ProgressN
 
 use super::wire::{from_wire, to_wire};
 
+/// Which log notifications a call sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LogFilter {
+    /// None (MCP 2026-07-28: the request carries no `io.modelcontextprotocol/logLevel`).
+    Off,
+    /// Those at or above this level.
+    AtLeast(LogLevel),
+    /// Every level (before 2026-07-28, without `logging/setLevel`).
+    All,
+}
+
+impl LogFilter {
+    fn sends(self, level: LogLevel) -> bool {
+        match self {
+            Self::Off => false,
+            Self::AtLeast(lowest) => level >= lowest,
+            Self::All => true,
+        }
+    }
+}
+
 /// Sends a call's notifications and requests to the client that made it.
 pub(crate) struct PeerHost {
     peer: Peer<RoleServer>,
-    /// The lowest level sent; `None`: every level.
-    log_level: Option<LogLevel>,
+    log: LogFilter,
     /// What the client declared (at `initialize`, or in the request's `_meta`).
     capabilities: Option<ClientCapabilities>,
+    /// MCP 2026-07-28: no server-to-client requests (input goes by `InputRequiredResult`).
+    rounds: bool,
 }
 
 impl PeerHost {
     pub(crate) fn new(
         peer: Peer<RoleServer>,
-        log_level: Option<LogLevel>,
+        log: LogFilter,
         capabilities: Option<ClientCapabilities>,
+        rounds: bool,
     ) -> Self {
         Self {
             peer,
-            log_level,
+            log,
             capabilities,
+            rounds,
+        }
+    }
+
+    /// Whether a request to the client may be sent: not under 2026-07-28, and only for a
+    /// declared capability.
+    fn allows(&self, method: &str, pick: impl Fn(&ClientCapabilities) -> bool) -> Result<(), Error> {
+        if self.rounds {
+            return Err(Error::Protocol {
+                code: i64::from(ErrorCode::INTERNAL_ERROR.0),
+                message: format!(
+                    "{method}: MCP 2026-07-28 has no server-to-client requests; \
+                     ask with CallContext::input, which works in every version"
+                ),
+                data: None,
+            });
+        }
+        if self.declares(pick) {
+            Ok(())
+        } else {
+            Err(undeclared(method))
         }
     }
 
@@ -47,12 +91,11 @@ impl PeerHost {
     }
 }
 
-/// Sends one request to the client: refused unless the client `declared` its `capability`,
-/// `params` read as `rmcp`'s type `P`, the client's result given back as JSON.
+/// Sends one request to the client, unless `allowed` says why not: `params` read as
+/// `rmcp`'s type `P`, the client's result given back as JSON.
 async fn client_request<P, R, Fut>(
     method: &str,
-    capability: &str,
-    declared: bool,
+    allowed: Result<(), Error>,
     params: Value,
     send: impl FnOnce(P) -> Fut,
 ) -> Result<Value, Error>
@@ -61,9 +104,7 @@ where
     R: Serialize,
     Fut: Future<Output = Result<R, ServiceError>>,
 {
-    if !declared {
-        return Err(undeclared(method, capability));
-    }
+    allowed?;
     let params = from_wire(params).map_err(|err| invalid_params(method, &err))?;
     let result = send(params).await.map_err(|err| peer_error(method, err))?;
     to_wire(&result).map_err(|err| Error::Protocol {
@@ -100,12 +141,18 @@ fn peer_error(method: &str, err: ServiceError) -> Error {
 }
 
 /// The client did not declare the capability a request needs (MCP: a server sends
-/// `sampling/createMessage` and `elicitation/create` only to clients that declared them).
-fn undeclared(method: &str, capability: &str) -> Error {
+/// `sampling/createMessage`, `elicitation/create` and `roots/list` only to clients that
+/// declared them; MCP 2026-07-28 `MissingRequiredClientCapability`).
+fn undeclared(method: &str) -> Error {
+    let capability = match method {
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        _ => "elicitation",
+    };
     Error::Protocol {
-        code: i64::from(ErrorCode::METHOD_NOT_FOUND.0),
+        code: toolmodel::MISSING_REQUIRED_CLIENT_CAPABILITY,
         message: format!("{method}: the client did not declare the {capability} capability"),
-        data: None,
+        data: Some(serde_json::json!({"requiredCapabilities": {capability: {}}})),
     }
 }
 
@@ -126,10 +173,7 @@ impl CallHost for PeerHost {
     fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
         const METHOD: &str = "notifications/message";
         Box::pin(async move {
-            if self
-                .log_level
-                .is_some_and(|lowest| notification.level < lowest)
-            {
+            if !self.log.sends(notification.level) {
                 return Ok(());
             }
             let params: LoggingMessageNotificationParam = to_wire(&notification)
@@ -141,24 +185,26 @@ impl CallHost for PeerHost {
     }
 
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        let declared = self.declares(|client| client.sampling.is_some());
-        Box::pin(client_request(
-            "sampling/createMessage",
-            "sampling",
-            declared,
-            params,
-            |params| self.peer.create_message(params),
-        ))
+        const METHOD: &str = "sampling/createMessage";
+        let allowed = self.allows(METHOD, |client| client.sampling.is_some());
+        Box::pin(client_request(METHOD, allowed, params, |params| {
+            self.peer.create_message(params)
+        }))
     }
 
     fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        let declared = self.declares(|client| client.elicitation.is_some());
-        Box::pin(client_request(
-            "elicitation/create",
-            "elicitation",
-            declared,
-            params,
-            |params| self.peer.create_elicitation(params),
-        ))
+        const METHOD: &str = "elicitation/create";
+        let allowed = self.allows(METHOD, |client| client.elicitation.is_some());
+        Box::pin(client_request(METHOD, allowed, params, |params| {
+            self.peer.create_elicitation(params)
+        }))
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<Value, Error>> {
+        const METHOD: &str = "roots/list";
+        let allowed = self.allows(METHOD, |client| client.roots.is_some());
+        Box::pin(client_request(METHOD, allowed, Value::Null, |()| {
+            self.peer.list_roots()
+        }))
     }
 }

@@ -20,6 +20,28 @@
 //!   context's [`Cancellation`].
 //! - Capabilities: `tools` and `logging`.
 //!
+//! **Asking the client for input** ([`CallContext::input`]) follows the request's protocol
+//! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
+//! and `roots/list` to the client and hands the answers to the handler. Under 2026-07-28
+//! (multi round-trip requests, SEP-2322) it answers the call with an `InputRequiredResult`
+//! (`inputRequests` and a `requestState`), and runs the handler again on the client's retry
+//! with the `inputResponses`. The `requestState` carries the answers so far and the
+//! handler's state, sealed with an HMAC-SHA256 key
+//! ([`with_request_state_key`](ToolboxServer::with_request_state_key); a random key per
+//! process without it), bound to the tool's name and its arguments, valid for 10 minutes and
+//! at most 64 KiB ([`with_request_state_ttl`](ToolboxServer::with_request_state_ttl),
+//! [`with_request_state_limit`](ToolboxServer::with_request_state_limit)); a state that is
+//! tampered with, foreign, for another call, expired or too large is JSON-RPC `-32602`.
+//!
+//! **Per-request rules of 2026-07-28**: the client's capabilities are those of the request's
+//! `_meta` (a handler asking for input the client did not declare gets `-32021`
+//! `MissingRequiredClientCapability`, which `rmcp` sends with HTTP 400); log notifications
+//! go out only for requests whose `_meta` carries `io.modelcontextprotocol/logLevel`, at or
+//! above it. `rmcp` itself checks `Mcp-Method`, `Mcp-Name` and each `x-mcp-header`
+//! parameter's `Mcp-Param-*` header (plain or `=?base64?...?=`) against the body (`-32020`
+//! `HeaderMismatch`, HTTP 400), from the tool's `inputSchema` this server gives it
+//! (`ServerHandler::get_tool`).
+//!
 //! `rmcp::model::Tool` has no `execution` field and keeps no unknown key, so a listed tool
 //! loses those (see [`convert`](crate::convert)); a result's keys that MCP does not define are
 //! dropped the same way.
@@ -29,24 +51,36 @@
 #![allow(deprecated)]
 
 mod host;
+mod request_state;
 mod transport;
 mod wire;
 
+pub use request_state::{
+    DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
+};
 pub use transport::MCP_PATH;
 
-use std::sync::{Arc, Mutex};
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+        CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult,
+        InputRequests, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+        SetLevelRequestParams, Tool as RmcpTool,
     },
     service::RequestContext,
 };
-use toolmodel::{CallContext, Cancellation, LogLevel, Toolbox};
+use toolmodel::{CallContext, Cancellation, Carried, LogLevel, ProtocolVersion, Toolbox};
 
-use self::{host::PeerHost, wire::error_data};
+use self::{
+    host::PeerHost,
+    request_state::Sealer,
+    wire::{error_data, from_wire, to_wire},
+};
 
 /// Serves a [`Toolbox`] over MCP with `rmcp`: see the [module docs](crate::server) for what
 /// each request does.
@@ -85,6 +119,8 @@ pub struct ToolboxServer {
     instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
     log_level: Arc<Mutex<Option<LogLevel>>>,
+    /// Seals and opens MCP 2026-07-28 `requestState`.
+    sealer: Sealer,
 }
 
 impl ToolboxServer {
@@ -97,7 +133,49 @@ impl ToolboxServer {
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::new(Mutex::new(None)),
+            sealer: Sealer::new(None),
         }
+    }
+
+    /// The key that authenticates the `requestState` of MCP 2026-07-28 input rounds (see the
+    /// [module docs](crate::server)). Give every replica behind one address the same key, so
+    /// that any of them can serve a client's retry; without one, the server uses a random key
+    /// made once per process, and only that process can read its states. The examples read
+    /// it from [`REQUEST_STATE_KEY_ENV`] (`MCP_REQUEST_STATE_KEY`, base64 of at least 32
+    /// bytes: [`RequestStateKey::from_base64`]).
+    ///
+    /// ```
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, server::RequestStateKey};
+    ///
+    /// let key = RequestStateKey::from_bytes(*b"0123456789abcdef0123456789abcdef")?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_request_state_key(key);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_request_state_key(mut self, key: RequestStateKey) -> Self {
+        let (ttl, limit) = (self.sealer.ttl, self.sealer.limit);
+        self.sealer = Sealer::new(Some(key));
+        self.sealer.ttl = ttl;
+        self.sealer.limit = limit;
+        self
+    }
+
+    /// How long a `requestState` stays valid ([`DEFAULT_REQUEST_STATE_TTL`]: 10 minutes); a
+    /// retry after it is refused with JSON-RPC `-32602`.
+    #[must_use]
+    pub fn with_request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.sealer.ttl = ttl;
+        self
+    }
+
+    /// The largest `requestState` written or accepted, in bytes
+    /// ([`DEFAULT_REQUEST_STATE_LIMIT`]: 64 KiB). A handler whose state and answers would
+    /// seal larger gets JSON-RPC `-32603`; a client sending a larger one `-32602`.
+    #[must_use]
+    pub fn with_request_state_limit(mut self, bytes: usize) -> Self {
+        self.sealer.limit = bytes;
+        self
     }
 
     /// The `serverInfo` sent in the `initialize` result (MCP `Implementation`: `name` and
@@ -167,23 +245,53 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let level = context
+        let version = wire::protocol_version(context.protocol_version());
+        // MCP 2026-07-28: input by multi round-trip requests, and per-request rules.
+        let rounds = version >= ProtocolVersion::V2026_07_28;
+        let requested = context
             .meta
             .log_level()
-            .and_then(|level| wire::log_level_from_rmcp(&level))
-            .or_else(|| self.session_log_level());
+            .and_then(|level| wire::log_level_from_rmcp(&level));
+        let level = if rounds {
+            // Logs only for requests that ask for them, at or above their level.
+            requested.map_or(host::LogFilter::Off, host::LogFilter::AtLeast)
+        } else {
+            requested
+                .or_else(|| self.session_log_level())
+                .map_or(host::LogFilter::All, host::LogFilter::AtLeast)
+        };
+        let capabilities = context.client_capabilities();
         let cancellation = Cancellation::new();
-        let cx = CallContext::new()
+        let mut cx = CallContext::new()
             .with_host(Arc::new(PeerHost::new(
                 context.peer.clone(),
                 level,
-                context.client_capabilities(),
+                capabilities.clone(),
+                rounds,
             )))
             .with_cancellation(cancellation.clone())
             .with_meta(context.meta.0.0.clone())
             // A `progressToken` that is neither a string nor an integer: the request's fault.
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
-        let call = self.toolbox.call(&request.name, request.arguments, &cx);
+        if let Some(capabilities) = capabilities.as_ref().and_then(|caps| to_wire(caps).ok()) {
+            cx = cx.with_client_capabilities(capabilities);
+        }
+        if rounds {
+            let mut carried = match &request.request_state {
+                Some(state) => {
+                    self.sealer
+                        .open(&request.name, request.arguments.as_ref(), state)?
+                }
+                None => Carried::default(),
+            };
+            carried
+                .answers
+                .extend(request.input_responses.clone().unwrap_or_default());
+            cx = cx.with_input_rounds(carried);
+        }
+        let call = self
+            .toolbox
+            .call(&request.name, request.arguments.clone(), &cx);
         tokio::pin!(call);
         // `rmcp` cancels `ct` on `notifications/cancelled`; the handler sees it through its
         // context and decides how to stop.
@@ -194,11 +302,36 @@ impl ServerHandler for ToolboxServer {
                 call.await
             }
         };
-        let result = result.map_err(error_data)?;
-        let version = wire::protocol_version(context.protocol_version());
+        let result = match result {
+            Err(toolmodel::Error::InputRequired(required)) if rounds => {
+                let state =
+                    self.sealer
+                        .seal(&request.name, request.arguments.as_ref(), &cx.carried())?;
+                let requests: InputRequests =
+                    from_wire(required.requests.to_json()).map_err(|err| {
+                        ErrorData::internal_error(
+                            format!("inputRequests do not convert to rmcp's type: {err}"),
+                            None,
+                        )
+                    })?;
+                return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                    Some(requests),
+                    Some(state),
+                )));
+            }
+            other => other.map_err(error_data)?,
+        };
         Ok(CallToolResponse::Complete(wire::result_to_rmcp(
             &result, version,
         )?))
+    }
+
+    /// The tool's `inputSchema`, for `rmcp`'s check of `x-mcp-header` parameters against
+    /// their `Mcp-Param-*` headers (MCP 2026-07-28, Streamable HTTP).
+    fn get_tool(&self, name: &str) -> Option<RmcpTool> {
+        self.toolbox
+            .get(name)
+            .map(|tool| crate::to_rmcp_lossy(tool).0)
     }
 
     async fn set_level(

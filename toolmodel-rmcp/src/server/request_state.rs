@@ -1,0 +1,366 @@
+//! MCP 2026-07-28 `requestState` (multi round-trip requests, SEP-2322) that no client can
+//! forge and any replica holding the key can read: [`RequestStateKey`], and the sealing of a
+//! call's [`Carried`] answers and state.
+//!
+//! A sealed state is `rmcp`'s `RequestStateCodec` format (`rs1.<body>.<tag>`: base64url of
+//! the expiry and the JSON payload, then an HMAC-SHA256 tag from the RustCrypto `hmac` and
+//! `sha2` crates). The tag also covers, without storing them, the method, the tool's name
+//! and its arguments (keys sorted), so a state is refused on any other call. It is signed,
+//! not encrypted: the client can read it, not change it.
+
+use std::{
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
+
+use base64::{
+    Engine,
+    engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD},
+};
+use rmcp::{
+    ErrorData,
+    model::{JsonObject, RequestStateCodec, RequestStateError, SealOptions},
+};
+use serde_json::Value;
+use toolmodel::Carried;
+
+use crate::Error;
+
+/// The environment variable the examples read the key from (see
+/// [`RequestStateKey::from_base64`] for its format).
+pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
+
+/// How long a `requestState` stays valid by default: 10 minutes (MCP 2026-07-28 asks for "a
+/// short expiry"; long enough for a person to fill in a form).
+pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
+
+/// The largest `requestState` accepted or written by default, in bytes: 64 KiB.
+pub const DEFAULT_REQUEST_STATE_LIMIT: usize = 64 * 1024;
+
+/// The key that authenticates `requestState`: at least 32 bytes. Every replica that must read
+/// the states of the others needs the same key; keep it secret (with it, anyone can forge
+/// state). `Debug` does not show it.
+#[derive(Clone)]
+pub struct RequestStateKey(Arc<[u8]>);
+
+impl std::fmt::Debug for RequestStateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RequestStateKey({} bytes)", self.0.len())
+    }
+}
+
+impl RequestStateKey {
+    /// The shortest key accepted, in bytes (HMAC-SHA256's output size).
+    pub const MIN_LEN: usize = RequestStateCodec::MIN_KEY_LENGTH;
+
+    /// A key of these bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RequestStateKey`] when it is shorter than [`MIN_LEN`](Self::MIN_LEN) bytes.
+    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Result<Self, Error> {
+        let bytes = bytes.into();
+        if bytes.len() < Self::MIN_LEN {
+            return Err(Error::RequestStateKey {
+                message: format!(
+                    "the key has {} bytes; at least {} are needed",
+                    bytes.len(),
+                    Self::MIN_LEN
+                ),
+            });
+        }
+        Ok(Self(bytes.into()))
+    }
+
+    /// A key written in base64 (standard or URL-safe alphabet, padded or not; surrounding
+    /// whitespace ignored) of at least 32 bytes: the format of `MCP_REQUEST_STATE_KEY`.
+    /// `openssl rand -base64 32` makes one.
+    ///
+    /// ```
+    /// use toolmodel_rmcp::server::RequestStateKey;
+    ///
+    /// let key = RequestStateKey::from_base64("q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=")?;
+    /// assert!(RequestStateKey::from_base64("c2hvcnQ=").is_err()); // 5 bytes
+    /// # Ok::<(), toolmodel_rmcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RequestStateKey`] when `text` is not base64, naming the byte offset, or
+    /// decodes to fewer than 32 bytes.
+    pub fn from_base64(text: &str) -> Result<Self, Error> {
+        let text = text.trim();
+        let decoded = [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+            .iter()
+            .find_map(|engine| engine.decode(text).ok());
+        match decoded {
+            Some(bytes) => Self::from_bytes(bytes),
+            None => Err(Error::RequestStateKey {
+                message: match STANDARD.decode(text) {
+                    Err(err) => format!("the key is not base64: {err}"),
+                    Ok(_) => "the key is not base64".to_owned(),
+                },
+            }),
+        }
+    }
+
+    /// A key of 32 random bytes from the operating system.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RequestStateKey`] when the operating system gives no random bytes.
+    pub fn random() -> Result<Self, Error> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|err| Error::RequestStateKey {
+            message: format!("no random bytes from the operating system: {err}"),
+        })?;
+        Self::from_bytes(bytes.to_vec())
+    }
+
+    /// The random key of this process, made on first use: what a server without a configured
+    /// key uses (its states are readable only by this process).
+    pub(crate) fn process() -> Result<Self, Error> {
+        static KEY: OnceLock<Result<RequestStateKey, String>> = OnceLock::new();
+        KEY.get_or_init(|| Self::random().map_err(|err| err.to_string()))
+            .clone()
+            .map_err(|message| Error::RequestStateKey { message })
+    }
+}
+
+/// Seals and opens a call's `requestState`: the key, the expiry, the size limit.
+#[derive(Clone)]
+pub(crate) struct Sealer {
+    codec: Arc<Result<RequestStateCodec, Error>>,
+    pub(crate) ttl: Duration,
+    pub(crate) limit: usize,
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealer")
+            .field("ttl", &self.ttl)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sealer {
+    /// A sealer with `key`, or the process's random key.
+    pub(crate) fn new(key: Option<RequestStateKey>) -> Self {
+        let codec = key
+            .map_or_else(RequestStateKey::process, Ok)
+            .and_then(|key| {
+                RequestStateCodec::try_new(key.0.to_vec()).map_err(|err| Error::RequestStateKey {
+                    message: err.to_string(),
+                })
+            });
+        Self {
+            codec: Arc::new(codec),
+            ttl: DEFAULT_REQUEST_STATE_TTL,
+            limit: DEFAULT_REQUEST_STATE_LIMIT,
+        }
+    }
+
+    fn codec(&self) -> Result<&RequestStateCodec, ErrorData> {
+        self.codec.as_ref().as_ref().map_err(|err| {
+            ErrorData::internal_error(format!("no requestState key: {err}"), None)
+        })
+    }
+
+    /// Seals `carried` for a retry of `tools/call` `name` with `arguments`.
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC `-32603` when the sealed state is larger than the limit (the handler's state
+    /// and the answers so far are too big) or there is no key.
+    pub(crate) fn seal(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+        carried: &Carried,
+    ) -> Result<String, ErrorData> {
+        let bound = binding(name, arguments);
+        let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
+        let sealed = self
+            .codec()?
+            .seal_json_with(carried, &options)
+            .map_err(|err| ErrorData::internal_error(format!("requestState: {err}"), None))?;
+        if sealed.len() > self.limit {
+            return Err(ErrorData::internal_error(
+                format!(
+                    "requestState of tools/call {name:?} would be {} bytes, over the limit of {}: \
+                     the handler's state and the answers so far are too large",
+                    sealed.len(),
+                    self.limit
+                ),
+                None,
+            ));
+        }
+        Ok(sealed)
+    }
+
+    /// Opens the `requestState` a client sent back with `tools/call` `name` and `arguments`.
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC `-32602` (invalid params; MCP 2026-07-28: the server "MUST reject state that
+    /// fails verification") when the state is over the size limit, malformed, tampered with,
+    /// sealed with another key, for another tool or other arguments, or expired; the message
+    /// says which.
+    pub(crate) fn open(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+        state: &str,
+    ) -> Result<Carried, ErrorData> {
+        if state.len() > self.limit {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "requestState is {} bytes, over the limit of {}",
+                    state.len(),
+                    self.limit
+                ),
+                None,
+            ));
+        }
+        let bound = binding(name, arguments);
+        self.codec()?
+            .open_json_with(state, &bound)
+            .map_err(|err| ErrorData::invalid_params(refusal(&err), None))
+    }
+}
+
+/// Why a `requestState` was refused, for the client.
+fn refusal(err: &RequestStateError) -> String {
+    match err {
+        RequestStateError::Expired => "requestState has expired: call the tool again".to_owned(),
+        RequestStateError::IntegrityCheckFailed => {
+            "requestState failed verification: it was changed, sealed by another server, or \
+             belongs to another tool or other arguments"
+                .to_owned()
+        }
+        other => format!("requestState is invalid: {other}"),
+    }
+}
+
+/// What a state is bound to: the method, the tool's name and its arguments (keys sorted, so
+/// the client's key order does not matter).
+fn binding(name: &str, arguments: Option<&JsonObject>) -> Vec<u8> {
+    let mut bound = b"toolmodel-rmcp/tools/call\0".to_vec();
+    bound.extend_from_slice(name.as_bytes());
+    bound.push(0);
+    let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
+    bound.extend_from_slice(sorted(&arguments).to_string().as_bytes());
+    bound
+}
+
+/// `value` with every object's keys in order.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), sorted(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn key(byte: u8) -> RequestStateKey {
+        RequestStateKey::from_bytes(vec![byte; 32]).unwrap()
+    }
+
+    fn carried() -> Carried {
+        let mut answers = serde_json::Map::new();
+        answers.insert("name".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
+        Carried::new(answers, Some(json!({"step": 2})))
+    }
+
+    fn args(value: Value) -> JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_sealed_state_opens_on_any_replica_with_the_key() {
+        let sealed = Sealer::new(Some(key(7)))
+            .seal("t", Some(&args(json!({"a": 1, "b": 2}))), &carried())
+            .unwrap();
+        // Another replica, the same key, the arguments in another order.
+        let opened = Sealer::new(Some(key(7)))
+            .open("t", Some(&args(json!({"b": 2, "a": 1}))), &sealed)
+            .unwrap();
+        assert_eq!(opened, carried());
+    }
+
+    #[test]
+    fn tampered_foreign_rebound_and_expired_states_are_invalid_params() {
+        let sealer = Sealer::new(Some(key(7)));
+        let a = args(json!({"a": 1}));
+        let sealed = sealer.seal("t", Some(&a), &carried()).unwrap();
+        let refused = |result: Result<Carried, ErrorData>| {
+            let err = result.unwrap_err();
+            assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{err:?}");
+            err.message.into_owned()
+        };
+        let mut tampered = sealed.clone().into_bytes();
+        let middle = tampered.len() / 2;
+        tampered[middle] = if tampered[middle] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(tampered).unwrap();
+        assert!(refused(sealer.open("t", Some(&a), &tampered)).contains("requestState"));
+        assert!(refused(sealer.open("t", Some(&a), &format!("{sealed}-TAMPERED"))).contains("requestState"));
+        assert!(refused(Sealer::new(Some(key(8))).open("t", Some(&a), &sealed)).contains("verification"));
+        assert!(refused(sealer.open("u", Some(&a), &sealed)).contains("another tool"));
+        assert!(refused(sealer.open("t", Some(&args(json!({"a": 2}))), &sealed)).contains("verification"));
+        let mut short = Sealer::new(Some(key(7)));
+        short.ttl = Duration::from_millis(1);
+        let sealed = short.seal("t", Some(&a), &carried()).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(refused(short.open("t", Some(&a), &sealed)).contains("expired"));
+    }
+
+    #[test]
+    fn the_size_limit_holds_both_ways() {
+        let mut sealer = Sealer::new(Some(key(7)));
+        sealer.limit = 200;
+        let big = Carried::new(serde_json::Map::new(), Some(json!("x".repeat(500))));
+        let err = sealer.seal("t", None, &big).unwrap_err();
+        assert_eq!(err.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert!(err.message.contains("limit of 200"), "{}", err.message);
+        let err = sealer.open("t", None, &"x".repeat(201)).unwrap_err();
+        assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn keys_are_checked_and_the_process_key_is_stable() {
+        assert!(matches!(
+            RequestStateKey::from_bytes(vec![0; 31]),
+            Err(Error::RequestStateKey { .. })
+        ));
+        let text = STANDARD.encode([3u8; 32]);
+        assert_eq!(RequestStateKey::from_base64(&text).unwrap().0.len(), 32);
+        assert_eq!(
+            RequestStateKey::from_base64(&URL_SAFE_NO_PAD.encode([250u8; 40]))
+                .unwrap()
+                .0
+                .len(),
+            40
+        );
+        let err = RequestStateKey::from_base64("not base64!").unwrap_err();
+        assert!(err.to_string().contains("base64"), "{err}");
+        let first = RequestStateKey::process().unwrap();
+        assert_eq!(first.0, RequestStateKey::process().unwrap().0);
+        assert_ne!(first.0, RequestStateKey::random().unwrap().0);
+    }
+}
