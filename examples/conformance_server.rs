@@ -202,9 +202,16 @@ impl ToolHandler for Sampling {
         // `input` works for 2025-11-25 clients (a `sampling/createMessage` request) and
         // 2026-07-28 ones (an `InputRequiredResult`, then the retry).
         let question = InputRequest::sample_text(args.prompt, 100);
-        let answers = cx.input(InputRequests::new().with("reply", question)).await?;
-        let text = answers.create_message("reply").and_then(|reply| reply.text());
-        Ok(format!("LLM response: {}", text.as_deref().unwrap_or("(no text)")))
+        let answers = cx
+            .input(InputRequests::new().with("reply", question))
+            .await?;
+        let text = answers
+            .create_message("reply")
+            .and_then(|reply| reply.text());
+        Ok(format!(
+            "LLM response: {}",
+            text.as_deref().unwrap_or("(no text)")
+        ))
     }
 }
 
@@ -238,7 +245,10 @@ impl ToolHandler for Elicitation {
             .ok_or_else(|| ToolError::new("no answer"))?;
         let action = serde_json::to_value(reply.action).unwrap_or_default();
         let action = action.as_str().unwrap_or_default();
-        let content = reply.content.clone().map_or_else(|| json!({}), Value::Object);
+        let content = reply
+            .content
+            .clone()
+            .map_or_else(|| json!({}), Value::Object);
         Ok(format!("User response: action={action}, content={content}"))
     }
 }
@@ -269,7 +279,9 @@ impl ToolHandler for InputElicitation {
     type Reply = String;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         let ask = form("What is your name?", "name", "string");
-        let answers = cx.input(InputRequests::new().with("user_name", ask)).await?;
+        let answers = cx
+            .input(InputRequests::new().with("user_name", ask))
+            .await?;
         Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
     }
 }
@@ -283,9 +295,16 @@ impl ToolHandler for InputSampling {
     type Reply = String;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         let ask = InputRequest::sample_text("What is the capital of France?", 100);
-        let answers = cx.input(InputRequests::new().with("capital_question", ask)).await?;
-        let text = answers.create_message("capital_question").and_then(|reply| reply.text());
-        Ok(format!("LLM response: {}", text.as_deref().unwrap_or("(no text)")))
+        let answers = cx
+            .input(InputRequests::new().with("capital_question", ask))
+            .await?;
+        let text = answers
+            .create_message("capital_question")
+            .and_then(|reply| reply.text());
+        Ok(format!(
+            "LLM response: {}",
+            text.as_deref().unwrap_or("(no text)")
+        ))
     }
 }
 
@@ -338,8 +357,15 @@ async fn confirm(cx: &CallContext) -> Result<String, ToolError> {
     cx.set_state(&"asked for confirmation")?;
     let ask = form("Please confirm", "ok", "boolean");
     let answers = cx.input(InputRequests::new().with("confirm", ask)).await?;
-    let state = if earlier.is_some() { "state-ok" } else { "state-new" };
-    Ok(format!("{state}: confirmed={}", field(&answers, "confirm", "ok")))
+    let state = if earlier.is_some() {
+        "state-ok"
+    } else {
+        "state-new"
+    };
+    Ok(format!(
+        "{state}: confirmed={}",
+        field(&answers, "confirm", "ok")
+    ))
 }
 
 /// Asks for a name, a model's greeting and the roots in one round
@@ -353,11 +379,18 @@ impl ToolHandler for InputMultiple {
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         let requests = InputRequests::new()
             .with("user_name", form("What is your name?", "name", "string"))
-            .with("greeting", InputRequest::sample_text("Generate a greeting", 50))
+            .with(
+                "greeting",
+                InputRequest::sample_text("Generate a greeting", 50),
+            )
             .with("client_roots", InputRequest::ListRoots);
         let answers = cx.input(requests).await?;
-        let greeting = answers.create_message("greeting").and_then(|reply| reply.text());
-        let roots = answers.roots("client_roots").map_or(0, |list| list.roots.len());
+        let greeting = answers
+            .create_message("greeting")
+            .and_then(|reply| reply.text());
+        let roots = answers
+            .roots("client_roots")
+            .map_or(0, |list| list.roots.len());
         Ok(format!(
             "{} {}; {roots} roots",
             greeting.as_deref().unwrap_or("Hello"),
@@ -400,7 +433,10 @@ impl ToolHandler for InputCapabilities {
             requests.insert("user_name", form("What is your name?", "name", "string"));
         }
         if cx.declares(ClientCapability::Sampling) {
-            requests.insert("greeting", InputRequest::sample_text("Generate a greeting", 50));
+            requests.insert(
+                "greeting",
+                InputRequest::sample_text("Generate a greeting", 50),
+            );
         }
         if requests.is_empty() {
             return Ok("The client can answer nothing.".to_owned());
@@ -420,7 +456,9 @@ impl ToolHandler for MissingCapability {
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         let ask = InputRequest::sample_text("Say something", 20);
         let answers = cx.input(InputRequests::new().with("sample", ask)).await?;
-        let text = answers.create_message("sample").and_then(|reply| reply.text());
+        let text = answers
+            .create_message("sample")
+            .and_then(|reply| reply.text());
         Ok(text.unwrap_or_default())
     }
 }
@@ -436,7 +474,9 @@ impl ToolHandler for StreamingElicitation {
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         cx.progress(0.0, Some(1.0), Some("asking")).await.ok();
         let ask = form("What is your name?", "name", "string");
-        let answers = cx.input(InputRequests::new().with("user_name", ask)).await?;
+        let answers = cx
+            .input(InputRequests::new().with("user_name", ask))
+            .await?;
         Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
     }
 }
@@ -451,7 +491,9 @@ impl ToolHandler for LoggingTool {
     type Reply = &'static str;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<&'static str, ToolError> {
         for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Error] {
-            cx.log(level, json!(format!("a {level:?} message"))).await.ok();
+            cx.log(level, json!(format!("a {level:?} message")))
+                .await
+                .ok();
         }
         Ok("Logged at debug, info and error.")
     }

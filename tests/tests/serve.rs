@@ -269,13 +269,25 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
         [
             "json_schema_2020_12_tool",
             "test_audio_content",
+            "test_custom_header",
             "test_elicitation",
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_input_required_result_capabilities",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_request_state",
+            "test_input_required_result_sampling",
+            "test_input_required_result_tampered_state",
+            "test_logging_tool",
+            "test_missing_capability",
             "test_multiple_content_types",
             "test_sampling",
             "test_simple_text",
+            "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
         ]
@@ -506,21 +518,27 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     service.cancel().await.expect("the client closes");
 }
 
-/// The client's `sampling` capability is required before the server asks it for a message.
+/// The client's `sampling` capability is required before the server asks it for a message:
+/// without it the call fails with MCP's `MissingRequiredClientCapability` (`-32021`), naming
+/// the capability in `data.requiredCapabilities`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sampling_without_the_client_capability_is_an_is_error_result() {
+async fn sampling_without_the_client_capability_is_missing_required_client_capability() {
     let (service, _stderr) = start(env!("CARGO_BIN_EXE_example-conformance-server"), ()).await;
     let result = call(
         &service,
         json!({"name": "test_sampling", "arguments": {"prompt": "hi"}}),
     )
-    .await
-    .expect("an isError result");
-    assert_eq!(result["isError"], true);
-    let message = texts(&result).join("\n");
-    assert!(
-        message.contains("the client did not declare the sampling capability"),
-        "{message}"
-    );
+    .await;
+    match result {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode(-32021));
+            assert_eq!(
+                error.data,
+                Some(json!({"requiredCapabilities": {"sampling": {}}}))
+            );
+            assert!(error.message.contains("sampling"), "{}", error.message);
+        }
+        other => panic!("expected -32021, got {other:?}"),
+    }
     service.cancel().await.expect("closes");
 }

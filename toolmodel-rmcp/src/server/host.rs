@@ -67,7 +67,11 @@ impl PeerHost {
 
     /// Whether a request to the client may be sent: not under 2026-07-28, and only for a
     /// declared capability.
-    fn allows(&self, method: &str, pick: impl Fn(&ClientCapabilities) -> bool) -> Result<(), Error> {
+    fn allows(
+        &self,
+        method: &str,
+        pick: impl Fn(&ClientCapabilities) -> bool,
+    ) -> Result<(), Error> {
         if self.rounds {
             return Err(Error::Protocol {
                 code: i64::from(ErrorCode::INTERNAL_ERROR.0),
@@ -206,5 +210,32 @@ impl CallHost for PeerHost {
         Box::pin(client_request(METHOD, allowed, Value::Null, |()| {
             self.peer.list_roots()
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_filters_send_what_the_request_asked_for() {
+        assert!(!LogFilter::Off.sends(LogLevel::Emergency));
+        assert!(LogFilter::All.sends(LogLevel::Debug));
+        let warning = LogFilter::AtLeast(LogLevel::Warning);
+        assert!(!warning.sends(LogLevel::Info));
+        assert!(warning.sends(LogLevel::Warning));
+        assert!(warning.sends(LogLevel::Error));
+    }
+
+    #[test]
+    fn undeclared_capabilities_name_themselves() {
+        let Error::Protocol { code, data, .. } = undeclared("roots/list") else {
+            panic!("a protocol error")
+        };
+        assert_eq!(code, -32021);
+        assert_eq!(
+            data,
+            Some(serde_json::json!({"requiredCapabilities": {"roots": {}}}))
+        );
     }
 }

@@ -68,9 +68,9 @@ use std::{
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult,
-        InputRequests, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-        SetLevelRequestParams, Tool as RmcpTool,
+        CallToolRequestParams, CallToolResponse, Implementation, InputRequests,
+        InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+        ServerConfig, SetLevelRequestParams, Tool as RmcpTool,
     },
     service::RequestContext,
 };

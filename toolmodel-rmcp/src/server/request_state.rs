@@ -162,9 +162,10 @@ impl Sealer {
     }
 
     fn codec(&self) -> Result<&RequestStateCodec, ErrorData> {
-        self.codec.as_ref().as_ref().map_err(|err| {
-            ErrorData::internal_error(format!("no requestState key: {err}"), None)
-        })
+        self.codec
+            .as_ref()
+            .as_ref()
+            .map_err(|err| ErrorData::internal_error(format!("no requestState key: {err}"), None))
     }
 
     /// Seals `carried` for a retry of `tools/call` `name` with `arguments`.
@@ -284,7 +285,10 @@ mod tests {
 
     fn carried() -> Carried {
         let mut answers = serde_json::Map::new();
-        answers.insert("name".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
+        answers.insert(
+            "name".into(),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        );
         Carried::new(answers, Some(json!({"step": 2})))
     }
 
@@ -319,10 +323,19 @@ mod tests {
         tampered[middle] = if tampered[middle] == b'A' { b'B' } else { b'A' };
         let tampered = String::from_utf8(tampered).unwrap();
         assert!(refused(sealer.open("t", Some(&a), &tampered)).contains("requestState"));
-        assert!(refused(sealer.open("t", Some(&a), &format!("{sealed}-TAMPERED"))).contains("requestState"));
-        assert!(refused(Sealer::new(Some(key(8))).open("t", Some(&a), &sealed)).contains("verification"));
+        assert!(
+            refused(sealer.open("t", Some(&a), &format!("{sealed}-TAMPERED")))
+                .contains("requestState")
+        );
+        assert!(
+            refused(Sealer::new(Some(key(8))).open("t", Some(&a), &sealed))
+                .contains("verification")
+        );
         assert!(refused(sealer.open("u", Some(&a), &sealed)).contains("another tool"));
-        assert!(refused(sealer.open("t", Some(&args(json!({"a": 2}))), &sealed)).contains("verification"));
+        assert!(
+            refused(sealer.open("t", Some(&args(json!({"a": 2}))), &sealed))
+                .contains("verification")
+        );
         let mut short = Sealer::new(Some(key(7)));
         short.ttl = Duration::from_millis(1);
         let sealed = short.seal("t", Some(&a), &carried()).unwrap();

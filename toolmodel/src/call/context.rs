@@ -353,12 +353,7 @@ impl CallContext {
                     .map(|(key, answer)| (key.clone(), answer.clone()))
                     .collect()
             });
-        let state = self
-            .request
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let state = self.state_value();
         Carried::new(answers, state)
     }
 
@@ -645,6 +640,14 @@ impl CallContext {
         })
     }
 
+    fn state_value(&self) -> Option<Value> {
+        self.request
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// The handler's own state, carried from the round before (MCP 2026-07-28 input
     /// rounds; see [`input`](Self::input)): `None` on the first run, and always before
     /// 2026-07-28, where the handler runs once.
@@ -654,12 +657,7 @@ impl CallContext {
     /// [`ToolError::Protocol`] `-32602` when the carried state does not read as `T` (the
     /// handler changed its state type between rounds).
     pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, ToolError> {
-        let state = self
-            .request
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let state = self.state_value();
         state
             .map(|value| {
                 serde_json::from_value(value).map_err(|err| {
