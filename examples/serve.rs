@@ -111,6 +111,24 @@ pub async fn run(
     Ok(())
 }
 
+/// The `requestState` key of MCP 2026-07-28 input rounds from the environment variable
+/// `MCP_REQUEST_STATE_KEY` (base64 of at least 32 bytes, e.g. `openssl rand -base64 32`; give
+/// every replica the same one), or the server's random key per process when it is unset.
+///
+/// # Errors
+///
+/// [`toolmodel_rmcp::Error::RequestStateKey`] when the variable is set but is not base64 of
+/// at least 32 bytes; a variable that is not UTF-8.
+pub fn with_request_state_key(
+    server: ToolboxServer,
+) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
+    match std::env::var(REQUEST_STATE_KEY_ENV) {
+        Ok(text) => Ok(server.with_request_state_key(RequestStateKey::from_base64(&text)?)),
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}").into()),
+    }
+}
+
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
@@ -159,23 +177,5 @@ mod tests {
                 .0
                 .contains("\"x\"")
         );
-    }
-}
-
-/// The `requestState` key of MCP 2026-07-28 input rounds from the environment variable
-/// `MCP_REQUEST_STATE_KEY` (base64 of at least 32 bytes, e.g. `openssl rand -base64 32`; give
-/// every replica the same one), or the server's random key per process when it is unset.
-///
-/// # Errors
-///
-/// [`toolmodel_rmcp::Error::RequestStateKey`] when the variable is set but is not base64 of
-/// at least 32 bytes; a variable that is not UTF-8.
-pub fn with_request_state_key(
-    server: ToolboxServer,
-) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
-    match std::env::var(REQUEST_STATE_KEY_ENV) {
-        Ok(text) => Ok(server.with_request_state_key(RequestStateKey::from_base64(&text)?)),
-        Err(std::env::VarError::NotPresent) => Ok(server),
-        Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}").into()),
     }
 }
