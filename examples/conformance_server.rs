@@ -25,6 +25,7 @@ use toolmodel::{
 use toolmodel_examples::{
     conformance_fixtures::{Fixtures, RED_PIXEL_PNG},
     serve::{run, transport_from_args},
+    task_fixtures::{Echo, FailingJob, Greet, ProtocolErrorJob, SlowCompute},
 };
 use toolmodel_rmcp::ToolboxServer;
 
@@ -297,6 +298,12 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
         .with(WithProgress)
         .with(Sampling::default())
         .with(Elicitation::default())
+        // The tasks extension scenarios' tools (`toolmodel_examples::task_fixtures`).
+        .with(Echo::default())
+        .with(Greet::default())
+        .with(SlowCompute::default())
+        .with(FailingJob)
+        .with(ProtocolErrorJob)
         .with_tool(
             json_schema_2020_12_tool()?,
             |arguments: Map<String, Value>, _cx| async move {

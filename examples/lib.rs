@@ -3,3 +3,4 @@
 pub mod conformance_fixtures;
 pub mod github;
 pub mod serve;
+pub mod task_fixtures;

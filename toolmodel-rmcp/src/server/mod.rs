@@ -33,6 +33,7 @@
 
 mod compose;
 mod host;
+mod tasks;
 mod transport;
 mod wire;
 
@@ -91,6 +92,8 @@ pub struct ToolboxServer {
     log_level: Arc<Mutex<Option<LogLevel>>>,
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
     composed: compose::Composed,
+    /// The tasks extension, on when a tool supports tasks (`tasks.rs`).
+    tasks: tasks::Tasks,
 }
 
 impl ToolboxServer {
@@ -99,6 +102,7 @@ impl ToolboxServer {
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         Self {
+            tasks: tasks::Tasks::for_toolbox(&toolbox),
             toolbox,
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -148,7 +152,9 @@ impl ServerHandler for ToolboxServer {
             .enable_tools()
             .enable_logging()
             .build();
-        let capabilities = self.composed.capabilities(capabilities);
+        let capabilities = self
+            .tasks
+            .capabilities(self.composed.capabilities(capabilities));
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -175,6 +181,9 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(task) = self.tasks.call_tool(&self.toolbox, &request, &context) {
+            return task;
+        }
         let level = context
             .meta
             .log_level()
@@ -223,4 +232,5 @@ impl ServerHandler for ToolboxServer {
 
     // Prompts, resources, completion: the handler of `with_handler`.
     compose::forward_to_composed!();
+    tasks::serve_tasks!();
 }
