@@ -22,6 +22,9 @@
 //! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
 //!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
 //!   one, those methods are JSON-RPC `-32601`.
+//! - The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools that declare
+//!   task support: their calls run as tasks (`tasks/get`, `tasks/cancel`) for a client that
+//!   declares the extension (see `tasks.rs`).
 //!
 //! `rmcp::model::Tool` has no `execution` field and keeps no unknown key, so a listed tool
 //! loses those (see [`convert`](crate::convert)); a result's keys that MCP does not define are
