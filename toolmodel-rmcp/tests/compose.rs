@@ -2,28 +2,21 @@
 //! driven by `rmcp`'s client over an in-memory pipe.
 
 use rmcp::{
-    ErrorData, RoleServer, ServerHandler, ServiceExt as _,
+    ErrorData, RoleServer, ServerHandler,
     model::{
         ArgumentInfo, CallToolRequestParams, CompleteRequestParams, CompleteResult, CompletionInfo,
         ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
         PaginatedRequestParams, Prompt, PromptMessage, Reference, Role, ServerCapabilities,
         ServerConfig,
     },
-    service::{RequestContext, RoleClient, RunningService, ServiceError},
+    service::{RequestContext, ServiceError},
 };
 use serde_json::json;
 use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
-async fn connect(server: ToolboxServer) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("initialize")
-}
+mod pipe;
+use pipe::connect;
 
 fn echo_toolbox() -> Toolbox {
     Toolbox::builder()
@@ -100,7 +93,7 @@ async fn the_handler_serves_prompts_and_completion_beside_the_tools() {
     let server = ToolboxServer::new(echo_toolbox())
         .with_server_info("composed", "1.0")
         .with_handler(Prompts);
-    let service = connect(server).await;
+    let service = connect(server, ()).await;
 
     let info = service.peer_info().expect("initialize result");
     let capabilities = &info.capabilities;
@@ -151,7 +144,7 @@ async fn the_handler_serves_prompts_and_completion_beside_the_tools() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_handler_prompts_are_not_served() {
-    let service = connect(ToolboxServer::new(echo_toolbox())).await;
+    let service = connect(ToolboxServer::new(echo_toolbox()), ()).await;
     let capabilities = &service.peer_info().expect("initialize result").capabilities;
     assert!(capabilities.prompts.is_none() && capabilities.completions.is_none());
     match service.list_prompts(None).await {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use rmcp::{
-    ClientHandler, ServiceExt as _,
+    ClientHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
         ClientConfig, ErrorCode, GetTaskParams, Implementation, TaskPayload, TaskStatus,
@@ -19,6 +19,8 @@ use toolmodel::{
     schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::ToolboxServer;
+
+mod pipe;
 
 /// Waits `millis`, or until cancelled; may run as a task.
 #[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
@@ -83,14 +85,7 @@ async fn connect(tasks: bool) -> RunningService<RoleClient, Client> {
         .with(Now)
         .build()
         .expect("toolbox");
-    let server = ToolboxServer::new(toolbox);
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    Client { tasks }.serve(client_io).await.expect("initialize")
+    pipe::connect(ToolboxServer::new(toolbox), Client { tasks }).await
 }
 
 fn arguments(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
@@ -216,17 +211,8 @@ async fn a_client_without_tasks_gets_results_and_a_missing_capability_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_toolbox_without_task_tools_does_not_advertise_tasks() {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let server = ToolboxServer::new(Toolbox::builder().with(Now).build().expect("toolbox"));
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let service = Client { tasks: true }
-        .serve(client_io)
-        .await
-        .expect("initialize");
+    let service = pipe::connect(server, Client { tasks: true }).await;
     let capabilities = &service.peer_info().expect("initialize").capabilities;
     assert!(!capabilities.supports_tasks());
     match service.get_task(GetTaskParams::new("x")).await {
