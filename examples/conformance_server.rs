@@ -1,6 +1,8 @@
 //! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) tests:
 //! every tool its server scenarios call, each a `#[derive(Tool)]` type with a handler, served
-//! by `toolmodel-rmcp`. `conformance/run.sh` starts it with `--http 127.0.0.1:0`.
+//! by `toolmodel-rmcp`, composed with the suite's prompts, resources and completion (an `rmcp`
+//! handler, `toolmodel_examples::conformance_fixtures`). `conformance/run.sh` starts it with
+//! `--http 127.0.0.1:0`.
 //!
 //! What each tool does is what the suite's scenarios ask for (`src/scenarios/server/tools.ts`
 //! and `json-schema-2020-12.ts` of `modelcontextprotocol/conformance`).
@@ -21,11 +23,12 @@ use toolmodel::{
     NoArguments, TextResourceContents, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
     schemars::{self, JsonSchema},
 };
-use toolmodel_examples::serve::{run, transport_from_args};
+use toolmodel_examples::{
+    conformance_fixtures::{Fixtures, RED_PIXEL_PNG},
+    serve::{run, transport_from_args},
+    task_fixtures::{Echo, FailingJob, Greet, ProtocolErrorJob, SlowCompute},
+};
 use toolmodel_rmcp::ToolboxServer;
-
-/// A 1x1 red PNG, base64 (the suite's own test image).
-const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 fn red_pixel() -> ContentBlock {
     let mut image = ImageContent::default();
@@ -586,6 +589,12 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
                 Ok(CallToolResult::text(format!("Region: {region}")))
             },
         )
+        // The tasks extension scenarios' tools (`toolmodel_examples::task_fixtures`).
+        .with(Echo::default())
+        .with(Greet::default())
+        .with(SlowCompute::default())
+        .with(FailingJob)
+        .with(ProtocolErrorJob)
         .with_tool(
             json_schema_2020_12_tool()?,
             |arguments: Map<String, Value>, _cx| async move {
@@ -601,7 +610,10 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let transport = transport_from_args(std::env::args().skip(1))?;
+    // The toolbox serves the tools; the suite's prompts, resources and completion come from an
+    // rmcp handler composed with it.
     let server = ToolboxServer::new(toolbox()?)
-        .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"));
+        .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"))
+        .with_handler(Fixtures);
     run(server, "toolmodel-conformance", transport).await
 }

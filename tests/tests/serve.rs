@@ -267,7 +267,12 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     assert_eq!(
         names,
         [
+            "echo",
+            "failing_job",
+            "greet",
             "json_schema_2020_12_tool",
+            "protocol_error_job",
+            "slow_compute",
             "test_audio_content",
             "test_custom_header",
             "test_elicitation",

@@ -8,7 +8,9 @@
 //!   [`Error::Lossy`] naming it by its JSON Pointer.
 //! - [`server`]: [`ToolboxServer`] serves a [`toolmodel::Toolbox`] over MCP (stdio or Streamable
 //!   HTTP): `tools/list` with pagination, `tools/call` with validated arguments and outputs,
-//!   progress, logging, cancellation, sampling and elicitation for the handlers.
+//!   progress, logging, cancellation, sampling and elicitation for the handlers; with
+//!   [`ToolboxServer::with_handler`], one part of a server whose prompts, resources and
+//!   completion another `rmcp` handler serves.
 //!
 //! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
 //! `rmcp` and `tokio`.

@@ -4,9 +4,8 @@
 use std::{sync::Arc, time::Duration};
 
 use rmcp::{
-    ServiceExt as _,
     model::{CallToolRequestParams, ErrorCode, PaginatedRequestParams},
-    service::{RoleClient, RunningService, ServiceError},
+    service::ServiceError,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -17,16 +16,8 @@ use toolmodel::{
 };
 use toolmodel_rmcp::ToolboxServer;
 
-/// Connects a client that declares nothing to `server`.
-async fn connect(server: ToolboxServer) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("initialize")
-}
+mod pipe;
+use pipe::connect;
 
 fn numbered(count: usize, page_size: usize) -> Toolbox {
     let mut builder = Toolbox::builder().page_size(page_size);
@@ -41,7 +32,7 @@ fn numbered(count: usize, page_size: usize) -> Toolbox {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_list_pages_follow_the_cursor() {
-    let service = connect(ToolboxServer::new(numbered(5, 2))).await;
+    let service = connect(ToolboxServer::new(numbered(5, 2)), ()).await;
     let mut names = Vec::new();
     let mut cursor = None;
     let mut pages = 0;
@@ -98,7 +89,7 @@ async fn notifications_cancelled_reaches_the_handler() {
         })
         .build()
         .expect("toolbox");
-    let service = connect(ToolboxServer::new(toolbox)).await;
+    let service = connect(ToolboxServer::new(toolbox), ()).await;
 
     // rmcp's client sends notifications/cancelled for a tools/call it abandons.
     let call = service.call_tool(CallToolRequestParams::new("wait"));

@@ -19,6 +19,12 @@
 //!   `sampling/createMessage` and `elicitation/create`; `notifications/cancelled` sets the
 //!   context's [`Cancellation`].
 //! - Capabilities: `tools` and `logging`.
+//! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
+//!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
+//!   one, those methods are JSON-RPC `-32601`.
+//! - The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools that declare
+//!   task support: their calls run as tasks (`tasks/get`, `tasks/cancel`) for a client that
+//!   declares the extension (see `tasks.rs`).
 //!
 //! **Asking the client for input** ([`CallContext::input`]) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
@@ -50,8 +56,10 @@
 // which this server serves, use them.
 #![allow(deprecated)]
 
+mod compose;
 mod host;
 mod request_state;
+mod tasks;
 mod transport;
 mod wire;
 
@@ -121,6 +129,10 @@ pub struct ToolboxServer {
     log_level: Arc<Mutex<Option<LogLevel>>>,
     /// Seals and opens MCP 2026-07-28 `requestState`.
     sealer: Sealer,
+    /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
+    composed: compose::Composed,
+    /// The tasks extension, on when a tool supports tasks (`tasks.rs`).
+    tasks: tasks::Tasks,
 }
 
 impl ToolboxServer {
@@ -129,11 +141,13 @@ impl ToolboxServer {
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         Self {
+            tasks: tasks::Tasks::for_toolbox(&toolbox),
             toolbox,
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::new(Mutex::new(None)),
             sealer: Sealer::new(None),
+            composed: compose::Composed::default(),
         }
     }
 
@@ -219,6 +233,9 @@ impl ServerHandler for ToolboxServer {
             .enable_tools()
             .enable_logging()
             .build();
+        let capabilities = self
+            .tasks
+            .capabilities(self.composed.capabilities(capabilities));
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -245,6 +262,9 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(task) = self.tasks.call_tool(&self.toolbox, &request, &context) {
+            return task;
+        }
         let version = wire::protocol_version(context.protocol_version());
         // MCP 2026-07-28: input by multi round-trip requests, and per-request rules.
         let rounds = version >= ProtocolVersion::V2026_07_28;
@@ -345,4 +365,8 @@ impl ServerHandler for ToolboxServer {
         }
         Ok(())
     }
+
+    // Prompts, resources, completion: the handler of `with_handler`.
+    compose::forward_to_composed!();
+    tasks::serve_tasks!();
 }

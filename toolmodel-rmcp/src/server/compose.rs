@@ -1,0 +1,287 @@
+//! Composition: a [`ToolboxServer`] as the tools of a bigger `rmcp` server, whose prompts,
+//! resources and completion another `rmcp` [`ServerHandler`] serves
+//! ([`ToolboxServer::with_handler`]).
+//!
+//! The other handler is kept behind an `Arc` as a type-erased object, so the composed server
+//! is still a `ToolboxServer`, with its transports ([`serve_stdio`](ToolboxServer::serve_stdio),
+//! [`serve_http`](ToolboxServer::serve_http), [`http_service`](ToolboxServer::http_service)) and
+//! its per-session state; without one, these requests get `rmcp`'s answers for a server that
+//! has none (JSON-RPC `-32601`).
+
+use std::{fmt, future::Future, pin::Pin, sync::Arc};
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, SubscribeRequestParams, UnsubscribeRequestParams,
+    },
+    service::RequestContext,
+};
+
+use super::ToolboxServer;
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ErrorData>> + Send + 'a>>;
+
+/// The `rmcp` handler a [`ToolboxServer`] passes every request to that is not about tools or
+/// logging.
+#[derive(Clone)]
+pub(crate) struct Composed {
+    handler: Arc<dyn ErasedHandler>,
+    /// The handler's Rust type, for `Debug`.
+    type_name: &'static str,
+}
+
+impl Default for Composed {
+    /// No other handler: `rmcp`'s defaults (`-32601`, no capability).
+    fn default() -> Self {
+        Self {
+            handler: Arc::new(Nothing),
+            type_name: "none",
+        }
+    }
+}
+
+impl fmt::Debug for Composed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.type_name)
+    }
+}
+
+/// A handler that serves nothing: every method is `rmcp`'s default.
+struct Nothing;
+
+impl ServerHandler for Nothing {}
+
+impl Composed {
+    /// `ours` (tools, logging) with what the other handler declares: its `prompts`,
+    /// `resources`, `completions` and `experimental`, and its `extensions` added to ours.
+    pub(crate) fn capabilities(&self, ours: ServerCapabilities) -> ServerCapabilities {
+        let theirs = self.handler.capabilities();
+        let mut merged = ours;
+        merged.prompts = theirs.prompts;
+        merged.resources = theirs.resources;
+        merged.completions = theirs.completions;
+        merged.experimental = theirs.experimental;
+        if let Some(extensions) = theirs.extensions {
+            let mine = merged.extensions.get_or_insert_with(Default::default);
+            for (name, settings) in extensions {
+                mine.entry(name).or_insert(settings);
+            }
+        }
+        merged
+    }
+
+    pub(crate) fn handler(&self) -> &dyn ErasedHandler {
+        self.handler.as_ref()
+    }
+}
+
+/// The `ServerHandler` methods a composed server forwards, object-safe.
+pub(crate) trait ErasedHandler: Send + Sync + 'static {
+    fn capabilities(&self) -> ServerCapabilities;
+    fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, CompleteResult>;
+    fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, GetPromptResponse>;
+    fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListPromptsResult>;
+    fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListResourcesResult>;
+    fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListResourceTemplatesResult>;
+    fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ReadResourceResponse>;
+    fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ()>;
+    fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ()>;
+}
+
+impl<H: ServerHandler> ErasedHandler for H {
+    fn capabilities(&self) -> ServerCapabilities {
+        self.get_info().capabilities
+    }
+    fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, CompleteResult> {
+        Box::pin(ServerHandler::complete(self, request, context))
+    }
+    fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, GetPromptResponse> {
+        Box::pin(ServerHandler::get_prompt(self, request, context))
+    }
+    fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListPromptsResult> {
+        Box::pin(ServerHandler::list_prompts(self, request, context))
+    }
+    fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListResourcesResult> {
+        Box::pin(ServerHandler::list_resources(self, request, context))
+    }
+    fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ListResourceTemplatesResult> {
+        Box::pin(ServerHandler::list_resource_templates(
+            self, request, context,
+        ))
+    }
+    fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ReadResourceResponse> {
+        Box::pin(ServerHandler::read_resource(self, request, context))
+    }
+    fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ()> {
+        Box::pin(ServerHandler::subscribe(self, request, context))
+    }
+    fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, ()> {
+        Box::pin(ServerHandler::unsubscribe(self, request, context))
+    }
+}
+
+/// The `ServerHandler` methods of [`ToolboxServer`] that pass a request to the composed
+/// handler (`self.composed`), written into its `impl ServerHandler` block.
+macro_rules! forward_to_composed {
+    () => {
+        $crate::server::compose::forward_to_composed! {
+            complete(::rmcp::model::CompleteRequestParams) -> ::rmcp::model::CompleteResult;
+            get_prompt(::rmcp::model::GetPromptRequestParams) -> ::rmcp::model::GetPromptResponse;
+            list_prompts(Option<::rmcp::model::PaginatedRequestParams>)
+                -> ::rmcp::model::ListPromptsResult;
+            list_resources(Option<::rmcp::model::PaginatedRequestParams>)
+                -> ::rmcp::model::ListResourcesResult;
+            list_resource_templates(Option<::rmcp::model::PaginatedRequestParams>)
+                -> ::rmcp::model::ListResourceTemplatesResult;
+            read_resource(::rmcp::model::ReadResourceRequestParams)
+                -> ::rmcp::model::ReadResourceResponse;
+            subscribe(::rmcp::model::SubscribeRequestParams) -> ();
+            unsubscribe(::rmcp::model::UnsubscribeRequestParams) -> ();
+        }
+    };
+    ($($method:ident($params:ty) -> $result:ty;)*) => {
+        $(
+            async fn $method(
+                &self,
+                request: $params,
+                context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
+            ) -> Result<$result, ::rmcp::ErrorData> {
+                $crate::server::compose::ErasedHandler::$method(
+                    self.composed.handler(),
+                    request,
+                    context,
+                )
+                .await
+            }
+        )*
+    };
+}
+pub(crate) use forward_to_composed;
+
+impl ToolboxServer {
+    /// Serves everything but tools and logging with `handler`, any `rmcp` [`ServerHandler`]:
+    /// your own server's prompts (`prompts/list`, `prompts/get`), resources
+    /// (`resources/list`, `resources/templates/list`, `resources/read`,
+    /// `resources/subscribe` and `unsubscribe`) and completion (`completion/complete`), as
+    /// written by hand or with `rmcp`'s prompt router. The toolbox keeps `tools/list`,
+    /// `tools/call` and `logging/setLevel`; `handler`'s own tool methods are never called.
+    ///
+    /// The capabilities announced are the toolbox's (`tools`, `logging`) with `handler`'s
+    /// `prompts`, `resources`, `completions` and `experimental`, and its `extensions` added
+    /// (MCP 2025-11-25 "Lifecycle", capability negotiation); the `serverInfo` and
+    /// `instructions` stay this server's. `handler` is shared by every session and clone of
+    /// this server (it is kept in an `Arc`), and its results reach the client as `rmcp`
+    /// writes them for the request's protocol version: for 2026-07-28, `rmcp` adds the
+    /// `ttlMs`/`cacheScope` caching hints (SEP-2549) a list or read result does not set,
+    /// as `0` and `"private"`, and answers a `resources/read` of an unknown resource
+    /// ([`ErrorCode::RESOURCE_NOT_FOUND`](rmcp::model::ErrorCode::RESOURCE_NOT_FOUND))
+    /// with `-32602` (SEP-2164). A second call replaces the first handler.
+    ///
+    /// `examples/composed_server.rs` is a whole server; in short:
+    ///
+    /// ```
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, rmcp::{self, ServerHandler, model::*, service::RequestContext}};
+    ///
+    /// /// One prompt, beside the toolbox's tools.
+    /// struct Prompts;
+    ///
+    /// impl ServerHandler for Prompts {
+    ///     fn get_info(&self) -> ServerConfig {
+    ///         ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
+    ///     }
+    ///     async fn list_prompts(
+    ///         &self,
+    ///         _request: Option<PaginatedRequestParams>,
+    ///         _context: RequestContext<rmcp::RoleServer>,
+    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+    ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+    ///             "review",
+    ///             Some("Review a change"),
+    ///             None,
+    ///         )]))
+    ///     }
+    /// }
+    ///
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_handler(Prompts);
+    /// let capabilities = server.get_info().capabilities;
+    /// assert!(capabilities.tools.is_some() && capabilities.prompts.is_some());
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> Self {
+        self.composed = Composed {
+            handler: Arc::new(handler),
+            type_name: std::any::type_name::<H>(),
+        };
+        self
+    }
+}

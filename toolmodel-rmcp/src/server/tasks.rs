@@ -1,0 +1,186 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on `rmcp`'s
+//! [`TaskManager`]: a `tools/call` of a tool that declares task support
+//! ([`ToolExecution::task_support`](toolmodel::ToolExecution), `#[tool(task_support = ...)]`)
+//! runs as a task when the request declares the extension; the client polls it with
+//! `tasks/get` and may cancel it with `tasks/cancel`.
+//!
+//! - `"optional"`: a task when the client declared the extension in the request's
+//!   capabilities (its `_meta`, or `initialize`), else an ordinary call.
+//! - `"required"`: a task, and JSON-RPC `-32021` (missing required client capability, with the
+//!   extension in `data.requiredCapabilities`) when the client did not declare it.
+//! - `"forbidden"` or none: always an ordinary call.
+//!
+//! The server advertises the extension (`capabilities.extensions`) when one of its tools
+//! declares `"optional"` or `"required"`. A task's call runs with the request's `_meta` and a
+//! [`Cancellation`] that `tasks/cancel` sets; it has no host (its progress and log messages
+//! are dropped, and it cannot ask the client for input: `tasks/update` acknowledges and
+//! changes nothing). A handler that stops on cancellation ([`toolmodel::Error::Cancelled`])
+//! settles the task as `cancelled`; a tool error (`isError`) as `completed` with that result;
+//! a protocol error as `failed` with the JSON-RPC error inlined. Tasks live in memory, shared
+//! by every session and clone of the server, for `rmcp`'s default TTL (5 minutes).
+
+use rmcp::{
+    ErrorData, RoleServer,
+    model::{
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+        CreateTaskResult, GetTaskParams, GetTaskResult, ServerCapabilities, TASKS_EXTENSION_ID,
+        UpdateTaskParams,
+    },
+    service::RequestContext,
+    task_manager::{TaskExit, TaskManager, TaskOptions},
+};
+use toolmodel::{CallContext, Cancellation, TaskSupport, Toolbox};
+
+use super::wire::{self, error_data};
+
+/// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
+#[derive(Clone, Default)]
+pub(crate) struct Tasks(Option<TaskManager>);
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(manager) => write!(f, "Tasks({} running)", manager.running_task_count()),
+            None => f.write_str("Tasks(off)"),
+        }
+    }
+}
+
+fn task_support(toolbox: &Toolbox, name: &str) -> Option<TaskSupport> {
+    toolbox.get(name)?.execution.as_ref()?.task_support
+}
+
+impl Tasks {
+    /// On when a tool of `toolbox` declares `"optional"` or `"required"` task support.
+    pub(crate) fn for_toolbox(toolbox: &Toolbox) -> Self {
+        let supported = toolbox.tools().iter().any(|tool| {
+            matches!(
+                tool.execution
+                    .as_ref()
+                    .and_then(|execution| execution.task_support),
+                Some(TaskSupport::Optional | TaskSupport::Required)
+            )
+        });
+        Self(supported.then(TaskManager::new))
+    }
+
+    /// `capabilities` with the extension advertised when tasks are on.
+    pub(crate) fn capabilities(&self, mut capabilities: ServerCapabilities) -> ServerCapabilities {
+        if self.0.is_some() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
+        }
+        capabilities
+    }
+
+    /// A `tools/call` answered by the tasks extension: a task created, or `-32021` for a tool
+    /// that requires tasks called by a client that did not declare them. `None`: an ordinary
+    /// call.
+    pub(crate) fn call_tool(
+        &self,
+        toolbox: &Toolbox,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        let manager = self.0.as_ref()?;
+        let support = task_support(toolbox, &request.name)?;
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        match (support, declared) {
+            (TaskSupport::Required, false) => {
+                return Some(Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                )));
+            }
+            (TaskSupport::Optional | TaskSupport::Required, true) => {}
+            _ => return None,
+        }
+        let cancellation = Cancellation::new();
+        let cx = match CallContext::new()
+            .with_cancellation(cancellation.clone())
+            .with_meta(context.meta.0.0.clone())
+        {
+            Ok(cx) => cx,
+            Err(err) => return Some(Err(ErrorData::invalid_params(err.to_string(), None))),
+        };
+        let toolbox = toolbox.clone();
+        let name = request.name.to_string();
+        let arguments = request.arguments.clone();
+        let version = wire::protocol_version(context.protocol_version());
+        let task = manager.spawn(TaskOptions::new(), move |task| {
+            Box::pin(async move {
+                let call = toolbox.call(&name, arguments, &cx);
+                tokio::pin!(call);
+                let result = tokio::select! {
+                    result = &mut call => result,
+                    () = task.cancelled() => {
+                        cancellation.cancel();
+                        call.await
+                    }
+                };
+                match result {
+                    Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
+                    Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
+                    Err(err) => Err(TaskExit::Error(error_data(err))),
+                }
+            })
+        });
+        Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
+    }
+
+    fn manager(&self) -> Result<&TaskManager, ErrorData> {
+        // rmcp answers `tasks/*` with -32601 itself when the extension is not advertised.
+        self.0
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
+    }
+
+    pub(crate) fn get_task(&self, request: &GetTaskParams) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(
+            self.manager()?.get_task(&request.task_id)?,
+        ))
+    }
+
+    pub(crate) fn update_task(&self, request: UpdateTaskParams) -> Result<(), ErrorData> {
+        self.manager()?
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    pub(crate) fn cancel_task(&self, request: &CancelTaskParams) -> Result<(), ErrorData> {
+        self.manager()?.cancel_task(&request.task_id)
+    }
+}
+
+/// The `tasks/*` methods of [`ToolboxServer`](super::ToolboxServer)'s `ServerHandler`,
+/// answered by `self.tasks`.
+macro_rules! serve_tasks {
+    () => {
+        async fn get_task(
+            &self,
+            request: ::rmcp::model::GetTaskParams,
+            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
+        ) -> Result<::rmcp::model::GetTaskResult, ::rmcp::ErrorData> {
+            self.tasks.get_task(&request)
+        }
+
+        async fn update_task(
+            &self,
+            request: ::rmcp::model::UpdateTaskParams,
+            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
+        ) -> Result<(), ::rmcp::ErrorData> {
+            self.tasks.update_task(request)
+        }
+
+        async fn cancel_task(
+            &self,
+            request: ::rmcp::model::CancelTaskParams,
+            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
+        ) -> Result<(), ::rmcp::ErrorData> {
+            self.tasks.cancel_task(&request)
+        }
+    };
+}
+pub(crate) use serve_tasks;
