@@ -121,7 +121,8 @@ pub use call::context::{
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolError, ToolHandler};
 pub use call::list_result::{CacheScope, ListCache, ListToolsResult};
 pub use call::result::CallToolResult;
-pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder, ToolsPage};
+pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder};
+pub use call::tools_page::ToolsPage;
 pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};
 pub use define::profile::{self, ProfiledSchema, SchemaProfile};
 #[cfg(feature = "inventory")]

@@ -6,7 +6,9 @@ pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod handler;
 pub(crate) mod list_result;
+pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;
 pub(crate) mod result;
 pub(crate) mod toolbox;
+pub(crate) mod tools_page;
