@@ -104,6 +104,7 @@ pub mod adapters;
 mod call;
 mod define;
 mod error;
+mod json;
 mod model;
 mod pointer;
 mod validate;

@@ -35,7 +35,7 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
     let map = fields::expect_object(value, "", "an Anthropic tool")?;
     let common = fields::read_common(map, "", &["input_schema"])?;
     let Some(input_schema) = map.get("input_schema") else {
-        return Err(fields::json_error("", "missing field `input_schema`"));
+        return Err(crate::json::json_error("", "missing field `input_schema`"));
     };
     let mut warnings = Vec::new();
     let schema = read_schema(

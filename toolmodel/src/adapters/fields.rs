@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, Tool, pointer::escape_pointer_token};
+use crate::{Error, Tool, json::json_error, pointer::escape_pointer_token};
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
 /// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
@@ -160,16 +160,6 @@ pub(crate) fn carried(tool: &Tool, target: Target) -> Map<String, Value> {
         .filter(|(k, _)| keys.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
-}
-
-/// A JSON error at `pointer`, as reading reports it.
-pub(crate) fn json_error(pointer: &str, message: impl Into<String>) -> Error {
-    Error::Json {
-        path: pointer.to_owned(),
-        line: 0,
-        column: 0,
-        message: message.into(),
-    }
 }
 
 /// The object at the top of a document to read.

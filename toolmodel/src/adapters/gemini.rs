@@ -983,7 +983,7 @@ pub(crate) fn read(value: &Value, options: &super::ReadOptions) -> Result<super:
     let mut schema =
         |openapi: &str, json: &str, slot: SchemaSlot| -> Result<Option<crate::ToolSchema>, Error> {
             match (map.get(openapi), map.get(json)) {
-                (Some(_), Some(_)) => Err(fields::json_error(
+                (Some(_), Some(_)) => Err(crate::json::json_error(
                     &format!("/{json}"),
                     format!("{json} and {openapi} are mutually exclusive"),
                 )),

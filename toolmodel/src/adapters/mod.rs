@@ -418,7 +418,7 @@ pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Read
     // Reading copies values, which recurses once per level: bound the document first.
     let limit = crate::Limits::DEFAULT.max_depth;
     if let Some(pointer) = crate::limits::deeper_than(value, limit) {
-        return Err(fields::json_error(
+        return Err(crate::json::json_error(
             &pointer,
             format!("nested more than {limit} levels"),
         ));
@@ -629,7 +629,7 @@ fn read_schema(
     warnings: &mut Vec<Warning>,
 ) -> Result<ToolSchema, Error> {
     if !value.is_object() {
-        return Err(fields::json_error(
+        return Err(crate::json::json_error(
             pointer,
             format!(
                 "a tool schema must be a JSON object, found {}",

@@ -96,7 +96,7 @@ fn check_type(map: &Map<String, Value>, base: &str) -> Result<(), Error> {
     match map.get("type") {
         None => Ok(()),
         Some(Value::String(kind)) if kind == "function" => Ok(()),
-        Some(other) => Err(fields::json_error(
+        Some(other) => Err(crate::json::json_error(
             &format!("{base}/type"),
             format!("expected \"function\", found {other}"),
         )),
