@@ -7,7 +7,11 @@
 
 use serde_json::Value;
 
-use super::{ConvertOptions, ReadOptions, Reading, Target, fields, read_schema};
+use super::fields;
+use super::options::{ConvertOptions, ReadOptions};
+use super::read_schema::read_schema;
+use super::results::Reading;
+use super::target::Target;
 use crate::{Error, Tool};
 
 /// Writes the tool around an already converted `input_schema`.

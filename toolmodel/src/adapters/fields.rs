@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{Action, ConvertOptions, Target, Warning};
+use super::options::ConvertOptions;
+use super::target::Target;
+use super::warning::{Action, Warning};
 use crate::{Error, Tool, json::json_error, pointer::escape_pointer_token};
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
