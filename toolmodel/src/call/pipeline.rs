@@ -22,8 +22,8 @@ use crate::call::context::{BoxFuture, CallContext, Called};
 use crate::call::handler::{Checked, IntoCallToolResult, ToolError, ToolHandler};
 use crate::call::result::CallToolResult;
 use crate::error::Error;
+use crate::validate::compiled::CompiledSchema;
 use crate::validate::issue::InstanceError;
-use crate::validate::validator::CompiledSchema;
 
 /// One tool of a toolbox: its MCP name and definition, and the pipeline that calls it.
 pub(crate) struct Entry {
