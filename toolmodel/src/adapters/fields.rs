@@ -211,7 +211,7 @@ pub(crate) fn read_common(
         Some(Value::String(name)) => name.clone(),
         Some(other) => {
             return Err(json_error(
-                &format!("{base}/name"),
+                format!("{base}/name"),
                 format!(
                     "invalid type: {}, expected a string",
                     crate::model::schema::json_type(other)
@@ -225,7 +225,7 @@ pub(crate) fn read_common(
         Some(Value::String(text)) => Some(text.clone()),
         Some(other) => {
             return Err(json_error(
-                &format!("{base}/description"),
+                format!("{base}/description"),
                 format!(
                     "invalid type: {}, expected a string",
                     crate::model::schema::json_type(other)

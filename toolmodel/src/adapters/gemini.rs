@@ -133,7 +133,7 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
         |openapi: &str, json: &str, slot: SchemaSlot| -> Result<Option<ToolSchema>, Error> {
             match (map.get(openapi), map.get(json)) {
                 (Some(_), Some(_)) => Err(crate::json::json_error(
-                    &format!("/{json}"),
+                    format!("/{json}"),
                     format!("{json} and {openapi} are mutually exclusive"),
                 )),
                 (Some(value), None) => {

@@ -102,7 +102,7 @@ fn check_type(map: &Map<String, Value>, base: &str) -> Result<(), Error> {
         None => Ok(()),
         Some(Value::String(kind)) if kind == "function" => Ok(()),
         Some(other) => Err(crate::json::json_error(
-            &format!("{base}/type"),
+            format!("{base}/type"),
             format!("expected \"function\", found {other}"),
         )),
     }
