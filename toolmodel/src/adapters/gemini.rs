@@ -172,28 +172,11 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{
-        ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::pointers_and_actions;
     use serde_json::json;
 
-    fn run(schema: Value, options: &ConvertOptions) -> (Result<Value, Error>, Vec<Warning>) {
-        run_transform(Target::Gemini, options, "/inputSchema", schema, |s, ctx| {
-            super::super::openapi::to_openapi(s, ctx, true)
-        })
-    }
-
     #[test]
-    fn parameter_names_and_json_schema_mode() {
-        let (_, warnings) = run(
-            json!({"type": "object", "properties": {"first-name": {"type": "string"}}}),
-            &ConvertOptions::default(),
-        );
-        assert!(
-            warnings.iter().any(|w| w.feature == "parameter name"
-                && w.pointer == "/inputSchema/properties/first-name")
-        );
+    fn json_schema_mode_reports_the_keywords_gemini_does_not_document() {
         let mut warnings = Vec::new();
         let options = ConvertOptions::default();
         let mut ctx = Ctx::new(

@@ -769,4 +769,16 @@ mod tests {
         );
         assert!(matches!(root_recursion, Err(Error::RecursiveSchema { .. })));
     }
+
+    #[test]
+    fn parameter_names_gemini_does_not_document_are_reported() {
+        let (_, warnings) = run(
+            json!({"type": "object", "properties": {"first-name": {"type": "string"}}}),
+            &ConvertOptions::default(),
+        );
+        assert!(
+            warnings.iter().any(|w| w.feature == "parameter name"
+                && w.pointer == "/inputSchema/properties/first-name")
+        );
+    }
 }
