@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use toolmodel::{
     AudioContent, CallContext, CallHost, CallToolResult, Cancellation, ContentBlock,
     EmbeddedResource, Error, ImageContent, LogLevel, LogNotification, ProgressNotification,
-    ResourceLink, SyncToolHandler, TextResourceContents, Tool, ToolError, ToolHandler, ToolId,
-    ToolSchema, Toolbox,
+    ResourceLink, SyncToolHandler, TextResourceContents, Tool, ToolDefinition, ToolError,
+    ToolHandler, ToolId, ToolSchema, Toolbox,
     schemars::{self, JsonSchema},
 };
 
@@ -503,6 +503,74 @@ fn whole_results_of_a_tool_with_an_output_schema_are_checked_too() {
     assert_eq!(tool, "raw_gauge");
     assert_eq!(errors[0].keyword, "outputSchema");
     assert!(errors[0].message.contains("no structuredContent"), "{err}");
+}
+
+/// The reply `RawGauge` gives for `mode`, as a hand-built tool's function gives it.
+fn raw_gauge_reply(mode: &str) -> CallToolResult {
+    RawGauge::default()
+        .call_sync(
+            RawGauge {
+                mode: mode.to_owned(),
+            },
+            &CallContext::new(),
+        )
+        .expect("RawGauge never fails")
+}
+
+#[test]
+fn derived_and_hand_built_tools_follow_one_output_rule() {
+    // The same tool twice: derived (`RawGauge`), and hand-built from its definition with a
+    // function that replies as it does. MCP 2025-11-25, "Output Schema": with an outputSchema,
+    // servers MUST provide structured results that conform to it.
+    let mut by_hand = RawGauge::tool().clone();
+    by_hand.name = "raw_gauge_by_hand".into();
+    let toolbox = Toolbox::builder()
+        .with(RawGauge::default())
+        .with_tool(by_hand, |arguments, _cx| async move {
+            Ok(raw_gauge_reply(
+                arguments["mode"].as_str().unwrap_or_default(),
+            ))
+        })
+        .build()
+        .unwrap();
+    for mode in ["good", "bad", "failed", "text"] {
+        let derived = block_on(call(&toolbox, "raw_gauge", json!({"mode": mode})));
+        let hand = block_on(call(&toolbox, "raw_gauge_by_hand", json!({"mode": mode})));
+        match (&derived, &hand) {
+            (Ok(derived), Ok(hand)) => assert_eq!(derived, hand, "{mode}"),
+            (
+                Err(Error::InvalidOutput { tool, errors }),
+                Err(Error::InvalidOutput {
+                    tool: hand_tool,
+                    errors: hand_errors,
+                }),
+            ) => {
+                assert_eq!(
+                    (tool.as_str(), hand_tool.as_str()),
+                    ("raw_gauge", "raw_gauge_by_hand")
+                );
+                assert_eq!(errors, hand_errors, "{mode}");
+            }
+            _ => panic!("{mode}: the pipelines disagree: {derived:?} / {hand:?}"),
+        }
+        // Which outcome each mode gets: only a matching structuredContent or an isError
+        // result passes.
+        assert_eq!(
+            derived.is_ok(),
+            mode == "good" || mode == "failed",
+            "{mode}"
+        );
+    }
+    // A result without structuredContent is refused at the root, on both paths.
+    let err = block_on(call(&toolbox, "raw_gauge_by_hand", json!({"mode": "text"}))).unwrap_err();
+    let Error::InvalidOutput { errors, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].keyword, "outputSchema");
+    assert_eq!(errors[0].instance_path, "");
+    assert!(errors[0].message.contains("no structuredContent"), "{err}");
+    assert_eq!(err.jsonrpc_code(), -32603);
 }
 
 // ---------------------------------------------------------------- the toolbox

@@ -13,8 +13,9 @@ use crate::{
     Status,
     cli::ConvertArgs,
     input::{self, Document, Entry},
-    lint::{self, tool_label},
+    lint,
     report::clip,
+    text::tool_label,
 };
 
 /// Runs `toolmodel convert`: the converted tools to `out` (a JSON array, pretty unless

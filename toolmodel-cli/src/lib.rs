@@ -32,10 +32,12 @@
 pub mod cli;
 pub mod convert;
 mod error;
+mod findings;
 pub mod input;
 pub mod lint;
 pub mod report;
 mod status;
+mod text;
 pub mod validate;
 
 use std::io::{self, Write};

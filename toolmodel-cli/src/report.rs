@@ -9,7 +9,6 @@
 
 use std::{
     borrow::Cow,
-    fmt::Display,
     io::{self, Write},
 };
 
@@ -17,9 +16,12 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 use toolmodel::{ProtocolVersion, adapters::Profile};
 
+pub use crate::text::shorten;
+
 use crate::{
     Error, Status,
-    lint::{LintOptions, ToolReport, tool_label},
+    findings::{LintOptions, ToolReport},
+    text::{display, tool_label},
 };
 
 /// The lint of one file: its tools' reports, or why it could not be read.
@@ -476,21 +478,4 @@ pub const MESSAGE_MAX: usize = 400;
 /// A message for the text form: cut to [`MESSAGE_MAX`] characters.
 pub(crate) fn clip(message: &str) -> Cow<'_, str> {
     shorten(message, MESSAGE_MAX)
-}
-
-/// `text` cut to `max` characters with `…` when longer.
-#[must_use]
-pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => Cow::Owned(format!("{}…", text.get(..end).unwrap_or(text))),
-        None => Cow::Borrowed(text),
-    }
-}
-
-/// Serializes a value through its `Display` (for `serialize_with`).
-pub(crate) fn display<T: Display, S: Serializer>(
-    value: &T,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(value)
 }

@@ -12,7 +12,7 @@ use crate::{
     Error, Status,
     cli::{Format, ValidateArgs},
     input::{self, Document, Entry, STDIN},
-    lint::{quoted, tool_label},
+    text::{quoted, tool_label},
 };
 
 /// Runs `toolmodel validate`: finds the tool, reads the arguments, validates them, and writes

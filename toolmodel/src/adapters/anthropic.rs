@@ -7,7 +7,11 @@
 
 use serde_json::Value;
 
-use super::{ConvertOptions, ReadOptions, Reading, Target, fields, read_schema};
+use super::fields;
+use super::options::{ConvertOptions, ReadOptions};
+use super::read_schema::read_schema;
+use super::results::Reading;
+use super::target::Target;
 use crate::{Error, Tool};
 
 /// Writes the tool around an already converted `input_schema`.
@@ -35,7 +39,7 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
     let map = fields::expect_object(value, "", "an Anthropic tool")?;
     let common = fields::read_common(map, "", &["input_schema"])?;
     let Some(input_schema) = map.get("input_schema") else {
-        return Err(fields::json_error("", "missing field `input_schema`"));
+        return Err(crate::json::json_error("", "missing field `input_schema`"));
     };
     let mut warnings = Vec::new();
     let schema = read_schema(

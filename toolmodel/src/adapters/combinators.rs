@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::Action;
 use super::context::{Ctx, instance_type, type_names};
 use super::keywords::is_annotation;
+use super::warning::Action;
 
 /// Keywords whose meaning depends on other keywords of the same schema object, with the
 /// keywords they depend on. Merging two objects is exact only when no keyword of one depends on

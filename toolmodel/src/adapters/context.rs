@@ -5,7 +5,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{Action, ConvertOptions, Target, Warning};
+use super::options::ConvertOptions;
+use super::target::Target;
+use super::warning::{Action, Warning};
 use crate::{Error, SchemaSlot, limits::deeper_than};
 
 /// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents

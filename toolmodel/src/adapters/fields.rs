@@ -3,8 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{Action, ConvertOptions, Target, Warning};
-use crate::{Error, Tool, pointer::escape_pointer_token};
+use super::options::ConvertOptions;
+use super::target::Target;
+use super::warning::{Action, Warning};
+use crate::{Error, Tool, json::json_error, pointer::escape_pointer_token};
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
 /// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
@@ -162,16 +164,6 @@ pub(crate) fn carried(tool: &Tool, target: Target) -> Map<String, Value> {
         .collect()
 }
 
-/// A JSON error at `pointer`, as reading reports it.
-pub(crate) fn json_error(pointer: &str, message: impl Into<String>) -> Error {
-    Error::Json {
-        path: pointer.to_owned(),
-        line: 0,
-        column: 0,
-        message: message.into(),
-    }
-}
-
 /// The object at the top of a document to read.
 pub(crate) fn expect_object<'v>(
     value: &'v Value,
@@ -219,7 +211,7 @@ pub(crate) fn read_common(
         Some(Value::String(name)) => name.clone(),
         Some(other) => {
             return Err(json_error(
-                &format!("{base}/name"),
+                format!("{base}/name"),
                 format!(
                     "invalid type: {}, expected a string",
                     crate::model::schema::json_type(other)
@@ -233,7 +225,7 @@ pub(crate) fn read_common(
         Some(Value::String(text)) => Some(text.clone()),
         Some(other) => {
             return Err(json_error(
-                &format!("{base}/description"),
+                format!("{base}/description"),
                 format!(
                     "invalid type: {}, expected a string",
                     crate::model::schema::json_type(other)

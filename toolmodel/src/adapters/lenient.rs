@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::{
-    Action,
     context::{Ctx, JSON_TYPES},
     keywords::for_each_subschema,
+    warning::Action,
 };
 use crate::{Error, SchemaIssue};
 

@@ -33,7 +33,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Target;
+use super::target::Target;
 
 /// The name rule of a target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{ConvertOptions, ReadOptions, Reading, Target, Warning, fields, read_schema};
+use super::fields;
+use super::options::{ConvertOptions, ReadOptions};
+use super::read_schema::read_schema;
+use super::results::Reading;
+use super::target::Target;
+use super::warning::{Action, Warning};
 use crate::{Error, Tool, ToolSchema};
 
 /// Writes the function tool for `target` (Chat or Responses) around an already converted
@@ -58,7 +63,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
                     target,
                     pointer: format!("/{}", crate::pointer::escape_pointer_token(key)),
                     feature: key.clone().into(),
-                    action: super::Action::Dropped { widened: false },
+                    action: Action::Dropped { widened: false },
                     slot: None,
                     detail: "a key beside `function` that a tool cannot hold".into(),
                 });
@@ -96,8 +101,8 @@ fn check_type(map: &Map<String, Value>, base: &str) -> Result<(), Error> {
     match map.get("type") {
         None => Ok(()),
         Some(Value::String(kind)) if kind == "function" => Ok(()),
-        Some(other) => Err(fields::json_error(
-            &format!("{base}/type"),
+        Some(other) => Err(crate::json::json_error(
+            format!("{base}/type"),
             format!("expected \"function\", found {other}"),
         )),
     }

@@ -20,10 +20,10 @@ use std::{borrow::Cow, collections::BTreeSet};
 use serde_json::{Map, Value};
 
 use super::{
-    Action,
     combinators::{check_merge, merge},
     context::{Ctx, MAX_SCHEMA_DEPTH},
     keywords::{Token, each_subschema, for_each_subschema, is_annotation},
+    warning::Action,
 };
 use crate::Error;
 

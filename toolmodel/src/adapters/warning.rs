@@ -2,7 +2,7 @@
 
 use std::{borrow::Cow, fmt};
 
-use super::Target;
+use super::target::Target;
 use crate::SchemaSlot;
 
 /// What a conversion did about a feature the target cannot hold as it is.

@@ -395,12 +395,7 @@ fn decode_base64(text: &str, pointer: &str) -> Result<Vec<u8>, crate::Error> {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD
         .decode(text)
-        .map_err(|err| crate::Error::Json {
-            path: pointer.to_owned(),
-            line: 0,
-            column: 0,
-            message: format!("not base64: {err}"),
-        })
+        .map_err(|err| crate::json::json_error(pointer, format!("not base64: {err}")))
 }
 
 /// Reads a base64 string, refusing anything RFC 4648's standard alphabet with padding does not

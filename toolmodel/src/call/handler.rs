@@ -268,6 +268,28 @@ impl ToolError {
             data: None,
         }
     }
+
+    /// What the failure becomes (MCP 2025-11-25, "Error Handling"): [`ToolError::Execution`]
+    /// an `isError: true` result with the message as text; [`ToolError::Protocol`] an
+    /// [`Error::Protocol`] (a JSON-RPC error); [`ToolError::Cancelled`] [`Error::Cancelled`]
+    /// (no response); [`ToolError::InputRequired`] [`Error::InputRequired`] (an
+    /// `InputRequiredResult`).
+    pub(crate) fn into_result(self) -> Result<CallToolResult, Error> {
+        match self {
+            Self::Execution { message } => Ok(CallToolResult::error(message)),
+            Self::Protocol {
+                code,
+                message,
+                data,
+            } => Err(Error::Protocol {
+                code,
+                message,
+                data,
+            }),
+            Self::Cancelled => Err(Error::Cancelled),
+            Self::InputRequired(required) => Err(Error::InputRequired(required)),
+        }
+    }
 }
 
 impl fmt::Display for ToolError {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Error, Loss, ProtocolVersion, RESULT_COMPLETE, Tool, Written};
+use crate::{Error, Loss, ProtocolVersion, RESULT_COMPLETE, Tool, Written, json::json_error};
 
 /// Who may cache a `tools/list` result (MCP 2026-07-28, `ListToolsResult.cacheScope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -125,20 +125,11 @@ impl ListToolsResult {
     /// `/tools/{index}`), a `ttlMs` that is not a non-negative integer, a `cacheScope` other
     /// than `public` or `private`.
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let json_error = |path: String, message: String| Error::Json {
-            path,
-            line: 0,
-            column: 0,
-            message,
-        };
         let Value::Object(object) = value else {
-            return Err(json_error(String::new(), "expected an object".into()));
+            return Err(json_error("", "expected an object"));
         };
         let Some(Value::Array(items)) = object.get("tools") else {
-            return Err(json_error(
-                "/tools".into(),
-                "expected an array of tools".into(),
-            ));
+            return Err(json_error("/tools", "expected an array of tools"));
         };
         let mut tools = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {

@@ -7,7 +7,9 @@ pub(crate) mod context;
 pub(crate) mod handler;
 pub(crate) mod input;
 pub(crate) mod list_result;
+pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;
 pub(crate) mod result;
 pub(crate) mod toolbox;
+pub(crate) mod tools_page;

@@ -144,7 +144,7 @@ impl CallToolResult {
     /// [`Error::Json`] naming the pointer: a missing `content`, an unknown content `type`,
     /// `data` or `blob` that is not base64, a `priority` outside 0 to 1, a wrong JSON type.
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        crate::define::definition::deserialize(value)
+        crate::json::deserialize(value)
     }
 }
 

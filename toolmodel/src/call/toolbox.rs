@@ -8,15 +8,13 @@ use std::{
     sync::{Arc, OnceLock},
 };
 
-use serde::{Serialize, ser::SerializeMap};
 use serde_json::{Map, Value};
 
 use crate::{
-    Backend, CallContext, CallToolResult, CompiledSchema, DefaultValidator, Error, InstanceError,
-    ListCache, Loss, ProtocolVersion, RESULT_COMPLETE, Tool, ToolError, ToolHandler, ToolId,
+    Backend, CallContext, CallToolResult, DefaultValidator, Error, ListCache, Loss,
+    ProtocolVersion, Tool, ToolError, ToolHandler, ToolId, ToolsPage,
     call::context::{BoxFuture, Called},
-    call::handler::{Checked, IntoCallToolResult},
-    call::list_result::scope_value,
+    call::pipeline::{Dynamic, Entry, ErasedHandler, Typed},
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
@@ -32,8 +30,10 @@ use crate::{
 ///    JSON Pointer ([`CallToolResult::invalid_arguments`]): input validation errors are tool
 ///    execution errors, so that the model can retry (MCP 2025-11-25, SEP-1303).
 /// 3. The handler runs with a [`CallContext`] that knows the tool.
-/// 4. Its reply becomes the result; a typed output is checked against the `outputSchema`,
-///    and one that fails it is [`Error::InvalidOutput`] (a server bug: never sent).
+/// 4. Its reply becomes the result. For a tool with an `outputSchema`, a successful result
+///    must carry a `structuredContent` that matches it, whether the tool is derived or
+///    hand-built ([`ToolboxBuilder::with_tool`]); a missing or failing one is
+///    [`Error::InvalidOutput`] (a server bug: never sent).
 ///
 /// **MCP names.** MCP tool names cannot contain `:`, so a tool with a namespace is served as
 /// `namespace.name` (`weather:get_weather` → `weather.get_weather`), which the name rules
@@ -113,13 +113,6 @@ struct Listing {
     json: Vec<Value>,
     /// Each tool's losses, in the same order.
     losses: Vec<Vec<Loss>>,
-}
-
-struct Entry {
-    /// The MCP name, and the tool as its handler defines it.
-    called: Arc<Called>,
-    type_name: &'static str,
-    handler: Box<dyn ErasedHandler>,
 }
 
 impl fmt::Debug for Toolbox {
@@ -328,63 +321,6 @@ impl Toolbox {
     }
 }
 
-/// One page of `tools/list` for one protocol version: serializes as that version's MCP
-/// `ListToolsResult`, `{"tools": [...], "nextCursor": "..."}` (no `nextCursor` on the last
-/// page), plus `resultType`, `ttlMs` and `cacheScope` for 2026-07-28.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolsPage<'a> {
-    tools: &'a [Value],
-    losses: &'a [Vec<Loss>],
-    next_cursor: Option<String>,
-    version: ProtocolVersion,
-    cache: ListCache,
-}
-
-impl<'a> ToolsPage<'a> {
-    /// The tools of the page, as MCP JSON for the page's version.
-    #[must_use]
-    pub fn tools(&self) -> &'a [Value] {
-        self.tools
-    }
-
-    /// What the version could not carry of each tool, in the order of [`tools`](Self::tools)
-    /// (pointers into each tool's own JSON).
-    #[must_use]
-    pub fn losses(&self) -> &'a [Vec<Loss>] {
-        self.losses
-    }
-
-    /// The cursor of the next page, if there is one.
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&str> {
-        self.next_cursor.as_deref()
-    }
-
-    /// The protocol version the page is written for.
-    #[must_use]
-    pub fn version(&self) -> ProtocolVersion {
-        self.version
-    }
-}
-
-impl Serialize for ToolsPage<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        if self.version.has_result_type() {
-            map.serialize_entry("resultType", RESULT_COMPLETE)?;
-        }
-        map.serialize_entry("tools", self.tools)?;
-        if let Some(cursor) = &self.next_cursor {
-            map.serialize_entry("nextCursor", cursor)?;
-        }
-        if self.version.has_result_type() {
-            map.serialize_entry("ttlMs", &self.cache.ttl_ms)?;
-            map.serialize_entry("cacheScope", &scope_value(self.cache.scope))?;
-        }
-        map.end()
-    }
-}
-
 /// Builds a [`Toolbox`]; see [`Toolbox::builder`]. Problems are collected and all reported by
 /// [`build`](Self::build).
 #[must_use]
@@ -470,8 +406,11 @@ impl ToolboxBuilder {
     ///
     /// The tool gets a [`Backend::local`] binding named by its ID unless it has a local one.
     /// `handler` gets the arguments (validated against `tool.inputSchema`, `{}` when absent)
-    /// and the call's context, and returns the whole result; a `structuredContent` in a
-    /// successful result is checked against `tool.outputSchema`, as for derived tools. The
+    /// and the call's context, and returns the whole result. The output rule is the one derived
+    /// tools follow (MCP 2025-11-25, "Output Schema": servers MUST provide structured results
+    /// that conform to it): when `tool.outputSchema` is set, a successful result must carry a
+    /// `structuredContent` that matches it, and one without, or with one that does not match,
+    /// is [`Error::InvalidOutput`] (never sent). `isError` results are not checked. The
     /// schemas are compiled here, once.
     ///
     /// Problems ([`build`](Self::build) reports them): the tool breaks an MCP rule
@@ -615,165 +554,5 @@ fn mcp_name(tool: &Tool) -> String {
     match &tool.namespace {
         Some(namespace) => format!("{namespace}.{}", tool.name),
         None => tool.name.clone(),
-    }
-}
-
-/// A handler with its types erased, as the toolbox stores it.
-trait ErasedHandler: Send + Sync {
-    fn call<'a>(
-        &'a self,
-        entry: &'a Entry,
-        arguments: Value,
-        cx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
-}
-
-/// A handler of a derived tool, with the tool's output schema compiled for replies that
-/// bring their own `structuredContent`.
-struct Typed<H> {
-    handler: H,
-    output: Option<&'static CompiledSchema>,
-}
-
-impl<H: ToolHandler> ErasedHandler for Typed<H> {
-    fn call<'a>(
-        &'a self,
-        entry: &'a Entry,
-        arguments: Value,
-        cx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
-        Box::pin(self.call_typed(entry, arguments, cx))
-    }
-}
-
-impl<H: ToolHandler> Typed<H> {
-    /// One call: parse, run, shape the result.
-    async fn call_typed(
-        &self,
-        entry: &Entry,
-        arguments: Value,
-        cx: &CallContext,
-    ) -> Result<CallToolResult, Error> {
-        let input = match H::parse(&arguments) {
-            Ok(input) => input,
-            Err(err) => return invalid_arguments(&entry.called.name, err),
-        };
-        let cx = cx.for_tool(&entry.called);
-        let reply = self.handler.call(input, &cx).await;
-        let outcome = reply.map(|reply| {
-            reply
-                .__into_result(H::structured_content)
-                .and_then(|(result, checked)| match checked {
-                    Checked::Yes => Ok(result),
-                    Checked::No => check_output(self.output, result),
-                })
-        });
-        finish(&entry.called.name, outcome)
-    }
-}
-
-/// Checks a successful result against the tool's output schema, if it has one: its
-/// `structuredContent` must be there and match (MCP 2025-11-25, "Output Schema": servers MUST
-/// provide structured results that conform to it). Failed results (`isError`) are not checked.
-fn check_output(
-    schema: Option<&CompiledSchema>,
-    result: CallToolResult,
-) -> Result<CallToolResult, Error> {
-    let Some(schema) = schema else {
-        return Ok(result);
-    };
-    if result.is_error() {
-        return Ok(result);
-    }
-    match &result.structured_content {
-        Some(value) => schema.validate(value).map(|()| result),
-        None => Err(Error::InvalidInstance {
-            errors: vec![InstanceError {
-                instance_path: String::new(),
-                schema_path: String::new(),
-                keyword: "outputSchema".into(),
-                message: "the result has no structuredContent, but the tool declares an outputSchema (MCP: servers MUST provide structured results that conform to it)".into(),
-            }],
-        }),
-    }
-}
-
-/// The `isError` result for arguments that fail the input schema or do not deserialize; other
-/// errors (the tool cannot be built) go to the host.
-fn invalid_arguments(name: &str, err: Error) -> Result<CallToolResult, Error> {
-    match err {
-        Error::InvalidInstance { errors } => Ok(CallToolResult::invalid_arguments(name, &errors)),
-        Error::Json { path, message, .. } => {
-            let at = if path.is_empty() { "(root)" } else { &path };
-            Ok(CallToolResult::error(format!(
-                "invalid arguments for tool {name:?}: 1 violation\n{at}: {message}"
-            )))
-        }
-        other => Err(other),
-    }
-}
-
-/// What a handler's outcome becomes: its result, an `isError` result, or an error to the host.
-fn finish(
-    name: &str,
-    outcome: Result<Result<CallToolResult, Error>, ToolError>,
-) -> Result<CallToolResult, Error> {
-    match outcome {
-        Ok(result) => result.map_err(|err| match err {
-            Error::InvalidInstance { errors } => Error::InvalidOutput {
-                tool: name.to_owned(),
-                errors,
-            },
-            other => other,
-        }),
-        Err(ToolError::Execution { message }) => Ok(CallToolResult::error(message)),
-        Err(ToolError::Protocol {
-            code,
-            message,
-            data,
-        }) => Err(Error::Protocol {
-            code,
-            message,
-            data,
-        }),
-        Err(ToolError::Cancelled) => Err(Error::Cancelled),
-        Err(ToolError::InputRequired(required)) => Err(Error::InputRequired(required)),
-    }
-}
-
-/// A hand-built tool and the function that serves it (see [`ToolboxBuilder::with_tool`]).
-struct Dynamic<F> {
-    input: CompiledSchema,
-    output: Option<CompiledSchema>,
-    handler: F,
-}
-
-impl<F, Fut> ErasedHandler for Dynamic<F>
-where
-    F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
-{
-    fn call<'a>(
-        &'a self,
-        entry: &'a Entry,
-        arguments: Value,
-        cx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
-        Box::pin(async move {
-            if let Err(err) = self.input.validate(&arguments) {
-                return invalid_arguments(&entry.called.name, err);
-            }
-            let Value::Object(arguments) = arguments else {
-                return Ok(CallToolResult::error("arguments must be an object"));
-            };
-            let outcome = (self.handler)(arguments, cx.for_tool(&entry.called)).await;
-            let checked = outcome.map(|result| match (&self.output, &result.structured_content) {
-                (Some(schema), Some(value)) if !result.is_error() => {
-                    schema.validate(value).map(|()| result)
-                }
-                _ => Ok(result),
-            });
-            finish(&entry.called.name, checked)
-        })
     }
 }

@@ -460,13 +460,13 @@ pub mod private {
     /// [`InputDeserialize`], so a missing `Deserialize` is one error in its words.
     #[inline]
     pub fn deserialize<T: InputDeserialize>(arguments: &Value) -> Result<T, Error> {
-        super::deserialize(arguments)
+        crate::json::deserialize(arguments)
     }
 
     /// Serializes an output (the derive's `__serialize`); requires only [`OutputSerialize`].
     #[inline]
     pub fn serialize<T: OutputSerialize>(output: &T) -> Result<Value, Error> {
-        super::serialize(output)
+        crate::json::serialize(output)
     }
 
     /// Builds the tool of a spec: the schemas through the profile, the root checks, the
@@ -608,29 +608,3 @@ pub mod private {
 }
 
 use private::{Definition, SchemaOf};
-
-/// Deserializes validated arguments; on failure, deserializes again to find the path (the
-/// failure path is rare, so the common one does not pay for path tracking).
-pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
-    T::deserialize(arguments).map_err(|first| {
-        match serde_path_to_error::deserialize::<_, T>(arguments) {
-            Err(err) => json_error(crate::pointer::pointer_of(err.path()), err.inner()),
-            // Deserialization is deterministic; should it succeed now, report the first error.
-            Ok(_) => json_error(String::new(), &first),
-        }
-    })
-}
-
-pub(crate) fn serialize<T: Serialize>(value: &T) -> Result<Value, Error> {
-    serde_path_to_error::serialize(value, serde_json::value::Serializer)
-        .map_err(|err| json_error(crate::pointer::pointer_of(err.path()), err.inner()))
-}
-
-fn json_error(path: String, err: &serde_json::Error) -> Error {
-    Error::Json {
-        path,
-        line: 0,
-        column: 0,
-        message: err.to_string(),
-    }
-}

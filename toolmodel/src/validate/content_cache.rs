@@ -23,7 +23,8 @@ use std::{
 
 use serde_json::Value;
 
-use crate::{Error, validate::validator::CompiledSchema};
+use crate::error::Error;
+use crate::validate::compiled::CompiledSchema;
 
 /// The most schemas the cache holds.
 pub(crate) const MAX_ENTRIES: usize = 1024;

@@ -1,6 +1,7 @@
 //! Validation: JSON Schema dialects, the network-free validator, resource bounds, and the MCP
 //! rules a tool must follow.
 
+pub(crate) mod compiled;
 pub(crate) mod content_cache;
 pub(crate) mod dialect;
 pub(crate) mod expansion;

@@ -12,11 +12,11 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema,
+    Dialect, Error, Limits, SchemaIssue, Tool, ToolSchema,
     limits::deeper_than,
     model::schema::WeakSchema,
     pointer::escape_pointer_token,
-    validate::{content_cache::ContentCache, violation::SchemaSlot},
+    validate::{compiled::CompiledSchema, content_cache::ContentCache, violation::SchemaSlot},
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -54,108 +54,6 @@ pub trait SchemaValidator: Send + Sync {
             Some(schema) => self.validate(schema.as_value(), structured_content),
             None => Ok(()),
         }
-    }
-}
-
-/// A schema compiled once, to validate many instances.
-pub struct CompiledSchema {
-    validator: jsonschema::Validator,
-    dialect: Dialect,
-    /// The deepest instance validated ([`Limits`]).
-    instance_depth: usize,
-    /// The backtracking limit of patterns, when they may backtrack.
-    backtrack_limit: Option<usize>,
-}
-
-impl CompiledSchema {
-    /// Another handle on the same compiled keywords (`jsonschema` shares them).
-    fn share(&self) -> Self {
-        Self {
-            validator: self.validator.clone(),
-            dialect: self.dialect,
-            instance_depth: self.instance_depth,
-            backtrack_limit: self.backtrack_limit,
-        }
-    }
-
-    /// The dialect the schema was compiled in.
-    #[must_use]
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-
-    /// The deepest instance this schema validates, in levels of arrays and objects:
-    /// [`Limits::max_depth`], or less when the schema's chains of subschemas are long (see
-    /// [`Limits`]).
-    #[must_use]
-    pub fn max_instance_depth(&self) -> usize {
-        self.instance_depth
-    }
-
-    /// Returns `true` when the instance matches, without collecting errors. An instance that
-    /// [`CompiledSchema::validate`] neither accepts nor rejects (too deep, a pattern match that
-    /// could not finish) is not valid.
-    #[must_use]
-    pub fn is_valid(&self, instance: &Value) -> bool {
-        deeper_than(instance, self.instance_depth).is_none() && self.validator.is_valid(instance)
-    }
-
-    /// Validates an instance.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidInstance`] with every violation.
-    /// - [`Error::InstanceTooDeep`] when the instance nests deeper than
-    ///   [`CompiledSchema::max_instance_depth`]; nothing is validated.
-    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not
-    ///   finish within [`Limits::pattern_backtrack_limit`].
-    pub fn validate(&self, instance: &Value) -> Result<(), Error> {
-        if let Some(pointer) = deeper_than(instance, self.instance_depth) {
-            return Err(Error::InstanceTooDeep {
-                pointer,
-                limit: self.instance_depth,
-            });
-        }
-        if self.validator.is_valid(instance) {
-            return Ok(());
-        }
-        let mut errors = Vec::new();
-        for err in self.validator.iter_errors(instance) {
-            use jsonschema::error::ValidationErrorKind;
-            let reason = match err.kind() {
-                ValidationErrorKind::BacktrackLimitExceeded { .. } => Some(format!(
-                    "it needs more than {} backtracking steps",
-                    self.backtrack_limit.unwrap_or_default()
-                )),
-                ValidationErrorKind::RegexEngineFailure { message } => Some(message.clone()),
-                _ => None,
-            };
-            let instance_path = err.instance_path().as_str().to_owned();
-            let schema_path = err.schema_path().as_str().to_owned();
-            if let Some(reason) = reason {
-                // `jsonschema` reports an unfinished match only when the outcomes disagree.
-                return Err(Error::PatternUndecided {
-                    instance_path,
-                    schema_path,
-                    reason,
-                });
-            }
-            errors.push(InstanceError {
-                instance_path,
-                schema_path,
-                keyword: err.kind().keyword().to_owned(),
-                message: err.to_string(),
-            });
-        }
-        Err(Error::InvalidInstance { errors })
-    }
-}
-
-impl fmt::Debug for CompiledSchema {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CompiledSchema")
-            .field("dialect", &self.dialect)
-            .finish_non_exhaustive()
     }
 }
 

@@ -154,19 +154,12 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
     let limit = crate::Limits::DEFAULT.max_depth;
     if let Some(path) = crate::limits::deeper_than(value, limit) {
-        return Err(Error::Json {
+        return Err(crate::json::json_error(
             path,
-            line: 0,
-            column: 0,
-            message: format!("nested more than {limit} levels"),
-        });
+            format!("nested more than {limit} levels"),
+        ));
     }
-    serde_path_to_error::deserialize(value).map_err(|err| Error::Json {
-        path: crate::pointer::pointer_of(err.path()),
-        line: 0,
-        column: 0,
-        message: err.inner().to_string(),
-    })
+    crate::json::from_value(value)
 }
 
 /// Reads `T` from JSON text, refusing repeated keys ([`crate::unique_keys`]); `reader` gives a
@@ -177,34 +170,7 @@ where
     R: serde_json::de::Read<'de>,
 {
     crate::wire::unique_keys::check(serde_json::Deserializer::new(reader()))?;
-    deserialize_text(serde_json::Deserializer::new(reader()))
-}
-
-/// Reads one `T` from the text of `deserializer`, and nothing after it.
-///
-/// # Errors
-///
-/// [`Error::Json`] with the line and column (1-based) and the JSON Pointer of the error.
-pub(crate) fn deserialize_text<'de, T, R>(
-    mut deserializer: serde_json::Deserializer<R>,
-) -> Result<T, Error>
-where
-    T: Deserialize<'de>,
-    R: serde_json::de::Read<'de>,
-{
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| Error::Json {
-        path: crate::pointer::pointer_of(err.path()),
-        line: err.inner().line(),
-        column: err.inner().column(),
-        message: err.inner().to_string(),
-    })?;
-    deserializer.end().map_err(|err| Error::Json {
-        path: String::new(),
-        line: err.line(),
-        column: err.column(),
-        message: err.to_string(),
-    })?;
-    Ok(value)
+    crate::json::deserialize_text(serde_json::Deserializer::new(reader()))
 }
 
 fn from_str<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Error> {

@@ -22,7 +22,7 @@ use crate::Error;
 pub(crate) fn check<'de, R: serde_json::de::Read<'de>>(
     deserializer: serde_json::Deserializer<R>,
 ) -> Result<(), Error> {
-    crate::wire::json::deserialize_text::<UniqueKeys, R>(deserializer).map(|UniqueKeys| ())
+    crate::json::deserialize_text::<UniqueKeys, R>(deserializer).map(|UniqueKeys| ())
 }
 
 /// Any JSON value whose objects do not repeat a key; nothing of it is kept.

@@ -240,12 +240,8 @@ impl CallToolResult {
                 "must be an object up to MCP 2025-11-25",
             ));
         }
-        let mut json = serde_json::to_value(self).map_err(|err| Error::Json {
-            path: String::new(),
-            line: 0,
-            column: 0,
-            message: err.to_string(),
-        })?;
+        let mut json = serde_json::to_value(self)
+            .map_err(|err| crate::json::json_error("", err.to_string()))?;
         let mut losses = Vec::new();
         let mut lose = |pointer: String| {
             losses.push(Loss {

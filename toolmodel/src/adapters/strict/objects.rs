@@ -1,0 +1,199 @@
+//! Objects in strict mode: closed (`additionalProperties: false`), and for OpenAI every
+//! property required, optional ones made nullable.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::support::Provider;
+use crate::adapters::context::{Ctx, has_type};
+use crate::adapters::warning::Action;
+use crate::error::Error;
+
+pub(super) fn is_object(map: &Map<String, Value>) -> bool {
+    has_type(map, "object") || (!map.contains_key("type") && map.contains_key("properties"))
+}
+
+/// Closes an object schema (`additionalProperties: false`), as strict mode needs.
+///
+/// One rule, by meaning: an object whose properties are listed is closed, a narrowing (keys
+/// beyond them are no longer accepted). An object that lists no properties (no `properties`,
+/// or `"properties": {}`; both accept any object) would accept only `{}` once closed: below
+/// the root that field could no longer carry what it carried, so it is an error. At the root
+/// it is MCP's spelling of a tool without parameters (`{"type": "object"}`, MCP 2025-11-25
+/// "Tools", `inputSchema`), closed with a warning that the tool then takes no arguments.
+pub(super) fn close_object(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_>,
+    provider: Provider,
+    is_root: bool,
+) -> Result<(), Error> {
+    let listed = matches!(map.get("properties"), Some(Value::Object(p)) if !p.is_empty());
+    match map.get("additionalProperties") {
+        Some(Value::Bool(false)) => Ok(()),
+        None if listed || is_root => {
+            map.insert("additionalProperties".into(), Value::Bool(false));
+            let detail = if listed {
+                "object closed (additionalProperties: false): keys other than its properties are no longer accepted"
+            } else {
+                "root object without properties closed (additionalProperties: false): the tool takes no arguments"
+            };
+            ctx.warn(Some("additionalProperties"), "additionalProperties", Action::Narrowed, detail);
+            Ok(())
+        }
+        None => Err(ctx.error(
+            None,
+            format!("an object that lists no properties and has no additionalProperties accepts any keys; {} needs every object closed, and closed it would accept only {{}}", provider.name()),
+        )),
+        Some(_) => Err(ctx.error(
+            Some("additionalProperties"),
+            format!("this object accepts keys beyond its properties; {} needs additionalProperties: false", provider.name()),
+        )),
+    }
+}
+
+/// OpenAI: every property required; each optional one made nullable. Linear in the number of
+/// properties: the required names are looked up in a set.
+pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    // Both places reached in one pass over the keywords, and changed where they are.
+    let (mut properties, mut listed) = (None, None);
+    for (keyword, value) in map.iter_mut() {
+        match keyword.as_str() {
+            "properties" => properties = Some(value),
+            "required" => listed = Some(value),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(properties)) = properties else {
+        return;
+    };
+    let listed: Option<&mut Vec<Value>> = match listed {
+        Some(Value::Array(list)) => Some(list),
+        Some(_) => return,
+        None => None,
+    };
+    let listed_names: &[Value] = listed.as_deref().map_or(&[], Vec::as_slice);
+    let mut required: Vec<Value> = Vec::with_capacity(properties.len());
+    // A set only when the list is long enough for lookups in it to matter (linear either way).
+    let short = listed_names.len() <= 8;
+    let mut named: HashSet<&str> = if short {
+        HashSet::default()
+    } else {
+        HashSet::with_capacity(listed_names.len())
+    };
+    let mut stray: Vec<Value> = Vec::new();
+    for (index, name) in listed_names.iter().enumerate() {
+        match name.as_str() {
+            Some(text) if properties.contains_key(text) => {
+                let seen = if short {
+                    listed_names
+                        .iter()
+                        .take(index)
+                        .any(|n| n.as_str() == Some(text))
+                } else {
+                    !named.insert(text)
+                };
+                if !seen {
+                    required.push(name.clone());
+                }
+            }
+            _ => stray.push(name.clone()),
+        }
+    }
+    let is_listed = |name: &str| {
+        if short {
+            listed_names.iter().any(|n| n.as_str() == Some(name))
+        } else {
+            named.contains(name)
+        }
+    };
+    let mut changed = !stray.is_empty();
+    if !stray.is_empty() {
+        ctx.warn(
+            Some("required"),
+            "required",
+            Action::Dropped { widened: true },
+            format!(
+                "{} named in required but not among the properties of this closed object",
+                Value::from(stray)
+            ),
+        );
+    }
+    let mark = ctx.enter("properties");
+    for (name, schema) in properties.iter_mut() {
+        if is_listed(name) {
+            continue;
+        }
+        required.push(Value::from(name.as_str()));
+        changed = true;
+        ctx.deepened |= make_nullable(schema);
+        ctx.warn(
+            Some(name),
+            "required",
+            Action::Rewritten { exact: false },
+            "optional property made required and nullable: the model sends null where it would have left it out",
+        );
+    }
+    ctx.leave(mark);
+    drop(named);
+    if !changed {
+        return;
+    }
+    match listed {
+        Some(list) => *list = required,
+        None => {
+            map.insert("required".into(), Value::Array(required));
+        }
+    }
+}
+
+/// Makes a (strict-normalized) schema accept `null` as well. Returns whether it wrapped the
+/// schema in an `anyOf` (two levels deeper).
+pub(super) fn make_nullable(schema: &mut Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    let null = Value::Null;
+    if map.contains_key("$ref") {
+        let mut inner = std::mem::take(map);
+        for keyword in ["title", "description"] {
+            if let Some(value) = inner.remove(keyword) {
+                map.insert(keyword.into(), value);
+            }
+        }
+        let null_branch = serde_json::json!({"type": "null"});
+        map.insert(
+            "anyOf".into(),
+            Value::Array(vec![Value::Object(inner), null_branch]),
+        );
+        return true;
+    }
+    if let Some(value) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![value]));
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&null)
+    {
+        values.push(null);
+    }
+    match map.get_mut("type") {
+        Some(ty @ Value::String(_)) if ty.as_str() != Some("null") => {
+            let name = std::mem::take(ty);
+            *ty = Value::Array(vec![name, Value::from("null")]);
+        }
+        Some(Value::Array(names)) if !names.iter().any(|n| n.as_str() == Some("null")) => {
+            names.push(Value::from("null"))
+        }
+        Some(_) => {}
+        None => {
+            if let Some(Value::Array(branches)) = map.get_mut("anyOf")
+                && !branches
+                    .iter()
+                    .any(|b| b.get("type").and_then(Value::as_str) == Some("null"))
+            {
+                branches.push(serde_json::json!({"type": "null"}));
+            }
+        }
+    }
+    false
+}
