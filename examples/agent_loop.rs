@@ -25,10 +25,22 @@ use toolmodel::model_calls::{
 
 /// The recorded conversation of each provider: `{"source", "request", "responses"}`.
 const FIXTURES: [(Provider, &str); 4] = [
-    (Provider::Anthropic, include_str!("fixtures/model_calls/anthropic.json")),
-    (Provider::OpenAiChat, include_str!("fixtures/model_calls/openai-chat.json")),
-    (Provider::OpenAiResponses, include_str!("fixtures/model_calls/openai-responses.json")),
-    (Provider::Gemini, include_str!("fixtures/model_calls/gemini.json")),
+    (
+        Provider::Anthropic,
+        include_str!("fixtures/model_calls/anthropic.json"),
+    ),
+    (
+        Provider::OpenAiChat,
+        include_str!("fixtures/model_calls/openai-chat.json"),
+    ),
+    (
+        Provider::OpenAiResponses,
+        include_str!("fixtures/model_calls/openai-responses.json"),
+    ),
+    (
+        Provider::Gemini,
+        include_str!("fixtures/model_calls/gemini.json"),
+    ),
 ];
 
 type Failure = Box<dyn std::error::Error>;
@@ -36,14 +48,22 @@ type Failure = Box<dyn std::error::Error>;
 fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let dump = match args.iter().position(|arg| arg == "--dump") {
-        Some(i) => Some(PathBuf::from(args.get(i + 1).ok_or("--dump needs a directory")?)),
+        Some(i) => Some(PathBuf::from(
+            args.get(i + 1).ok_or("--dump needs a directory")?,
+        )),
         None => None,
     };
     let toolbox = quickstart::toolbox()?;
     for (provider, fixture) in FIXTURES {
         let fixture: Value = serde_json::from_str(fixture)?;
-        let mut recorded = fixture["responses"].as_array().ok_or("no responses")?.iter();
-        println!("== {provider} ({})", fixture["source"].as_str().unwrap_or_default());
+        let mut recorded = fixture["responses"]
+            .as_array()
+            .ok_or("no responses")?
+            .iter();
+        println!(
+            "== {provider} ({})",
+            fixture["source"].as_str().unwrap_or_default()
+        );
 
         // The user code of the loop, the same for every provider.
         let tools = ModelTools::new(&toolbox, provider, &ToolListOptions::default())?;
@@ -73,7 +93,10 @@ fn save(dir: Option<&Path>, provider: Provider, n: usize, body: &Value) -> Resul
     if let Some(dir) = dir {
         let dir = dir.join(provider.as_str());
         std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("{n}.json")), serde_json::to_vec_pretty(body)?)?;
+        std::fs::write(
+            dir.join(format!("{n}.json")),
+            serde_json::to_vec_pretty(body)?,
+        )?;
     }
     Ok(())
 }

@@ -7,7 +7,9 @@
 Keeps the named component schemas and everything they reference (`$ref` closure), moves
 `#/components/schemas/X` to `#/$defs/X`, and (Gemini: OpenAPI 3.0) turns `nullable: true` into
 JSON Schema 2020-12: `type: T` becomes `type: [T, "null"]`, a schema without `type` becomes
-`anyOf: [schema, {"type": "null"}]`. Nothing else is changed.
+`anyOf: [schema, {"type": "null"}]`. OpenAI's one use of the 2019-09 `$recursiveAnchor: true`
+/ `$recursiveRef: "#"` (a `CompoundFilter` nests itself) becomes `$ref: "#/$defs/<that schema>"`,
+since 2020-12 has no `$recursiveRef`. Nothing else is changed.
 """
 import json
 import sys
@@ -78,6 +80,14 @@ def main():
     with open(path) as f:
         document = json.load(f)
     defs = closure(document["components"]["schemas"], ROOTS[which])
+    for name, schema in defs.items():
+        if schema.get("$recursiveAnchor") is True:
+            schema = dict(schema)
+            del schema["$recursiveAnchor"]
+            text = json.dumps(schema).replace(
+                '"$recursiveRef": "#"', '"$ref": "#/components/schemas/%s"' % name
+            )
+            defs[name] = json.loads(text)
     out = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$comment": f"extracted from {document.get('info', {}).get('title')} "
