@@ -15,34 +15,17 @@
 #[allow(dead_code)]
 #[path = "../../examples/quickstart.rs"]
 mod quickstart;
+mod requests;
 mod timing;
 
 use std::{hint::black_box, time::Duration};
 
-use serde_json::{Map, Value, json};
+use requests::requests;
+use serde_json::{Value, json};
 use toolmodel::CallContext;
 use toolmodel::model_calls::{
     ModelCall, ModelTools, Provider, ToolListOptions, answer, read_calls, run_calls,
 };
-
-/// The calls, by MCP name, with their arguments.
-fn requests() -> Vec<(&'static str, Map<String, Value>)> {
-    let object = |value: Value| match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    vec![
-        (
-            "weather.get_weather",
-            object(json!({"city": "Paris", "days": 2, "unit": "fahrenheit"})),
-        ),
-        (
-            "docs.search_docs",
-            object(json!({"query": "tool", "limit": 2})),
-        ),
-        ("ping", Map::new()),
-    ]
-}
 
 /// A response of `provider` making the calls, written as the model writes them.
 fn response(provider: Provider, tools: &ModelTools) -> Value {
@@ -91,10 +74,13 @@ fn main() {
             assert_eq!(outcome.result, direct, "{provider} {name}");
             assert!(!direct.is_error(), "{name}");
         }
-        assert_eq!(answer(provider, &outcomes).len(), match provider {
-            Provider::Anthropic | Provider::Gemini => 1,
-            _ => 3,
-        });
+        assert_eq!(
+            answer(provider, &outcomes).len(),
+            match provider {
+                Provider::Anthropic | Provider::Gemini => 1,
+                _ => 3,
+            }
+        );
 
         let mut direct = || {
             for (name, arguments) in &requests {

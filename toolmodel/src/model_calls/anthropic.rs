@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, shape_error, string_at},
+    call::{list_or_member, string_at},
     content::{Piece, pieces},
 };
 use crate::Error;
@@ -16,16 +16,12 @@ use crate::Error;
 /// The content blocks of a response (`{"content": [...]}`) or the blocks themselves, with
 /// the pointer of the array.
 fn blocks(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
-    match response {
-        Value::Array(items) => Ok((items, "")),
-        _ => match array_at(response, "content", "")? {
-            Some(items) => Ok((items, "/content")),
-            None => Err(shape_error(
-                "",
-                "expected an Anthropic message (an object with `content`) or its content blocks",
-            )),
-        },
-    }
+    list_or_member(
+        response,
+        "content",
+        "/content",
+        "expected an Anthropic message (an object with `content`) or its content blocks",
+    )
 }
 
 /// The `tool_use` blocks of an Anthropic message, in order.
@@ -83,8 +79,10 @@ fn tool_result(outcome: &ToolOutcome) -> Value {
                 "source": {"type": "base64", "media_type": mime, "data": data},
             }),
             Piece::Text(text) => json!({"type": "text", "text": text}),
-            // Anthropic takes no files here; `pieces` describes them as text.
-            Piece::File { name, .. } => json!({"type": "text", "text": name}),
+            // `pieces` gives Anthropic no files (it describes them); kept for completeness.
+            Piece::File { mime, name, .. } => {
+                json!({"type": "text", "text": format!("[file {name}, {mime}]")})
+            }
         })
         .collect();
     let mut block = Map::new();

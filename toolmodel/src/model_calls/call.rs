@@ -214,3 +214,44 @@ pub(crate) fn optional_string_at(
         Some(_) => string_at(value, key, pointer).map(Some),
     }
 }
+
+/// The array a response holds the calls in: `response` itself when it is an array (pointer
+/// `""`), else its member `key` (pointer `pointer`); [`Error::Json`] saying `expected`
+/// otherwise.
+pub(crate) fn list_or_member<'v>(
+    response: &'v Value,
+    key: &str,
+    pointer: &'static str,
+    expected: &str,
+) -> Result<(&'v Vec<Value>, &'static str), Error> {
+    match response {
+        Value::Array(items) => Ok((items, "")),
+        _ => match array_at(response, key, "")? {
+            Some(items) => Ok((items, pointer)),
+            None => Err(shape_error("", expected)),
+        },
+    }
+}
+
+/// The object `response[list][0][member]` (at `pointer`), `None` when `response` has no
+/// `list`; [`Error::Json`] for an empty list or a missing member.
+pub(crate) fn first_member<'v>(
+    response: &'v Value,
+    list: &str,
+    member: &str,
+    pointer: &'static str,
+) -> Result<Option<(&'v Value, &'static str)>, Error> {
+    let Some(items) = array_at(response, list, "")? else {
+        return Ok(None);
+    };
+    let first = items
+        .first()
+        .ok_or_else(|| shape_error(&format!("/{list}"), format!("a response with no {list}")))?;
+    match first.get(member) {
+        Some(value) if value.is_object() => Ok(Some((value, pointer))),
+        _ => Err(shape_error(
+            &format!("/{list}/0"),
+            format!("missing field `{member}`"),
+        )),
+    }
+}

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, optional_string_at, shape_error, string_at},
+    call::{array_at, first_member, optional_string_at, shape_error, string_at},
     content::{joined_text, pieces},
 };
 use crate::Error;
@@ -17,14 +17,8 @@ use crate::Error;
 /// The content of a response's first candidate, or a content given alone (`{"parts": ...}`),
 /// with its pointer.
 fn content(response: &Value) -> Result<(&Value, &'static str), Error> {
-    if let Some(candidates) = array_at(response, "candidates", "")? {
-        let first = candidates
-            .first()
-            .ok_or_else(|| shape_error("/candidates", "a response with no candidates"))?;
-        return match first.get("content") {
-            Some(content) if content.is_object() => Ok((content, "/candidates/0/content")),
-            _ => Err(shape_error("/candidates/0", "missing field `content`")),
-        };
+    if let Some(found) = first_member(response, "candidates", "content", "/candidates/0/content")? {
+        return Ok(found);
     }
     if response.get("parts").is_some() {
         return Ok((response, ""));

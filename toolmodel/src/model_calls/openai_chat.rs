@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, optional_string_at, shape_error, string_at},
+    call::{array_at, first_member, optional_string_at, shape_error, string_at},
     content::{joined_text, pieces},
 };
 use crate::Error;
@@ -16,14 +16,8 @@ use crate::Error;
 /// The assistant message of a response (`choices[0].message`), or a message given alone,
 /// with its pointer.
 fn message(response: &Value) -> Result<(&Value, &'static str), Error> {
-    if let Some(choices) = array_at(response, "choices", "")? {
-        let first = choices
-            .first()
-            .ok_or_else(|| shape_error("/choices", "a response with no choices"))?;
-        return match first.get("message") {
-            Some(message) if message.is_object() => Ok((message, "/choices/0/message")),
-            _ => Err(shape_error("/choices/0", "missing field `message`")),
-        };
+    if let Some(found) = first_member(response, "choices", "message", "/choices/0/message")? {
+        return Ok(found);
     }
     if response.get("role").is_some() || response.get("tool_calls").is_some() {
         return Ok((response, ""));

@@ -8,23 +8,19 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, optional_string_at, shape_error, string_at},
+    call::{list_or_member, optional_string_at, string_at},
     content::{Piece, data_url, joined_text, pieces},
 };
 use crate::Error;
 
 /// The output items of a response (`{"output": [...]}`) or the items themselves.
 fn items(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
-    match response {
-        Value::Array(items) => Ok((items, "")),
-        _ => match array_at(response, "output", "")? {
-            Some(items) => Ok((items, "/output")),
-            None => Err(shape_error(
-                "",
-                "expected a response (an object with `output`) or its output items",
-            )),
-        },
-    }
+    list_or_member(
+        response,
+        "output",
+        "/output",
+        "expected a response (an object with `output`) or its output items",
+    )
 }
 
 /// The `function_call` items, in order, with their `namespace`; a `custom_tool_call` is kept

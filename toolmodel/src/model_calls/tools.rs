@@ -204,25 +204,31 @@ impl ModelTools {
                 _ => None,
             }
         };
-        let mut groups: Vec<(Option<String>, Vec<(&str, Tool)>)> = Vec::new();
+        // Per group, in the toolbox's order: the MCP names and the tools to convert.
+        let mut groups: Vec<(Option<String>, Vec<&str>, Vec<Tool>)> = Vec::new();
         for (tool, listed) in definitions.iter().zip(toolbox.tools()) {
             let key = grouped(tool);
             let mut own = Tool::clone(tool);
             if key.is_some() {
                 own.namespace = None;
             }
-            let entry = (listed.name.as_str(), own);
-            match groups.iter_mut().find(|(group, _)| *group == key) {
-                Some((_, members)) => members.push(entry),
-                None => groups.push((key, vec![entry])),
+            let index = match groups.iter().position(|(group, _, _)| *group == key) {
+                Some(index) => index,
+                None => {
+                    groups.push((key, Vec::new(), Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            if let Some((_, names, tools)) = groups.get_mut(index) {
+                names.push(listed.name.as_str());
+                tools.push(own);
             }
         }
         let convert = options.convert.clone().with_qualified_names(true);
-        for (namespace, members) in groups {
-            let tools: Vec<Tool> = members.iter().map(|(_, tool)| tool.clone()).collect();
+        for (namespace, members, tools) in groups {
             let batch = convert_all(&tools, target, &convert);
             let mut functions = Vec::with_capacity(members.len());
-            for (((mcp_name, _), result), entry) in
+            for ((mcp_name, result), entry) in
                 members.iter().zip(batch.results).zip(batch.names.iter())
             {
                 let mut conversion = result.map_err(|err| Error::ToolList {
