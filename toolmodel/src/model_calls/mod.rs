@@ -1,5 +1,5 @@
-//! Model tool calls: hand a model a [`Toolbox`]'s tools, run the calls it makes, and answer in
-//! its provider's format (feature `adapters`).
+//! Model tool calls: hand a model a [`Toolbox`](crate::Toolbox)'s tools, run the calls it
+//! makes, and answer in its provider's format (feature `adapters`).
 //!
 //! One loop for four APIs ([`Provider`]): Anthropic Messages, OpenAI Chat Completions, OpenAI
 //! Responses and Gemini `generateContent`.
