@@ -657,8 +657,18 @@ fn tools_are_listed_sorted_by_mcp_name_with_their_local_backend_and_routed_by_id
         ]
     );
     let add = toolbox.get("math.add").unwrap();
-    assert_eq!(add.namespace.as_deref(), Some("math"));
+    // Listed as served: the MCP name holds the namespace (issue 19), and its ID routes too.
+    assert_eq!(add.namespace, None);
     assert_eq!(add.backends, [toolmodel::Backend::local("math:add")]);
+    let listed_id = add.id().unwrap();
+    let result = block_on(toolbox.call_id(
+        &listed_id,
+        args(json!({"a": 1, "b": 2})),
+        &CallContext::new(),
+    ));
+    assert_eq!(result.unwrap().structured_content, Some(json!({"sum": 3})));
+    let defined = toolbox.definitions().find(|t| t.name == "add").unwrap();
+    assert_eq!(defined.namespace.as_deref(), Some("math"));
     // Routing by ID: the namespace and name as declared.
     let id: ToolId = "math:add".parse().unwrap();
     let result = block_on(toolbox.call_id(&id, args(json!({"a": 1, "b": 1})), &CallContext::new()));

@@ -22,6 +22,7 @@ mod corpus;
 #[allow(dead_code)]
 #[path = "../../examples/quickstart.rs"]
 mod quickstart;
+mod requests;
 
 use std::{
     hint::black_box,
@@ -29,6 +30,7 @@ use std::{
 };
 
 use quickstart::{GetWeather, Ping, SearchDocs, Unit};
+use requests::requests;
 use serde_json::{Map, Value, json};
 use toolmodel::{
     CallContext, CallToolResult, SyncToolHandler, Tool, ToolDefinition, ToolHandler, Toolbox,
@@ -38,25 +40,6 @@ use toolmodel::{
 const ROUNDS: usize = 31;
 /// How long one round of one way should take.
 const ROUND: Duration = Duration::from_millis(20);
-
-/// The requests of the `call` measurement: each quickstart tool, valid arguments.
-fn requests() -> Vec<(&'static str, Map<String, Value>)> {
-    let object = |value: Value| match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    vec![
-        (
-            "weather.get_weather",
-            object(json!({"city": "Paris", "days": 2, "unit": "fahrenheit"})),
-        ),
-        (
-            "docs.search_docs",
-            object(json!({"query": "tool", "limit": 2})),
-        ),
-        ("ping", Map::new()),
-    ]
-}
 
 /// The hand-written server: find the tool by name, parse, run, shape the result. An `async fn`
 /// like `Toolbox::call`, since a server awaits either inside its request handler.

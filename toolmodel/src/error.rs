@@ -320,6 +320,19 @@ pub enum Error {
         problems: Vec<Error>,
     },
 
+    /// A tool of a [`Toolbox`](crate::Toolbox) cannot be listed for a model provider
+    /// (`model_calls::ModelTools::new`, feature `adapters`): its conversion failed (a strict
+    /// mode the schema cannot meet, recursion the provider cannot take, ...).
+    #[error("tool {tool:?} cannot be listed for {provider}: {source}")]
+    ToolList {
+        /// The tool's MCP name.
+        tool: String,
+        /// The provider (`anthropic`, `openai-chat`, `openai-responses`, `gemini`).
+        provider: &'static str,
+        /// The conversion's error.
+        source: Box<Error>,
+    },
+
     /// A `#[tool(register)]` type cannot be put in a [`Toolbox`](crate::Toolbox) by
     /// `ToolboxBuilder::with_registered` (feature `inventory`): it is not a
     /// [`ToolHandler`](crate::ToolHandler), or it has state (no `Default`).

@@ -17,6 +17,9 @@
 //!   against `outputSchema`, compiled once and cached.
 //! - `adapters` (feature `adapters`, on by default): tools to and from OpenAI, Anthropic and
 //!   Gemini formats, with every change reported as a warning, and strict-mode transforms.
+//! - `model_calls` (feature `adapters`): a [`Toolbox`]'s tools handed to Anthropic, OpenAI
+//!   (Chat and Responses) or Gemini, the model's tool calls read, run concurrently and
+//!   answered in the provider's format.
 //! - `#[derive(Tool)]` ([`ToolDefinition`], the `derive` feature): a tool from a Rust type,
 //!   its name, namespace, version, tags and icons checked at compile time, its schemas made
 //!   client-friendly by [`SchemaProfile`], its arguments validated and deserialized in one call.
@@ -106,6 +109,9 @@ mod define;
 mod error;
 mod json;
 mod model;
+#[cfg(feature = "adapters")]
+#[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
+pub mod model_calls;
 mod pointer;
 mod validate;
 mod wire;

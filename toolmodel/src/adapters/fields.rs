@@ -54,22 +54,11 @@ macro_rules! per_target {
     };
 }
 
-/// "the toolmodel extension `$what` is not part of the <target> format".
-macro_rules! extension {
-    ($target:expr, $what:literal) => {
-        per_target!(
-            $target,
-            ["the toolmodel extension ", $what, " is not part of the "],
-            [" format"]
-        )
-    };
-}
-
 /// Warns about every tool-level field of `tool` that `target` cannot hold.
 pub(crate) fn tool_level(
     tool: &Tool,
     target: Target,
-    options: &ConvertOptions,
+    _options: &ConvertOptions,
     warnings: &mut Vec<Warning>,
 ) {
     let mut warn = |pointer: &'static str, feature: &'static str, detail: &'static str| {
@@ -126,18 +115,9 @@ pub(crate) fn tool_level(
             );
         }
     }
-    if tool.namespace.is_some() && !options.qualified_names {
-        warn("/namespace", "namespace", extension!(target, "namespace"));
-    }
-    if tool.version.is_some() {
-        warn("/version", "version", extension!(target, "version"));
-    }
-    if !tool.tags.is_empty() {
-        warn("/tags", "tags", extension!(target, "tags"));
-    }
-    if !tool.backends.is_empty() {
-        warn("/backends", "backends", extension!(target, "backends"));
-    }
+    // The extensions (`namespace`, `version`, `tags`, `backends`) are this library's own data,
+    // never part of a provider's tool (nor of MCP JSON): leaving them out loses nothing on the
+    // wire, so it is not reported (the namespace reaches the name with `qualified_names`).
     if let Some(carried) = carried_keys(target) {
         for key in tool.extra.keys() {
             if !carried.contains(&key.as_str()) {
@@ -264,10 +244,6 @@ mod tests {
                 per_target!(target, ["<"], [">"]),
                 format!("<{}>", target.as_str())
             );
-            assert_eq!(
-                extension!(target, "tags"),
-                format!("the toolmodel extension tags is not part of the {target} format")
-            );
         }
     }
     use crate::{ToolAnnotations, ToolSchema};
@@ -280,6 +256,9 @@ mod tests {
         tool.annotations = Some(ToolAnnotations::default());
         tool.output_schema = Some(ToolSchema::empty_object());
         tool.tags = vec!["x".into()];
+        tool.namespace = Some("ns".into());
+        tool.version = Some("1.0.0".into());
+        tool.backends.push(crate::Backend::local("h"));
         tool.extra.insert("strict".into(), json!(true));
         tool.extra.insert("x-vendor".into(), json!(1));
         let features = |target| {
@@ -290,20 +269,14 @@ mod tests {
                 .map(|w| w.pointer.clone())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(features(Target::Mcp), ["/tags"]);
+        assert!(features(Target::Mcp).is_empty());
         assert_eq!(
             features(Target::OpenAiChat),
-            [
-                "/title",
-                "/annotations",
-                "/outputSchema",
-                "/tags",
-                "/x-vendor"
-            ]
+            ["/title", "/annotations", "/outputSchema", "/x-vendor"]
         );
         assert_eq!(
             features(Target::Gemini),
-            ["/title", "/annotations", "/tags", "/strict", "/x-vendor"]
+            ["/title", "/annotations", "/strict", "/x-vendor"]
         );
         assert_eq!(
             carried(&tool, Target::Anthropic)

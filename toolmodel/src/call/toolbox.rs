@@ -152,10 +152,18 @@ impl Toolbox {
     }
 
     /// The tools as listed, sorted by MCP name: each tool's `name` is its MCP name (see the
-    /// [type docs](Toolbox)), the rest as its handler defines it.
+    /// [type docs](Toolbox)) and its `namespace` is `None` (the MCP name holds it), the rest as
+    /// its handler defines it. `call_id(&tools()[i].id()?, ..)` reaches every listed tool, as
+    /// does the ID of its [definition](Self::definitions).
     #[must_use]
     pub fn tools(&self) -> &[Tool] {
         &self.inner.tools
+    }
+
+    /// The tools as their handlers define them (own `name` and `namespace`), in the order of
+    /// [`tools`](Self::tools): what a provider format with namespaces of its own needs.
+    pub fn definitions(&self) -> impl ExactSizeIterator<Item = &Tool> {
+        self.inner.entries.iter().map(|entry| &*entry.called.tool)
     }
 
     /// The number of tools.
@@ -528,7 +536,13 @@ impl ToolboxBuilder {
         };
         for (index, (name, item)) in named.into_iter().enumerate() {
             let mut listed = Tool::clone(&item.tool);
+            // Listed as served: the MCP name, which already holds the namespace, so that
+            // `listed.id()` is the MCP name and routes with `call_id` too.
             listed.name = name.to_string();
+            listed.namespace = None;
+            if let Ok(id) = listed.id() {
+                inner.by_id.insert(id, index);
+            }
             inner.tools.push(listed);
             inner.by_name.insert(Arc::clone(&name), index);
             if let Ok(id) = item.tool.id() {

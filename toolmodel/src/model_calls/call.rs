@@ -1,0 +1,257 @@
+//! [`ModelCall`]: one tool call a model made, the same value for every provider.
+
+use serde_json::{Map, Value};
+
+use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
+use crate::Error;
+
+/// One tool call read from a model's response ([`read_calls`](super::read_calls)).
+///
+/// The name is the one the model sent (the provider name of the tool, which
+/// [`ModelTools`](super::ModelTools) routes back to the MCP name); `id` is what the answer
+/// must echo. Arguments that are not a JSON object are kept as [`CallArguments::Invalid`], so
+/// that running the call gives the model an `isError` result instead of dropping it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ModelCall {
+    /// The call's ID: Anthropic `tool_use.id`, OpenAI Chat `tool_calls[].id`, OpenAI
+    /// Responses `call_id`, Gemini `functionCall.id` (optional there: `None` when absent).
+    pub id: Option<String>,
+    /// The function name, as the model sent it.
+    pub name: String,
+    /// OpenAI Responses: the `namespace` of the function (a `namespace` tool); `None`
+    /// elsewhere.
+    pub namespace: Option<String>,
+    /// The arguments.
+    pub arguments: CallArguments,
+    /// Gemini: the `thoughtSignature` of the part that held the call, which Gemini 3 requires
+    /// back with the call in the conversation (the model turn appended by
+    /// [`extend_request`](super::extend_request) keeps it; [`ModelCall::to_json`] writes it).
+    pub thought_signature: Option<String>,
+    /// Where the call was read: a JSON Pointer into the response (`/content/1`,
+    /// `/choices/0/message/tool_calls/0`, `/output/2`, `/candidates/0/content/parts/0`).
+    pub pointer: String,
+}
+
+/// The arguments of a [`ModelCall`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArguments {
+    /// A JSON object (an absent or empty argument string reads as `{}`).
+    Object(Map<String, Value>),
+    /// Not a JSON object: invalid JSON (OpenAI sends arguments as a string the model wrote),
+    /// or another JSON value. Running the call answers with an `isError` result that
+    /// quotes `problem`.
+    Invalid {
+        /// The arguments as received (the string, or the JSON text of a non-object value).
+        text: String,
+        /// What is wrong, with the line and column for invalid JSON.
+        problem: String,
+    },
+}
+
+impl CallArguments {
+    /// Reads an argument string (OpenAI): `{}` for an empty or all-blank string, the object
+    /// it holds, or [`Invalid`](Self::Invalid) naming the line and column of the JSON error,
+    /// or the type of a JSON value that is not an object.
+    #[must_use]
+    pub fn from_json_text(text: &str) -> Self {
+        if text.trim().is_empty() {
+            return Self::Object(Map::new());
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Self::Object(map),
+            Ok(other) => Self::Invalid {
+                text: text.to_owned(),
+                problem: format!(
+                    "the arguments must be a JSON object, found {}",
+                    crate::model::schema::json_type(&other)
+                ),
+            },
+            Err(err) => Self::Invalid {
+                text: text.to_owned(),
+                problem: format!("the arguments are not valid JSON: {err}"),
+            },
+        }
+    }
+
+    /// Reads an argument value (Anthropic `input`, Gemini `args`): the object, `{}` for an
+    /// absent value or `null`, [`Invalid`](Self::Invalid) for any other value.
+    #[must_use]
+    pub fn from_value(value: Option<&Value>) -> Self {
+        match value {
+            None | Some(Value::Null) => Self::Object(Map::new()),
+            Some(Value::Object(map)) => Self::Object(map.clone()),
+            Some(other) => Self::Invalid {
+                text: other.to_string(),
+                problem: format!(
+                    "the arguments must be a JSON object, found {}",
+                    crate::model::schema::json_type(other)
+                ),
+            },
+        }
+    }
+
+    /// The arguments as JSON text, as OpenAI carries them: the object serialized, or the text
+    /// received.
+    #[must_use]
+    pub fn to_json_text(&self) -> String {
+        match self {
+            Self::Object(map) => Value::Object(map.clone()).to_string(),
+            Self::Invalid { text, .. } => text.clone(),
+        }
+    }
+
+    /// The arguments as a JSON value, as Anthropic and Gemini carry them: the object, or the
+    /// invalid text parsed if it is JSON, else the text as a string.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Object(map) => Value::Object(map.clone()),
+            Self::Invalid { text, .. } => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+            }
+        }
+    }
+}
+
+impl ModelCall {
+    /// A call with no ID, namespace or signature, read at pointer `""`: for tests and for
+    /// calls built by hand.
+    #[must_use]
+    pub fn new(name: impl Into<String>, arguments: CallArguments) -> Self {
+        Self {
+            id: None,
+            name: name.into(),
+            namespace: None,
+            arguments,
+            thought_signature: None,
+            pointer: String::new(),
+        }
+    }
+
+    /// Sets [`id`](Self::id).
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets [`namespace`](Self::namespace).
+    #[must_use]
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Writes the call in `provider`'s format, as the model sent it: an Anthropic `tool_use`
+    /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item or
+    /// a Gemini part with `functionCall` (and `thoughtSignature`). Reading it back with
+    /// [`read_calls`](super::read_calls) gives this call (but for the pointer); a missing ID
+    /// is written as `""` where the provider requires one.
+    #[must_use]
+    pub fn to_json(&self, provider: Provider) -> Value {
+        match provider {
+            Provider::Anthropic => anthropic::write_call(self),
+            Provider::OpenAiChat => openai_chat::write_call(self),
+            Provider::OpenAiResponses => openai_responses::write_call(self),
+            Provider::Gemini => gemini::write_call(self),
+        }
+    }
+}
+
+/// A JSON error at `pointer` of the response read.
+pub(crate) fn shape_error(pointer: &str, message: impl Into<String>) -> Error {
+    Error::Json {
+        path: pointer.to_owned(),
+        line: 0,
+        column: 0,
+        message: message.into(),
+    }
+}
+
+/// The member `key` of `value` (at `pointer`) as an array, or `None` when absent or `null`.
+pub(crate) fn array_at<'v>(
+    value: &'v Value,
+    key: &str,
+    pointer: &str,
+) -> Result<Option<&'v Vec<Value>>, Error> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => Ok(Some(items)),
+        Some(other) => Err(shape_error(
+            &format!("{pointer}/{key}"),
+            format!(
+                "expected an array, found {}",
+                crate::model::schema::json_type(other)
+            ),
+        )),
+    }
+}
+
+/// The member `key` of the object `value` (at `pointer`) as a string: required.
+pub(crate) fn string_at(value: &Value, key: &str, pointer: &str) -> Result<String, Error> {
+    match value.get(key) {
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(other) => Err(shape_error(
+            &format!("{pointer}/{key}"),
+            format!(
+                "expected a string, found {}",
+                crate::model::schema::json_type(other)
+            ),
+        )),
+        None => Err(shape_error(pointer, format!("missing field `{key}`"))),
+    }
+}
+
+/// The member `key` as a string when present and a string; `None` when absent or `null`.
+pub(crate) fn optional_string_at(
+    value: &Value,
+    key: &str,
+    pointer: &str,
+) -> Result<Option<String>, Error> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => string_at(value, key, pointer).map(Some),
+    }
+}
+
+/// The array a response holds the calls in: `response` itself when it is an array (pointer
+/// `""`), else its member `key` (pointer `pointer`); [`Error::Json`] saying `expected`
+/// otherwise.
+pub(crate) fn list_or_member<'v>(
+    response: &'v Value,
+    key: &str,
+    pointer: &'static str,
+    expected: &str,
+) -> Result<(&'v Vec<Value>, &'static str), Error> {
+    match response {
+        Value::Array(items) => Ok((items, "")),
+        _ => match array_at(response, key, "")? {
+            Some(items) => Ok((items, pointer)),
+            None => Err(shape_error("", expected)),
+        },
+    }
+}
+
+/// The object `response[list][0][member]` (at `pointer`), `None` when `response` has no
+/// `list`; [`Error::Json`] for an empty list or a missing member.
+pub(crate) fn first_member<'v>(
+    response: &'v Value,
+    list: &str,
+    member: &str,
+    pointer: &'static str,
+) -> Result<Option<(&'v Value, &'static str)>, Error> {
+    let Some(items) = array_at(response, list, "")? else {
+        return Ok(None);
+    };
+    let first = items
+        .first()
+        .ok_or_else(|| shape_error(&format!("/{list}"), format!("a response with no {list}")))?;
+    match first.get(member) {
+        Some(value) if value.is_object() => Ok(Some((value, pointer))),
+        _ => Err(shape_error(
+            &format!("/{list}/0"),
+            format!("missing field `{member}`"),
+        )),
+    }
+}

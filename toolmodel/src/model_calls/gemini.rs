@@ -1,0 +1,118 @@
+//! Gemini `generateContent`: `functionCall` parts in, `functionResponse` parts out.
+//!
+//! Source: the Generative Language API's published OpenAPI 3.0 document (`Part`,
+//! `FunctionCall`, `FunctionResponse`, `Content`), and the Gemini function-calling and
+//! thought-signatures guides (the `output` and `error` keys of `response`; signatures sent
+//! back with the calls for Gemini 3).
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    CallArguments, ModelCall, Provider, ToolOutcome,
+    call::{array_at, first_member, optional_string_at, shape_error, string_at},
+    content::{joined_text, pieces},
+};
+use crate::Error;
+
+/// The content of a response's first candidate, or a content given alone (`{"parts": ...}`),
+/// with its pointer.
+fn content(response: &Value) -> Result<(&Value, &'static str), Error> {
+    if let Some(found) = first_member(response, "candidates", "content", "/candidates/0/content")? {
+        return Ok(found);
+    }
+    if response.get("parts").is_some() {
+        return Ok((response, ""));
+    }
+    Err(shape_error(
+        "",
+        "expected a generateContent response (with `candidates`) or a content (with `parts`)",
+    ))
+}
+
+/// The `functionCall` parts of the first candidate, in order, with their `id` and the part's
+/// `thoughtSignature`.
+pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
+    let (content, base) = content(response)?;
+    let Some(parts) = array_at(content, "parts", base)? else {
+        return Ok(Vec::new());
+    };
+    let mut calls = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let Some(call) = part.get("functionCall") else {
+            continue;
+        };
+        let pointer = format!("{base}/parts/{i}");
+        let at = format!("{pointer}/functionCall");
+        calls.push(ModelCall {
+            id: optional_string_at(call, "id", &at)?,
+            name: string_at(call, "name", &at)?,
+            namespace: None,
+            arguments: CallArguments::from_value(call.get("args")),
+            thought_signature: optional_string_at(part, "thoughtSignature", &pointer)?,
+            pointer,
+        });
+    }
+    Ok(calls)
+}
+
+/// A part with `functionCall` (and `thoughtSignature`).
+pub(crate) fn write_call(call: &ModelCall) -> Value {
+    let mut function_call = Map::new();
+    if let Some(id) = &call.id {
+        function_call.insert("id".into(), Value::from(id.as_str()));
+    }
+    function_call.insert("name".into(), Value::from(call.name.as_str()));
+    function_call.insert("args".into(), call.arguments.to_value());
+    let mut part = Map::new();
+    part.insert("functionCall".into(), Value::Object(function_call));
+    if let Some(signature) = &call.thought_signature {
+        part.insert("thoughtSignature".into(), Value::from(signature.as_str()));
+    }
+    Value::Object(part)
+}
+
+/// The candidate's content, as the model turn of the next request: every part as received,
+/// `thoughtSignature`s included (Gemini 3 refuses a function call sent back without its
+/// signature); `role` is `model`.
+pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
+    let (content, _) = content(response)?;
+    let mut turn = content.clone();
+    if let Value::Object(map) = &mut turn {
+        map.insert("role".into(), Value::from("model"));
+    }
+    Ok(vec![turn])
+}
+
+/// One user content with a `functionResponse` part per outcome (`id` when the call had one,
+/// `name` as the model called it). `response` must be an object; the rule:
+///
+/// - an `isError` result: `{"error": <text>}`;
+/// - a `structuredContent` object: that object;
+/// - other `structuredContent` (an array, a string, ... which MCP 2026-07-28 allows):
+///   `{"output": <value>}`;
+/// - otherwise `{"output": <text>}`: the text blocks, one per line, other content described
+///   (a function response carries no media in this API version).
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
+    let parts: Vec<Value> = outcomes
+        .iter()
+        .map(|outcome| {
+            let result = &outcome.result;
+            let response = match &result.structured_content {
+                _ if result.is_error() => {
+                    json!({"error": joined_text(&pieces(result, Provider::Gemini))})
+                }
+                Some(Value::Object(object)) => Value::Object(object.clone()),
+                Some(other) => json!({"output": other}),
+                None => json!({"output": joined_text(&pieces(result, Provider::Gemini))}),
+            };
+            let mut function_response = Map::new();
+            if let Some(id) = &outcome.id {
+                function_response.insert("id".into(), Value::from(id.as_str()));
+            }
+            function_response.insert("name".into(), Value::from(outcome.name.as_str()));
+            function_response.insert("response".into(), response);
+            json!({"functionResponse": function_response})
+        })
+        .collect();
+    vec![json!({"role": "user", "parts": parts})]
+}

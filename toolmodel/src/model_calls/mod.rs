@@ -1,0 +1,204 @@
+//! Model tool calls: hand a model a [`Toolbox`](crate::Toolbox)'s tools, run the calls it
+//! makes, and answer in its provider's format (feature `adapters`).
+//!
+//! One loop for four APIs ([`Provider`]): Anthropic Messages, OpenAI Chat Completions, OpenAI
+//! Responses and Gemini `generateContent`.
+//!
+//! 1. [`ModelTools::new`]: the toolbox's tools in the provider's format (through the
+//!    [`adapters`](crate::adapters)), with the names that route calls back; warnings only for
+//!    what the provider's tool loses of the MCP tool.
+//! 2. [`read_calls`]: the calls of a response, one [`ModelCall`] type for every provider
+//!    (OpenAI's argument strings parsed; invalid JSON is kept as [`CallArguments::Invalid`],
+//!    never a panic or a dropped call; Gemini's `id` and `thoughtSignature` kept).
+//! 3. [`run_calls`]: routes each call to its tool, runs them concurrently on any executor,
+//!    keeps their order, and turns every failure into an `isError` result that says what was
+//!    wrong ([`ToolOutcome`]).
+//! 4. [`answer`]: the results as the provider wants them: Anthropic `tool_result` blocks,
+//!    OpenAI Chat `role: "tool"` messages, Responses `function_call_output` items, Gemini
+//!    `functionResponse` parts; [`extend_request`] appends the model's turn and the answer to
+//!    the next request body.
+//!
+//! # What each provider gets of a `CallToolResult`
+//!
+//! | | Anthropic | OpenAI Chat | OpenAI Responses | Gemini |
+//! |---|---|---|---|---|
+//! | text | `text` blocks | the `content` string, one block per line | `output` string, or `input_text` items | `response.output` (or `.error`) string |
+//! | image | `image` block (JPEG, PNG, GIF, WebP; others described) | described | `input_image` (`data:` URL) | described |
+//! | audio | described | described | described | described |
+//! | resource link | described (URI, name, type) | described | described | described |
+//! | embedded resource | text (with its URI); an image blob as `image`; other blobs described | text; blobs described | text; image blobs `input_image`; other blobs `input_file` | text; blobs described |
+//! | `structuredContent` | its JSON text when there is no content | same | same | an object is `response` itself; another value `{"output": value}` |
+//! | `isError` | `is_error: true` | text starts with `Error: ` | text starts with `Error: ` | `{"error": text}` |
+//!
+//! "Described" is a line in brackets saying what the content was (type, size or URI) and
+//! that the provider does not carry it: nothing is dropped silently. MCP asks a tool that
+//! returns `structuredContent` to put its JSON in a text block as well, so the content blocks
+//! are what is sent, and `structuredContent` only when there are none (Gemini, whose
+//! `response` is an object, takes the structured value first).
+//!
+//! ```
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use toolmodel::{CallContext, SyncToolHandler, Tool, ToolError, Toolbox, schemars::{self, JsonSchema}};
+//! use toolmodel::model_calls::{ModelTools, Provider, ToolListOptions, answer, read_calls, run_calls};
+//!
+//! /// Current weather for a city.
+//! #[derive(Default, Deserialize, JsonSchema, Tool)]
+//! struct GetWeather { city: String }
+//!
+//! impl SyncToolHandler for GetWeather {
+//!     type Reply = String;
+//!     fn call_sync(&self, args: GetWeather, _cx: &CallContext) -> Result<String, ToolError> {
+//!         Ok(format!("Sunny in {}", args.city))
+//!     }
+//! }
+//!
+//! let toolbox = Toolbox::builder().with(GetWeather::default()).build()?;
+//! let tools = ModelTools::new(&toolbox, Provider::OpenAiChat, &ToolListOptions::default())?;
+//! // The request would carry `"tools": tools.to_value()`; the model answers:
+//! let response = json!({"choices": [{"message": {"role": "assistant", "content": null,
+//!     "tool_calls": [
+//!         {"id": "call_1", "type": "function",
+//!          "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}},
+//!         {"id": "call_2", "type": "function",
+//!          "function": {"name": "get_weather", "arguments": "{\"city\": "}}
+//!     ]}}]});
+//! let calls = read_calls(Provider::OpenAiChat, &response)?;
+//! let cx = CallContext::new();
+//! let outcomes = pollster::block_on(run_calls(&toolbox, &tools, calls, &cx));
+//! let messages = answer(Provider::OpenAiChat, &outcomes);
+//! assert_eq!(messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "Sunny in Paris"}));
+//! assert!(messages[1]["content"].as_str().unwrap().starts_with(
+//!     "Error: invalid arguments for tool \"get_weather\": the arguments are not valid JSON"));
+//! # Ok::<(), toolmodel::Error>(())
+//! ```
+
+mod anthropic;
+mod call;
+mod content;
+mod gemini;
+mod join;
+mod openai_chat;
+mod openai_responses;
+mod provider;
+mod run;
+mod tools;
+
+use serde_json::Value;
+
+pub use call::{CallArguments, ModelCall};
+pub use provider::Provider;
+pub use run::{ToolOutcome, run_calls};
+pub use tools::{ModelTools, ToolListOptions, ToolWarning};
+
+use crate::Error;
+
+/// The tool calls of a model's response, in the order the model made them.
+///
+/// `response` is the whole response body, or the part that holds the calls:
+///
+/// | provider | response | or | calls read |
+/// |---|---|---|---|
+/// | Anthropic | a Message (`content`) | its content blocks | `tool_use` blocks |
+/// | OpenAI Chat | a chat completion (first of `choices`) | its `message` | `tool_calls` (`function`, and `custom` as invalid arguments) |
+/// | OpenAI Responses | a response (`output`) | its output items | `function_call` items (and `custom_tool_call` as invalid arguments) |
+/// | Gemini | a `GenerateContentResponse` (first of `candidates`) | its `content` | `functionCall` parts |
+///
+/// Blocks, items and parts that are not tool calls are skipped. OpenAI argument strings are
+/// parsed here: an empty one is `{}`, invalid JSON or a non-object is
+/// [`CallArguments::Invalid`] (answered as an `isError` result by [`run_calls`]).
+///
+/// # Errors
+///
+/// [`Error::Json`] with the JSON Pointer of the offending value when the response does not
+/// have the provider's shape: no `content`/`choices`/`output`/`candidates` (nor the inner
+/// value), an empty `choices` or `candidates`, a call without its ID (Anthropic, OpenAI) or
+/// name, a member of the wrong type.
+pub fn read_calls(provider: Provider, response: &Value) -> Result<Vec<ModelCall>, Error> {
+    match provider {
+        Provider::Anthropic => anthropic::read(response),
+        Provider::OpenAiChat => openai_chat::read(response),
+        Provider::OpenAiResponses => openai_responses::read(response),
+        Provider::Gemini => gemini::read(response),
+    }
+}
+
+/// The answer to the calls, in the provider's format: what to append to the conversation
+/// (`messages`, `input` or `contents`) after the model's turn, one value per message or item:
+///
+/// - Anthropic: one `user` message with a `tool_result` block per outcome;
+/// - OpenAI Chat: a `role: "tool"` message per outcome;
+/// - OpenAI Responses: a `function_call_output` item per outcome;
+/// - Gemini: one `user` content with a `functionResponse` part per outcome.
+///
+/// The [module docs](self) give the rule for each kind of content.
+#[must_use]
+pub fn answer(provider: Provider, outcomes: &[ToolOutcome]) -> Vec<Value> {
+    match provider {
+        Provider::Anthropic => anthropic::answer(outcomes),
+        Provider::OpenAiChat => openai_chat::answer(outcomes),
+        Provider::OpenAiResponses => openai_responses::answer(outcomes),
+        Provider::Gemini => gemini::answer(outcomes),
+    }
+}
+
+/// The model's turn of `response`, as the next request must repeat it: the Anthropic
+/// `assistant` message with the response's content blocks, the OpenAI Chat assistant message
+/// (`content`, `tool_calls`, `refusal`), the OpenAI Responses output items, or the Gemini
+/// candidate's content (`role: "model"`, `thoughtSignature`s kept).
+///
+/// # Errors
+///
+/// As [`read_calls`], for a response without the provider's shape.
+pub fn model_turn(provider: Provider, response: &Value) -> Result<Vec<Value>, Error> {
+    match provider {
+        Provider::Anthropic => anthropic::assistant_turn(response),
+        Provider::OpenAiChat => openai_chat::assistant_turn(response),
+        Provider::OpenAiResponses => openai_responses::assistant_turn(response),
+        Provider::Gemini => gemini::assistant_turn(response),
+    }
+}
+
+/// Appends to the request `body` the model's turn of `response` ([`model_turn`]) and the
+/// [`answer`] to `outcomes`, in the conversation list of the provider
+/// ([`Provider::conversation_key`]): the body of the next request. An absent list is created;
+/// an OpenAI Responses `input` given as a string becomes a `user` message first.
+///
+/// # Errors
+///
+/// [`Error::Json`] when `body` is not an object, or its conversation member is not an array
+/// (nor a string, for OpenAI Responses); as [`model_turn`] for `response`.
+pub fn extend_request(
+    provider: Provider,
+    body: &mut Value,
+    response: &Value,
+    outcomes: &[ToolOutcome],
+) -> Result<(), Error> {
+    let turn = model_turn(provider, response)?;
+    let key = provider.conversation_key();
+    let Value::Object(map) = body else {
+        return Err(call::shape_error(
+            "",
+            "expected a request body (a JSON object)",
+        ));
+    };
+    let list = map.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::String(text) = list
+        && provider == Provider::OpenAiResponses
+    {
+        let message = serde_json::json!({"role": "user", "content": std::mem::take(text)});
+        *list = Value::Array(vec![message]);
+    }
+    let Value::Array(items) = list else {
+        return Err(call::shape_error(
+            &format!("/{key}"),
+            format!(
+                "expected an array, found {}",
+                crate::model::schema::json_type(list)
+            ),
+        ));
+    };
+    items.extend(turn);
+    items.extend(answer(provider, outcomes));
+    Ok(())
+}

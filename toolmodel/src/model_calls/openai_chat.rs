@@ -1,0 +1,128 @@
+//! OpenAI Chat Completions: the assistant message's `tool_calls` in, `role: "tool"` messages
+//! out.
+//!
+//! Source: `openai/openai-openapi` (`ChatCompletionMessageToolCall`,
+//! `ChatCompletionRequestToolMessage`, `ChatCompletionRequestAssistantMessage`).
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    CallArguments, ModelCall, Provider, ToolOutcome,
+    call::{array_at, first_member, optional_string_at, shape_error, string_at},
+    content::{joined_text, pieces},
+};
+use crate::Error;
+
+/// The assistant message of a response (`choices[0].message`), or a message given alone,
+/// with its pointer.
+fn message(response: &Value) -> Result<(&Value, &'static str), Error> {
+    if let Some(found) = first_member(response, "choices", "message", "/choices/0/message")? {
+        return Ok(found);
+    }
+    if response.get("role").is_some() || response.get("tool_calls").is_some() {
+        return Ok((response, ""));
+    }
+    Err(shape_error(
+        "",
+        "expected a chat completion (with `choices`) or an assistant message",
+    ))
+}
+
+/// The `tool_calls` of the first choice's message, in order: function calls with their
+/// argument strings read ([`CallArguments::from_json_text`]); a `custom` tool call (free-form
+/// input) is kept as a call with invalid arguments, so that the model gets an answer.
+pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
+    let (message, base) = message(response)?;
+    let Some(tool_calls) = array_at(message, "tool_calls", base)? else {
+        return Ok(Vec::new());
+    };
+    let mut calls = Vec::with_capacity(tool_calls.len());
+    for (i, tool_call) in tool_calls.iter().enumerate() {
+        let pointer = format!("{base}/tool_calls/{i}");
+        let id = string_at(tool_call, "id", &pointer)?;
+        let (name, arguments) = match tool_call.get("type").and_then(Value::as_str) {
+            Some("custom") => {
+                let at = format!("{pointer}/custom");
+                let custom = tool_call
+                    .get("custom")
+                    .ok_or_else(|| shape_error(&pointer, "missing field `custom`"))?;
+                let input = optional_string_at(custom, "input", &at)?.unwrap_or_default();
+                (
+                    string_at(custom, "name", &at)?,
+                    CallArguments::Invalid {
+                        text: input,
+                        problem: "a custom tool call (free-form input) to a tool that takes JSON arguments".into(),
+                    },
+                )
+            }
+            _ => {
+                let at = format!("{pointer}/function");
+                let function = tool_call
+                    .get("function")
+                    .ok_or_else(|| shape_error(&pointer, "missing field `function`"))?;
+                let arguments = optional_string_at(function, "arguments", &at)?;
+                (
+                    string_at(function, "name", &at)?,
+                    CallArguments::from_json_text(arguments.as_deref().unwrap_or_default()),
+                )
+            }
+        };
+        calls.push(ModelCall {
+            id: Some(id),
+            name,
+            namespace: None,
+            arguments,
+            thought_signature: None,
+            pointer,
+        });
+    }
+    Ok(calls)
+}
+
+/// A `tool_calls[]` entry.
+pub(crate) fn write_call(call: &ModelCall) -> Value {
+    json!({
+        "id": call.id.as_deref().unwrap_or_default(),
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments.to_json_text()},
+    })
+}
+
+/// The assistant message as a request message: `role`, `content` (the text, or `null`),
+/// `tool_calls`, and `refusal` when there is one (the response-only keys such as
+/// `annotations` are left out).
+pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
+    let (message, _) = message(response)?;
+    let mut out = Map::new();
+    out.insert("role".into(), Value::from("assistant"));
+    out.insert(
+        "content".into(),
+        message.get("content").cloned().unwrap_or(Value::Null),
+    );
+    for key in ["tool_calls", "refusal"] {
+        if let Some(value) = message.get(key).filter(|value| !value.is_null()) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    Ok(vec![Value::Object(out)])
+}
+
+/// One `role: "tool"` message per outcome. Its `content` is text: the result's text blocks,
+/// one per line, other content described in brackets (tool messages take text only); an
+/// `isError` result's text starts with `Error: `.
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
+    outcomes
+        .iter()
+        .map(|outcome| {
+            let mut text = joined_text(&pieces(&outcome.result, Provider::OpenAiChat));
+            if outcome.result.is_error() {
+                text.insert_str(0, "Error: ");
+            }
+            json!({
+                "role": "tool",
+                "tool_call_id": outcome.id.as_deref().unwrap_or_default(),
+                "content": text,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,134 @@
+//! OpenAI Responses: `function_call` output items in, `function_call_output` input items out.
+//!
+//! Source: `openai/openai-openapi` (`FunctionToolCall`, `FunctionCallOutputItemParam`,
+//! `InputTextContentParam`, `InputImageContentParamAutoParam`, `InputFileContentParam`,
+//! `NamespaceToolParam`).
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    CallArguments, ModelCall, Provider, ToolOutcome,
+    call::{list_or_member, optional_string_at, string_at},
+    content::{Piece, data_url, joined_text, pieces},
+};
+use crate::Error;
+
+/// The output items of a response (`{"output": [...]}`) or the items themselves.
+fn items(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
+    list_or_member(
+        response,
+        "output",
+        "/output",
+        "expected a response (an object with `output`) or its output items",
+    )
+}
+
+/// The `function_call` items, in order, with their `namespace`; a `custom_tool_call` is kept
+/// as a call with invalid arguments, so that the model gets an answer.
+pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
+    let (items, base) = items(response)?;
+    let mut calls = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let kind = item.get("type").and_then(Value::as_str);
+        if !matches!(kind, Some("function_call" | "custom_tool_call")) {
+            continue;
+        }
+        let pointer = format!("{base}/{i}");
+        let arguments = if kind == Some("custom_tool_call") {
+            CallArguments::Invalid {
+                text: optional_string_at(item, "input", &pointer)?.unwrap_or_default(),
+                problem: "a custom tool call (free-form input) to a tool that takes JSON arguments"
+                    .into(),
+            }
+        } else {
+            CallArguments::from_json_text(
+                optional_string_at(item, "arguments", &pointer)?
+                    .as_deref()
+                    .unwrap_or_default(),
+            )
+        };
+        calls.push(ModelCall {
+            id: Some(string_at(item, "call_id", &pointer)?),
+            name: string_at(item, "name", &pointer)?,
+            namespace: optional_string_at(item, "namespace", &pointer)?,
+            arguments,
+            thought_signature: None,
+            pointer,
+        });
+    }
+    Ok(calls)
+}
+
+/// A `function_call` item.
+pub(crate) fn write_call(call: &ModelCall) -> Value {
+    let mut item = Map::new();
+    item.insert("type".into(), Value::from("function_call"));
+    item.insert(
+        "call_id".into(),
+        Value::from(call.id.as_deref().unwrap_or_default()),
+    );
+    if let Some(namespace) = &call.namespace {
+        item.insert("namespace".into(), Value::from(namespace.as_str()));
+    }
+    item.insert("name".into(), Value::from(call.name.as_str()));
+    item.insert(
+        "arguments".into(),
+        Value::from(call.arguments.to_json_text()),
+    );
+    Value::Object(item)
+}
+
+/// The output items, as input items of the next request (reasoning items and messages
+/// included, as the Responses API wants them back when not using `previous_response_id`).
+pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
+    let (items, _) = items(response)?;
+    Ok(items.clone())
+}
+
+/// One `function_call_output` item per outcome. `output` is a string when the result is all
+/// text (the text blocks one per line; other content it cannot hold described), else a list
+/// of `input_text`, `input_image` (a `data:` URL) and `input_file` (`file_data` as a `data:`
+/// URL, `filename` from the resource URI) items. An `isError` result's text starts with
+/// `Error: `.
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
+    outcomes
+        .iter()
+        .map(|outcome| {
+            let pieces = pieces(&outcome.result, Provider::OpenAiResponses);
+            let all_text = pieces.iter().all(|piece| matches!(piece, Piece::Text(_)));
+            let error = outcome.result.is_error();
+            let output = if all_text {
+                let mut text = joined_text(&pieces);
+                if error {
+                    text.insert_str(0, "Error: ");
+                }
+                Value::String(text)
+            } else {
+                let mut parts = Vec::with_capacity(pieces.len() + 1);
+                if error {
+                    parts.push(json!({"type": "input_text", "text": "Error:"}));
+                }
+                parts.extend(pieces.into_iter().map(|piece| match piece {
+                    Piece::Text(text) => json!({"type": "input_text", "text": text}),
+                    Piece::Image { mime, data } => {
+                        json!({"type": "input_image", "image_url": data_url(mime, data)})
+                    }
+                    Piece::File { mime, data, name } => json!({
+                        "type": "input_file",
+                        "file_data": data_url(mime, data),
+                        "filename": name,
+                    }),
+                }));
+                Value::Array(parts)
+            };
+            let mut item = Map::new();
+            item.insert("type".into(), Value::from("function_call_output"));
+            item.insert(
+                "call_id".into(),
+                Value::from(outcome.id.as_deref().unwrap_or_default()),
+            );
+            item.insert("output".into(), output);
+            Value::Object(item)
+        })
+        .collect()
+}

@@ -1,0 +1,153 @@
+//! Running a model's calls against a [`Toolbox`]: routed, concurrent, in order, and every
+//! failure an answer the model can read.
+
+use std::{fmt::Write as _, future::Future};
+
+use serde_json::Map;
+
+use super::{CallArguments, ModelCall, ModelTools, join::join_all};
+use crate::{CallContext, CallToolResult, Error, Toolbox};
+
+/// What running one [`ModelCall`] gave: the result to answer with, and the call's identity
+/// the answer echoes.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutcome {
+    /// The call's ID ([`ModelCall::id`]).
+    pub id: Option<String>,
+    /// The function name the model used ([`ModelCall::name`]).
+    pub name: String,
+    /// Its namespace ([`ModelCall::namespace`], OpenAI Responses).
+    pub namespace: Option<String>,
+    /// Gemini's `thoughtSignature` of the call ([`ModelCall::thought_signature`]).
+    pub thought_signature: Option<String>,
+    /// The MCP name of the tool run; `None` when the name routes to no tool.
+    pub tool: Option<String>,
+    /// What the model gets: the tool's result, or an `isError` result saying what went wrong.
+    pub result: CallToolResult,
+    /// For a failure that is neither the tool's own `isError` result nor bad arguments, the
+    /// error behind it ([`Error::UnknownTool`], [`Error::InvalidOutput`], [`Error::Protocol`],
+    /// [`Error::Cancelled`], ...), for the host to log: the model only sees
+    /// [`result`](Self::result).
+    pub error: Option<Error>,
+}
+
+/// How many tool names an unknown-tool answer lists at most.
+const LISTED_NAMES: usize = 32;
+
+/// Runs the calls against `toolbox`, concurrently, and gives one [`ToolOutcome`] per call in
+/// the order of `calls`.
+///
+/// Each call's name (and namespace) goes through `tools` to the MCP name, then to
+/// [`Toolbox::call`] with the call's arguments and `cx`. Nothing fails as a whole: every
+/// failure becomes an `isError` result naming what was wrong, since a protocol error means
+/// nothing to a model:
+///
+/// - a name no listed tool has: ``unknown tool "x"; the tools are: a, b`` (up to 32 names);
+/// - [`CallArguments::Invalid`]: ``invalid arguments for tool "x": <problem>``;
+/// - arguments that fail the input schema: the toolbox's own `isError` result (one line per
+///   violation with its JSON Pointer);
+/// - [`Error::InvalidOutput`], [`Error::Protocol`], [`Error::Cancelled`] and any other error
+///   of the call: ``tool "x" failed: <error>``, with the error in [`ToolOutcome::error`].
+///
+/// The calls run side by side on the executor that polls the returned future (no runtime is
+/// assumed: it is a `std` future that polls every unfinished call when woken).
+pub fn run_calls<'a>(
+    toolbox: &'a Toolbox,
+    tools: &'a ModelTools,
+    calls: impl IntoIterator<Item = ModelCall>,
+    cx: &'a CallContext,
+) -> impl Future<Output = Vec<ToolOutcome>> + Send + 'a {
+    join_all(
+        calls
+            .into_iter()
+            .map(|call| run_one(toolbox, tools, call, cx))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// One call, routed and run.
+async fn run_one(
+    toolbox: &Toolbox,
+    tools: &ModelTools,
+    call: ModelCall,
+    cx: &CallContext,
+) -> ToolOutcome {
+    let ModelCall {
+        id,
+        name,
+        namespace,
+        arguments,
+        thought_signature,
+        pointer: _,
+    } = call;
+    let mut outcome = ToolOutcome {
+        id,
+        name,
+        namespace,
+        thought_signature,
+        tool: None,
+        result: CallToolResult::default(),
+        error: None,
+    };
+    let Some(mcp_name) = tools.mcp_name(outcome.namespace.as_deref(), &outcome.name) else {
+        let called = match &outcome.namespace {
+            Some(ns) => format!("{ns}.{}", outcome.name),
+            None => outcome.name.clone(),
+        };
+        outcome.result = CallToolResult::error(unknown_tool_message(tools, &called));
+        outcome.error = Some(Error::UnknownTool { name: called });
+        return outcome;
+    };
+    outcome.tool = Some(mcp_name.to_owned());
+    let arguments: Map<_, _> = match arguments {
+        CallArguments::Object(map) => map,
+        CallArguments::Invalid { problem, .. } => {
+            outcome.result = CallToolResult::error(format!(
+                "invalid arguments for tool {mcp_name:?}: {problem}"
+            ));
+            return outcome;
+        }
+    };
+    match toolbox.call(mcp_name, Some(arguments), cx).await {
+        Ok(result) => outcome.result = result,
+        Err(err) => {
+            outcome.result = CallToolResult::error(match &err {
+                Error::Protocol { message, .. } => format!("tool {mcp_name:?} failed: {message}"),
+                Error::Cancelled => format!("tool {mcp_name:?} was cancelled"),
+                Error::InvalidOutput { .. } => {
+                    format!("tool {mcp_name:?} failed: its output does not match its outputSchema")
+                }
+                other => format!("tool {mcp_name:?} failed: {other}"),
+            });
+            outcome.error = Some(err);
+        }
+    }
+    outcome
+}
+
+/// ``unknown tool "x"; the tools are: a, b, ...``.
+fn unknown_tool_message(tools: &ModelTools, called: &str) -> String {
+    let mut message = format!("unknown tool {called:?}; the tools are: ");
+    let mut count = 0;
+    for (i, (namespace, name)) in tools.names().enumerate() {
+        if i == LISTED_NAMES {
+            message.push_str(", ...");
+            break;
+        }
+        if i > 0 {
+            message.push_str(", ");
+        }
+        match namespace {
+            Some(ns) => {
+                let _ = write!(message, "{ns}.{name}");
+            }
+            None => message.push_str(name),
+        }
+        count += 1;
+    }
+    if count == 0 {
+        message.push_str("(none)");
+    }
+    message
+}
