@@ -12,11 +12,11 @@ use std::{
 use serde_json::Value;
 
 use crate::{
-    Dialect, Error, InstanceError, Limits, SchemaIssue, Tool, ToolSchema,
+    Dialect, Error, Limits, SchemaIssue, Tool, ToolSchema,
     limits::deeper_than,
     model::schema::WeakSchema,
     pointer::escape_pointer_token,
-    validate::{content_cache::ContentCache, violation::SchemaSlot},
+    validate::{content_cache::ContentCache, feedback, violation::SchemaSlot},
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -65,6 +65,8 @@ pub struct CompiledSchema {
     instance_depth: usize,
     /// The backtracking limit of patterns, when they may backtrack.
     backtrack_limit: Option<usize>,
+    /// The schema, to say what a failing keyword accepts ([`feedback`]).
+    schema: Arc<Value>,
 }
 
 impl CompiledSchema {
@@ -75,6 +77,7 @@ impl CompiledSchema {
             dialect: self.dialect,
             instance_depth: self.instance_depth,
             backtrack_limit: self.backtrack_limit,
+            schema: Arc::clone(&self.schema),
         }
     }
 
@@ -130,22 +133,15 @@ impl CompiledSchema {
                 ValidationErrorKind::RegexEngineFailure { message } => Some(message.clone()),
                 _ => None,
             };
-            let instance_path = err.instance_path().as_str().to_owned();
-            let schema_path = err.schema_path().as_str().to_owned();
             if let Some(reason) = reason {
                 // `jsonschema` reports an unfinished match only when the outcomes disagree.
                 return Err(Error::PatternUndecided {
-                    instance_path,
-                    schema_path,
+                    instance_path: err.instance_path().as_str().to_owned(),
+                    schema_path: err.schema_path().as_str().to_owned(),
                     reason,
                 });
             }
-            errors.push(InstanceError {
-                instance_path,
-                schema_path,
-                keyword: err.kind().keyword().to_owned(),
-                message: err.to_string(),
-            });
+            feedback::explain(&self.schema, instance, &err, &mut errors);
         }
         Err(Error::InvalidInstance { errors })
     }
@@ -432,6 +428,7 @@ impl DefaultValidator {
             dialect,
             instance_depth: self.limits.instance_depth(shape.chain),
             backtrack_limit: self.limits.pattern_backtrack_limit,
+            schema: Arc::new(schema.clone()),
         })
     }
 
