@@ -13,12 +13,16 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    CallContext, DefaultValidator, Error, InstanceError, SyncToolHandler, Tool, ToolError,
-    Toolbox, schemars::{self, JsonSchema},
+    CallContext, DefaultValidator, Error, InstanceError, SyncToolHandler, Tool, ToolError, Toolbox,
+    schemars::{self, JsonSchema},
 };
 
 fn violations(schema: &Value, instance: &Value) -> Vec<InstanceError> {
-    match DefaultValidator::new().compile(schema).unwrap().validate(instance) {
+    match DefaultValidator::new()
+        .compile(schema)
+        .unwrap()
+        .validate(instance)
+    {
         Err(Error::InvalidInstance { errors }) => errors,
         other => panic!("{instance} against {schema}: expected violations, got {other:?}"),
     }
@@ -63,7 +67,10 @@ fn every_unexpected_key_is_named_at_its_own_pointer() {
             "additionalProperties": false
         }}
     });
-    let errors = violations(&nested, &json!({"filter": {"since": 1, "x-ok": 1, "until": 2}}));
+    let errors = violations(
+        &nested,
+        &json!({"filter": {"since": 1, "x-ok": 1, "until": 2}}),
+    );
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].instance_path, "/filter/until");
 
@@ -107,7 +114,12 @@ fn a_union_says_what_each_branch_wanted() {
         "\"ten\" matches none of the 2 schemas of 'anyOf': #0: \"ten\" is not of type \"integer\"; #1: \"ten\" is not of type \"null\""
     );
     let errors = violations(&schema, &json!({"limit": 11}));
-    assert!(errors[0].message.contains("#0: 11 is greater than the maximum of 10"), "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("#0: 11 is greater than the maximum of 10"),
+        "{errors:?}"
+    );
 }
 
 /// Notes, searched.
@@ -126,23 +138,36 @@ impl SyncToolHandler for SearchNotes {
 
 #[test]
 fn an_unknown_tool_gets_the_nearest_served_name() {
-    let toolbox = Toolbox::builder().with(SearchNotes::default()).build().unwrap();
+    let toolbox = Toolbox::builder()
+        .with(SearchNotes::default())
+        .build()
+        .unwrap();
     let cx = CallContext::new();
     let call = |name: &str| pollster::block_on(toolbox.call(name, None, &cx)).unwrap_err();
     let err = call("search_notes");
     assert_eq!(
         err,
-        Error::UnknownTool { name: "search_notes".into(), nearest: Some("notes.search_notes".into()) }
+        Error::UnknownTool {
+            name: "search_notes".into(),
+            nearest: Some("notes.search_notes".into())
+        }
     );
     assert_eq!(
         err.to_string(),
         "unknown tool \"search_notes\" (did you mean \"notes.search_notes\"?)"
     );
     assert_eq!(err.jsonrpc_code(), -32602);
-    assert!(matches!(call("notes.serch_notes"), Error::UnknownTool { nearest: Some(n), .. } if n == "notes.search_notes"));
-    assert!(matches!(call("delete_all"), Error::UnknownTool { nearest: None, .. }));
+    assert!(
+        matches!(call("notes.serch_notes"), Error::UnknownTool { nearest: Some(n), .. } if n == "notes.search_notes")
+    );
+    assert!(matches!(
+        call("delete_all"),
+        Error::UnknownTool { nearest: None, .. }
+    ));
     let by_id = pollster::block_on(toolbox.call_id(&"search_notes".parse().unwrap(), None, &cx));
-    assert!(matches!(by_id, Err(Error::UnknownTool { nearest: Some(n), .. }) if n == "notes:search_notes"));
+    assert!(
+        matches!(by_id, Err(Error::UnknownTool { nearest: Some(n), .. }) if n == "notes:search_notes")
+    );
     // A misspelt argument of a derived tool is named (closed input schema).
     let result = pollster::block_on(toolbox.call(
         "notes.search_notes",
@@ -151,7 +176,13 @@ fn an_unknown_tool_gets_the_nearest_served_name() {
     ))
     .unwrap();
     assert!(result.is_error());
-    assert!(result.text_content().contains("/qeury: unexpected property \"qeury\""), "{}", result.text_content());
+    assert!(
+        result
+            .text_content()
+            .contains("/qeury: unexpected property \"qeury\""),
+        "{}",
+        result.text_content()
+    );
 }
 
 // ---- the measure over the corpus ----
@@ -175,11 +206,18 @@ fn allowed_types(schema: &Value) -> Option<BTreeSet<String>> {
     if let Some(types) = schema.get("type") {
         return Some(match types {
             Value::String(one) => [one.clone()].into(),
-            Value::Array(many) => many.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            Value::Array(many) => many
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
             _ => return None,
         });
     }
-    let branches = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))?
+        .as_array()?;
     let mut all = BTreeSet::new();
     for branch in branches {
         all.extend(allowed_types(branch)?);
@@ -192,7 +230,10 @@ fn enum_values(schema: &Value) -> Option<Vec<Value>> {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return Some(values.clone());
     }
-    let branches = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))?
+        .as_array()?;
     let mut values = Vec::new();
     for branch in branches {
         if let Some(value) = branch.get("const") {
@@ -213,8 +254,20 @@ fn bad_arguments(schema: &Value) -> Vec<(String, Value)> {
             json!({"zz_unexpected": 1, "another_unknown_key": "x"}),
         ),
     ];
-    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-    let candidates = [json!(true), json!("zz"), json!(12.5), json!([]), json!({}), json!(null), json!(7)];
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let candidates = [
+        json!(true),
+        json!("zz"),
+        json!(12.5),
+        json!([]),
+        json!({}),
+        json!(null),
+        json!(7),
+    ];
     for (key, property) in &properties {
         if let Some(types) = allowed_types(property) {
             let wrong = candidates.iter().find(|value| {
@@ -266,34 +319,48 @@ fn actionable(schema: &Value, instance: &Value, error: &InstanceError) -> Result
     let located = !error.instance_path.is_empty()
         || names_a_key(parent)
         || names_a_key(Some(schema))
-        || key_names(parent.unwrap_or(schema)).iter().any(|k| message.contains(&quoted(k)));
+        || key_names(parent.unwrap_or(schema))
+            .iter()
+            .any(|k| message.contains(&quoted(k)));
     if !located {
         return Err("names neither a location nor a key".into());
     }
     let contains_all = |values: &[Value]| values.iter().all(|v| message.contains(&v.to_string()));
     let accepted = match error.keyword.as_str() {
-        "type" => keyword_value.and_then(allowed_types_of_keyword).is_some_and(|types| {
-            types.iter().all(|t| message.contains(&quoted(t)))
-        }),
-        "enum" => keyword_value.and_then(Value::as_array).is_some_and(|v| contains_all(v)),
+        "type" => keyword_value
+            .and_then(allowed_types_of_keyword)
+            .is_some_and(|types| types.iter().all(|t| message.contains(&quoted(t)))),
+        "enum" => keyword_value
+            .and_then(Value::as_array)
+            .is_some_and(|v| contains_all(v)),
         "const" => keyword_value.is_some_and(|v| message.contains(&v.to_string())),
         "anyOf" | "oneOf" => match parent.and_then(enum_values) {
             Some(values) => contains_all(&values),
-            None => keyword_value.and_then(Value::as_array).is_some_and(|branches| {
-                branches.iter().enumerate().all(|(index, branch)| {
-                    let types = branch.get("type").and_then(allowed_types_of_keyword);
-                    let value = instance.pointer(&error.instance_path);
-                    let matches_type = types.as_ref().is_none_or(|types| {
-                        value.is_some_and(|v| types_of(v).iter().any(|t| types.contains(*t)))
-                    });
-                    message.contains(&format!("#{index}: "))
-                        && (matches_type
-                            || types.is_some_and(|types| types.iter().any(|t| message.contains(&quoted(t)))))
-                })
-            }),
+            None => keyword_value
+                .and_then(Value::as_array)
+                .is_some_and(|branches| {
+                    branches.iter().enumerate().all(|(index, branch)| {
+                        let types = branch.get("type").and_then(allowed_types_of_keyword);
+                        let value = instance.pointer(&error.instance_path);
+                        let matches_type = types.as_ref().is_none_or(|types| {
+                            value.is_some_and(|v| types_of(v).iter().any(|t| types.contains(*t)))
+                        });
+                        message.contains(&format!("#{index}: "))
+                            && (matches_type
+                                || types.is_some_and(|types| {
+                                    types.iter().any(|t| message.contains(&quoted(t)))
+                                }))
+                    })
+                }),
         },
         "additionalProperties" | "unevaluatedProperties" => {
-            let key = error.instance_path.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+            let key = error
+                .instance_path
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .replace("~1", "/")
+                .replace("~0", "~");
             let known: Vec<String> = parent
                 .and_then(|p| p.get("properties"))
                 .and_then(Value::as_object)
@@ -307,7 +374,9 @@ fn actionable(schema: &Value, instance: &Value, error: &InstanceError) -> Result
                 })
         }
         "required" => {
-            let object = instance.pointer(&error.instance_path).and_then(Value::as_object);
+            let object = instance
+                .pointer(&error.instance_path)
+                .and_then(Value::as_object);
             let missing_named = |required: &Vec<Value>| {
                 required.iter().filter_map(Value::as_str).any(|key| {
                     !object.is_some_and(|o| o.contains_key(key)) && message.contains(&quoted(key))
@@ -316,11 +385,13 @@ fn actionable(schema: &Value, instance: &Value, error: &InstanceError) -> Result
             match keyword_value {
                 Some(Value::Array(required)) => missing_named(required),
                 // `dependentRequired`: a missing key, and the present key that requires it.
-                Some(Value::Object(dependencies)) => dependencies.iter().any(|(trigger, needed)| {
-                    object.is_some_and(|o| o.contains_key(trigger))
-                        && message.contains(&quoted(trigger))
-                        && needed.as_array().is_some_and(missing_named)
-                }),
+                Some(Value::Object(dependencies)) => {
+                    dependencies.iter().any(|(trigger, needed)| {
+                        object.is_some_and(|o| o.contains_key(trigger))
+                            && message.contains(&quoted(trigger))
+                            && needed.as_array().is_some_and(missing_named)
+                    })
+                }
                 _ => false,
             }
         }
@@ -371,7 +442,10 @@ fn allowed_types_of_keyword(value: &Value) -> Option<BTreeSet<String>> {
 #[test]
 fn corpus_feedback_names_where_and_what_is_accepted() {
     let Some(tools) = toolmodel_tests::corpus_tools() else {
-        assert!(std::env::var_os("CI").is_none(), "CI: the corpus (../shared/corpus) is missing");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the corpus (../shared/corpus) is missing"
+        );
         eprintln!("skipped: the corpus (../shared/corpus) is missing; set TOOLMODEL_SHARED");
         return;
     };
@@ -381,12 +455,16 @@ fn corpus_feedback_names_where_and_what_is_accepted() {
     let mut by_keyword = std::collections::BTreeMap::<String, (usize, usize)>::new();
     let mut failures = Vec::new();
     for (source, value) in &tools {
-        let Ok(tool) = Tool::from_mcp_json(value) else { continue };
+        let Ok(tool) = Tool::from_mcp_json(value) else {
+            continue;
+        };
         let schema = tool.input_schema.as_value().clone();
         if !seen.insert(schema.to_string()) {
             continue;
         }
-        let Ok(compiled) = validator.compile(&schema) else { continue };
+        let Ok(compiled) = validator.compile(&schema) else {
+            continue;
+        };
         schemas += 1;
         for (what, arguments) in bad_arguments(&schema) {
             let Err(Error::InvalidInstance { errors }) = compiled.validate(&arguments) else {
@@ -419,5 +497,10 @@ fn corpus_feedback_names_where_and_what_is_accepted() {
         println!("  not actionable: {failure}");
     }
     assert!(total > 1000, "too few violations generated: {total}");
-    assert_eq!(good, total, "{} violations are not actionable", failures.len());
+    assert_eq!(
+        good,
+        total,
+        "{} violations are not actionable",
+        failures.len()
+    );
 }

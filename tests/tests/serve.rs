@@ -474,7 +474,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     let message = texts(&bad).join("\n");
     for expected in [
         "/name: 7 is not of type \"string\"",
-        "'fax' was unexpected",
+        "/fax: unexpected property \"fax\"",
         "\"phone\" is a required property",
     ] {
         assert!(message.contains(expected), "{expected} not in {message}");

@@ -168,10 +168,18 @@ pub fn typed_methods(tool: &Checked<'_>) -> TokenStream {
     // A struct that is its own arguments gets the bounds whose errors also say what to write
     // for a handler with state (`input = Args`).
     let input = match &tool.input {
-        InputKind::This if tool.generics.params.is_empty() => {
-            Some((quote!(#ident), ident.span(), quote!(own_input), quote!(deserialize_own)))
-        }
-        InputKind::Type(ty) => Some((ty.clone(), first_span(ty), quote!(input), quote!(deserialize))),
+        InputKind::This if tool.generics.params.is_empty() => Some((
+            quote!(#ident),
+            ident.span(),
+            quote!(own_input),
+            quote!(deserialize_own),
+        )),
+        InputKind::Type(ty) => Some((
+            ty.clone(),
+            first_span(ty),
+            quote!(input),
+            quote!(deserialize),
+        )),
         // A generic arguments struct is an error already reported.
         InputKind::This | InputKind::None | InputKind::Broken => None,
     };

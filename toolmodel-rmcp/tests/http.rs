@@ -25,15 +25,20 @@ async fn status_for_host(addr: std::net::SocketAddr, host: &str) -> String {
     stream.write_all(request.as_bytes()).await.expect("write");
     let mut head = vec![0; 64];
     let read = stream.read(&mut head).await.expect("read");
-    String::from_utf8_lossy(&head[..read]).lines().next().unwrap_or_default().to_owned()
+    String::from_utf8_lossy(&head[..read])
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allowed_hosts_and_graceful_shutdown() {
     let toolbox = Toolbox::builder()
-        .with_tool(Tool::new("ping", ToolSchema::empty_object()), |_, _| async {
-            Ok(CallToolResult::text("pong"))
-        })
+        .with_tool(
+            Tool::new("ping", ToolSchema::empty_object()),
+            |_, _| async { Ok(CallToolResult::text("pong")) },
+        )
         .build()
         .expect("toolbox");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -41,13 +46,12 @@ async fn allowed_hosts_and_graceful_shutdown() {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["tools.example.com", "tools.example.com:8080"]);
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(ToolboxServer::new(toolbox).serve_http_with(
-        listener,
-        config,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let server =
+        tokio::spawn(
+            ToolboxServer::new(toolbox).serve_http_with(listener, config, async move {
+                let _ = stopped.await;
+            }),
+        );
 
     let listed = status_for_host(addr, "tools.example.com:8080").await;
     assert!(listed.starts_with("HTTP/1.1 200"), "{listed}");
@@ -61,5 +65,8 @@ async fn allowed_hosts_and_graceful_shutdown() {
         .expect("the server stops within 10 s of the signal")
         .expect("no panic");
     assert!(ended.is_ok(), "{ended:?}");
-    assert!(TcpStream::connect(addr).await.is_err(), "the listener is closed");
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "the listener is closed"
+    );
 }

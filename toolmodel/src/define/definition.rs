@@ -48,7 +48,7 @@ use crate::{
 ///     panic!("expected violations")
 /// };
 /// let at: Vec<&str> = errors.iter().map(|e| e.instance_path.as_str()).collect();
-/// assert_eq!(at, ["", "/days"]); // `city` is missing; 9 is above 7
+/// assert_eq!(at, ["/days", ""]); // 9 is above 7; `city` is missing
 /// # }
 /// # Ok::<(), toolmodel::Error>(())
 /// ```

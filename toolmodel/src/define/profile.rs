@@ -568,15 +568,23 @@ mod tests {
         assert!(!bound(json!(u64::MAX)));
         assert!(!bound(json!(1.5)));
         // A bound written by hand is kept, even beyond.
-        let mut schema = schemars::json_schema!({"type": "integer", "format": "uint64", "maximum": 1e300});
+        let mut schema =
+            schemars::json_schema!({"type": "integer", "format": "uint64", "maximum": 1e300});
         IntegerBounds.transform(&mut schema);
         assert_eq!(schema.get("maximum"), Some(&json!(1e300)));
         assert_eq!(schema.get("minimum"), Some(&json!(0)));
         // Every bound the profile writes for any width is exact for a double reader.
-        let text = SchemaProfile::MCP.input_schema::<Widths>().schema.as_value().to_string();
+        let text = SchemaProfile::MCP
+            .input_schema::<Widths>()
+            .schema
+            .as_value()
+            .to_string();
         for number in text.split(|c: char| !(c.is_ascii_digit() || c == '-')) {
             if let Ok(n) = number.parse::<i128>() {
-                assert!(n.unsigned_abs() <= u128::from(MAX_SAFE_INTEGER.unsigned_abs()), "{n} in {text}");
+                assert!(
+                    n.unsigned_abs() <= u128::from(MAX_SAFE_INTEGER.unsigned_abs()),
+                    "{n} in {text}"
+                );
             }
         }
     }
@@ -610,7 +618,10 @@ mod tests {
         assert_eq!(schema["additionalProperties"], json!(false));
         // The nested struct, reached through the nullable `anyOf`, is closed too.
         let filter = schema["properties"]["filter"].to_string();
-        assert!(filter.contains(r#""additionalProperties":false"#), "{filter}");
+        assert!(
+            filter.contains(r#""additionalProperties":false"#),
+            "{filter}"
+        );
         // A map keeps its value schema.
         assert_eq!(
             schema["properties"]["counts"]["additionalProperties"]["type"],
@@ -620,7 +631,11 @@ mod tests {
         open.keep_open_objects = true;
         let open = open.input_schema::<Search>().schema;
         assert_eq!(open.get("additionalProperties"), None);
-        assert!(!open.as_value()["properties"]["filter"].to_string().contains("additionalProperties"));
+        assert!(
+            !open.as_value()["properties"]["filter"]
+                .to_string()
+                .contains("additionalProperties")
+        );
         // The output is not closed.
         let output = SchemaProfile::MCP.output_schema::<Filter>().schema;
         assert_eq!(output.get("additionalProperties"), None);

@@ -44,7 +44,13 @@ pub(crate) fn explain(
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let parent = parent_schema(schema, schema_path);
             for key in unexpected {
-                out.push(unexpected_key(instance_path, schema_path, keyword, key, parent));
+                out.push(unexpected_key(
+                    instance_path,
+                    schema_path,
+                    keyword,
+                    key,
+                    parent,
+                ));
             }
         }
         ValidationErrorKind::FalseSchema if schema_path.ends_with("/additionalProperties") => {
@@ -78,7 +84,12 @@ pub(crate) fn explain(
             err.instance()
         ))),
         ValidationErrorKind::Required { property } if is_dependency(schema_path) => {
-            let present = dependency_triggers(schema, schema_path, instance.pointer(instance_path), property);
+            let present = dependency_triggers(
+                schema,
+                schema_path,
+                instance.pointer(instance_path),
+                property,
+            );
             let mut message = format!("{property} is a required property");
             if !present.is_empty() {
                 message.push_str(" when ");
@@ -94,7 +105,14 @@ pub(crate) fn explain(
             let branches = schema.pointer(schema_path).and_then(Value::as_array);
             let message = match branches.and_then(|branches| allowed_values(branches)) {
                 Some(values) => not_one_of(err.instance(), Some(&values)),
-                None => no_branch_matched(schema, instance, err.instance(), keyword, instance_path, context),
+                None => no_branch_matched(
+                    schema,
+                    instance,
+                    err.instance(),
+                    keyword,
+                    instance_path,
+                    context,
+                ),
             };
             out.push(at(message));
         }
@@ -124,7 +142,9 @@ fn dependency_triggers(
         .iter()
         .filter(|(trigger, needed)| {
             object.contains_key(*trigger)
-                && needed.as_array().is_some_and(|needed| needed.contains(property))
+                && needed
+                    .as_array()
+                    .is_some_and(|needed| needed.contains(property))
         })
         .map(|(trigger, _)| trigger.clone())
         .collect()
@@ -258,7 +278,10 @@ fn no_branch_matched(
                     .first()
                     .map_or_else(|| first.to_string(), |error| error.message.clone());
                 message.push_str(&text);
-                if let Some(rest) = inner_path.strip_prefix(instance_path).filter(|rest| !rest.is_empty()) {
+                if let Some(rest) = inner_path
+                    .strip_prefix(instance_path)
+                    .filter(|rest| !rest.is_empty())
+                {
                     let _ = write!(message, " at {rest}");
                 }
             }

@@ -5,7 +5,10 @@
 /// deletions, substitutions and swaps of neighbours, through `strsim`), when close enough to be
 /// a likely slip: at most 3 edits, and at most a third of the longer word. Ties go to the
 /// first candidate.
-pub(crate) fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(
+    unknown: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
         let edits = strsim::osa_distance(unknown, candidate);
@@ -21,7 +24,10 @@ pub(crate) fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'
 /// `:` (the name without its namespace) equals `unknown`'s, as `search_notes` for `notes.search_notes`
 /// or `notes.search_notes` for `search_notes`; else [`nearest`] over the whole names, then over
 /// the segments.
-pub(crate) fn nearest_tool<'a>(unknown: &str, served: impl Iterator<Item = &'a str> + Clone) -> Option<&'a str> {
+pub(crate) fn nearest_tool<'a>(
+    unknown: &str,
+    served: impl Iterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
     let wanted = bare_of(unknown);
     served
         .clone()
