@@ -270,10 +270,10 @@ fn bad_arguments(schema: &Value) -> Vec<(String, Value)> {
     ];
     for (key, property) in &properties {
         if let Some(types) = allowed_types(property) {
-            let wrong = candidates.iter().find(|value| {
-                !types_of(value).iter().any(|t| types.contains(*t))
-                    && !(types.contains("number") && value.is_number())
-            });
+            // An integer is a number too (`types_of`), so "number" takes every number.
+            let wrong = candidates
+                .iter()
+                .find(|value| !types_of(value).iter().any(|t| types.contains(*t)));
             if let Some(wrong) = wrong {
                 let mut args = Map::new();
                 args.insert(key.clone(), wrong.clone());
