@@ -11,6 +11,7 @@ use super::params::{Change, IssueState, Pagination, SortOrder, StateReason};
 
 /// Get information about a specific issue in a GitHub repository.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "Get issue details"))]
 pub struct IssueRead {
     /// The read operation: one of [`IssueReadMethod`].
@@ -44,6 +45,7 @@ pub enum IssueReadMethod {
 
 /// List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "List issues"))]
 pub struct ListIssues {
     /// Repository owner
@@ -135,6 +137,7 @@ pub enum IssueField {
 
 /// Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "Search issues"))]
 pub struct SearchIssues {
     /// The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
@@ -213,6 +216,7 @@ pub enum IssueSearchField {
 
 /// Create a new issue in a GitHub repository with a title and optional body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(
     read_only = false,
     destructive = false,
@@ -233,6 +237,7 @@ pub struct CreateIssue {
 
 /// Create a new or update an existing issue in a GitHub repository.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(
     read_only = false,
     idempotent = false,
@@ -330,6 +335,7 @@ impl JsonSchema for FieldValue {
 
 /// Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(
     read_only = false,
     destructive = false,

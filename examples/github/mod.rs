@@ -10,7 +10,8 @@
 //! - the struct's doc comment is the tool description, each field's doc comment the property
 //!   description (`#[schemars(description = "...")]` where the text ends in a line break,
 //!   which a doc comment cannot keep); `#[tool(annotations(...))]` and `#[tool(icon(...))]`
-//!   give the rest of the tool;
+//!   give the rest of the tool, and `#[tool(schema(keep_open_objects))]` keeps the input
+//!   schema open as the server's is (a derived input schema is closed by default);
 //! - required properties are plain fields, optional ones `Option<T>`, and one with a default
 //!   is `#[serde(default = "...")]` (the default is written to the schema); camelCase names
 //!   (`perPage`, `orderBy`, `pullNumber`) are `#[serde(rename)]`s;

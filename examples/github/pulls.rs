@@ -9,6 +9,7 @@ use toolmodel::{
 
 /// Create a new pull request in a GitHub repository.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only = false, idempotent = false, title = "Open new pull request"))]
 pub struct CreatePullRequest {
     /// Repository owner
@@ -36,6 +37,7 @@ pub struct CreatePullRequest {
 // first's, though they belong to different `icon(...)`s.
 #[allow(clippy::duplicated_attributes)]
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(
     annotations(read_only = false, idempotent = false, title = "Merge pull request"),
     icon(

@@ -11,6 +11,7 @@ use super::params::Pagination;
 
 /// Get the contents of a file or directory from a GitHub repository
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(
     read_only,
     idempotent = false,
@@ -57,6 +58,7 @@ pub enum ContentField {
 
 /// Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "List commits"))]
 pub struct ListCommits {
     /// Repository owner

@@ -10,6 +10,7 @@ use super::params::{Pagination, SortOrder};
 
 /// Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "Search code"))]
 pub struct SearchCode {
     /// Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.

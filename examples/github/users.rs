@@ -13,6 +13,7 @@ use toolmodel::{
 // `{"type": "object"}` for it, which means the same; `extend` adds the empty `properties` the
 // snapshot spells out.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema, Tool)]
+#[tool(schema(keep_open_objects))] // open, as the server's own schema
 #[tool(annotations(read_only, idempotent = false, title = "Get my user profile"))]
 #[schemars(extend("properties" = {}))]
 pub struct GetMe {}

@@ -428,7 +428,8 @@ fn unknown_tools_are_a_protocol_error_32602() {
     assert_eq!(
         err,
         Error::UnknownTool {
-            name: "math.sub".into()
+            name: "math.sub".into(),
+            nearest: None
         }
     );
     assert_eq!(err.jsonrpc_code(), -32602);
@@ -677,7 +678,8 @@ fn tools_are_listed_sorted_by_mcp_name_with_their_local_backend_and_routed_by_id
     assert_eq!(
         err.unwrap_err(),
         Error::UnknownTool {
-            name: "math:sub".into()
+            name: "math:sub".into(),
+            nearest: None
         }
     );
     // Every listed tool is a valid MCP tool.

@@ -225,7 +225,7 @@ async fn quickstart_server_lists_and_calls_every_tool_over_stdio() {
     );
     for pointer in [
         "(root): \"city\" is a required property",
-        "(root): Additional properties are not allowed ('country' was unexpected)",
+        "/country: unexpected property \"country\"; expected one of",
         "/days: 9 is greater than the maximum of 7",
         "/unit: \"kelvin\"",
     ] {
@@ -491,7 +491,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     let message = texts(&bad).join("\n");
     for expected in [
         "/name: 7 is not of type \"string\"",
-        "'fax' was unexpected",
+        "/fax: unexpected property \"fax\"",
         "\"phone\" is a required property",
     ] {
         assert!(message.contains(expected), "{expected} not in {message}");

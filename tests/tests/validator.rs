@@ -358,7 +358,7 @@ fn a_failing_instance_reports_every_violation() {
         ("/b/2", "/properties/b/items/type", "type"),
         ("/c~1d", "/properties/c~1d/enum", "enum"),
         ("", "/required", "required"),
-        ("", "/additionalProperties", "additionalProperties"),
+        ("/f", "/additionalProperties", "additionalProperties"),
     ]);
     assert_eq!(violations(compiled.validate(&instance)), expected);
     assert_eq!(violations(validator.validate(&schema, &instance)), expected);

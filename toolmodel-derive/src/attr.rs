@@ -45,6 +45,7 @@ pub const SCHEMA_KEYS: &[&str] = &[
     "keep_refs",
     "keep_integer_widths",
     "keep_formats",
+    "keep_open_objects",
 ];
 
 /// Everything `#[tool(...)]` says, as written (with spans).
@@ -65,7 +66,7 @@ pub struct Attrs {
     pub register: Option<Ident>,
     pub krate: Option<Path>,
     /// `schema(...)` switches, in the order of [`SCHEMA_KEYS`].
-    pub schema: [bool; 6],
+    pub schema: [bool; 7],
 }
 
 /// A value with the key that introduced it (for errors about the entry as a whole).

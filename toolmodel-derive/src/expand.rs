@@ -105,7 +105,10 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
         }
     });
 
+    let schemars = schemars_in_scope(krate);
     quote! {
+        #schemars
+
         #[automatically_derived]
         impl #impl_generics #krate::ToolDefinition for #ident #ty_generics #where_clause {
             type Input = #input_ty;
@@ -140,6 +143,19 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
     }
 }
 
+/// A glob import that puts `toolmodel`'s `schemars` in the tool's module, for the code that
+/// `#[derive(JsonSchema)]` generates: it names the crate `schemars`, so `use
+/// toolmodel::schemars::JsonSchema;` alone (without `self`) left four unresolved paths. A glob
+/// import is shadowed by any explicit `schemars` (`use toolmodel::schemars::{self, ...}`, a
+/// module of that name), and it names the same crate as a `schemars` dependency of the user's
+/// own (the one `toolmodel` re-exports), so it changes nothing where `schemars` was in scope.
+pub fn schemars_in_scope(krate: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use #krate::__private::schemars_in_scope::*;
+    }
+}
+
 /// The trait methods that use the input and output types: schema generation,
 /// deserialization, serialization. Each is `#[inline]`, so that code for it is generated only
 /// where the tool is used, and each asks for exactly one trait of its type, spanned on the
@@ -149,18 +165,30 @@ pub fn typed_methods(tool: &Checked<'_>) -> TokenStream {
     let krate = &tool.krate;
     let private = quote!(#krate::__private);
     let ident = tool.ident;
+    // A struct that is its own arguments gets the bounds whose errors also say what to write
+    // for a handler with state (`input = Args`).
     let input = match &tool.input {
-        InputKind::This if tool.generics.params.is_empty() => Some((quote!(#ident), ident.span())),
-        InputKind::Type(ty) => Some((ty.clone(), first_span(ty))),
+        InputKind::This if tool.generics.params.is_empty() => Some((
+            quote!(#ident),
+            ident.span(),
+            quote!(own_input),
+            quote!(deserialize_own),
+        )),
+        InputKind::Type(ty) => Some((
+            ty.clone(),
+            first_span(ty),
+            quote!(input),
+            quote!(deserialize),
+        )),
         // A generic arguments struct is an error already reported.
         InputKind::This | InputKind::None | InputKind::Broken => None,
     };
     let (input_schema, deserialize) = match input {
-        Some((ty, span)) => {
+        Some((ty, span, schema_of, deserialize)) => {
             let at = respan(&private, span);
             (
-                quote_spanned!(span=> #at::SchemaOf::input::<#ty>()),
-                quote_spanned!(span=> #at::deserialize::<#ty>(arguments)),
+                quote_spanned!(span=> #at::SchemaOf::#schema_of::<#ty>()),
+                quote_spanned!(span=> #at::#deserialize::<#ty>(arguments)),
             )
         }
         None => (

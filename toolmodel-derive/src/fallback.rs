@@ -26,8 +26,10 @@ pub fn expand(tool: &Checked<'_>, errors: &syn::Error) -> TokenStream {
     let typed = crate::expand::typed_methods(tool);
     let name = &tool.name;
     let id = &tool.id;
+    let schemars = crate::expand::schemars_in_scope(krate);
     quote! {
         #errors
+        #schemars
 
         #[automatically_derived]
         impl #impl_generics #krate::ToolDefinition for #ident #ty_generics #where_clause {

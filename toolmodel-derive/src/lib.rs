@@ -65,7 +65,12 @@ use proc_macro::TokenStream;
 /// | `local` | `"handler-name"` | the tool ID | not blank |
 /// | `register` | — | off | needs the `inventory` feature; not on a generic struct |
 /// | `crate` | `"path"` | `::toolmodel` | for a renamed dependency |
-/// | `schema(...)` | `keep_schema_uri`, `keep_title`, `keep_description`, `keep_refs`, `keep_integer_widths`, `keep_formats` (each alone or `= bool`) | all off: `toolmodel::SchemaProfile::MCP` | |
+/// | `schema(...)` | `keep_schema_uri`, `keep_title`, `keep_description`, `keep_refs`, `keep_integer_widths`, `keep_formats`, `keep_open_objects` (each alone or `= bool`) | all off: `toolmodel::SchemaProfile::MCP` (input objects closed) | |
+///
+/// **Closed input schemas.** The input schema's objects get `"additionalProperties": false`
+/// (see `toolmodel::profile::CloseObjects` for the exact rule): a misspelt argument is refused
+/// by validation, naming the key, where `serde` would drop it without a word. Open them with
+/// `#[tool(schema(keep_open_objects))]`, to accept and ignore unknown keys as before.
 ///
 /// Every problem is reported at once, on the offending token; an unknown key gets the
 /// closest known one as a suggestion, and a key given twice is an error. Field doc comments
@@ -114,7 +119,11 @@ use proc_macro::TokenStream;
 ///
 /// # Example
 ///
-/// ```
+/// Compiled and run as the trybuild case `ui-tests/ui/pass/doc_example.rs` (this crate cannot
+/// run it as a doctest: depending on `toolmodel`, which depends on it, makes a cycle that
+/// `cargo package` cannot resolve); `toolmodel`'s own docs hold more, run as doctests.
+///
+/// ```ignore
 /// use serde::{Deserialize, Serialize};
 /// use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
 ///

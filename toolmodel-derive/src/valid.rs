@@ -37,7 +37,7 @@ pub struct Checked<'a> {
     pub task_support: Option<Ident>,
     pub local: String,
     pub register: Option<Span>,
-    pub schema: [bool; 6],
+    pub schema: [bool; 7],
     /// `(property name, x-mcp-header)` of each `#[tool(header = "...")]` field.
     pub headers: Vec<(String, String)>,
 }

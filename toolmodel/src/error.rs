@@ -238,10 +238,16 @@ pub enum Error {
 
     /// `tools/call` named a tool the [`Toolbox`](crate::Toolbox) does not hold (MCP 2025-11-25,
     /// "Error Handling": unknown tools are a protocol error, JSON-RPC `-32602`).
-    #[error("unknown tool {name:?}")]
+    #[error(
+        "unknown tool {name:?}{}",
+        nearest.as_ref().map(|near| format!(" (did you mean {near:?}?)")).unwrap_or_default()
+    )]
     UnknownTool {
         /// The name (or ID) as requested.
         name: String,
+        /// The served name (or ID) closest to `name`, when one is close: the same name in
+        /// another namespace (`search_notes` for `notes.search_notes`) or a few edits away.
+        nearest: Option<String>,
     },
 
     /// A `tools/list` cursor the [`Toolbox`](crate::Toolbox) did not hand out (MCP

@@ -176,10 +176,12 @@ pub mod __private {
     #[cfg(feature = "inventory")]
     pub use crate::call::registered::{Probe, Servable, ServeDefault, ServeNothing, ServeStateful};
     pub use crate::define::definition::private::{
-        AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, profile, serialize,
+        AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, deserialize_own,
+        profile, serialize,
     };
     pub use crate::define::definition::{
-        InputDeserialize, InputSchema, OutputSchema, OutputSerialize,
+        InputDeserialize, InputSchema, OutputSchema, OutputSerialize, OwnArgumentsDeserialize,
+        OwnArgumentsSchema,
     };
     #[cfg(feature = "inventory")]
     pub use crate::define::registry::Registration;
@@ -187,6 +189,13 @@ pub mod __private {
     pub use inventory;
     pub use serde_json::Value;
     pub use std::option::Option::{self, None, Some};
+
+    /// Glob-imported by `#[derive(Tool)]` into the tool's module: a `schemars` for the code
+    /// `#[derive(JsonSchema)]` generates when only `use toolmodel::schemars::JsonSchema;` is
+    /// written; any explicit `schemars` in the module shadows it.
+    pub mod schemars_in_scope {
+        pub use crate::schemars;
+    }
     pub use std::result::Result;
 
     /// `#[tool(register)]`, with the `inventory` feature: submits the tool.

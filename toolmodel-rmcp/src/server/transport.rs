@@ -68,4 +68,36 @@ impl ToolboxServer {
         let router = axum::Router::new().route_service(MCP_PATH, service);
         axum::serve(listener, router).await.map_err(Error::Io)
     }
+
+    /// Serves clients over Streamable HTTP at [`MCP_PATH`] on `listener` with `config`, until
+    /// `shutdown` completes, then shuts down gracefully: no new connection is accepted, the
+    /// config's `cancellation_token` is cancelled (ending every session and its open event
+    /// streams), and the requests in flight are answered before this returns.
+    ///
+    /// `config` is `rmcp`'s `StreamableHttpServerConfig` (re-exported as
+    /// `toolmodel_rmcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig`).
+    /// Its default accepts only loopback `Host` headers (`localhost`, `127.0.0.1`, `::1`),
+    /// against DNS rebinding; a server reached by another name answers `403 Forbidden` (`Host
+    /// header is not allowed`) until that name is listed with `with_allowed_hosts`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when accepting connections fails.
+    pub async fn serve_http_with(
+        self,
+        listener: TcpListener,
+        config: StreamableHttpServerConfig,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        let sessions = config.cancellation_token.clone();
+        let service = self.http_service(config);
+        let router = axum::Router::new().route_service(MCP_PATH, service);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                sessions.cancel();
+            })
+            .await
+            .map_err(Error::Io)
+    }
 }

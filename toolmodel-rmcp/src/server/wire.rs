@@ -86,7 +86,10 @@ mod tests {
 
     #[test]
     fn errors_keep_their_json_rpc_code_and_data() {
-        let unknown = error_data(Error::UnknownTool { name: "x".into() });
+        let unknown = error_data(Error::UnknownTool {
+            name: "x".into(),
+            nearest: None,
+        });
         assert_eq!(unknown.code, ErrorCode::INVALID_PARAMS);
         let cursor = error_data(Error::InvalidCursor { cursor: "7".into() });
         assert_eq!(cursor.code, ErrorCode::INVALID_PARAMS);

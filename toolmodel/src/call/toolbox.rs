@@ -15,6 +15,7 @@ use crate::{
     ProtocolVersion, Tool, ToolError, ToolHandler, ToolId, ToolsPage,
     call::context::{BoxFuture, Called},
     call::pipeline::{Dynamic, Entry, ErasedHandler, Typed},
+    model::name::nearest::nearest_tool,
 };
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
@@ -287,7 +288,7 @@ impl Toolbox {
         cx: &'a CallContext,
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send + 'a {
         let index = self.inner.by_name.get(name).copied();
-        self.call_entry(index, || name.to_owned(), arguments, cx)
+        self.call_entry(index, || self.unknown_name(name), arguments, cx)
     }
 
     /// Calls a tool by its [`ToolId`] (`namespace:name`), as [`call`](Self::call) does by MCP
@@ -303,15 +304,37 @@ impl Toolbox {
         cx: &'a CallContext,
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send + 'a {
         let index = self.inner.by_id.get(id).copied();
-        self.call_entry(index, || id.to_string(), arguments, cx)
+        self.call_entry(index, || self.unknown_id(id), arguments, cx)
     }
 
-    /// The call of the entry at `index`, or a future of [`Error::UnknownTool`] naming
-    /// `requested`.
+    /// [`Error::UnknownTool`] for an MCP name no tool is served as, with the closest served
+    /// name.
+    fn unknown_name(&self, name: &str) -> Error {
+        let names = self.inner.entries.iter().map(|entry| &*entry.called.name);
+        Error::UnknownTool {
+            name: name.to_owned(),
+            nearest: nearest_tool(name, names).map(str::to_owned),
+        }
+    }
+
+    /// [`Error::UnknownTool`] for an ID no tool has, with the closest served ID.
+    fn unknown_id(&self, id: &ToolId) -> Error {
+        let requested = id.to_string();
+        // Sorted, so that a tie goes to the same ID on every call.
+        let mut ids: Vec<String> = self.inner.by_id.keys().map(ToString::to_string).collect();
+        ids.sort_unstable();
+        let nearest = nearest_tool(&requested, ids.iter().map(String::as_str)).map(str::to_owned);
+        Error::UnknownTool {
+            name: requested,
+            nearest,
+        }
+    }
+
+    /// The call of the entry at `index`, or a future of the `unknown` error.
     fn call_entry<'a>(
         &'a self,
         index: Option<usize>,
-        requested: impl FnOnce() -> String,
+        unknown: impl FnOnce() -> Error,
         arguments: Option<Map<String, Value>>,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
@@ -321,10 +344,7 @@ impl Toolbox {
                     .handler
                     .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
             }
-            None => {
-                let unknown = Error::UnknownTool { name: requested() };
-                Box::pin(std::future::ready(Err(unknown)))
-            }
+            None => Box::pin(std::future::ready(Err(unknown()))),
         }
     }
 }

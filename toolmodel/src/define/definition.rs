@@ -48,7 +48,7 @@ use crate::{
 ///     panic!("expected violations")
 /// };
 /// let at: Vec<&str> = errors.iter().map(|e| e.instance_path.as_str()).collect();
-/// assert_eq!(at, ["", "/days"]); // `city` is missing; 9 is above 7
+/// assert_eq!(at, ["/days", ""]); // 9 is above 7; `city` is missing
 /// # }
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
@@ -200,6 +200,26 @@ mod needs {
     impl<T: schemars::JsonSchema> InputSchema for T {}
 
     #[diagnostic::on_unimplemented(
+        message = "`{Self}` is its own tool's arguments (no `#[tool(input = ...)]`), but it does not implement `serde::Deserialize`",
+        label = "the arguments: not `serde::Deserialize`",
+        note = "if the fields of `{Self}` are the tool's arguments, add `#[derive(serde::Deserialize)]` to it",
+        note = "if they are the handler's state (a client, a pool, an `Arc<Mutex<_>>`), put the arguments in a struct of their own and name it: `#[tool(input = Args)]`"
+    )]
+    /// `serde::Deserialize` (owned), for a struct that is its own tool's arguments.
+    pub trait OwnArgumentsDeserialize: DeserializeOwned {}
+    impl<T: DeserializeOwned> OwnArgumentsDeserialize for T {}
+
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is its own tool's arguments (no `#[tool(input = ...)]`), but it does not implement `schemars::JsonSchema`",
+        label = "the arguments: not `schemars::JsonSchema`",
+        note = "if the fields of `{Self}` are the tool's arguments, add `#[derive(schemars::JsonSchema)]` to it, with `use toolmodel::schemars;` in scope",
+        note = "if they are the handler's state (a client, a pool, an `Arc<Mutex<_>>`), put the arguments in a struct of their own and name it: `#[tool(input = Args)]`"
+    )]
+    /// `schemars::JsonSchema`, for a struct that is its own tool's arguments.
+    pub trait OwnArgumentsSchema: schemars::JsonSchema {}
+    impl<T: schemars::JsonSchema> OwnArgumentsSchema for T {}
+
+    #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be the output of a tool: it does not implement `serde::Serialize`",
         label = "not `serde::Serialize`",
         note = "add `#[derive(serde::Serialize)]` to `{Self}`"
@@ -219,7 +239,10 @@ mod needs {
 }
 
 #[doc(hidden)]
-pub use needs::{InputDeserialize, InputSchema, OutputSchema, OutputSerialize};
+pub use needs::{
+    InputDeserialize, InputSchema, OutputSchema, OutputSerialize, OwnArgumentsDeserialize,
+    OwnArgumentsSchema,
+};
 
 /// The arguments of a tool with no parameters: the JSON object `{}` and nothing else, with the
 /// schema MCP recommends, `{"type": "object", "additionalProperties": false}`
@@ -320,6 +343,15 @@ pub mod private {
     impl SchemaOf {
         /// The input schema of `T` (deserialize contract); requires only [`InputSchema`].
         pub const fn input<T: InputSchema>() -> Self {
+            Self {
+                generate: SchemaProfile::input_schema::<T>,
+                type_name: std::any::type_name::<T>,
+            }
+        }
+
+        /// The input schema of a struct that is its own arguments; requires only
+        /// [`OwnArgumentsSchema`], whose error says what to do for a handler with state.
+        pub const fn own_input<T: OwnArgumentsSchema>() -> Self {
             Self {
                 generate: SchemaProfile::input_schema::<T>,
                 type_name: std::any::type_name::<T>,
@@ -463,6 +495,13 @@ pub mod private {
         crate::json::deserialize(arguments)
     }
 
+    /// [`deserialize`] for a struct that is its own arguments; requires only
+    /// [`OwnArgumentsDeserialize`], whose error says what to do for a handler with state.
+    #[inline]
+    pub fn deserialize_own<T: OwnArgumentsDeserialize>(arguments: &Value) -> Result<T, Error> {
+        super::deserialize(arguments)
+    }
+
     /// Serializes an output (the derive's `__serialize`); requires only [`OutputSerialize`].
     #[inline]
     pub fn serialize<T: OutputSerialize>(output: &T) -> Result<Value, Error> {
@@ -595,6 +634,7 @@ pub mod private {
         keep_refs: bool,
         keep_integer_widths: bool,
         keep_formats: bool,
+        keep_open_objects: bool,
     ) -> SchemaProfile {
         SchemaProfile {
             keep_schema_uri,
@@ -603,6 +643,7 @@ pub mod private {
             keep_refs,
             keep_integer_widths,
             keep_formats,
+            keep_open_objects,
         }
     }
 }

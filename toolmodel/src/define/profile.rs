@@ -11,14 +11,35 @@
 //! | root `title` | removed (`schemars` sets it to the Rust type's name) | [`keep_title`](SchemaProfile::keep_title) |
 //! | root `description` | taken out, returned as [`ProfiledSchema::description`] (the tool's description) | [`keep_description`](SchemaProfile::keep_description) |
 //! | `$defs` / `$ref` | subschemas inlined; only recursive types keep `$defs` and `$ref` | [`keep_refs`](SchemaProfile::keep_refs) |
-//! | integer widths | exact `minimum` and `maximum` from the `format` `schemars` writes ([`IntegerBounds`]) | [`keep_integer_widths`](SchemaProfile::keep_integer_widths) |
+//! | integer widths | exact `minimum` and `maximum` from the `format` `schemars` writes ([`IntegerBounds`]), except bounds beyond ±(2^53 − 1) ([`MAX_SAFE_INTEGER`]), which are left out | [`keep_integer_widths`](SchemaProfile::keep_integer_widths) |
 //! | `format` | only the formats JSON Schema 2020-12 defines are kept (`uint32`, `int64`, `double`, `float`, `uint`, `ip`, ... are removed) | [`keep_formats`](SchemaProfile::keep_formats) |
+//! | open objects (input only) | closed: every object schema of the input that lists `properties` and says nothing of other keys gets `"additionalProperties": false` ([`CloseObjects`]) | [`keep_open_objects`](SchemaProfile::keep_open_objects) |
 //!
 //! Two points need no change, because `schemars` already does them: an `Option<T>` field is
 //! optional (not in `required`) and nullable (`"type": ["string", "null"]`, or `anyOf` with
 //! `{"type": "null"}`) in the input schema; and the output schema describes how the output
 //! *serializes* ([`SchemaProfile::output_schema`] uses the serialize contract, so
 //! `skip_serializing_if`, `rename` for serialization and friends are honoured).
+//!
+//! **Closed input objects.** `serde` ignores a key a struct does not know, so a misspelt
+//! optional argument (`"tgas"` for `"tags"`) would be dropped without a word. Closed, the input
+//! schema refuses it, and validation names it by its pointer (`/tgas: unexpected property
+//! "tgas"; expected one of "query", "tags"`), so the model can retry. An object schema that
+//! combines subschemas (`allOf`, `anyOf`, `oneOf`, `if`, `$ref`, `dependentSchemas`: what
+//! `#[serde(flatten)]` of an enum or a `schemars` attribute may write) is left open, because
+//! `additionalProperties` does not see the properties of its subschemas; so is a map
+//! (`additionalProperties` already set) and a struct with `#[serde(deny_unknown_fields)]`
+//! (closed already). Output schemas stay as `schemars` writes them.
+//!
+//! **Integers beyond 2^53.** JSON readers that hold numbers as IEEE doubles (JavaScript, and
+//! many a JSON library) read `18446744073709551615` (`u64::MAX`) as `18446744073709552000`, a
+//! bound the Rust side does not mean. So no bound beyond ±(2^53 − 1) is written: `u64`,
+//! `usize`, `i64` and `isize` keep the bounds inside that range (`"minimum": 0` for the
+//! unsigned ones) and lose the others. A value beyond the type's range is still refused, by
+//! the typed parse: `ToolDefinition::parse` gives `Error::Arguments` at the value's JSON
+//! Pointer (`invalid type: floating point 1.8446744073709552e19, expected u64`), and a
+//! `Toolbox` call returns it as an `isError` result. A bound written by hand
+//! (`#[schemars(range(max = ...))]`) is kept as written.
 //!
 //! Why: clients such as Claude Code, Gemini and LangGraph have rejected tools whose schemas
 //! carry `$ref`, `$schema` or non-standard formats (see rmcp issues #135, #251 and #663), and an
@@ -49,7 +70,8 @@
 //!             "level": {"type": "integer", "minimum": 0, "maximum": 255, "description": "0 to 255."},
 //!             "room": {"type": ["string", "null"], "description": "Where."}
 //!         },
-//!         "required": ["level"]
+//!         "required": ["level"],
+//!         "additionalProperties": false
 //!     })
 //! );
 //! ```
@@ -96,6 +118,10 @@ pub struct SchemaProfile {
     pub keep_integer_widths: bool,
     /// Keep every `format` value, including ones JSON Schema does not define.
     pub keep_formats: bool,
+    /// Keep the input's object schemas open as `schemars` writes them (unknown keys accepted,
+    /// and ignored by `serde`) instead of closing them with `"additionalProperties": false`
+    /// ([`CloseObjects`]). `#[tool(schema(keep_open_objects))]` in the derive.
+    pub keep_open_objects: bool,
 }
 
 impl Default for SchemaProfile {
@@ -125,6 +151,7 @@ impl SchemaProfile {
         keep_refs: false,
         keep_integer_widths: false,
         keep_formats: false,
+        keep_open_objects: false,
     };
 
     /// No change: the schema exactly as `schemars` generates it with
@@ -137,6 +164,7 @@ impl SchemaProfile {
         keep_refs: true,
         keep_integer_widths: true,
         keep_formats: true,
+        keep_open_objects: true,
     };
 
     /// The `schemars` settings of this profile: [`SchemaSettings::draft2020_12`] with
@@ -159,11 +187,15 @@ impl SchemaProfile {
         settings
     }
 
-    /// The schema of `T` as tool arguments (`inputSchema`): how `T` *deserializes*.
+    /// The schema of `T` as tool arguments (`inputSchema`): how `T` *deserializes*; its
+    /// objects closed by [`CloseObjects`] unless [`keep_open_objects`](Self::keep_open_objects).
     #[must_use]
     pub fn input_schema<T: JsonSchema + ?Sized>(&self) -> ProfiledSchema {
-        let schema = self
-            .settings()
+        let mut settings = self.settings();
+        if !self.keep_open_objects {
+            settings = settings.with_transform(RecursiveTransform(CloseObjects));
+        }
+        let schema = settings
             .for_deserialize()
             .into_generator()
             .into_root_schema_for::<T>();
@@ -228,18 +260,29 @@ fn boolean_schema(accepts: bool) -> Map<String, Value> {
     object
 }
 
+/// The largest integer every JSON reader holds exactly: 2^53 − 1 (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`; RFC 8259 §6 names the IEEE 754 double range as the interoperable
+/// one). [`IntegerBounds`] writes no bound beyond ±`MAX_SAFE_INTEGER`.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// A `schemars` [`Transform`] that gives each integer schema carrying a width `format` (as
 /// `schemars` writes them) the exact `minimum` and `maximum` of that width, keeping any bound
-/// already there (from `#[schemars(range(...))]`, or `NonZero*`'s `minimum: 1`).
+/// already there (from `#[schemars(range(...))]`, or `NonZero*`'s `minimum: 1`), and writing
+/// none beyond ±[`MAX_SAFE_INTEGER`]: a reader that holds numbers as doubles would read
+/// `u64::MAX` as 18446744073709552000.
 ///
 /// Applies to one schema; wrap it in [`RecursiveTransform`] for subschemas too.
 ///
-/// | `format` | Rust type | range |
+/// | `format` | Rust type | bounds written |
 /// |---|---|---|
-/// | `int8`, `int16`, `int32`, `int64` | `i8` … `i64` | `iN::MIN ..= iN::MAX` |
-/// | `uint8`, `uint16`, `uint32`, `uint64` | `u8` … `u64` | `0 ..= uN::MAX` |
-/// | `int`, `uint` | `isize`, `usize` | the target's range |
+/// | `int8`, `int16`, `int32` | `i8` … `i32` | `iN::MIN ..= iN::MAX` |
+/// | `uint8`, `uint16`, `uint32` | `u8` … `u32` | `0 ..= uN::MAX` |
+/// | `int64`, `int` | `i64`, `isize` (64-bit targets) | none: both beyond 2^53 |
+/// | `uint64`, `uint` | `u64`, `usize` (64-bit targets) | `minimum: 0` only |
 /// | `int128`, `uint128` | `i128`, `u128` | unchanged: their bounds have no exact JSON number in `serde_json` |
+///
+/// The typed parse refuses what the schema no longer bounds (`2^64` for a `u64` is
+/// `Error::Arguments` at its pointer).
 ///
 /// ```
 /// use schemars::{json_schema, transform::Transform};
@@ -287,8 +330,76 @@ impl Transform for IntegerBounds {
         else {
             return;
         };
-        object.entry("minimum").or_insert(minimum);
-        object.entry("maximum").or_insert(maximum);
+        if is_safe_integer(&minimum) {
+            object.entry("minimum").or_insert(minimum);
+        }
+        if is_safe_integer(&maximum) {
+            object.entry("maximum").or_insert(maximum);
+        }
+    }
+}
+
+/// Whether `bound` is an integer within ±[`MAX_SAFE_INTEGER`].
+fn is_safe_integer(bound: &Value) -> bool {
+    let safe = MAX_SAFE_INTEGER.unsigned_abs();
+    bound
+        .as_i64()
+        .map(i64::unsigned_abs)
+        .or_else(|| bound.as_u64())
+        .is_some_and(|magnitude| magnitude <= safe)
+}
+
+/// A `schemars` [`Transform`] that closes an object schema: `"additionalProperties": false` on
+/// a schema that lists `properties` and has none of `additionalProperties`,
+/// `unevaluatedProperties`, `patternProperties`, or a keyword that brings properties from a
+/// subschema (`allOf`, `anyOf`, `oneOf`, `if`, `$ref`, `$dynamicRef`, `dependentSchemas`),
+/// which `additionalProperties` would not see. What [`SchemaProfile::input_schema`] applies,
+/// through [`RecursiveTransform`], unless [`SchemaProfile::keep_open_objects`].
+///
+/// ```
+/// use schemars::{json_schema, transform::Transform};
+/// use toolmodel::profile::CloseObjects;
+///
+/// let mut schema = json_schema!({"type": "object", "properties": {"q": {"type": "string"}}});
+/// CloseObjects.transform(&mut schema);
+/// assert_eq!(schema.get("additionalProperties"), Some(&serde_json::json!(false)));
+///
+/// let mut map = json_schema!({"type": "object", "additionalProperties": {"type": "integer"}});
+/// CloseObjects.transform(&mut map);
+/// assert_eq!(map.get("additionalProperties"), Some(&serde_json::json!({"type": "integer"})));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CloseObjects;
+
+impl CloseObjects {
+    /// The keywords whose presence leaves an object schema as it is.
+    pub const LEAVE_OPEN_WITH: &'static [&'static str] = &[
+        "additionalProperties",
+        "unevaluatedProperties",
+        "patternProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "if",
+        "$ref",
+        "$dynamicRef",
+        "dependentSchemas",
+    ];
+}
+
+impl Transform for CloseObjects {
+    fn transform(&mut self, schema: &mut Schema) {
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        if !object.get("properties").is_some_and(Value::is_object)
+            || Self::LEAVE_OPEN_WITH
+                .iter()
+                .any(|keyword| object.contains_key(*keyword))
+        {
+            return;
+        }
+        object.insert("additionalProperties".into(), Value::Bool(false));
     }
 }
 
@@ -328,19 +439,17 @@ mod tests {
         assert_eq!(range("a"), (json!(0), json!(255)));
         assert_eq!(range("b"), (json!(0), json!(65535)));
         assert_eq!(range("c"), (json!(0), json!(4_294_967_295_u32)));
-        assert_eq!(
-            range("d"),
-            (json!(0), json!(18_446_744_073_709_551_615_u64))
-        );
-        assert_eq!(range("e"), (json!(0), json!(usize::MAX)));
+        // No bound beyond 2^53 - 1: a double-based reader would read u64::MAX as 2^64.
+        assert_eq!(range("d"), (json!(0), Value::Null));
+        assert_eq!(range("e"), (json!(0), Value::Null));
         assert_eq!(range("f"), (json!(-128), json!(127)));
         assert_eq!(range("g"), (json!(-32768), json!(32767)));
         assert_eq!(
             range("h"),
             (json!(-2_147_483_648_i64), json!(2_147_483_647))
         );
-        assert_eq!(range("i"), (json!(i64::MIN), json!(i64::MAX)));
-        assert_eq!(range("j"), (json!(isize::MIN), json!(isize::MAX)));
+        assert_eq!(range("i"), (Value::Null, Value::Null));
+        assert_eq!(range("j"), (Value::Null, Value::Null));
         assert_eq!(range("m"), (json!(1), json!(4_294_967_295_u32)));
         assert_eq!(
             range("n"),
@@ -447,6 +556,98 @@ mod tests {
         #[serde(skip_serializing_if = "Option::is_none")]
         sometimes: Option<String>,
         maybe: Option<String>,
+    }
+
+    #[test]
+    fn bounds_stop_at_the_safe_integers() {
+        let bound = |value: Value| is_safe_integer(&value);
+        assert!(bound(json!(MAX_SAFE_INTEGER)));
+        assert!(bound(json!(-MAX_SAFE_INTEGER)));
+        assert!(!bound(json!(MAX_SAFE_INTEGER + 1)));
+        assert!(!bound(json!(-MAX_SAFE_INTEGER - 1)));
+        assert!(!bound(json!(u64::MAX)));
+        assert!(!bound(json!(1.5)));
+        // A bound written by hand is kept, even beyond.
+        let mut schema =
+            schemars::json_schema!({"type": "integer", "format": "uint64", "maximum": 1e300});
+        IntegerBounds.transform(&mut schema);
+        assert_eq!(schema.get("maximum"), Some(&json!(1e300)));
+        assert_eq!(schema.get("minimum"), Some(&json!(0)));
+        // Every bound the profile writes for any width is exact for a double reader.
+        let text = SchemaProfile::MCP
+            .input_schema::<Widths>()
+            .schema
+            .as_value()
+            .to_string();
+        for number in text.split(|c: char| !(c.is_ascii_digit() || c == '-')) {
+            if let Ok(n) = number.parse::<i128>() {
+                assert!(
+                    n.unsigned_abs() <= u128::from(MAX_SAFE_INTEGER.unsigned_abs()),
+                    "{n} in {text}"
+                );
+            }
+        }
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, JsonSchema)]
+    struct Search {
+        query: String,
+        tags: Vec<String>,
+        filter: Option<Filter>,
+        counts: std::collections::BTreeMap<String, u8>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, JsonSchema)]
+    struct Filter {
+        since: Option<u32>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Denying {
+        a: u8,
+    }
+
+    #[test]
+    fn input_objects_are_closed_unless_kept_open() {
+        let closed = SchemaProfile::MCP.input_schema::<Search>().schema;
+        let schema = closed.as_value();
+        assert_eq!(schema["additionalProperties"], json!(false));
+        // The nested struct, reached through the nullable `anyOf`, is closed too.
+        let filter = schema["properties"]["filter"].to_string();
+        assert!(
+            filter.contains(r#""additionalProperties":false"#),
+            "{filter}"
+        );
+        // A map keeps its value schema.
+        assert_eq!(
+            schema["properties"]["counts"]["additionalProperties"]["type"],
+            json!("integer")
+        );
+        let mut open = SchemaProfile::MCP;
+        open.keep_open_objects = true;
+        let open = open.input_schema::<Search>().schema;
+        assert_eq!(open.get("additionalProperties"), None);
+        assert!(
+            !open.as_value()["properties"]["filter"]
+                .to_string()
+                .contains("additionalProperties")
+        );
+        // The output is not closed.
+        let output = SchemaProfile::MCP.output_schema::<Filter>().schema;
+        assert_eq!(output.get("additionalProperties"), None);
+        // `deny_unknown_fields` is closed already, once.
+        let denying = SchemaProfile::MCP.input_schema::<Denying>().schema;
+        assert_eq!(denying.get("additionalProperties"), Some(&json!(false)));
+        // Composition keeps an object open: `additionalProperties` would not see its branches.
+        let mut combined = schemars::json_schema!({
+            "type": "object", "properties": {"a": {}}, "oneOf": [{"properties": {"b": {}}}]
+        });
+        CloseObjects.transform(&mut combined);
+        assert_eq!(combined.get("additionalProperties"), None);
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! [`CompiledSchema`]: a schema compiled once by [`DefaultValidator`](crate::DefaultValidator),
 //! to validate many instances.
 
-use std::fmt;
+use std::{fmt, sync::Arc};
 
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::validate::dialect::Dialect;
-use crate::validate::issue::InstanceError;
+use crate::validate::feedback;
 use crate::validate::limits::deeper_than;
 
 /// A schema compiled once, to validate many instances.
@@ -20,6 +20,8 @@ pub struct CompiledSchema {
     pub(super) instance_depth: usize,
     /// The backtracking limit of patterns, when they may backtrack.
     pub(super) backtrack_limit: Option<usize>,
+    /// The schema, to say what a failing keyword accepts ([`feedback`]).
+    pub(super) schema: Arc<Value>,
 }
 
 impl CompiledSchema {
@@ -30,6 +32,7 @@ impl CompiledSchema {
             dialect: self.dialect,
             instance_depth: self.instance_depth,
             backtrack_limit: self.backtrack_limit,
+            schema: Arc::clone(&self.schema),
         }
     }
 
@@ -85,22 +88,15 @@ impl CompiledSchema {
                 ValidationErrorKind::RegexEngineFailure { message } => Some(message.clone()),
                 _ => None,
             };
-            let instance_path = err.instance_path().as_str().to_owned();
-            let schema_path = err.schema_path().as_str().to_owned();
             if let Some(reason) = reason {
                 // `jsonschema` reports an unfinished match only when the outcomes disagree.
                 return Err(Error::PatternUndecided {
-                    instance_path,
-                    schema_path,
+                    instance_path: err.instance_path().as_str().to_owned(),
+                    schema_path: err.schema_path().as_str().to_owned(),
                     reason,
                 });
             }
-            errors.push(InstanceError {
-                instance_path,
-                schema_path,
-                keyword: err.kind().keyword().to_owned(),
-                message: err.to_string(),
-            });
+            feedback::explain(&self.schema, instance, &err, &mut errors);
         }
         Err(Error::InvalidInstance { errors })
     }

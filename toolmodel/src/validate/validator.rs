@@ -16,7 +16,7 @@ use crate::{
     limits::deeper_than,
     model::schema::WeakSchema,
     pointer::escape_pointer_token,
-    validate::{compiled::CompiledSchema, content_cache::ContentCache, violation::SchemaSlot},
+    validate::{compiled::CompiledSchema, content_cache::ContentCache, feedback, violation::SchemaSlot},
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -330,6 +330,7 @@ impl DefaultValidator {
             dialect,
             instance_depth: self.limits.instance_depth(shape.chain),
             backtrack_limit: self.limits.pattern_backtrack_limit,
+            schema: Arc::new(schema.clone()),
         })
     }
 

@@ -47,7 +47,8 @@ fn main() {
                     "repo": {"type": "string", "description": "Repository name."},
                     "number": {"type": "integer", "minimum": 0, "maximum": 4294967295u32, "description": "Issue number."}
                 },
-                "required": ["owner", "repo", "number"]
+                "required": ["owner", "repo", "number"],
+                "additionalProperties": false
             },
             "annotations": {
                 "title": "Issue",

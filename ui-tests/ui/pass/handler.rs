@@ -37,7 +37,8 @@ fn main() {
                 "query": {"type": "string"},
                 "limit": {"type": ["integer", "null"], "minimum": 0, "maximum": 255}
             },
-            "required": ["query"]
+            "required": ["query"],
+            "additionalProperties": false
         })
     );
     assert_eq!(

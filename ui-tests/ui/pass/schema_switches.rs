@@ -44,10 +44,12 @@ fn main() {
                 "at": {
                     "type": "object",
                     "properties": {"x": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647}},
-                    "required": ["x"]
+                    "required": ["x"],
+                    "additionalProperties": false
                 }
             },
-            "required": ["at"]
+            "required": ["at"],
+            "additionalProperties": false
         })
     );
 }

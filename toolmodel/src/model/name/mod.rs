@@ -4,6 +4,7 @@
 //! ASCII letters, digits, underscore (`_`), hyphen (`-`) and dot (`.`). `toolmodel` applies the
 //! same rules to the `namespace` extension and to each side of a [`ToolId`](crate::ToolId).
 
+pub(crate) mod nearest;
 pub(crate) mod rules;
 
 use crate::Error;
