@@ -28,10 +28,18 @@
 // which this server serves, use them.
 #![allow(deprecated)]
 
+mod connections;
 mod host;
+mod http_front;
+mod limits;
+mod misrouted;
+mod origin;
+mod sessions;
+mod stdio;
 mod transport;
 mod wire;
 
+pub use limits::Limits;
 pub use transport::MCP_PATH;
 
 use std::sync::{Arc, Mutex};
@@ -39,8 +47,9 @@ use std::sync::{Arc, Mutex};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+        SetLevelRequestParams,
     },
     service::RequestContext,
 };
@@ -85,6 +94,8 @@ pub struct ToolboxServer {
     instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
     log_level: Arc<Mutex<Option<LogLevel>>>,
+    /// What `serve_http` enforces (limits, allowed hosts and origins).
+    http: transport::HttpSettings,
 }
 
 impl ToolboxServer {
@@ -97,6 +108,7 @@ impl ToolboxServer {
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::new(Mutex::new(None)),
+            http: transport::HttpSettings::default(),
         }
     }
 
@@ -199,6 +211,16 @@ impl ServerHandler for ToolboxServer {
         Ok(CallToolResponse::Complete(wire::result_to_rmcp(
             &result, version,
         )?))
+    }
+
+    /// A request `rmcp` could not read as its method: `-32602` for an MCP method
+    /// ([`misrouted`]).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(misrouted::error(&request))
     }
 
     async fn set_level(

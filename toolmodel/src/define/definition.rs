@@ -612,13 +612,15 @@ use private::{Definition, SchemaOf};
 /// Deserializes validated arguments; on failure, deserializes again to find the path (the
 /// failure path is rare, so the common one does not pay for path tracking).
 pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
-    T::deserialize(arguments).map_err(|first| {
-        match serde_path_to_error::deserialize::<_, T>(arguments) {
-            Err(err) => json_error(crate::pointer::pointer_of(err.path()), err.inner()),
-            // Deserialization is deterministic; should it succeed now, report the first error.
-            Ok(_) => json_error(String::new(), &first),
-        }
-    })
+    T::deserialize(arguments)
+        .or_else(|first| super::integer_valued::retry(arguments, first))
+        .map_err(|first| {
+            match serde_path_to_error::deserialize::<_, T>(arguments) {
+                Err(err) => json_error(crate::pointer::pointer_of(err.path()), err.inner()),
+                // Deserialization is deterministic; should it succeed now, report the first error.
+                Ok(_) => json_error(String::new(), &first),
+            }
+        })
 }
 
 pub(crate) fn serialize<T: Serialize>(value: &T) -> Result<Value, Error> {
