@@ -213,8 +213,8 @@ impl ServerHandler for ToolboxServer {
         )?))
     }
 
-    /// A request `rmcp` could not read as its method: `-32602` for an MCP method
-    /// ([`misrouted`]).
+    /// A request `rmcp` could not read as its method: `-32602` for an MCP method whose
+    /// params do not fit, `-32601` for another method.
     async fn on_custom_request(
         &self,
         request: CustomRequest,

@@ -35,10 +35,15 @@ impl ToolboxServer {
     /// stdin and stdout) until it closes stdin or the connection fails. Write logs to stderr:
     /// stdout is the protocol's.
     ///
-    /// A line that is not JSON gets a JSON-RPC `-32700` Parse error, one that is no JSON-RPC
-    /// message `-32600`, and a notification before `initialize` is dropped: the server
-    /// survives any first line (`rmcp` 3.11 ignores the first and exits on the last; see
-    /// the [module docs](crate::server#upstream-behaviour-worked-around)).
+    /// What this transport does that `rmcp` 3.11's does not (upstream behaviour, worked around
+    /// here until an `rmcp` release changes it):
+    ///
+    /// | line from the client | `rmcp` 3.11 | here |
+    /// |---|---|---|
+    /// | not JSON | ignored, so a request with an id waits forever | a JSON-RPC `-32700` Parse error, `id` null (JSON-RPC 2.0, 5.1) |
+    /// | JSON but no JSON-RPC message | `-32600` without the id | `-32600` with the line's `id` when it has one |
+    /// | a notification, response or error before `initialize` | the server exits (`ExpectedInitializeRequest`) | dropped: the server survives any first line and waits for `initialize` |
+    /// | `tools/call` whose `arguments` is not an object, or with no `name` | `-32601` Method not found | `-32602` Invalid params naming `/params/arguments` or `/params/name` (also over HTTP) |
     ///
     /// # Errors
     ///
@@ -79,13 +84,25 @@ impl ToolboxServer {
     ///
     /// - Every accepted socket has `TCP_NODELAY` (without it, each response waited about
     ///   40 ms for the client's delayed ACK).
-    /// - `Host` must be a loopback name or one of
-    ///   [`with_allowed_hosts`](Self::with_allowed_hosts) (else 403); `Origin`, when
-    ///   present, a loopback origin, the server's own or one of
-    ///   [`with_allowed_origins`](Self::with_allowed_origins) (else 403); see
-    ///   [`origin`](crate::server#origin-and-host).
+    /// - `Host` must be a loopback name (`localhost`, `127.0.0.1`, `::1`) or one of
+    ///   [`with_allowed_hosts`](Self::with_allowed_hosts), else 403 (against DNS rebinding).
+    /// - `Origin`, when present, must be a loopback origin (`http` or `https`, any port), the
+    ///   server's own (`http` or `https` on an allowed host) or one of
+    ///   [`with_allowed_origins`](Self::with_allowed_origins), else 403 (MCP 2025-11-25 and
+    ///   2026-07-28, Streamable HTTP, "Security Warning": servers MUST validate `Origin`).
+    ///   `Origin: null` is 403 unless allowed. `rmcp` checks both with the lists built here.
     /// - The [`Limits`] of [`with_limits`](Self::with_limits) bound sessions, connections,
     ///   reads and calls in flight; each refusal names its limit.
+    ///
+    /// Answers `rmcp` 3.11's service gets wrong, fixed in front of it (upstream behaviour):
+    ///
+    /// | request | `rmcp` 3.11 | here |
+    /// |---|---|---|
+    /// | a body that is not JSON, with `Content-Type: application/json` | 415, a text body | 400 with a JSON-RPC `-32700` Parse error |
+    /// | JSON that is no JSON-RPC message | 415, a text body | 400 with `-32600` Invalid Request (with the `id` when it has one) |
+    /// | `DELETE` of a session the server does not hold | 202 | 404 (MCP, Streamable HTTP, "Session Management") |
+    /// | two `Host` headers | served with the first | 400 (RFC 9112, 3.2) |
+    /// | `tools/call` whose `arguments` is not an object, or with no `name` | `-32601` | `-32602` naming `/params/arguments` or `/params/name` |
     ///
     /// # Errors
     ///
