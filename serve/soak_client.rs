@@ -190,11 +190,15 @@ async fn storm(addr: SocketAddr, stop: Arc<AtomicBool>) {
                 break;
             }
             id += 1;
-            let calling = exchange(addr, &post(Some(&session)), &call(id));
+            let head = post(Some(&session));
+            let calling = call(id);
             let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": id, "reason": "soak"}});
-            let cancelling = exchange(addr, &post(Some(&session)), &cancelled.to_string());
-            let _ = tokio::join!(calling, cancelling);
+                "params": {"requestId": id, "reason": "soak"}})
+            .to_string();
+            let _ = tokio::join!(
+                exchange(addr, &head, &calling),
+                exchange(addr, &head, &cancelled)
+            );
         }
     }
 }

@@ -26,7 +26,7 @@ use rmcp::{
     ServerHandler, ServiceExt as _,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{CallToolRequestParams, ServerCapabilities, ServerConfig},
-    schemars as rmcp_schemars, tool, tool_handler, tool_router,
+    tool, tool_handler, tool_router,
     transport::{
         TokioChildProcess,
         streamable_http_server::{
@@ -38,7 +38,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use toolmodel::{
-    CallContext, SyncToolHandler, ToolError, Toolbox,
+    Toolbox,
     schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::ToolboxServer;
@@ -46,21 +46,12 @@ use toolmodel_rmcp::ToolboxServer;
 /// The environment variable that makes this binary a stdio server (`toolbox` or `rmcp`).
 const CHILD: &str = "SERVE_BENCH_STDIO_SERVER";
 
-/// Adds two integers.
-#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
-struct Add {
-    a: i64,
-    b: i64,
-}
+#[path = "../tests/support/add.rs"]
+mod add;
 
-impl SyncToolHandler for Add {
-    type Reply = String;
-    fn call_sync(&self, args: Add, _cx: &CallContext) -> Result<String, ToolError> {
-        Ok(args.a.wrapping_add(args.b).to_string())
-    }
-}
+use add::Add;
 
-#[derive(Deserialize, rmcp_schemars::JsonSchema)]
+#[derive(Deserialize, JsonSchema)]
 struct AddRequest {
     a: i64,
     b: i64,

@@ -4,31 +4,18 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::{TcpListener, TcpStream},
 };
-use toolmodel::{
-    CallContext, SyncToolHandler, ToolError, Toolbox,
-    schemars::{self, JsonSchema},
-};
+use toolmodel::Toolbox;
 use toolmodel_rmcp::{ToolboxServer, server::Limits};
 
-/// Adds two integers.
-#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
-struct Add {
-    a: i64,
-    b: i64,
-}
+#[path = "support/add.rs"]
+mod add;
 
-impl SyncToolHandler for Add {
-    type Reply = String;
-    fn call_sync(&self, args: Add, _cx: &CallContext) -> Result<String, ToolError> {
-        Ok((args.a + args.b).to_string())
-    }
-}
+use add::Add;
 
 async fn start(server: ToolboxServer) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -8,7 +8,7 @@
 //! has.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{Arc, Mutex, PoisonError},
     time::Instant,
 };
@@ -47,13 +47,17 @@ pub(super) struct SessionTable {
 #[derive(Debug)]
 pub(super) struct InFlight {
     table: Arc<SessionTable>,
-    id: SessionId,
+    /// `None` for an id the table does not hold (`rmcp` answers 404).
+    id: Option<SessionId>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        let Some(id) = &self.id else {
+            return;
+        };
         let mut sessions = self.table.lock();
-        if let Some(session) = sessions.get_mut(&self.id) {
+        if let Some(session) = sessions.get_mut(id) {
             session.in_flight = session.in_flight.saturating_sub(1);
             session.last_used = Instant::now();
         }
@@ -90,7 +94,7 @@ impl SessionTable {
         if held < self.max_sessions {
             return Ok(());
         }
-        let live: Vec<SessionId> = self.manager.sessions.read().await.keys().cloned().collect();
+        let live: HashSet<SessionId> = self.manager.sessions.read().await.keys().cloned().collect();
         let victim = {
             let mut sessions = self.lock();
             sessions.retain(|id, _| live.contains(id));
@@ -138,17 +142,20 @@ impl SessionTable {
         self.lock().remove(id);
     }
 
-    /// Starts a request in session `id`.
+    /// Starts a request in session `id`. An id the table does not hold (one a client made
+    /// up: `rmcp` answers 404) is not recorded, so made-up ids cannot grow the table.
     ///
     /// # Errors
     ///
     /// [`Refusal::CallsInFlight`] when the session has `max_calls_per_session` in flight.
     pub(super) fn start(self: &Arc<Self>, id: &SessionId) -> Result<InFlight, Refusal> {
         let mut sessions = self.lock();
-        let session = sessions.entry(id.clone()).or_insert(Session {
-            last_used: Instant::now(),
-            in_flight: 0,
-        });
+        let Some(session) = sessions.get_mut(id) else {
+            return Ok(InFlight {
+                table: Arc::clone(self),
+                id: None,
+            });
+        };
         if session.in_flight >= self.max_calls {
             return Err(Refusal::CallsInFlight(self.max_calls));
         }
@@ -156,7 +163,7 @@ impl SessionTable {
         session.last_used = Instant::now();
         Ok(InFlight {
             table: Arc::clone(self),
-            id: id.clone(),
+            id: Some(id.clone()),
         })
     }
 }
