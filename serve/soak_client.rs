@@ -164,11 +164,10 @@ async fn idle_connection(addr: SocketAddr, stop: Arc<AtomicBool>) {
             // Held until the server closes it (or the soak ends).
             let _ = tokio::time::timeout(Duration::from_secs(600), async {
                 while !stop.load(Ordering::Relaxed) {
-                    match tokio::time::timeout(Duration::from_millis(500), stream.read(&mut buf))
-                        .await
-                    {
-                        Ok(Ok(0) | Err(_)) => break,
-                        _ => {}
+                    let read =
+                        tokio::time::timeout(Duration::from_millis(500), stream.read(&mut buf));
+                    if let Ok(Ok(0) | Err(_)) = read.await {
+                        break;
                     }
                 }
             })
