@@ -1,31 +1,464 @@
-//! Streamable HTTP on a listener: the allowed `Host` names of a server reached by a name other
-//! than loopback, and graceful shutdown (`serve_http_with`).
+//! `ToolboxServer::serve_http` on a loopback port, driven by raw HTTP/1.1: every finding of
+//! issue 21 about the Streamable HTTP transport, each a regression test (the 44 ms stall,
+//! `Origin`, the limits, and the status codes and JSON-RPC errors `rmcp` 3.11 gets wrong).
 
-use std::time::Duration;
+use std::{net::SocketAddr, time::Duration};
 
+use serde_json::{Value, json};
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::{TcpListener, TcpStream},
-    sync::oneshot,
 };
-use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
-use toolmodel_rmcp::{
-    ToolboxServer, rmcp::transport::streamable_http_server::StreamableHttpServerConfig,
-};
+use toolmodel::Toolbox;
+use toolmodel_rmcp::{ToolboxServer, server::Limits};
+
+#[path = "support/add.rs"]
+mod add;
+
+use add::Add;
+
+async fn start(server: ToolboxServer) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(server.serve_http(listener));
+    addr
+}
+
+fn server() -> ToolboxServer {
+    ToolboxServer::new(Toolbox::builder().with(Add::default()).build().unwrap())
+}
+
+/// A response: status, headers (lowercase names), body.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The JSON-RPC message in the body: plain JSON, or the last `data:` of an SSE stream.
+    fn json(&self) -> Value {
+        let text = self
+            .body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .rfind(|data| !data.is_empty())
+            .unwrap_or(self.body.as_str());
+        serde_json::from_str(text).unwrap_or_else(|err| panic!("{err}: {}", self.body))
+    }
+}
+
+/// Sends `head` (the request line and headers, without the blank line) and `body` with
+/// `Connection: close`, and reads the whole response.
+async fn raw(addr: SocketAddr, head: &str, body: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    read_reply(&mut stream).await
+}
+
+async fn read_reply(stream: &mut TcpStream) -> Reply {
+    let mut bytes = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut bytes))
+        .await
+        .expect("the server answers within 10 s")
+        .unwrap();
+    parse_reply(&String::from_utf8_lossy(&bytes))
+}
+
+fn parse_reply(text: &str) -> Reply {
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(key, value)| (key.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(key, value)| key == "transfer-encoding" && value.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+fn post_head(addr: SocketAddr, session: Option<&str>, extra: &str) -> String {
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
+    );
+    if let Some(session) = session {
+        head.push_str(&format!(
+            "\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
+        ));
+    }
+    if !extra.is_empty() {
+        head.push_str("\r\n");
+        head.push_str(extra);
+    }
+    head
+}
+
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "http-test", "version": "0"}}})
+    .to_string()
+}
+
+/// Initializes a session; its id.
+async fn session(addr: SocketAddr) -> String {
+    let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let id = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let reply = raw(addr, &post_head(addr, Some(&id), ""), &initialized).await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    id
+}
+
+fn call_body(arguments: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "add", "arguments": arguments}})
+    .to_string()
+}
+
+/// Finding 1: each response left in two writes without `TCP_NODELAY`, so every call of a
+/// keep-alive client waited ~44 ms for the delayed ACK. 40 calls on one connection now take
+/// far less than 40 x 40 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_alive_calls_do_not_wait_for_the_delayed_ack() {
+    let addr = start(server()).await;
+    let id = session(addr).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let mut latencies = Vec::new();
+    for n in 0..40 {
+        let body = call_body(&json!({"a": n, "b": 1}));
+        let request = format!(
+            "{}\r\nContent-Length: {}\r\n\r\n{body}",
+            post_head(addr, Some(&id), ""),
+            body.len()
+        );
+        let start = std::time::Instant::now();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        // The SSE response ends with a zero-size chunk.
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !seen.ends_with(b"0\r\n\r\n") {
+            let read = stream.read(&mut buf).await.unwrap();
+            assert!(read > 0, "the connection closed");
+            seen.extend_from_slice(&buf[..read]);
+        }
+        latencies.push(start.elapsed());
+        let seen = String::from_utf8_lossy(&seen);
+        assert!(seen.contains(&format!("\"text\":\"{}\"", n + 1)), "{seen}");
+    }
+    latencies.sort();
+    let median = latencies[latencies.len() / 2];
+    assert!(
+        median < Duration::from_millis(25),
+        "median call {median:?}: the delayed-ACK stall is back"
+    );
+}
+
+/// Finding 2: `Origin: http://evil.example` and `Origin: null` got 200.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_origins_are_forbidden_and_loopback_ones_pass() {
+    let addr = start(server().with_allowed_origins(["https://app.example.com"])).await;
+    for (origin, status) in [
+        ("Origin: http://evil.example", 403),
+        ("Origin: null", 403),
+        ("Origin: https://app.example.com.evil.example", 403),
+        ("Origin: http://localhost:5173", 200),
+        ("Origin: http://127.0.0.1:3000", 200),
+        ("Origin: https://app.example.com", 200),
+        ("X-No-Origin: 1", 200),
+    ] {
+        let reply = raw(addr, &post_head(addr, None, origin), &initialize_body()).await;
+        assert_eq!(reply.status, status, "{origin}: {reply:?}");
+    }
+    // tools/call too, not only initialize.
+    let id = session(addr).await;
+    let reply = raw(
+        addr,
+        &post_head(addr, Some(&id), "Origin: http://evil.example"),
+        &call_body(&json!({"a": 1, "b": 2})),
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+}
+
+/// A public server's own origin is allowed with its host names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_own_origin_passes() {
+    let addr = start(server().with_allowed_hosts(["mcp.example.com", "127.0.0.1"])).await;
+    let head = "POST /mcp HTTP/1.1\r\nHost: mcp.example.com\r\nOrigin: https://mcp.example.com\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream";
+    let reply = raw(addr, head, &initialize_body()).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let reply = raw(
+        addr,
+        &head.replace("Host: mcp.example.com", "Host: other.example"),
+        &initialize_body(),
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+}
+
+/// Finding 5, HTTP: the codes `rmcp` 3.11 got wrong.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_bodies_get_400_with_the_jsonrpc_error() {
+    let addr = start(server()).await;
+    let reply = raw(addr, &post_head(addr, None, ""), "{\"jsonrpc\": \"2.0\", ").await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.json()["error"]["code"], -32700);
+    let reply = raw(addr, &post_head(addr, None, ""), r#"{"id": 3, "hello": 1}"#).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_eq!(reply.json()["error"]["code"], -32600);
+    assert_eq!(reply.json()["id"], 3);
+    // In a session too.
+    let id = session(addr).await;
+    let reply = raw(addr, &post_head(addr, Some(&id), ""), "[1, 2").await;
+    assert_eq!(reply.json()["error"]["code"], -32700, "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tools_call_params_are_invalid_params() {
+    let addr = start(server()).await;
+    let id = session(addr).await;
+    for params in [
+        json!({"name": "add", "arguments": [1, 2]}),
+        json!({"name": "add", "arguments": "a=1"}),
+        json!({"name": "add", "arguments": 3}),
+        json!({"arguments": {"a": 1, "b": 2}}),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});
+        let reply = raw(addr, &post_head(addr, Some(&id), ""), &body.to_string()).await;
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], -32602, "{params}: {reply:?}");
+        assert!(
+            error["message"].as_str().unwrap().contains("/params/"),
+            "{error}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_an_unknown_session_is_404() {
+    let addr = start(server()).await;
+    let head = |id: &str| {
+        format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
+        )
+    };
+    assert_eq!(raw(addr, &head("no-such-session"), "").await.status, 404);
+    let id = session(addr).await;
+    let reply = raw(addr, &head(&id), "").await;
+    assert!((200..300).contains(&reply.status), "{reply:?}");
+    assert_eq!(raw(addr, &head(&id), "").await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_host_headers_are_400() {
+    let addr = start(server()).await;
+    let head = post_head(addr, None, "Host: 127.0.0.1");
+    let reply = raw(addr, &head, &initialize_body()).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert!(reply.body.contains("Host"), "{reply:?}");
+}
+
+/// Finding 3: sessions were unbounded. At the limit, the least recently used idle session
+/// makes room (its client gets 404 and initializes again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_beyond_the_limit_close_the_least_recently_used() {
+    let addr = start(server().with_limits(Limits::default().max_sessions(2))).await;
+    let first = session(addr).await;
+    let second = session(addr).await;
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    // `second` becomes the most recently used; `first` the one to close.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(
+        raw(addr, &post_head(addr, Some(&second), ""), &call)
+            .await
+            .status,
+        200
+    );
+    let third = session(addr).await;
+    assert_eq!(
+        raw(addr, &post_head(addr, Some(&first), ""), &call)
+            .await
+            .status,
+        404
+    );
+    for id in [&second, &third] {
+        let reply = raw(addr, &post_head(addr, Some(id), ""), &call).await;
+        assert_eq!(
+            reply.json()["result"]["content"][0]["text"],
+            "3",
+            "{reply:?}"
+        );
+    }
+}
+
+/// A session's open stream counts as a request in flight: with a limit of 1, a call beside a
+/// standalone SSE stream is 429 with `Retry-After`, naming the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_sessions_limit_are_429() {
+    let addr = start(server().with_limits(Limits::default().max_calls_per_session(1))).await;
+    let id = session(addr).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 1024];
+    let read = stream.read(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf[..read]).starts_with("HTTP/1.1 200"));
+    let reply = raw(
+        addr,
+        &post_head(addr, Some(&id), ""),
+        &call_body(&json!({"a": 1, "b": 2})),
+    )
+    .await;
+    assert_eq!(reply.status, 429, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    assert!(reply.body.contains("max_calls_per_session"), "{reply:?}");
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let reply = raw(
+        addr,
+        &post_head(addr, Some(&id), ""),
+        &call_body(&json!({"a": 1, "b": 2})),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+}
+
+/// Finding 3: no body read timeout. A body that stalls gets 408, naming the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_body_gets_408() {
+    let limits = Limits::default().body_read_timeout(Duration::from_millis(300));
+    let addr = start(server().with_limits(limits)).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "{}\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"",
+        post_head(addr, None, "")
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let reply = read_reply(&mut stream).await;
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert!(reply.body.contains("body_read_timeout"), "{reply:?}");
+}
+
+/// Finding 3: idle sockets were held for 330 s. A connection that sends half a header is
+/// closed after the header read timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_header_is_cut_off() {
+    let limits = Limits::default().header_read_timeout(Duration::from_millis(300));
+    let addr = start(server().with_limits(limits)).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "the connection is still open after 5 s");
+}
+
+/// Finding 3: 1,100 idle connections locked every new client out. At the connection limit
+/// the longest idle connection makes room, so a fresh client is still served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_never_lock_a_fresh_client_out() {
+    let addr = start(server().with_limits(Limits::default().max_connections(4))).await;
+    let mut idle = Vec::new();
+    for _ in 0..8 {
+        idle.push(TcpStream::connect(addr).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // The first idle ones were closed to make room.
+    let mut closed = 0;
+    for stream in &mut idle {
+        let mut buf = [0u8; 16];
+        if let Ok(Ok(0)) =
+            tokio::time::timeout(Duration::from_millis(200), stream.read(&mut buf)).await
+        {
+            closed += 1;
+        }
+    }
+    assert!(
+        closed >= 4,
+        "only {closed} of 8 idle connections were closed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_limit_is_413() {
+    let addr = start(server().with_limits(Limits::default().max_body_bytes(64))).await;
+    let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 413, "{reply:?}");
+    assert!(reply.body.contains("max_body_bytes"), "{reply:?}");
+}
 
 /// The status line of a raw `initialize` POST to `/mcp` with the `Host` header `host`.
-async fn status_for_host(addr: std::net::SocketAddr, host: &str) -> String {
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let request = format!(
+async fn status_for_host(addr: SocketAddr, host: &str) -> String {
+    let body = initialize_body();
+    let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(request.as_bytes()).await.expect("write");
-    let mut head = vec![0; 64];
-    let read = stream.read(&mut head).await.expect("read");
-    String::from_utf8_lossy(&head[..read])
+    stream
+        .write_all(format!("{head}{body}").as_bytes())
+        .await
+        .expect("write");
+    let mut first = vec![0; 64];
+    let read = stream.read(&mut first).await.expect("read");
+    String::from_utf8_lossy(&first[..read])
         .lines()
         .next()
         .unwrap_or_default()
@@ -34,24 +467,16 @@ async fn status_for_host(addr: std::net::SocketAddr, host: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allowed_hosts_and_graceful_shutdown() {
-    let toolbox = Toolbox::builder()
-        .with_tool(
-            Tool::new("ping", ToolSchema::empty_object()),
-            |_, _| async { Ok(CallToolResult::text("pong")) },
-        )
-        .build()
-        .expect("toolbox");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(["tools.example.com", "tools.example.com:8080"]);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server =
-        tokio::spawn(
-            ToolboxServer::new(toolbox).serve_http_with(listener, config, async move {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(
+        server()
+            .with_allowed_hosts(["tools.example.com", "tools.example.com:8080"])
+            .serve_http_until(listener, async move {
                 let _ = stopped.await;
             }),
-        );
+    );
 
     let listed = status_for_host(addr, "tools.example.com:8080").await;
     assert!(listed.starts_with("HTTP/1.1 200"), "{listed}");

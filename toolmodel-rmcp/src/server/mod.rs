@@ -57,12 +57,20 @@
 #![allow(deprecated)]
 
 mod compose;
+mod connections;
 mod host;
+mod http_front;
+mod limits;
+mod misrouted;
+mod origin;
 mod request_state;
+mod sessions;
+mod stdio;
 mod tasks;
 mod transport;
 mod wire;
 
+pub use limits::Limits;
 pub use request_state::{
     DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
 };
@@ -76,9 +84,9 @@ use std::{
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, InputRequests,
-        InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-        ServerConfig, SetLevelRequestParams, Tool as RmcpTool,
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+        InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool as RmcpTool,
     },
     service::RequestContext,
 };
@@ -133,6 +141,8 @@ pub struct ToolboxServer {
     composed: compose::Composed,
     /// The tasks extension, on when a tool supports tasks (`tasks.rs`).
     tasks: tasks::Tasks,
+    /// What `serve_http` enforces (limits, allowed hosts and origins).
+    http: transport::HttpSettings,
 }
 
 impl ToolboxServer {
@@ -148,6 +158,7 @@ impl ToolboxServer {
             log_level: Arc::new(Mutex::new(None)),
             sealer: Sealer::new(None),
             composed: compose::Composed::default(),
+            http: transport::HttpSettings::default(),
         }
     }
 
@@ -352,6 +363,16 @@ impl ServerHandler for ToolboxServer {
         self.toolbox
             .get(name)
             .map(|tool| crate::to_rmcp_lossy(tool).0)
+    }
+
+    /// A request `rmcp` could not read as its method: `-32602` for an MCP method whose
+    /// params do not fit, `-32601` for another method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(misrouted::error(&request))
     }
 
     async fn set_level(

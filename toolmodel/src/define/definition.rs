@@ -492,7 +492,7 @@ pub mod private {
     /// [`InputDeserialize`], so a missing `Deserialize` is one error in its words.
     #[inline]
     pub fn deserialize<T: InputDeserialize>(arguments: &Value) -> Result<T, Error> {
-        crate::json::deserialize(arguments)
+        super::deserialize(arguments)
     }
 
     /// [`deserialize`] for a struct that is its own arguments; requires only
@@ -649,3 +649,13 @@ pub mod private {
 }
 
 use private::{Definition, SchemaOf};
+
+/// Deserializes validated arguments. A whole number written as a float (`3.0`) where serde
+/// expects an integer is read as that integer (JSON Schema 2020-12: `3.0` is an `integer`;
+/// [`integer_valued`](super::integer_valued)); any other failure is an [`Error::Json`] at the
+/// JSON Pointer of the value serde refused.
+pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
+    T::deserialize(arguments)
+        .or_else(|first| super::integer_valued::retry(arguments, first))
+        .or_else(|_| crate::json::deserialize(arguments))
+}

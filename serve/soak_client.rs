@@ -1,0 +1,282 @@
+//! The client side of `serve/soak.sh`: attacks a Streamable HTTP server on loopback while a
+//! fresh client probes it, then prints `soak: lockouts=<n> rss_growth_mb=<x> unanswered=<k>`.
+//!
+//! `soak-client ADDRESS SERVER_PID SECONDS`. Concurrently, for `SECONDS`:
+//! - slowloris: 200 connections, each sending a header one byte a second (reconnecting when
+//!   the server closes it);
+//! - 10,000 sessions opened with `initialize` and never closed;
+//! - 1,100 idle connections, held open (reconnecting a second after the server closes one);
+//! - call-plus-cancel storms: 8 sessions sending `tools/call` then `notifications/cancelled`
+//!   for it, over and over;
+//! - a fresh client every 200 ms: a new connection, `initialize`, `tools/call`, `DELETE`.
+//!   A probe with no complete answer within 5 s is *unanswered*; one answered with anything
+//!   but success (503, 429, a refused or reset connection) is a *lockout*.
+//!
+//! `rss_growth_mb` is the server's resident memory (`VmRSS` in `/proc/PID/status`) after the
+//! attacks stop and 3 s pass, minus the same before they start.
+
+use std::{
+    net::SocketAddr,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use serde_json::json;
+use tokio::{
+    io::{AsyncReadExt as _, AsyncWriteExt as _},
+    net::TcpStream,
+};
+
+const SLOWLORIS: usize = 200;
+const IDLE_SESSIONS: usize = 10_000;
+const IDLE_CONNECTIONS: usize = 1_100;
+const STORMS: usize = 8;
+
+/// One HTTP/1.1 exchange with `Connection: close`: the status and the whole response.
+async fn exchange(addr: SocketAddr, head: &str, body: &str) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect(addr).await?;
+    let request = format!(
+        "{head}\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).await?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("no status in {text:?}")))?;
+    Ok((status, text))
+}
+
+fn post(session: Option<&str>) -> String {
+    let mut head = "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream".to_owned();
+    if let Some(session) = session {
+        head.push_str(&format!(
+            "\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
+        ));
+    }
+    head
+}
+
+fn initialize() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "soak", "version": "0"}}})
+    .to_string()
+}
+
+fn session_of(response: &str) -> Option<String> {
+    response.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// A session: `initialize`, then `notifications/initialized`.
+async fn open_session(addr: SocketAddr) -> std::io::Result<String> {
+    let (status, response) = exchange(addr, &post(None), &initialize()).await?;
+    let session = session_of(&response)
+        .ok_or_else(|| std::io::Error::other(format!("initialize: {status}")))?;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    exchange(addr, &post(Some(&session)), &initialized.to_string()).await?;
+    Ok(session)
+}
+
+fn call(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "weather.get_weather", "arguments": {"city": "Paris", "days": 2}}})
+    .to_string()
+}
+
+/// What the probes saw.
+#[derive(Default)]
+struct Probes {
+    answered: AtomicUsize,
+    lockouts: AtomicUsize,
+    unanswered: AtomicUsize,
+}
+
+/// One fresh client: `Ok` when every step succeeded, `Err(true)` when a step got no answer in
+/// time, `Err(false)` when one was refused.
+async fn probe(addr: SocketAddr) -> Result<(), bool> {
+    let steps = async {
+        let session = open_session(addr).await.map_err(|_| false)?;
+        let (status, response) = exchange(addr, &post(Some(&session)), &call(2))
+            .await
+            .map_err(|_| false)?;
+        if status != 200 || !response.contains("\"result\"") {
+            return Err(false);
+        }
+        let delete = format!(
+            "DELETE /mcp HTTP/1.1\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
+        );
+        let (status, _) = exchange(addr, &delete, "").await.map_err(|_| false)?;
+        if (200..300).contains(&status) {
+            Ok(())
+        } else {
+            Err(false)
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), steps)
+        .await
+        .unwrap_or(Err(true))
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status.lines().find_map(|line| {
+                line.strip_prefix("VmRSS:")
+                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            })
+        })
+        .unwrap_or(0)
+}
+
+async fn slowloris(addr: SocketAddr, stop: Arc<AtomicBool>) {
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(mut stream) = TcpStream::connect(addr).await else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        for byte in head.iter().cycle() {
+            if stop.load(Ordering::Relaxed) || stream.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+async fn idle_connection(addr: SocketAddr, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok(mut stream) = TcpStream::connect(addr).await {
+            let mut buf = [0u8; 64];
+            // Held until the server closes it (or the soak ends).
+            let _ = tokio::time::timeout(Duration::from_secs(600), async {
+                while !stop.load(Ordering::Relaxed) {
+                    let read =
+                        tokio::time::timeout(Duration::from_millis(500), stream.read(&mut buf));
+                    if let Ok(Ok(0) | Err(_)) = read.await {
+                        break;
+                    }
+                }
+            })
+            .await;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+async fn storm(addr: SocketAddr, stop: Arc<AtomicBool>) {
+    let mut id = 10;
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(session) = open_session(addr).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        for _ in 0..200 {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            id += 1;
+            let head = post(Some(&session));
+            let calling = call(id);
+            let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "soak"}})
+            .to_string();
+            let _ = tokio::join!(
+                exchange(addr, &head, &calling),
+                exchange(addr, &head, &cancelled)
+            );
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: soak-client ADDRESS SERVER_PID SECONDS";
+    let addr: SocketAddr = args.next().ok_or(usage)?.parse()?;
+    let pid: u32 = args.next().ok_or(usage)?.parse()?;
+    let seconds: u64 = args.next().ok_or(usage)?.parse()?;
+
+    // Warm up, then the baseline.
+    probe(addr)
+        .await
+        .map_err(|_| "the server does not answer a first client")?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss_before = rss_kb(pid);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for _ in 0..SLOWLORIS {
+        tasks.push(tokio::spawn(slowloris(addr, Arc::clone(&stop))));
+    }
+    for _ in 0..IDLE_CONNECTIONS {
+        tasks.push(tokio::spawn(idle_connection(addr, Arc::clone(&stop))));
+    }
+    for _ in 0..STORMS {
+        tasks.push(tokio::spawn(storm(addr, Arc::clone(&stop))));
+    }
+    let sessions_opened = Arc::new(AtomicUsize::new(0));
+    for _ in 0..16 {
+        let (stop, opened) = (Arc::clone(&stop), Arc::clone(&sessions_opened));
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed)
+                && opened.fetch_add(1, Ordering::Relaxed) < IDLE_SESSIONS
+            {
+                let _ = exchange(addr, &post(None), &initialize()).await;
+            }
+        }));
+    }
+
+    let probes = Arc::new(Probes::default());
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut probing = Vec::new();
+    while Instant::now() < deadline {
+        let probes = Arc::clone(&probes);
+        probing.push(tokio::spawn(async move {
+            let counter = match probe(addr).await {
+                Ok(()) => &probes.answered,
+                Err(true) => &probes.unanswered,
+                Err(false) => &probes.lockouts,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+        }));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    for task in probing {
+        task.await?;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.abort();
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let rss_after = rss_kb(pid);
+    #[allow(clippy::cast_precision_loss)]
+    let growth_mb = (rss_after as f64 - rss_before as f64) / 1024.0;
+    let opened = sessions_opened.load(Ordering::Relaxed).min(IDLE_SESSIONS);
+    eprintln!(
+        "soak: {seconds} s; {} probes answered; {opened} idle sessions opened; server RSS {:.1} MB -> {:.1} MB",
+        probes.answered.load(Ordering::Relaxed),
+        rss_before as f64 / 1024.0,
+        rss_after as f64 / 1024.0,
+    );
+    println!(
+        "soak: lockouts={} rss_growth_mb={growth_mb:.1} unanswered={}",
+        probes.lockouts.load(Ordering::Relaxed),
+        probes.unanswered.load(Ordering::Relaxed)
+    );
+    Ok(())
+}

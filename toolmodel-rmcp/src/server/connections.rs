@@ -1,0 +1,226 @@
+//! The TCP connections of [`ToolboxServer::serve_http`](super::ToolboxServer::serve_http):
+//! accepted with `TCP_NODELAY`, served with `hyper` (HTTP/1.1, keep-alive,
+//! [`Limits::header_read_timeout`]), and at most [`Limits::max_connections`] at once.
+//!
+//! - **`TCP_NODELAY`.** A response leaves in two writes (head, then body); with Nagle's
+//!   algorithm on, the second waits for the client's delayed ACK, about 40 ms on Linux, and
+//!   every call of a keep-alive client took 44 ms. Every accepted socket has it off.
+//! - **The connection limit.** A new connection beyond the limit closes the connection that
+//!   has been idle (no request in flight) the longest, so that idle or slow clients (a
+//!   slowloris attack, a pool of keep-alive sockets) never lock a fresh one out; when every
+//!   connection has a request in flight, the new one gets `503 Service Unavailable` with
+//!   `Retry-After` and is closed. When accepting fails (the process is out of file
+//!   descriptors), the longest idle connection is closed too.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use hyper::{server::conn::http1, service::service_fn};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::{
+    io::AsyncWriteExt as _,
+    net::{TcpListener, TcpStream},
+    sync::Notify,
+};
+
+use super::{
+    http_front::{HttpFront, hold},
+    limits::Limits,
+};
+
+/// One connection's state, seen by the others.
+#[derive(Debug)]
+struct Connection {
+    in_flight: AtomicUsize,
+    idle_since: Mutex<Instant>,
+    /// Chosen to make room: closing, no longer a candidate.
+    closing: AtomicBool,
+    close: Notify,
+}
+
+impl Connection {
+    fn idle_since(&self) -> Instant {
+        *self
+            .idle_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A request in flight on a connection; dropping it (with the response's body) ends it.
+struct InFlight(Arc<Connection>);
+
+impl InFlight {
+    fn start(connection: &Arc<Connection>) -> Self {
+        connection.in_flight.fetch_add(1, Ordering::AcqRel);
+        Self(Arc::clone(connection))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self
+                .0
+                .idle_since
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        }
+    }
+}
+
+/// Every open connection, by a number of its own.
+#[derive(Default)]
+struct Connections {
+    open: Mutex<HashMap<u64, Arc<Connection>>>,
+}
+
+impl Connections {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Connection>>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes the connection idle the longest; `false` when every one is busy.
+    fn close_longest_idle(&self) -> bool {
+        let open = self.lock();
+        let idle = open
+            .iter()
+            .filter(|(_, connection)| {
+                connection.in_flight.load(Ordering::Acquire) == 0
+                    && !connection.closing.load(Ordering::Acquire)
+            })
+            .min_by_key(|(_, connection)| connection.idle_since());
+        match idle {
+            Some((_, connection)) => {
+                connection.closing.store(true, Ordering::Release);
+                connection.close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// How long a shutdown waits for the requests in flight before it closes their connections.
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+
+/// Accepts and serves connections on `listener` until `shutdown` completes; then stops
+/// accepting (the listener is closed), waits for the requests in flight (at most
+/// [`DRAIN_LIMIT`]) and closes every connection.
+pub(super) async fn serve(
+    listener: TcpListener,
+    front: Arc<HttpFront>,
+    limits: &Limits,
+    shutdown: impl Future<Output = ()>,
+) {
+    let connections = Arc::new(Connections::default());
+    let mut next_id: u64 = 0;
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(_) => {
+                // Out of file descriptors (EMFILE, ENFILE) or a connection reset before it
+                // was accepted: make room and try again shortly.
+                connections.close_longest_idle();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+        };
+        // Without it, every response waits for the client's delayed ACK (see the module docs).
+        let _ = stream.set_nodelay(true);
+        let open = connections
+            .lock()
+            .values()
+            .filter(|connection| !connection.closing.load(Ordering::Acquire))
+            .count();
+        if open >= limits.max_connections && !connections.close_longest_idle() {
+            tokio::spawn(refuse(stream, limits.max_connections));
+            continue;
+        }
+        next_id = next_id.wrapping_add(1);
+        let id = next_id;
+        let connection = Arc::new(Connection {
+            in_flight: AtomicUsize::new(0),
+            idle_since: Mutex::new(Instant::now()),
+            closing: AtomicBool::new(false),
+            close: Notify::new(),
+        });
+        connections.lock().insert(id, Arc::clone(&connection));
+        let connections = Arc::clone(&connections);
+        let front = Arc::clone(&front);
+        let header_read_timeout = limits.header_read_timeout;
+        tokio::spawn(async move {
+            let service = {
+                let connection = Arc::clone(&connection);
+                service_fn(move |request| {
+                    let in_flight = InFlight::start(&connection);
+                    let front = Arc::clone(&front);
+                    async move {
+                        let response = front.handle(request).await;
+                        Ok::<_, Infallible>(hold(response, in_flight))
+                    }
+                })
+            };
+            let served = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_read_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = served => {}
+                // Closed to make room: dropping the connection closes the socket.
+                () = connection.close.notified() => {}
+            }
+            connections.lock().remove(&id);
+        });
+    }
+    drop(listener);
+    drain(&connections, DRAIN_LIMIT).await;
+}
+
+/// After a shutdown: waits until no connection has a request in flight, at most `limit`, then
+/// closes them all.
+async fn drain(connections: &Connections, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    let busy = || {
+        connections
+            .lock()
+            .values()
+            .any(|connection| connection.in_flight.load(Ordering::Acquire) > 0)
+    };
+    while busy() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for connection in connections.lock().values() {
+        connection.closing.store(true, Ordering::Release);
+        connection.close.notify_one();
+    }
+}
+
+/// Answers a connection beyond the limit, when every other one is busy, and closes it.
+async fn refuse(mut stream: TcpStream, max_connections: usize) {
+    let message = format!(
+        "Service Unavailable: all {max_connections} connections (max_connections) have a request in flight"
+    );
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{message}",
+        message.len()
+    );
+    let write = async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
+}

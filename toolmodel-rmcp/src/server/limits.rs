@@ -1,0 +1,144 @@
+//! [`Limits`]: what one client, or all of them together, may hold on a server served with
+//! [`ToolboxServer::serve_http`](super::ToolboxServer::serve_http), each with a default meant
+//! for a production server on a machine with the common open-file limit of 1,024.
+
+use std::time::Duration;
+
+use super::ToolboxServer;
+
+/// Bounds on sessions, connections, reads and calls of a Streamable HTTP server (MCP
+/// 2025-11-25, "Transports": Streamable HTTP), set with
+/// [`ToolboxServer::with_limits`]. Every refusal names the limit it hit.
+///
+/// | limit | default | when reached |
+/// |---|---|---|
+/// | [`max_sessions`](Self::max_sessions) | 1,000 | the least recently used session with no call in flight is closed (its client gets 404 and initializes again, as MCP says); when every session is busy, `initialize` gets 503 with `Retry-After` |
+/// | [`max_connections`](Self::max_connections) | 512 | the longest idle connection (no request in flight) is closed; when every connection is busy, the new one gets 503 with `Retry-After` and is closed |
+/// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | the connection is closed (from the moment the server waits for a request: a new connection, or a keep-alive one after its last response) |
+/// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | 408 Request Timeout, and the connection is closed |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large |
+/// | [`session_idle_timeout`](Self::session_idle_timeout) | 120 s | the session is closed (404 afterwards) |
+/// | [`max_calls_per_session`](Self::max_calls_per_session) | 64 | 429 Too Many Requests with `Retry-After` |
+///
+/// Sessions are those of the handshake era (MCP before 2026-07-28: `initialize` and
+/// `Mcp-Session-Id`); a 2026-07-28 request carries its own state and holds none.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolmodel_rmcp::server::Limits;
+///
+/// let limits = Limits::default().max_sessions(200).header_read_timeout(Duration::from_secs(5));
+/// assert_eq!(limits.max_sessions, 200);
+/// assert_eq!(limits.max_connections, 512);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Handshake-era sessions held at once.
+    pub max_sessions: usize,
+    /// TCP connections held at once. Keep it below the process's open-file limit
+    /// (`ulimit -n`) minus the files the process opens besides.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's header, counted from when the
+    /// server starts waiting for one; it also bounds how long a keep-alive connection may sit
+    /// idle between requests.
+    pub header_read_timeout: Duration,
+    /// How long a request's body may take to arrive, from the end of its header.
+    pub body_read_timeout: Duration,
+    /// The largest request body accepted.
+    pub max_body_bytes: usize,
+    /// How long a session may go without a request before it is closed.
+    pub session_idle_timeout: Duration,
+    /// Requests of one session in flight at once (a response's stream still open counts).
+    pub max_calls_per_session: usize,
+}
+
+impl Limits {
+    /// Default of [`max_sessions`](Self::max_sessions).
+    pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+    /// Default of [`max_connections`](Self::max_connections).
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// Default of [`header_read_timeout`](Self::header_read_timeout).
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// Default of [`body_read_timeout`](Self::body_read_timeout).
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Default of [`max_body_bytes`](Self::max_body_bytes) (`rmcp`'s).
+    pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+    /// Default of [`session_idle_timeout`](Self::session_idle_timeout).
+    pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+    /// Default of [`max_calls_per_session`](Self::max_calls_per_session).
+    pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
+
+    /// Sets [`max_sessions`](Self::max_sessions) (at least 1).
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Sets [`max_connections`](Self::max_connections) (at least 1).
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// Sets [`header_read_timeout`](Self::header_read_timeout).
+    #[must_use]
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets [`body_read_timeout`](Self::body_read_timeout).
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_body_bytes`](Self::max_body_bytes).
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`session_idle_timeout`](Self::session_idle_timeout).
+    #[must_use]
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_calls_per_session`](Self::max_calls_per_session) (at least 1).
+    #[must_use]
+    pub fn max_calls_per_session(mut self, calls: usize) -> Self {
+        self.max_calls_per_session = calls.max(1);
+        self
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: Self::DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
+            max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
+            session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_calls_per_session: Self::DEFAULT_MAX_CALLS_PER_SESSION,
+        }
+    }
+}
+
+impl ToolboxServer {
+    /// The [`Limits`] [`serve_http`](Self::serve_http) enforces (default:
+    /// [`Limits::default`]). The stdio transport has one client and ignores them.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.http.limits = limits;
+        self
+    }
+}
