@@ -550,7 +550,9 @@ fn running_keeps_order_and_turns_every_failure_into_an_is_error_result() {
             "{}",
             texts[6]
         );
-        assert!(matches!(&outcomes[6].error, Some(Error::UnknownTool { name }) if name == "nope"));
+        assert!(
+            matches!(&outcomes[6].error, Some(Error::UnknownTool { name, .. }) if name == "nope")
+        );
         assert_eq!(outcomes[6].tool, None);
         // Invalid JSON arguments.
         assert!(outcomes[7].result.is_error());

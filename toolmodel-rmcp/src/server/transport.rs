@@ -110,7 +110,8 @@ impl ToolboxServer {
     /// longest idle connection and accepts again. The `Result` leaves room for a shutdown
     /// that reports.
     pub async fn serve_http(self, listener: TcpListener) -> Result<(), Error> {
-        self.serve_http_until(listener, std::future::pending()).await
+        self.serve_http_until(listener, std::future::pending())
+            .await
     }
 
     /// [`serve_http`](Self::serve_http) until `shutdown` completes (a signal, a channel),

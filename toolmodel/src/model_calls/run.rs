@@ -6,7 +6,7 @@ use std::{fmt::Write as _, future::Future};
 use serde_json::Map;
 
 use super::{CallArguments, ModelCall, ModelTools, join::join_all};
-use crate::{CallContext, CallToolResult, Error, Toolbox};
+use crate::{CallContext, CallToolResult, Error, Toolbox, model::name::nearest::nearest_tool};
 
 /// What running one [`ModelCall`] gave: the result to answer with, and the call's identity
 /// the answer echoes.
@@ -95,8 +95,23 @@ async fn run_one(
             Some(ns) => format!("{ns}.{}", outcome.name),
             None => outcome.name.clone(),
         };
-        outcome.result = CallToolResult::error(unknown_tool_message(tools, &called));
-        outcome.error = Some(Error::UnknownTool { name: called });
+        let names: Vec<String> = tools
+            .names()
+            .map(|(namespace, name)| match namespace {
+                Some(ns) => format!("{ns}.{name}"),
+                None => name.to_owned(),
+            })
+            .collect();
+        let nearest = nearest_tool(&called, names.iter().map(String::as_str)).map(str::to_owned);
+        let mut message = unknown_tool_message(tools, &called);
+        if let Some(nearest) = &nearest {
+            let _ = write!(message, "; did you mean {nearest:?}?");
+        }
+        outcome.result = CallToolResult::error(message);
+        outcome.error = Some(Error::UnknownTool {
+            name: called,
+            nearest,
+        });
         return outcome;
     };
     outcome.tool = Some(mcp_name.to_owned());

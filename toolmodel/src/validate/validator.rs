@@ -16,7 +16,7 @@ use crate::{
     limits::deeper_than,
     model::schema::WeakSchema,
     pointer::escape_pointer_token,
-    validate::{compiled::CompiledSchema, content_cache::ContentCache, feedback, violation::SchemaSlot},
+    validate::{compiled::CompiledSchema, content_cache::ContentCache, violation::SchemaSlot},
 };
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
