@@ -165,9 +165,25 @@ fn an_unknown_tool_gets_the_nearest_served_name() {
         Error::UnknownTool { nearest: None, .. }
     ));
     let by_id = pollster::block_on(toolbox.call_id(&"search_notes".parse().unwrap(), None, &cx));
+    // The suggestion is an ID that routes: `notes:search_notes`, or the listed tool's own ID
+    // `notes.search_notes` (a listed tool has no namespace, and its ID is its MCP name).
+    let Err(Error::UnknownTool {
+        nearest: Some(nearest),
+        ..
+    }) = by_id
+    else {
+        panic!("no suggestion: {by_id:?}");
+    };
     assert!(
-        matches!(by_id, Err(Error::UnknownTool { nearest: Some(n), .. }) if n == "notes:search_notes")
+        ["notes:search_notes", "notes.search_notes"].contains(&nearest.as_str()),
+        "{nearest}"
     );
+    let routed = pollster::block_on(toolbox.call_id(
+        &nearest.parse().unwrap(),
+        json!({"query": "x"}).as_object().cloned(),
+        &cx,
+    ));
+    assert!(routed.is_ok(), "{nearest} does not route: {routed:?}");
     // A misspelt argument of a derived tool is named (closed input schema).
     let result = pollster::block_on(toolbox.call(
         "notes.search_notes",
