@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Backend, ToolSchema};
+use crate::model::backend::Backend;
+use crate::model::schema::ToolSchema;
 
 /// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool`
 /// of 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
