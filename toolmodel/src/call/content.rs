@@ -10,7 +10,7 @@
 use serde::{Deserialize, Deserializer, Serialize, de::Error as _};
 use serde_json::{Map, Value};
 
-use crate::Icon;
+use crate::model::tool::Icon;
 
 /// One item of a result's `content` (MCP 2025-11-25, `ContentBlock`), tagged by `type`.
 ///
