@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use crate::{Error, pointer::escape_pointer_token};
+use crate::error::Error;
+use crate::pointer::escape_pointer_token;
 
 /// Parses a JSON document (a tool list, a capture, a tools/list response) from bytes, with the
 /// rules [`Tool::from_mcp_slice`](crate::Tool::from_mcp_slice) reads tools by: one JSON value,

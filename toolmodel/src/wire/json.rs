@@ -5,8 +5,11 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::error::Error;
+use crate::model::backend::Backend;
+use crate::model::schema::ToolSchema;
+use crate::model::tool::{Icon, Tool, ToolAnnotations, ToolExecution};
 use crate::wire::keys::{FULL_KEYS, MCP_KEYS};
-use crate::{Backend, Error, Icon, Tool, ToolAnnotations, ToolExecution, ToolSchema};
 
 /// The MCP keys of a tool, borrowed for writing.
 #[derive(Serialize)]
