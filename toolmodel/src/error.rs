@@ -2,16 +2,12 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::{
-    define::type_problem::TypeProblem,
-    model::{
-        id::problem::ToolIdProblem, name::rules::NameError, protocol::version::ProtocolVersion,
-    },
-    validate::{
-        issue::{InstanceError, SchemaIssue},
-        violation::Violation,
-    },
-};
+use crate::define::type_problem::TypeProblem;
+use crate::model::id::problem::ToolIdProblem;
+use crate::model::name::rules::NameError;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::validate::issue::{InstanceError, SchemaIssue};
+use crate::validate::violation::Violation;
 
 /// Every error `toolmodel` returns.
 ///
