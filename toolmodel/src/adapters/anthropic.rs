@@ -12,7 +12,8 @@ use super::options::{ConvertOptions, ReadOptions};
 use super::read_schema::read_schema;
 use super::results::Reading;
 use super::target::Target;
-use crate::{Error, Tool};
+use crate::error::Error;
+use crate::model::tool::Tool;
 
 /// Writes the tool around an already converted `input_schema`.
 pub(crate) fn write(

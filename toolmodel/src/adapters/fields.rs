@@ -6,7 +6,10 @@ use serde_json::{Map, Value};
 use super::options::ConvertOptions;
 use super::target::Target;
 use super::warning::{Action, Warning};
-use crate::{Error, Tool, json::json_error, pointer::escape_pointer_token};
+use crate::error::Error;
+use crate::json::json_error;
+use crate::model::tool::Tool;
+use crate::pointer::escape_pointer_token;
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
 /// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
@@ -246,7 +249,8 @@ mod tests {
             );
         }
     }
-    use crate::{ToolAnnotations, ToolSchema};
+    use crate::model::schema::ToolSchema;
+    use crate::model::tool::ToolAnnotations;
     use serde_json::json;
 
     #[test]

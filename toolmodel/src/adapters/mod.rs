@@ -142,7 +142,8 @@ pub use results::{Batch, Conversion, ProfileReport, Reading};
 pub use target::{Profile, Target};
 pub use warning::{Action, Warning};
 
-use crate::{Error, Tool};
+use crate::error::Error;
+use crate::model::tool::Tool;
 use driver::convert_named;
 
 /// Converts one tool to `target`.

@@ -25,7 +25,7 @@ use super::{
     keywords::{Token, each_subschema, for_each_subschema, is_annotation},
     warning::Action,
 };
-use crate::Error;
+use crate::error::Error;
 
 /// What a `$ref` value refers to.
 #[derive(Debug, PartialEq, Eq)]
@@ -595,10 +595,10 @@ fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{
-        ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::{pointers_and_actions, run_transform};
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Target;
+    use crate::adapters::warning::Warning;
     use serde_json::json;
 
     fn run(
