@@ -290,7 +290,7 @@ pub enum Error {
     /// answers the call with an `InputRequiredResult` of these requests, not an error (as an
     /// error, JSON-RPC `-32603`).
     #[error("the call needs input from the client: {}", .0.keys())]
-    InputRequired(crate::InputRequired),
+    InputRequired(crate::call::input::InputRequired),
 
     /// A handler made a request to the client (`sampling/createMessage`,
     /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no

@@ -47,7 +47,7 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
         Target::Anthropic,
         input_schema,
         "/input_schema",
-        crate::SchemaSlot::Input,
+        crate::validate::violation::SchemaSlot::Input,
         options,
         &mut warnings,
     )?;

@@ -175,7 +175,7 @@ pub(crate) struct Common {
 
 impl Common {
     /// A tool with these fields and `schema`.
-    pub(crate) fn into_tool(self, schema: crate::ToolSchema) -> Tool {
+    pub(crate) fn into_tool(self, schema: crate::model::schema::ToolSchema) -> Tool {
         let mut tool = Tool::new(self.name, schema);
         tool.description = self.description;
         tool.extra = self.extra;
@@ -262,7 +262,8 @@ mod tests {
         tool.tags = vec!["x".into()];
         tool.namespace = Some("ns".into());
         tool.version = Some("1.0.0".into());
-        tool.backends.push(crate::Backend::local("h"));
+        tool.backends
+            .push(crate::model::backend::Backend::local("h"));
         tool.extra.insert("strict".into(), json!(true));
         tool.extra.insert("x-vendor".into(), json!(1));
         let features = |target| {

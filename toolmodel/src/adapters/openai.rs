@@ -88,7 +88,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
             target,
             parameters,
             &pointer,
-            crate::SchemaSlot::Input,
+            crate::validate::violation::SchemaSlot::Input,
             options,
             &mut warnings,
         )?,

@@ -169,8 +169,8 @@ pub(crate) fn inline_from(
     let draft7 = schema
         .get("$schema")
         .and_then(Value::as_str)
-        .and_then(crate::Dialect::from_uri)
-        == Some(crate::Dialect::Draft7);
+        .and_then(crate::validate::dialect::Dialect::from_uri)
+        == Some(crate::validate::dialect::Dialect::Draft7);
     let mut inliner = Inliner {
         source: unchanged.map_or_else(|| Cow::Owned(schema.clone()), Cow::Borrowed),
         budget: ctx.options.inline_budget,

@@ -240,7 +240,7 @@ impl ListToolsResult {
                     .map(|(pointer, _)| Loss {
                         pointer: pointer.into(),
                         version,
-                        kind: crate::LossKind::Omitted,
+                        kind: crate::wire::versioned::LossKind::Omitted,
                     }),
             );
         }

@@ -531,7 +531,7 @@ impl ToolboxBuilder {
         let mut named: Vec<(Arc<str>, Pending)> = Vec::with_capacity(pending.len());
         for item in pending.drain(..) {
             let name = mcp_name(&item.tool);
-            if let Err(err) = crate::name::check_name(&name) {
+            if let Err(err) = crate::model::name::check_name(&name) {
                 problems.push(err);
                 continue;
             }

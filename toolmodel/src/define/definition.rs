@@ -592,12 +592,12 @@ pub mod private {
                 Some(object) => {
                     object.insert("x-mcp-header".into(), Value::from(*header));
                 }
-                None => violations.push(crate::Violation::Header {
+                None => violations.push(crate::validate::violation::Violation::Header {
                     pointer: format!(
                         "/inputSchema/properties/{}",
                         crate::pointer::escape_pointer_token(property)
                     ),
-                    problem: crate::HeaderProblem::NoProperty,
+                    problem: crate::validate::violation::HeaderProblem::NoProperty,
                 }),
             }
         }

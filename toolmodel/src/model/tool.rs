@@ -246,14 +246,14 @@ pub enum TaskSupport {
 }
 
 impl std::str::FromStr for TaskSupport {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
-    fn from_str(text: &str) -> Result<Self, crate::Error> {
+    fn from_str(text: &str) -> Result<Self, crate::error::Error> {
         match text {
             "forbidden" => Ok(Self::Forbidden),
             "optional" => Ok(Self::Optional),
             "required" => Ok(Self::Required),
-            _ => Err(crate::Error::UnknownValue {
+            _ => Err(crate::error::Error::UnknownValue {
                 field: "taskSupport",
                 value: text.to_owned(),
                 expected: "forbidden, optional, required",
@@ -263,13 +263,13 @@ impl std::str::FromStr for TaskSupport {
 }
 
 impl std::str::FromStr for IconTheme {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
-    fn from_str(text: &str) -> Result<Self, crate::Error> {
+    fn from_str(text: &str) -> Result<Self, crate::error::Error> {
         match text {
             "light" => Ok(Self::Light),
             "dark" => Ok(Self::Dark),
-            _ => Err(crate::Error::UnknownValue {
+            _ => Err(crate::error::Error::UnknownValue {
                 field: "theme",
                 value: text.to_owned(),
                 expected: "light, dark",

@@ -81,8 +81,8 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
 /// ```
 pub fn tool_values(document: &Value) -> Result<Vec<(String, &Value)>, Error> {
     // The walk below recurses: bound it first.
-    let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(pointer) = crate::limits::deeper_than(document, limit) {
+    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::validate::limits::deeper_than(document, limit) {
         return Err(Error::UnrecognizedDocument {
             pointer,
             reason: format!("nested more than {limit} levels"),

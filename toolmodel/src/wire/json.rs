@@ -155,8 +155,8 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 
 fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
-    let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(path) = crate::limits::deeper_than(value, limit) {
+    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    if let Some(path) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             path,
             format!("nested more than {limit} levels"),
