@@ -9,14 +9,12 @@ use toolmodel::{
     adapters::{Profile, Target, convert_all},
 };
 
-use crate::{
-    Status,
-    cli::ConvertArgs,
-    input::{self, Document, Entry},
-    lint,
-    report::clip,
-    text::tool_label,
-};
+use crate::cli::ConvertArgs;
+use crate::input::{self, Document, Entry};
+use crate::lint;
+use crate::report::clip;
+use crate::status::Status;
+use crate::text::tool_label;
 
 /// Runs `toolmodel convert`: the converted tools to `out` (a JSON array, pretty unless
 /// `--compact`), warnings and errors to `errors`.

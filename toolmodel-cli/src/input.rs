@@ -19,7 +19,7 @@ use std::{
 use serde_json::Value;
 use toolmodel::{Tool, catalog::tool_values};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The path that means standard input.
 pub const STDIN: &str = "-";

@@ -40,13 +40,11 @@ pub use crate::findings::{
     Finding, Kind, LintOptions, Rejection, TargetReport, ToolReport, VersionReport, WarningReport,
 };
 
-use crate::{
-    Status,
-    cli::{Format, LintArgs},
-    input::{self, Document, Entry},
-    report::{self, FileOutcome, InputGroup, Summary},
-    text::{quoted, shorten},
-};
+use crate::cli::{Format, LintArgs};
+use crate::input::{self, Document, Entry};
+use crate::report::{self, FileOutcome, InputGroup, Summary};
+use crate::status::Status;
+use crate::text::{quoted, shorten};
 
 /// Lints every tool of a document, in document order.
 #[must_use]

@@ -18,11 +18,10 @@ use toolmodel::{ProtocolVersion, adapters::Profile};
 
 pub use crate::text::shorten;
 
-use crate::{
-    Error, Status,
-    findings::{LintOptions, ToolReport},
-    text::{display, tool_label},
-};
+use crate::error::Error;
+use crate::findings::{LintOptions, ToolReport};
+use crate::status::Status;
+use crate::text::{display, tool_label};
 
 /// The lint of one file: its tools' reports, or why it could not be read.
 #[derive(Debug)]

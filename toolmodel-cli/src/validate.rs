@@ -8,12 +8,11 @@ use std::{
 use serde_json::{Value, json};
 use toolmodel::{DefaultValidator, Error as ModelError, InstanceError};
 
-use crate::{
-    Error, Status,
-    cli::{Format, ValidateArgs},
-    input::{self, Document, Entry, STDIN},
-    text::{quoted, tool_label},
-};
+use crate::cli::{Format, ValidateArgs};
+use crate::error::Error;
+use crate::input::{self, Document, Entry, STDIN};
+use crate::status::Status;
+use crate::text::{quoted, tool_label};
 
 /// Runs `toolmodel validate`: finds the tool, reads the arguments, validates them, and writes
 /// the verdict (and every violation) to `out`; input errors go to `errors`.

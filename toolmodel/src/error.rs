@@ -2,16 +2,12 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::{
-    define::type_problem::TypeProblem,
-    model::{
-        id::problem::ToolIdProblem, name::rules::NameError, protocol::version::ProtocolVersion,
-    },
-    validate::{
-        issue::{InstanceError, SchemaIssue},
-        violation::Violation,
-    },
-};
+use crate::define::type_problem::TypeProblem;
+use crate::model::id::problem::ToolIdProblem;
+use crate::model::name::rules::NameError;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::validate::issue::{InstanceError, SchemaIssue};
+use crate::validate::violation::Violation;
 
 /// Every error `toolmodel` returns.
 ///
@@ -294,7 +290,7 @@ pub enum Error {
     /// answers the call with an `InputRequiredResult` of these requests, not an error (as an
     /// error, JSON-RPC `-32603`).
     #[error("the call needs input from the client: {}", .0.keys())]
-    InputRequired(crate::InputRequired),
+    InputRequired(crate::call::input::InputRequired),
 
     /// A handler made a request to the client (`sampling/createMessage`,
     /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no

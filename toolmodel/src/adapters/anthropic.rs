@@ -12,7 +12,8 @@ use super::options::{ConvertOptions, ReadOptions};
 use super::read_schema::read_schema;
 use super::results::Reading;
 use super::target::Target;
-use crate::{Error, Tool};
+use crate::error::Error;
+use crate::model::tool::Tool;
 
 /// Writes the tool around an already converted `input_schema`.
 pub(crate) fn write(
@@ -46,7 +47,7 @@ pub(crate) fn read(value: &Value, options: &ReadOptions) -> Result<Reading, Erro
         Target::Anthropic,
         input_schema,
         "/input_schema",
-        crate::SchemaSlot::Input,
+        crate::validate::violation::SchemaSlot::Input,
         options,
         &mut warnings,
     )?;

@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 use super::options::ConvertOptions;
 use super::target::Target;
 use super::warning::{Action, Warning};
-use crate::{Error, SchemaSlot, limits::deeper_than};
+use crate::error::Error;
+use crate::validate::limits::deeper_than;
+use crate::validate::violation::SchemaSlot;
 
 /// The deepest JSON nesting a converted schema may have. `serde_json` refuses to parse documents
 /// nested deeper than 128 levels; this leaves room for the tool around the schema.

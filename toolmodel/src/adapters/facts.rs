@@ -9,7 +9,8 @@ use super::{
     keywords::each_subschema,
     lenient::{Found, is_standard},
 };
-use crate::{ToolSchema, limits::deeper_than};
+use crate::model::schema::ToolSchema;
+use crate::validate::limits::deeper_than;
 
 /// What the first walks of a conversion would find in a schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -104,10 +105,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{
-        Tool,
-        adapters::{ConvertOptions, Profile, convert},
-    };
+    use crate::adapters::convert;
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Profile;
+    use crate::model::tool::Tool;
 
     /// A schema without references, built from what the rewrites nest deeper: optional
     /// properties, type lists with and without `null`, combinators, `items`, `const` and

@@ -6,7 +6,10 @@ use serde_json::{Map, Value};
 use super::options::ConvertOptions;
 use super::target::Target;
 use super::warning::{Action, Warning};
-use crate::{Error, Tool, json::json_error, pointer::escape_pointer_token};
+use crate::error::Error;
+use crate::json::json_error;
+use crate::model::tool::Tool;
+use crate::pointer::escape_pointer_token;
 
 /// Tool keys of Anthropic's `tools[]` entries besides `name`, `description` and `input_schema`,
 /// carried from [`Tool::extra`] when converting to Anthropic and kept there when reading
@@ -172,7 +175,7 @@ pub(crate) struct Common {
 
 impl Common {
     /// A tool with these fields and `schema`.
-    pub(crate) fn into_tool(self, schema: crate::ToolSchema) -> Tool {
+    pub(crate) fn into_tool(self, schema: crate::model::schema::ToolSchema) -> Tool {
         let mut tool = Tool::new(self.name, schema);
         tool.description = self.description;
         tool.extra = self.extra;
@@ -246,7 +249,8 @@ mod tests {
             );
         }
     }
-    use crate::{ToolAnnotations, ToolSchema};
+    use crate::model::schema::ToolSchema;
+    use crate::model::tool::ToolAnnotations;
     use serde_json::json;
 
     #[test]
@@ -258,7 +262,8 @@ mod tests {
         tool.tags = vec!["x".into()];
         tool.namespace = Some("ns".into());
         tool.version = Some("1.0.0".into());
-        tool.backends.push(crate::Backend::local("h"));
+        tool.backends
+            .push(crate::model::backend::Backend::local("h"));
         tool.extra.insert("strict".into(), json!(true));
         tool.extra.insert("x-vendor".into(), json!(1));
         let features = |target| {

@@ -9,7 +9,8 @@ use super::{
     keywords::for_each_subschema,
     warning::Action,
 };
-use crate::{Error, SchemaIssue};
+use crate::error::Error;
+use crate::validate::issue::SchemaIssue;
 
 /// What a non-standard `type` name means, read leniently.
 enum Mapped {
@@ -280,10 +281,10 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{
-        ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::{pointers_and_actions, run_transform};
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Target;
+    use crate::adapters::warning::Warning;
     use serde_json::json;
 
     fn run(schema: Value, lenient: bool) -> (Result<Value, Error>, Vec<Warning>) {

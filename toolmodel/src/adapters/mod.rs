@@ -142,7 +142,8 @@ pub use results::{Batch, Conversion, ProfileReport, Reading};
 pub use target::{Profile, Target};
 pub use warning::{Action, Warning};
 
-use crate::{Error, Tool};
+use crate::error::Error;
+use crate::model::tool::Tool;
 use driver::convert_named;
 
 /// Converts one tool to `target`.
@@ -269,8 +270,8 @@ pub fn portability(tool: &Tool, options: &ConvertOptions) -> Vec<ProfileReport> 
 /// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
 pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Reading, Error> {
     // Reading copies values, which recurses once per level: bound the document first.
-    let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(pointer) = crate::limits::deeper_than(value, limit) {
+    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             &pointer,
             format!("nested more than {limit} levels"),

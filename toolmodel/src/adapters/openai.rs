@@ -13,7 +13,9 @@ use super::read_schema::read_schema;
 use super::results::Reading;
 use super::target::Target;
 use super::warning::{Action, Warning};
-use crate::{Error, Tool, ToolSchema};
+use crate::error::Error;
+use crate::model::schema::ToolSchema;
+use crate::model::tool::Tool;
 
 /// Writes the function tool for `target` (Chat or Responses) around an already converted
 /// `parameters` schema.
@@ -86,7 +88,7 @@ pub(crate) fn read(target: Target, value: &Value, options: &ReadOptions) -> Resu
             target,
             parameters,
             &pointer,
-            crate::SchemaSlot::Input,
+            crate::validate::violation::SchemaSlot::Input,
             options,
             &mut warnings,
         )?,

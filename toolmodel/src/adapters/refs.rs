@@ -25,7 +25,7 @@ use super::{
     keywords::{Token, each_subschema, for_each_subschema, is_annotation},
     warning::Action,
 };
-use crate::Error;
+use crate::error::Error;
 
 /// What a `$ref` value refers to.
 #[derive(Debug, PartialEq, Eq)]
@@ -169,8 +169,8 @@ pub(crate) fn inline_from(
     let draft7 = schema
         .get("$schema")
         .and_then(Value::as_str)
-        .and_then(crate::Dialect::from_uri)
-        == Some(crate::Dialect::Draft7);
+        .and_then(crate::validate::dialect::Dialect::from_uri)
+        == Some(crate::validate::dialect::Dialect::Draft7);
     let mut inliner = Inliner {
         source: unchanged.map_or_else(|| Cow::Owned(schema.clone()), Cow::Borrowed),
         budget: ctx.options.inline_budget,
@@ -595,10 +595,10 @@ fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{
-        ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::{pointers_and_actions, run_transform};
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Target;
+    use crate::adapters::warning::Warning;
     use serde_json::json;
 
     fn run(

@@ -3,7 +3,7 @@
 
 use std::{fmt, str::FromStr};
 
-use crate::Error;
+use crate::error::Error;
 
 /// A tool format: MCP itself or a model provider's function-calling format.
 ///

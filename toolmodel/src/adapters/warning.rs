@@ -3,7 +3,7 @@
 use std::{borrow::Cow, fmt};
 
 use super::target::Target;
-use crate::SchemaSlot;
+use crate::validate::violation::SchemaSlot;
 
 /// What a conversion did about a feature the target cannot hold as it is.
 ///

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Deserializer, Serialize, de::Error as _};
 use serde_json::{Map, Value};
 
-use crate::Icon;
+use crate::model::tool::Icon;
 
 /// One item of a result's `content` (MCP 2025-11-25, `ContentBlock`), tagged by `type`.
 ///
@@ -148,7 +148,7 @@ macro_rules! media_content {
             ///
             /// [`Error::Json`](crate::Error::Json) at `/data` when `data` is not base64 (only
             /// possible for a value changed after reading).
-            pub fn bytes(&self) -> Result<Vec<u8>, crate::Error> {
+            pub fn bytes(&self) -> Result<Vec<u8>, crate::error::Error> {
                 decode_base64(&self.data, "/data")
             }
         }
@@ -391,7 +391,7 @@ fn encode_base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-fn decode_base64(text: &str, pointer: &str) -> Result<Vec<u8>, crate::Error> {
+fn decode_base64(text: &str, pointer: &str) -> Result<Vec<u8>, crate::error::Error> {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD
         .decode(text)

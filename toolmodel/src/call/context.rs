@@ -15,7 +15,10 @@ use serde_json::{Map, Value, json};
 use super::input::{
     Carried, ClientCapability, InputRequest, InputRequests, InputRequired, InputResponses,
 };
-use crate::{Cancellation, Error, Tool, ToolError};
+use crate::call::cancellation::Cancellation;
+use crate::call::handler::ToolError;
+use crate::error::Error;
+use crate::model::tool::Tool;
 
 /// JSON-RPC code of MCP 2026-07-28 `MissingRequiredClientCapabilityError`.
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
@@ -733,7 +736,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::ElicitRequest;
+    use crate::call::input::ElicitRequest;
 
     fn ask(key: &str) -> InputRequests {
         let schema = json!({"type": "object", "properties": {key: {"type": "string"}}});

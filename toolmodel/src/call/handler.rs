@@ -5,10 +5,12 @@ use std::{fmt, future::Future};
 
 use serde_json::Value;
 
-use crate::{
-    CallContext, CallToolResult, ContentBlock, Error, InputRequired, NoOutput, TextContent,
-    ToolDefinition, ToolOutput,
-};
+use crate::call::content::{ContentBlock, TextContent};
+use crate::call::context::CallContext;
+use crate::call::input::InputRequired;
+use crate::call::result::CallToolResult;
+use crate::define::definition::{NoOutput, ToolDefinition, ToolOutput};
+use crate::error::Error;
 
 /// A tool that can be called: the [`ToolDefinition`] `#[derive(Tool)]` gives, plus the code
 /// that runs.

@@ -6,7 +6,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Error, Loss, ProtocolVersion, RESULT_COMPLETE, Tool, Written, json::json_error};
+use crate::error::Error;
+use crate::json::json_error;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::model::tool::Tool;
+use crate::wire::versioned::{Loss, RESULT_COMPLETE, Written};
 
 /// Who may cache a `tools/list` result (MCP 2026-07-28, `ListToolsResult.cacheScope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,7 +240,7 @@ impl ListToolsResult {
                     .map(|(pointer, _)| Loss {
                         pointer: pointer.into(),
                         version,
-                        kind: crate::LossKind::Omitted,
+                        kind: crate::wire::versioned::LossKind::Omitted,
                     }),
             );
         }

@@ -9,7 +9,10 @@
 
 use std::marker::PhantomData;
 
-use crate::{Error, ToolDefinition, ToolHandler, ToolboxBuilder};
+use crate::call::handler::ToolHandler;
+use crate::call::toolbox::ToolboxBuilder;
+use crate::define::definition::ToolDefinition;
+use crate::error::Error;
 
 impl ToolboxBuilder {
     /// Adds every `#[tool(register)]` type of the program (feature `inventory`), ordered by

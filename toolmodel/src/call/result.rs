@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{ContentBlock, Error, InstanceError, TextContent};
+use crate::call::content::{ContentBlock, TextContent};
+use crate::error::Error;
+use crate::validate::issue::InstanceError;
 
 /// The result of a tool call (MCP 2025-11-25, `CallToolResult`, schema
 /// `#/$defs/CallToolResult`).

@@ -10,13 +10,20 @@ use std::{
 
 use serde_json::{Map, Value};
 
-use crate::{
-    Backend, CallContext, CallToolResult, DefaultValidator, Error, ListCache, Loss,
-    ProtocolVersion, Tool, ToolError, ToolHandler, ToolId, ToolsPage,
-    call::context::{BoxFuture, Called},
-    call::pipeline::{Dynamic, Entry, ErasedHandler, Typed},
-    model::name::nearest::nearest_tool,
-};
+use crate::call::context::{BoxFuture, CallContext, Called};
+use crate::call::handler::{ToolError, ToolHandler};
+use crate::call::list_result::ListCache;
+use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed};
+use crate::call::result::CallToolResult;
+use crate::call::tools_page::ToolsPage;
+use crate::error::Error;
+use crate::model::backend::Backend;
+use crate::model::id::ToolId;
+use crate::model::name::nearest::nearest_tool;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::model::tool::Tool;
+use crate::validate::validator::DefaultValidator;
+use crate::wire::versioned::Loss;
 
 /// A set of callable tools, each with its handler: what an MCP server serves.
 ///
@@ -524,7 +531,7 @@ impl ToolboxBuilder {
         let mut named: Vec<(Arc<str>, Pending)> = Vec::with_capacity(pending.len());
         for item in pending.drain(..) {
             let name = mcp_name(&item.tool);
-            if let Err(err) = crate::name::check_name(&name) {
+            if let Err(err) = crate::model::name::check_name(&name) {
                 problems.push(err);
                 continue;
             }

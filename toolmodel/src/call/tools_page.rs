@@ -5,7 +5,7 @@ use serde::{Serialize, ser::SerializeMap};
 use serde_json::Value;
 
 use crate::call::list_result::{ListCache, scope_value};
-use crate::model::protocol::ProtocolVersion;
+use crate::model::protocol::version::ProtocolVersion;
 use crate::wire::versioned::{Loss, RESULT_COMPLETE};
 
 /// One page of `tools/list` for one protocol version: serializes as that version's MCP

@@ -6,11 +6,15 @@ use std::{fmt, sync::OnceLock};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use crate::{
-    Backend, CompiledSchema, DefaultValidator, Error, Icon, IconTheme, ProfiledSchema,
-    SchemaProfile, SchemaSlot, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
-    TypeProblem,
-};
+use crate::define::profile::{ProfiledSchema, SchemaProfile};
+use crate::define::type_problem::TypeProblem;
+use crate::error::Error;
+use crate::model::backend::Backend;
+use crate::model::schema::ToolSchema;
+use crate::model::tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
+use crate::validate::compiled::CompiledSchema;
+use crate::validate::validator::DefaultValidator;
+use crate::validate::violation::SchemaSlot;
 
 /// A Rust type that defines an MCP tool: its name and ID as constants, its [`Tool`](struct@Tool) built once,
 /// its local [`Backend`] binding, typed argument parsing and result checking.
@@ -588,12 +592,12 @@ pub mod private {
                 Some(object) => {
                     object.insert("x-mcp-header".into(), Value::from(*header));
                 }
-                None => violations.push(crate::Violation::Header {
+                None => violations.push(crate::validate::violation::Violation::Header {
                     pointer: format!(
                         "/inputSchema/properties/{}",
                         crate::pointer::escape_pointer_token(property)
                     ),
-                    problem: crate::HeaderProblem::NoProperty,
+                    problem: crate::validate::violation::HeaderProblem::NoProperty,
                 }),
             }
         }

@@ -83,7 +83,7 @@ use schemars::{
 };
 use serde_json::{Map, Value};
 
-use crate::ToolSchema;
+use crate::model::schema::ToolSchema;
 
 /// Which changes to make to a `schemars` schema so that it suits MCP clients; see the
 /// [module docs](self) for each point and why.

@@ -6,7 +6,11 @@
 //! `inventory` crate before `main` starts; it works on Linux, macOS, Windows, the BSDs, iOS,
 //! Android and WebAssembly.
 
-use crate::{Backend, Error, Tool, ToolDefinition, ToolId};
+use crate::define::definition::ToolDefinition;
+use crate::error::Error;
+use crate::model::backend::Backend;
+use crate::model::id::ToolId;
+use crate::model::tool::Tool;
 
 /// A tool found by [`registered_tools`].
 #[derive(Clone, Debug)]

@@ -10,7 +10,7 @@ use std::{
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 use serde_json::{Map, Value};
 
-use crate::Error;
+use crate::error::Error;
 
 /// A JSON Schema object, as held in a tool's `inputSchema` and `outputSchema` (MCP 2025-11-25,
 /// `Tool`).

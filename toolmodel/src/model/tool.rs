@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Backend, ToolSchema};
+use crate::model::backend::Backend;
+use crate::model::schema::ToolSchema;
 
 /// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool`
 /// of 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
@@ -245,14 +246,14 @@ pub enum TaskSupport {
 }
 
 impl std::str::FromStr for TaskSupport {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
-    fn from_str(text: &str) -> Result<Self, crate::Error> {
+    fn from_str(text: &str) -> Result<Self, crate::error::Error> {
         match text {
             "forbidden" => Ok(Self::Forbidden),
             "optional" => Ok(Self::Optional),
             "required" => Ok(Self::Required),
-            _ => Err(crate::Error::UnknownValue {
+            _ => Err(crate::error::Error::UnknownValue {
                 field: "taskSupport",
                 value: text.to_owned(),
                 expected: "forbidden, optional, required",
@@ -262,13 +263,13 @@ impl std::str::FromStr for TaskSupport {
 }
 
 impl std::str::FromStr for IconTheme {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
-    fn from_str(text: &str) -> Result<Self, crate::Error> {
+    fn from_str(text: &str) -> Result<Self, crate::error::Error> {
         match text {
             "light" => Ok(Self::Light),
             "dark" => Ok(Self::Dark),
-            _ => Err(crate::Error::UnknownValue {
+            _ => Err(crate::error::Error::UnknownValue {
                 field: "theme",
                 value: text.to_owned(),
                 expected: "light, dark",

@@ -11,7 +11,7 @@ use super::{
     call::{list_or_member, string_at},
     content::{Piece, pieces},
 };
-use crate::Error;
+use crate::error::Error;
 
 /// The content blocks of a response (`{"content": [...]}`) or the blocks themselves, with
 /// the pointer of the array.

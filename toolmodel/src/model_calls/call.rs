@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
-use crate::Error;
+use crate::error::Error;
 
 /// One tool call read from a model's response ([`read_calls`](super::read_calls)).
 ///

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::Provider;
-use crate::{CallToolResult, ContentBlock, ResourceContents};
+use crate::call::content::{ContentBlock, ResourceContents};
+use crate::call::result::CallToolResult;
 
 /// One piece of a result, as a provider can take it.
 #[derive(Debug)]

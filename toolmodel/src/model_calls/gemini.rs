@@ -12,7 +12,7 @@ use super::{
     call::{array_at, first_member, optional_string_at, shape_error, string_at},
     content::{joined_text, pieces},
 };
-use crate::Error;
+use crate::error::Error;
 
 /// The content of a response's first candidate, or a content given alone (`{"parts": ...}`),
 /// with its pointer.

@@ -91,7 +91,7 @@ pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The tool calls of a model's response, in the order the model made them.
 ///

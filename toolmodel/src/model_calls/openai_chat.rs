@@ -11,7 +11,7 @@ use super::{
     call::{array_at, first_member, optional_string_at, shape_error, string_at},
     content::{joined_text, pieces},
 };
-use crate::Error;
+use crate::error::Error;
 
 /// The assistant message of a response (`choices[0].message`), or a message given alone,
 /// with its pointer.

@@ -11,7 +11,7 @@ use super::{
     call::{list_or_member, optional_string_at, string_at},
     content::{Piece, data_url, joined_text, pieces},
 };
-use crate::Error;
+use crate::error::Error;
 
 /// The output items of a response (`{"output": [...]}`) or the items themselves.
 fn items(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {

@@ -6,7 +6,11 @@ use std::{fmt::Write as _, future::Future};
 use serde_json::Map;
 
 use super::{CallArguments, ModelCall, ModelTools, join::join_all};
-use crate::{CallContext, CallToolResult, Error, Toolbox, model::name::nearest::nearest_tool};
+use crate::call::context::CallContext;
+use crate::call::result::CallToolResult;
+use crate::call::toolbox::Toolbox;
+use crate::error::Error;
+use crate::model::name::nearest::nearest_tool;
 
 /// What running one [`ModelCall`] gave: the result to answer with, and the call's identity
 /// the answer echoes.

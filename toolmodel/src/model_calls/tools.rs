@@ -6,10 +6,10 @@ use std::{borrow::Cow, collections::HashMap, fmt};
 use serde_json::{Map, Value};
 
 use super::Provider;
-use crate::{
-    Error, Tool, Toolbox,
-    adapters::{Action, ConvertOptions, Target, Warning, convert_all},
-};
+use crate::adapters::{Action, ConvertOptions, Target, Warning, convert_all};
+use crate::call::toolbox::Toolbox;
+use crate::error::Error;
+use crate::model::tool::Tool;
 
 /// How to list tools for a provider ([`ModelTools::new`]). Build with
 /// [`ToolListOptions::default`] and the `with_*` methods.

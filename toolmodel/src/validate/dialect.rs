@@ -6,7 +6,7 @@
 
 use std::{fmt, str::FromStr};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The canonical `$schema` URI of JSON Schema 2020-12.
 pub const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";

@@ -22,7 +22,9 @@ use jsonschema::Draft;
 use referencing::{Resolver, SPECIFICATIONS};
 use serde_json::Value;
 
-use crate::{Error, Limits, pointer::escape_pointer_token};
+use crate::error::Error;
+use crate::pointer::escape_pointer_token;
+use crate::validate::limits::Limits;
 
 /// What [`check`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

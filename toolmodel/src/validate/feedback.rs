@@ -18,7 +18,8 @@ use std::fmt::Write as _;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use crate::{InstanceError, pointer::escape_pointer_token};
+use crate::pointer::escape_pointer_token;
+use crate::validate::issue::InstanceError;
 
 /// The violations one `jsonschema` error stands for, pushed onto `out`.
 ///

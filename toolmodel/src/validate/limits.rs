@@ -14,7 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::{Tool, pointer::escape_pointer_token};
+use crate::model::tool::Tool;
+use crate::pointer::escape_pointer_token;
 
 /// The resource bounds of [`DefaultValidator`](crate::DefaultValidator), with their defaults.
 ///

@@ -5,11 +5,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::{
-    pointer::escape_pointer_token,
-    validate::expansion::{MANY, NAMED, ONE},
-    validate::violation::{HeaderProblem, Violation},
-};
+use crate::pointer::escape_pointer_token;
+use crate::validate::expansion::{MANY, NAMED, ONE};
+use crate::validate::violation::{HeaderProblem, Violation};
 
 /// The keyword: `"x-mcp-header"`.
 pub(crate) const KEYWORD: &str = "x-mcp-header";

@@ -3,15 +3,17 @@
 
 use serde_json::Value;
 
-use crate::{
-    Error, Limits, ProtocolVersion, Tool, ToolSchema,
-    model::name::name_problems,
-    model::tags::{is_normalized, normalize_tags},
-    validate::limits::{shallow_text, tool_deeper_than},
-    validate::violation::{ICON_SCHEMES, SchemaSlot, Violation},
-    validate::{mcp_header::header_violations, meta_keys::meta_key_problem},
-    wire::keys::FULL_KEYS,
-};
+use crate::error::Error;
+use crate::model::name::rules::name_problems;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::model::schema::ToolSchema;
+use crate::model::tags::{is_normalized, normalize_tags};
+use crate::model::tool::Tool;
+use crate::validate::limits::{Limits, shallow_text, tool_deeper_than};
+use crate::validate::mcp_header::header_violations;
+use crate::validate::meta_keys::meta_key_problem;
+use crate::validate::violation::{ICON_SCHEMES, SchemaSlot, Violation};
+use crate::wire::keys::FULL_KEYS;
 
 /// The scheme of a URI (RFC 3986 `scheme ":"`), lowercased, when it has one.
 fn uri_scheme(uri: &str) -> Option<String> {
@@ -291,7 +293,9 @@ impl Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Backend, Icon, ToolSchema};
+    use crate::model::backend::Backend;
+    use crate::model::schema::ToolSchema;
+    use crate::model::tool::Icon;
     use serde_json::json;
 
     fn tool() -> Tool {

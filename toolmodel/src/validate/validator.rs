@@ -11,13 +11,16 @@ use std::{
 
 use serde_json::Value;
 
-use crate::{
-    Dialect, Error, Limits, SchemaIssue, Tool, ToolSchema,
-    limits::deeper_than,
-    model::schema::WeakSchema,
-    pointer::escape_pointer_token,
-    validate::{compiled::CompiledSchema, content_cache::ContentCache, violation::SchemaSlot},
-};
+use crate::error::Error;
+use crate::model::schema::{ToolSchema, WeakSchema};
+use crate::model::tool::Tool;
+use crate::pointer::escape_pointer_token;
+use crate::validate::compiled::CompiledSchema;
+use crate::validate::content_cache::ContentCache;
+use crate::validate::dialect::Dialect;
+use crate::validate::issue::SchemaIssue;
+use crate::validate::limits::{Limits, deeper_than};
+use crate::validate::violation::SchemaSlot;
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
 /// validator; `toolmodel` ships [`DefaultValidator`].

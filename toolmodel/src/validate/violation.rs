@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::model::{name::rules::NameError, protocol::version::ProtocolVersion};
+use crate::model::name::rules::NameError;
+use crate::model::protocol::version::ProtocolVersion;
 
 /// The URI schemes an icon `src` may use (MCP 2025-11-25, `Icon.src`: "an HTTP/HTTPS URL or a
 /// `data:` URI"; clients must reject others such as `javascript:` and `file:`).

@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use crate::{Error, pointer::escape_pointer_token};
+use crate::error::Error;
+use crate::pointer::escape_pointer_token;
 
 /// Parses a JSON document (a tool list, a capture, a tools/list response) from bytes, with the
 /// rules [`Tool::from_mcp_slice`](crate::Tool::from_mcp_slice) reads tools by: one JSON value,
@@ -80,8 +81,8 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
 /// ```
 pub fn tool_values(document: &Value) -> Result<Vec<(String, &Value)>, Error> {
     // The walk below recurses: bound it first.
-    let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(pointer) = crate::limits::deeper_than(document, limit) {
+    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    if let Some(pointer) = crate::validate::limits::deeper_than(document, limit) {
         return Err(Error::UnrecognizedDocument {
             pointer,
             reason: format!("nested more than {limit} levels"),

@@ -5,8 +5,11 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::error::Error;
+use crate::model::backend::Backend;
+use crate::model::schema::ToolSchema;
+use crate::model::tool::{Icon, Tool, ToolAnnotations, ToolExecution};
 use crate::wire::keys::{FULL_KEYS, MCP_KEYS};
-use crate::{Backend, Error, Icon, Tool, ToolAnnotations, ToolExecution, ToolSchema};
 
 /// The MCP keys of a tool, borrowed for writing.
 #[derive(Serialize)]
@@ -152,8 +155,8 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 
 fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
-    let limit = crate::Limits::DEFAULT.max_depth;
-    if let Some(path) = crate::limits::deeper_than(value, limit) {
+    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    if let Some(path) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             path,
             format!("nested more than {limit} levels"),

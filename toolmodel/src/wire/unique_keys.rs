@@ -11,7 +11,7 @@ use std::{collections::HashSet, fmt};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::Error;
+use crate::error::Error;
 
 /// Checks that no object of the JSON text read by `deserializer` repeats a key.
 ///

@@ -5,10 +5,12 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::{
-    CallToolResult, Error, ProtocolVersion, Tool, validate::mcp_header::header_pointers,
-    wire::keys::MCP_KEYS,
-};
+use crate::call::result::CallToolResult;
+use crate::error::Error;
+use crate::model::protocol::version::ProtocolVersion;
+use crate::model::tool::Tool;
+use crate::validate::mcp_header::header_pointers;
+use crate::wire::keys::MCP_KEYS;
 
 /// A tool (or result) written for one protocol version: the JSON, and every [`Loss`].
 #[derive(Clone, Debug, PartialEq)]

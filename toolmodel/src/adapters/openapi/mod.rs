@@ -601,10 +601,10 @@ pub(crate) fn from_openapi(value: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::{
-        ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::{pointers_and_actions, run_transform};
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Target;
+    use crate::adapters::warning::Warning;
     use serde_json::json;
 
     fn run(schema: Value, options: &ConvertOptions) -> (Result<Value, Error>, Vec<Warning>) {

@@ -454,10 +454,10 @@ fn sub_node(
 mod tests {
     use super::checks::has_unsupported_regex;
     use super::*;
-    use crate::adapters::{
-        Action, ConvertOptions, Target, Warning,
-        context::{pointers_and_actions, run_transform},
-    };
+    use crate::adapters::context::{pointers_and_actions, run_transform};
+    use crate::adapters::options::ConvertOptions;
+    use crate::adapters::target::Target;
+    use crate::adapters::warning::{Action, Warning};
     use serde_json::json;
 
     fn run(

@@ -8,7 +8,9 @@ use std::{fmt, str::FromStr};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{Error, Tool, model::name::name_problems};
+use crate::error::Error;
+use crate::model::name::rules::name_problems;
+use crate::model::tool::Tool;
 
 pub(crate) mod problem;
 

@@ -7,7 +7,7 @@
 pub(crate) mod nearest;
 pub(crate) mod rules;
 
-use crate::Error;
+use crate::error::Error;
 
 pub(crate) use rules::name_problems;
 pub use rules::{MAX_NAME_LEN, NameError, NameProblem, is_name_char};

@@ -24,7 +24,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, de};
 
-use crate::Error;
+use crate::error::Error;
 
 impl FromStr for ProtocolVersion {
     type Err = Error;
