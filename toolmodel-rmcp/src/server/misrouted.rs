@@ -3,51 +3,30 @@
 //! `rmcp` 3.11 parses a request whose `params` do not fit its method's type (a `tools/call`
 //! whose `arguments` is an array, a string or a number, or that has no `name`) as a *custom*
 //! request, and its default handler answers every custom request `-32601` Method not found,
-//! with the method as the message (upstream behaviour). The method exists: the params are
-//! wrong, which JSON-RPC 2.0 (5.1) calls `-32602` Invalid params. [`error`] answers that,
-//! naming the offending value by its JSON Pointer in the request; a method MCP does not
-//! define stays `-32601`.
+//! with the method as the message (upstream behaviour). For `tools/call` the method exists and
+//! the params are wrong, which JSON-RPC 2.0 (5.1) calls `-32602` Invalid params: [`error`]
+//! answers that, naming the offending value by its JSON Pointer in the request; every other
+//! method stays `-32601`.
 
 use rmcp::model::{CallToolRequestParams, CustomRequest, ErrorCode, ErrorData};
 use serde_json::Value;
 
-/// The request methods of MCP (2025-11-25 and 2026-07-28) a client may send a server.
-const MCP_REQUEST_METHODS: [&str; 18] = [
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "logging/setLevel",
-    "completion/complete",
-    "tasks/get",
-    "tasks/list",
-    "tasks/result",
-    "tasks/cancel",
-];
-
-/// The error for a request `rmcp` handed over as custom: `-32602` for an MCP method whose
-/// `params` do not fit, `-32601` for a method MCP does not define.
+/// The error for a request `rmcp` handed over as custom: `-32602` for a `tools/call` whose
+/// `params` do not fit, `-32601` for any other method. Only `tools/call` is rewritten: under
+/// MCP 2026-07-28 some methods are removed (`initialize` on a stateless request,
+/// `logging/setLevel`, `resources/subscribe`, `tasks/list`, `tasks/result`: SEP-2575,
+/// SEP-2663), and those MUST stay `-32601` (with HTTP 404 over Streamable HTTP), which `rmcp`
+/// answers for them; the official conformance suite checks it.
 pub(super) fn error(request: &CustomRequest) -> ErrorData {
     let method = request.method.as_str();
-    if !MCP_REQUEST_METHODS.contains(&method) {
+    if method != "tools/call" {
         return ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!("Method not found: {method}"),
             None,
         );
     }
-    let problem = match method {
-        "tools/call" => tools_call_problem(request.params.as_ref()),
-        _ => "/params do not fit the method".to_owned(),
-    };
+    let problem = tools_call_problem(request.params.as_ref());
     ErrorData::invalid_params(format!("Invalid params for {method}: {problem}"), None)
 }
 
@@ -135,5 +114,21 @@ mod tests {
     fn an_unknown_method_stays_method_not_found() {
         let err = error(&CustomRequest::new("tools/frobnicate", None));
         assert_eq!(err.code, ErrorCode::METHOD_NOT_FOUND);
+    }
+
+    #[test]
+    fn methods_removed_in_2026_07_28_stay_method_not_found() {
+        // SEP-2575 and SEP-2663: these MUST be -32601 (HTTP 404), whatever their params.
+        for method in [
+            "initialize",
+            "logging/setLevel",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "tasks/list",
+            "tasks/result",
+        ] {
+            let err = error(&CustomRequest::new(method, Some(json!({"x": 1}))));
+            assert_eq!(err.code, ErrorCode::METHOD_NOT_FOUND, "{method}");
+        }
     }
 }
