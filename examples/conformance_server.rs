@@ -278,14 +278,20 @@ fn field(answers: &InputResponses, key: &str, field: &str) -> String {
 #[tool(name = "test_input_required_result_elicitation")]
 pub struct InputElicitation;
 
+/// Asks the user's name in one form elicitation (input key `user_name`) and greets them: the
+/// body of `test_input_required_result_elicitation` and `test_streaming_elicitation`.
+async fn greet_by_name(cx: &CallContext) -> Result<String, ToolError> {
+    let ask = form("What is your name?", "name", "string");
+    let answers = cx
+        .input(InputRequests::new().with("user_name", ask))
+        .await?;
+    Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
+}
+
 impl ToolHandler for InputElicitation {
     type Reply = String;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
-        let ask = form("What is your name?", "name", "string");
-        let answers = cx
-            .input(InputRequests::new().with("user_name", ask))
-            .await?;
-        Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
+        greet_by_name(cx).await
     }
 }
 
@@ -476,11 +482,7 @@ impl ToolHandler for StreamingElicitation {
     type Reply = String;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         cx.progress(0.0, Some(1.0), Some("asking")).await.ok();
-        let ask = form("What is your name?", "name", "string");
-        let answers = cx
-            .input(InputRequests::new().with("user_name", ask))
-            .await?;
-        Ok(format!("Hello, {}!", field(&answers, "user_name", "name")))
+        greet_by_name(cx).await
     }
 }
 
