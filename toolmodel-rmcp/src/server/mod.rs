@@ -77,6 +77,7 @@ pub use request_state::{
 pub use transport::MCP_PATH;
 
 use std::{
+    collections::HashMap,
     sync::{Arc, Mutex},
     time::Duration,
 };
@@ -135,6 +136,10 @@ pub struct ToolboxServer {
     instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
     log_level: Arc<Mutex<Option<LogLevel>>>,
+    /// Each listed tool as `rmcp` holds it, by MCP name, converted once: `rmcp` asks for a
+    /// tool's `inputSchema` on every Streamable HTTP request (`get_tool`), and converting the
+    /// tool each time would copy its schemas on every call.
+    rmcp_tools: Arc<HashMap<String, RmcpTool>>,
     /// Seals and opens MCP 2026-07-28 `requestState`.
     sealer: Sealer,
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
@@ -150,8 +155,14 @@ impl ToolboxServer {
     /// (change it with [`with_server_info`](Self::with_server_info)).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
+        let rmcp_tools = toolbox
+            .tools()
+            .iter()
+            .map(|tool| (tool.name.clone(), crate::to_rmcp_lossy(tool).0))
+            .collect();
         Self {
             tasks: tasks::Tasks::for_toolbox(&toolbox),
+            rmcp_tools: Arc::new(rmcp_tools),
             toolbox,
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -360,9 +371,7 @@ impl ServerHandler for ToolboxServer {
     /// The tool's `inputSchema`, for `rmcp`'s check of `x-mcp-header` parameters against
     /// their `Mcp-Param-*` headers (MCP 2026-07-28, Streamable HTTP).
     fn get_tool(&self, name: &str) -> Option<RmcpTool> {
-        self.toolbox
-            .get(name)
-            .map(|tool| crate::to_rmcp_lossy(tool).0)
+        self.rmcp_tools.get(name).cloned()
     }
 
     /// A request `rmcp` could not read as its method: `-32602` for an MCP method whose
