@@ -125,7 +125,7 @@ pub use call::context::{
     BoxFuture, CallContext, CallHost, LogLevel, LogNotification,
     MISSING_REQUIRED_CLIENT_CAPABILITY, ProgressNotification, ProgressToken,
 };
-pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolError, ToolHandler};
+pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolHandler};
 pub use call::input::{
     Carried, ClientCapability, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequests, InputRequired, InputResponse, InputResponses, ListRootsResult,
@@ -133,6 +133,7 @@ pub use call::input::{
 };
 pub use call::list_result::{CacheScope, ListCache, ListToolsResult};
 pub use call::result::CallToolResult;
+pub use call::tool_error::ToolError;
 pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder};
 pub use call::tools_page::ToolsPage;
 pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};

@@ -16,7 +16,7 @@ use super::input::{
     Carried, ClientCapability, InputRequest, InputRequests, InputRequired, InputResponses,
 };
 use crate::call::cancellation::Cancellation;
-use crate::call::handler::ToolError;
+use crate::call::tool_error::ToolError;
 use crate::error::Error;
 use crate::model::tool::Tool;
 

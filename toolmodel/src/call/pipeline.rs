@@ -19,8 +19,9 @@ use std::{future::Future, sync::Arc};
 use serde_json::{Map, Value};
 
 use crate::call::context::{BoxFuture, CallContext, Called};
-use crate::call::handler::{Checked, IntoCallToolResult, ToolError, ToolHandler};
+use crate::call::handler::{Checked, IntoCallToolResult, ToolHandler};
 use crate::call::result::CallToolResult;
+use crate::call::tool_error::ToolError;
 use crate::error::Error;
 use crate::validate::compiled::CompiledSchema;
 use crate::validate::issue::InstanceError;

@@ -11,10 +11,11 @@ use std::{
 use serde_json::{Map, Value};
 
 use crate::call::context::{BoxFuture, CallContext, Called};
-use crate::call::handler::{ToolError, ToolHandler};
+use crate::call::handler::ToolHandler;
 use crate::call::list_result::ListCache;
 use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed};
 use crate::call::result::CallToolResult;
+use crate::call::tool_error::ToolError;
 use crate::call::tools_page::ToolsPage;
 use crate::error::Error;
 use crate::model::backend::Backend;
