@@ -29,9 +29,21 @@ use rmcp::{
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
-use toolmodel::{CallContext, Cancellation, TaskSupport, Toolbox};
+use std::{
+    future::{Future, poll_fn},
+    pin::Pin,
+    sync::Arc,
+    task::Poll,
+};
 
-use super::wire::{self, error_data};
+use toolmodel::{TaskSupport, Toolbox};
+
+use super::{
+    ToolboxServer,
+    call::Prepared,
+    task_input::TaskHost,
+    wire::{self, error_data},
+};
 
 /// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
 #[derive(Clone, Default)]
@@ -75,17 +87,19 @@ impl Tasks {
         capabilities
     }
 
-    /// A `tools/call` answered by the tasks extension: a task created, or `-32021` for a tool
-    /// that requires tasks called by a client that did not declare them. `None`: an ordinary
-    /// call.
-    pub(crate) fn call_tool(
+    /// A `tools/call` answered by the tasks extension: a task created, an
+    /// `InputRequiredResult` for input the handler asks before its task
+    /// ([`CallContext::input_before_task`](toolmodel::CallContext::input_before_task)), or
+    /// `-32021` for a tool that requires tasks called by a client that did not declare them.
+    /// `None`: an ordinary call.
+    pub(crate) async fn call_tool(
         &self,
-        toolbox: &Toolbox,
+        server: &ToolboxServer,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
         let manager = self.0.as_ref()?;
-        let support = task_support(toolbox, &request.name)?;
+        let support = task_support(server.toolbox(), &request.name)?;
         let declared = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());
@@ -98,37 +112,7 @@ impl Tasks {
             (TaskSupport::Optional | TaskSupport::Required, true) => {}
             _ => return None,
         }
-        let cancellation = Cancellation::new();
-        let cx = match CallContext::new()
-            .with_cancellation(cancellation.clone())
-            .with_meta(context.meta.0.0.clone())
-        {
-            Ok(cx) => cx,
-            Err(err) => return Some(Err(ErrorData::invalid_params(err.to_string(), None))),
-        };
-        let toolbox = toolbox.clone();
-        let name = request.name.to_string();
-        let arguments = request.arguments.clone();
-        let version = wire::protocol_version(context.protocol_version());
-        let task = manager.spawn(TaskOptions::new(), move |task| {
-            Box::pin(async move {
-                let call = toolbox.call(&name, arguments, &cx);
-                tokio::pin!(call);
-                let result = tokio::select! {
-                    result = &mut call => result,
-                    () = task.cancelled() => {
-                        cancellation.cancel();
-                        call.await
-                    }
-                };
-                match result {
-                    Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
-                    Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
-                    Err(err) => Err(TaskExit::Error(error_data(err))),
-                }
-            })
-        });
-        Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
+        Some(start(manager, server, request, context).await)
     }
 
     fn manager(&self) -> Result<&TaskManager, ErrorData> {
@@ -184,3 +168,63 @@ macro_rules! serve_tasks {
     };
 }
 pub(crate) use serve_tasks;
+
+/// The handler's run: boxed, so it can move from the request into its task.
+type Run =
+    Pin<Box<dyn Future<Output = Result<toolmodel::CallToolResult, toolmodel::Error>> + Send>>;
+
+/// Runs the call's handler up to its first suspension on the request (so input it asks
+/// before its task goes by input rounds), then as a task.
+async fn start(
+    manager: &TaskManager,
+    server: &ToolboxServer,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let mut start = None;
+    let call = server.prepare_call(request, context, |peer| {
+        let (host, begin) = TaskHost::new(peer);
+        start = Some(begin);
+        Arc::new(host)
+    })?;
+    let start = start.ok_or_else(|| ErrorData::internal_error("no task host", None))?;
+    let Prepared {
+        cx,
+        cancellation,
+        version,
+        rounds,
+    } = call;
+    let toolbox = server.toolbox().clone();
+    let name = request.name.to_string();
+    let arguments = request.arguments.clone();
+    let handler_cx = cx.clone();
+    let mut run: Run = Box::pin(async move { toolbox.call(&name, arguments, &handler_cx).await });
+    // One poll with this request's waker: a handler that suspends goes on in its task, whose
+    // first poll registers the task's waker (every future re-registers on each poll).
+    let run = match poll_fn(|waker| Poll::Ready(run.as_mut().poll(waker))).await {
+        Poll::Ready(Err(toolmodel::Error::InputRequired(required))) if rounds => {
+            return server.input_required(request, &cx, &required);
+        }
+        Poll::Ready(done) => Box::pin(std::future::ready(done)),
+        Poll::Pending => run,
+    };
+    let task = manager.spawn(TaskOptions::new(), move |task| {
+        start.begin(task.clone());
+        Box::pin(async move {
+            let mut run = run;
+            let result = tokio::select! {
+                result = &mut run => result,
+                () = task.cancelled() => {
+                    cancellation.cancel();
+                    run.await
+                }
+            };
+            match result {
+                Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
+                Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
+                Err(err) => Err(TaskExit::Error(error_data(err))),
+            }
+        })
+    });
+    Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+}
