@@ -184,9 +184,10 @@ impl ToolHandler for ProtocolErrorJob {
     }
 }
 
-/// Echoes its message (none: an empty text). Listed first (a toolbox lists its tools sorted by
-/// name): the suite's `http-header-validation` scenario calls the first listed tool with `{}`
-/// and no tasks capability, which `failing_job` (task support required) answers with `-32021`.
+/// Echoes its message (none: an empty text). Sorted before `failing_job` (a toolbox lists its
+/// tools sorted by name): the suite's `http-header-validation` scenario calls the first listed
+/// tool with `{}` and no tasks capability, which `failing_job` (task support required) answers
+/// with `-32021`; the first listed is `confirm_delete`, which answers with an input round.
 #[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
 #[tool(name = "echo")]
 pub struct Echo {

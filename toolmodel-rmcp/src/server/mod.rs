@@ -13,20 +13,23 @@
 //!   handler's [`ToolError::protocol`](toolmodel::ToolError::protocol) its own code, anything
 //!   else (an output that fails its schema, a cancelled call) `-32603`
 //!   ([`toolmodel::Error::jsonrpc_code`]).
-//! - The handler's [`CallContext`] reaches the client through `rmcp`'s peer: progress
+//! - The handler's [`CallContext`](toolmodel::CallContext) reaches the client through `rmcp`'s peer: progress
 //!   notifications for the request's `progressToken`, log messages (`notifications/message`,
 //!   filtered by `logging/setLevel` or the request's `io.modelcontextprotocol/logLevel`),
 //!   `sampling/createMessage` and `elicitation/create`; `notifications/cancelled` sets the
-//!   context's [`Cancellation`].
+//!   context's [`Cancellation`](toolmodel::Cancellation).
 //! - Capabilities: `tools` and `logging`.
 //! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
 //!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
 //!   one, those methods are JSON-RPC `-32601`.
 //! - The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools that declare
-//!   task support: their calls run as tasks (`tasks/get`, `tasks/cancel`) for a client that
-//!   declares the extension (see `tasks.rs`).
+//!   task support: their calls run as tasks (`tasks/get`, `tasks/update`, `tasks/cancel`) for
+//!   a client that declares the extension, with the per-request rules of an ordinary call; a
+//!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
+//!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
+//!   `tasks.rs`).
 //!
-//! **Asking the client for input** ([`CallContext::input`]) follows the request's protocol
+//! **Asking the client for input** ([`CallContext::input`](toolmodel::CallContext::input)) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
 //! and `roots/list` to the client and hands the answers to the handler. Under 2026-07-28
 //! (multi round-trip requests, SEP-2322) it answers the call with an `InputRequiredResult`

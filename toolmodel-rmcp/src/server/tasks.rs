@@ -2,7 +2,8 @@
 //! [`TaskManager`]: a `tools/call` of a tool that declares task support
 //! ([`ToolExecution::task_support`](toolmodel::ToolExecution), `#[tool(task_support = ...)]`)
 //! runs as a task when the request declares the extension; the client polls it with
-//! `tasks/get` and may cancel it with `tasks/cancel`.
+//! `tasks/get`, answers its input requests with `tasks/update` and may cancel it with
+//! `tasks/cancel`.
 //!
 //! - `"optional"`: a task when the client declared the extension in the request's
 //!   capabilities (its `_meta`, or `initialize`), else an ordinary call.
@@ -11,13 +12,37 @@
 //! - `"forbidden"` or none: always an ordinary call.
 //!
 //! The server advertises the extension (`capabilities.extensions`) when one of its tools
-//! declares `"optional"` or `"required"`. A task's call runs with the request's `_meta` and a
-//! [`Cancellation`] that `tasks/cancel` sets; it has no host (its progress and log messages
-//! are dropped, and it cannot ask the client for input: `tasks/update` acknowledges and
-//! changes nothing). A handler that stops on cancellation ([`toolmodel::Error::Cancelled`])
-//! settles the task as `cancelled`; a tool error (`isError`) as `completed` with that result;
-//! a protocol error as `failed` with the JSON-RPC error inlined. Tasks live in memory, shared
-//! by every session and clone of the server, for `rmcp`'s default TTL (5 minutes).
+//! declares `"optional"` or `"required"`.
+//!
+//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`:
+//! the request's `_meta`, its client capabilities, its log level, its input rounds), with a
+//! host that runs it as a task (`task_input.rs`). The handler runs on the request up to its
+//! first suspension (the first `.await` that does not complete at once), then goes on in the
+//! task, which the `CreateTaskResult` names (a handler that finishes at once gives a task
+//! already completed). Its progress and log notifications follow the request's rules (under
+//! MCP 2026-07-28 none without `io.modelcontextprotocol/logLevel`, and only at or above it).
+//!
+//! **Input, two ways** (SEP-2663 "MRTR and tasks"):
+//!
+//! - [`CallContext::input`](toolmodel::CallContext::input) in a task **parks the task and
+//!   resumes it**: the requests appear in the task's `inputRequests` (`tasks/get` reports
+//!   `input_required`; every request of one `input` at once, and a client may answer them one
+//!   `tasks/update` at a time, unknown or answered keys ignored), and when all are answered
+//!   the handler goes on where it waited. It is not run again (unlike input rounds): a task
+//!   keeps running, so nothing before the `input` is repeated, and the answers stay on the
+//!   server (no `requestState`). A key asked again in the same task gets the answer it got.
+//! - [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task), asked
+//!   before the handler's first suspension under MCP 2026-07-28, is answered by **input
+//!   rounds on the `tools/call` itself**: an `InputRequiredResult` (no task yet; a sealed
+//!   `requestState` as for any call), the handler runs again on the retry, and the retry that
+//!   has every answer gets the `CreateTaskResult` (which never carries `requestState`).
+//!
+//! `tasks/cancel` sets the call's [`Cancellation`](toolmodel::Cancellation) and wakes a task
+//! waiting for input (its `input` returns [`ToolError::Cancelled`](toolmodel::ToolError)). A
+//! handler that stops on cancellation ([`toolmodel::Error::Cancelled`]) settles the task as
+//! `cancelled`; a tool error (`isError`) as `completed` with that result; a protocol error as
+//! `failed` with the JSON-RPC error inlined. Tasks live in memory, shared by every session and
+//! clone of the server, for `rmcp`'s default TTL (5 minutes).
 
 use rmcp::{
     ErrorData, RoleServer,
