@@ -236,6 +236,8 @@ async fn start(
     let task = manager.spawn(TaskOptions::new(), move |task| {
         start.begin(task.clone());
         Box::pin(async move {
+            // Kept while the handler runs: its host reads the task from it.
+            let _start = start;
             let mut run = run;
             let result = tokio::select! {
                 result = &mut run => result,

@@ -983,4 +983,71 @@ mod tests {
         assert_eq!(code, -32603);
         assert!(message.contains("elicitation/create"), "{message}");
     }
+
+    /// A host in one task phase that answers every request itself and counts them.
+    struct InTask(TaskPhase, AtomicUsize);
+
+    impl CallHost for InTask {
+        fn task_phase(&self) -> TaskPhase {
+            self.0
+        }
+
+        fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async { Ok(answer("name", "host")) })
+        }
+    }
+
+    #[test]
+    fn the_task_phase_decides_between_input_rounds_and_the_host() {
+        // (phase, where `input` goes, where `input_before_task` goes): true = the host.
+        let rules = [
+            (TaskPhase::NoTask, false, false),
+            (TaskPhase::NotStarted, true, false),
+            (TaskPhase::Running, true, true),
+        ];
+        for (phase, input_to_host, before_to_host) in rules {
+            for before in [false, true] {
+                let host = Arc::new(InTask(phase, AtomicUsize::new(0)));
+                let cx = CallContext::new()
+                    .with_host(host.clone())
+                    .with_input_rounds(Carried::default());
+                let asked = if before {
+                    pollster::block_on(cx.input_before_task(ask("name")))
+                } else {
+                    pollster::block_on(cx.input(ask("name")))
+                };
+                let to_host = if before {
+                    before_to_host
+                } else {
+                    input_to_host
+                };
+                if to_host {
+                    let answers = asked.expect("the host answers");
+                    let name = answers.elicit("name").and_then(|r| r.field("name"));
+                    assert_eq!(name, Some(&json!("host")), "{phase:?}");
+                    assert_eq!(host.1.load(Ordering::SeqCst), 1, "{phase:?}");
+                } else {
+                    assert!(
+                        matches!(asked, Err(ToolError::InputRequired(_))),
+                        "{phase:?} before={before}: an input round"
+                    );
+                    assert_eq!(host.1.load(Ordering::SeqCst), 0, "{phase:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancelled_host_request_is_a_cancelled_call() {
+        struct Cancelled;
+        impl CallHost for Cancelled {
+            fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
+                Box::pin(async { Err(Error::Cancelled) })
+            }
+        }
+        let cx = CallContext::new().with_host(Arc::new(Cancelled));
+        let asked = pollster::block_on(cx.input(ask("name")));
+        assert!(matches!(asked, Err(ToolError::Cancelled)), "{asked:?}");
+    }
 }
