@@ -26,7 +26,10 @@ use toolmodel::{
 use toolmodel_examples::{
     conformance_fixtures::{Fixtures, RED_PIXEL_PNG},
     serve::{run, transport_from_args},
-    task_fixtures::{Echo, FailingJob, Greet, ProtocolErrorJob, SlowCompute},
+    task_fixtures::{
+        ConfirmDelete, Echo, FailingJob, Greet, MultiInput, ProtocolErrorJob, SlowCompute,
+        ToolWithTask,
+    },
 };
 use toolmodel_rmcp::ToolboxServer;
 
@@ -597,6 +600,9 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
         .with(SlowCompute::default())
         .with(FailingJob)
         .with(ProtocolErrorJob)
+        .with(ConfirmDelete::default())
+        .with(MultiInput)
+        .with(ToolWithTask)
         .with_tool(
             json_schema_2020_12_tool()?,
             |arguments: Map<String, Value>, _cx| async move {

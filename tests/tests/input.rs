@@ -2,7 +2,9 @@
 //! `examples/conformance_server.rs`, started as a child process, over stdio and over
 //! Streamable HTTP, driven to completion by `rmcp`'s client in MCP 2026-07-28 mode (multi
 //! round-trip requests: `InputRequiredResult`, then retries with `inputResponses` and the
-//! sealed `requestState`) and in 2025-11-25 mode (server-to-client `elicitation/create`).
+//! sealed `requestState`) and in 2025-11-25 mode (server-to-client `elicitation/create`);
+//! and the tasks that ask for input (`confirm_delete`, `test_tool_with_task`: the tasks
+//! extension, `tasks/get` in `input_required`, `tasks/update`).
 
 use std::{
     process::Stdio,
@@ -14,7 +16,7 @@ use rmcp::{
     ClientHandler, RoleClient,
     model::{
         CallToolRequestParams, CallToolResponse, ClientConfig, ElicitRequestParams, ElicitResult,
-        ProtocolVersion,
+        GetTaskParams, InputResponses, ProtocolVersion, TaskPayload, TaskStatus, UpdateTaskParams,
     },
     service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService},
     transport::{StreamableHttpClientTransport, TokioChildProcess},
@@ -35,7 +37,10 @@ impl ClientHandler for Answering {
     fn get_info(&self) -> ClientConfig {
         serde_json::from_value(json!({
             "protocolVersion": self.version,
-            "capabilities": {"elicitation": {}},
+            "capabilities": {
+                "elicitation": {},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
             "clientInfo": {"name": "toolmodel-input-e2e", "version": "0.1.0"}
         }))
         .expect("a client config")
@@ -251,6 +256,107 @@ async fn elicitation_completes_over_http_in_2026_07_28_mode() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn elicitation_completes_over_http_in_2025_11_25_mode() {
     drive(Wire::Http, Mode::Legacy).await;
+}
+
+/// Polls `tasks/get` until the task leaves `working` (at most 10 s).
+async fn poll(service: &RunningService<RoleClient, Answering>, task_id: &str) -> TaskPayload {
+    for _ in 0..200 {
+        let got = service
+            .get_task(GetTaskParams::new(task_id))
+            .await
+            .expect("tasks/get");
+        if got.task.task.status != TaskStatus::Working {
+            return got.task.payload;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {task_id} stayed working");
+}
+
+fn task_id(response: CallToolResponse) -> String {
+    match response {
+        CallToolResponse::Task(created) => created.task.task_id,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+fn completed_text(payload: &TaskPayload) -> String {
+    match payload {
+        TaskPayload::Completed { result } => result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        other => panic!("expected completed, got {other:?}"),
+    }
+}
+
+/// `confirm_delete` as a task waits in `input_required` and completes after `tasks/update`;
+/// `test_tool_with_task` asks by an input round first, then becomes a task with the answer.
+async fn drive_tasks(wire: Wire) {
+    let (service, _client, _child, _url) = connect(wire, Mode::Rounds).await;
+    let created = service
+        .call_tool_once(params("confirm_delete", json!({"filename": "notes.txt"})))
+        .await
+        .expect("tools/call");
+    let task = task_id(created);
+    let TaskPayload::InputRequired { input_requests } = poll(&service, &task).await else {
+        panic!("{wire:?}: expected input_required");
+    };
+    let requests = serde_json::to_value(&input_requests).unwrap();
+    assert_eq!(requests["confirm"]["method"], "elicitation/create");
+    assert_eq!(
+        requests["confirm"]["params"]["message"],
+        "Delete notes.txt?"
+    );
+    let answer = InputResponses::from([(
+        "confirm".to_owned(),
+        json!({"action": "accept", "content": {"confirm": true}}),
+    )]);
+    service
+        .update_task(UpdateTaskParams::new(task.clone(), answer))
+        .await
+        .expect("tasks/update");
+    let done = loop {
+        let payload = poll(&service, &task).await;
+        if !matches!(payload, TaskPayload::InputRequired { .. }) {
+            break payload;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(completed_text(&done), "Deleted notes.txt", "{wire:?}");
+
+    let first = service
+        .call_tool_once(params("test_tool_with_task", json!({})))
+        .await
+        .expect("tools/call");
+    let CallToolResponse::InputRequired(required) = first else {
+        panic!("{wire:?}: expected an InputRequiredResult, got {first:?}");
+    };
+    let answer = InputResponses::from([(
+        "user_name".to_owned(),
+        json!({"action": "accept", "content": {"name": "Alice"}}),
+    )]);
+    let retry = params("test_tool_with_task", json!({}))
+        .with_input_responses(answer)
+        .with_request_state(required.request_state.expect("a requestState"));
+    let task = task_id(service.call_tool_once(retry).await.expect("tools/call"));
+    let done = poll(&service, &task).await;
+    assert_eq!(
+        completed_text(&done),
+        "Hello, Alice! (from the task)",
+        "{wire:?}"
+    );
+    service.cancel().await.expect("the client closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_that_ask_for_input_complete_over_stdio() {
+    drive_tasks(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_that_ask_for_input_complete_over_http() {
+    drive_tasks(Wire::Http).await;
 }
 
 /// A 2026-07-28 retry with a tampered `requestState` is refused with `-32602`.

@@ -267,10 +267,12 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     assert_eq!(
         names,
         [
+            "confirm_delete",
             "echo",
             "failing_job",
             "greet",
             "json_schema_2020_12_tool",
+            "multi_input",
             "protocol_error_job",
             "slow_compute",
             "test_audio_content",
@@ -295,6 +297,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
             "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_tool_with_task",
         ]
     );
     for tool in &listed.tools {

@@ -123,7 +123,7 @@ pub use call::content::{
 };
 pub use call::context::{
     BoxFuture, CallContext, CallHost, LogLevel, LogNotification,
-    MISSING_REQUIRED_CLIENT_CAPABILITY, ProgressNotification, ProgressToken,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, ProgressNotification, ProgressToken, TaskPhase,
 };
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolHandler};
 pub use call::input::{

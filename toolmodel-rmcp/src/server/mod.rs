@@ -13,20 +13,23 @@
 //!   handler's [`ToolError::protocol`](toolmodel::ToolError::protocol) its own code, anything
 //!   else (an output that fails its schema, a cancelled call) `-32603`
 //!   ([`toolmodel::Error::jsonrpc_code`]).
-//! - The handler's [`CallContext`] reaches the client through `rmcp`'s peer: progress
+//! - The handler's [`CallContext`](toolmodel::CallContext) reaches the client through `rmcp`'s peer: progress
 //!   notifications for the request's `progressToken`, log messages (`notifications/message`,
 //!   filtered by `logging/setLevel` or the request's `io.modelcontextprotocol/logLevel`),
 //!   `sampling/createMessage` and `elicitation/create`; `notifications/cancelled` sets the
-//!   context's [`Cancellation`].
+//!   context's [`Cancellation`](toolmodel::Cancellation).
 //! - Capabilities: `tools` and `logging`.
 //! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
 //!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
 //!   one, those methods are JSON-RPC `-32601`.
 //! - The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for tools that declare
-//!   task support: their calls run as tasks (`tasks/get`, `tasks/cancel`) for a client that
-//!   declares the extension (see `tasks.rs`).
+//!   task support: their calls run as tasks (`tasks/get`, `tasks/update`, `tasks/cancel`) for
+//!   a client that declares the extension, with the per-request rules of an ordinary call; a
+//!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
+//!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
+//!   `tasks.rs`).
 //!
-//! **Asking the client for input** ([`CallContext::input`]) follows the request's protocol
+//! **Asking the client for input** ([`CallContext::input`](toolmodel::CallContext::input)) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
 //! and `roots/list` to the client and hands the answers to the handler. Under 2026-07-28
 //! (multi round-trip requests, SEP-2322) it answers the call with an `InputRequiredResult`
@@ -56,6 +59,7 @@
 // which this server serves, use them.
 #![allow(deprecated)]
 
+mod call;
 mod compose;
 mod connections;
 mod host;
@@ -66,6 +70,7 @@ mod origin;
 mod request_state;
 mod sessions;
 mod stdio;
+mod task_input;
 mod tasks;
 mod transport;
 mod wire;
@@ -86,18 +91,14 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
-        InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool as RmcpTool,
+        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+        SetLevelRequestParams, Tool as RmcpTool,
     },
     service::RequestContext,
 };
-use toolmodel::{CallContext, Cancellation, Carried, LogLevel, ProtocolVersion, Toolbox};
+use toolmodel::{LogLevel, Toolbox};
 
-use self::{
-    host::PeerHost,
-    request_state::Sealer,
-    wire::{error_data, from_wire, to_wire},
-};
+use self::{request_state::Sealer, wire::error_data};
 
 /// Serves a [`Toolbox`] over MCP with `rmcp`: see the [module docs](crate::server) for what
 /// each request does.
@@ -284,85 +285,30 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(task) = self.tasks.call_tool(&self.toolbox, &request, &context) {
+        if let Some(task) = self.tasks.call_tool(self, &request, &context).await {
             return task;
         }
-        let version = wire::protocol_version(context.protocol_version());
-        // MCP 2026-07-28: input by multi round-trip requests, and per-request rules.
-        let rounds = version >= ProtocolVersion::V2026_07_28;
-        let requested = context
-            .meta
-            .log_level()
-            .and_then(|level| wire::log_level_from_rmcp(&level));
-        let level = if rounds {
-            // Logs only for requests that ask for them, at or above their level.
-            requested.map_or(host::LogFilter::Off, host::LogFilter::AtLeast)
-        } else {
-            requested
-                .or_else(|| self.session_log_level())
-                .map_or(host::LogFilter::All, host::LogFilter::AtLeast)
-        };
-        let capabilities = context.client_capabilities();
-        let cancellation = Cancellation::new();
-        let mut cx = CallContext::new()
-            .with_host(Arc::new(PeerHost::new(
-                context.peer.clone(),
-                level,
-                capabilities.clone(),
-                rounds,
-            )))
-            .with_cancellation(cancellation.clone())
-            .with_meta(context.meta.0.0.clone())
-            // A `progressToken` that is neither a string nor an integer: the request's fault.
-            .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
-        if let Some(capabilities) = capabilities.as_ref().and_then(|caps| to_wire(caps).ok()) {
-            cx = cx.with_client_capabilities(capabilities);
-        }
-        if rounds {
-            let mut carried = match &request.request_state {
-                Some(state) => {
-                    self.sealer
-                        .open(&request.name, request.arguments.as_ref(), state)?
-                }
-                None => Carried::default(),
-            };
-            carried
-                .answers
-                .extend(request.input_responses.clone().unwrap_or_default());
-            cx = cx.with_input_rounds(carried);
-        }
-        let call = self
+        let call = self.prepare_call(&request, &context, |peer| Arc::new(peer))?;
+        let result = self
             .toolbox
-            .call(&request.name, request.arguments.clone(), &cx);
-        tokio::pin!(call);
+            .call(&request.name, request.arguments.clone(), &call.cx);
+        tokio::pin!(result);
         // `rmcp` cancels `ct` on `notifications/cancelled`; the handler sees it through its
         // context and decides how to stop.
         let result = tokio::select! {
-            result = &mut call => result,
+            result = &mut result => result,
             () = context.ct.cancelled() => {
-                cancellation.cancel();
-                call.await
+                call.cancellation.cancel();
+                result.await
             }
         };
         let result = match result {
-            Err(toolmodel::Error::InputRequired(required)) if rounds => {
-                let state =
-                    self.sealer
-                        .seal(&request.name, request.arguments.as_ref(), &cx.carried())?;
-                let requests: InputRequests =
-                    from_wire(required.requests.to_json()).map_err(|err| {
-                        ErrorData::internal_error(
-                            format!("inputRequests do not convert to rmcp's type: {err}"),
-                            None,
-                        )
-                    })?;
-                return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                    Some(requests),
-                    Some(state),
-                )));
+            Err(toolmodel::Error::InputRequired(required)) if call.rounds => {
+                return self.input_required(&request, &call.cx, &required);
             }
             other => other.map_err(error_data)?,
         };
+        let version = call.version;
         Ok(CallToolResponse::Complete(wire::result_to_rmcp(
             &result, version,
         )?))

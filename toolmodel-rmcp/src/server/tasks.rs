@@ -2,7 +2,8 @@
 //! [`TaskManager`]: a `tools/call` of a tool that declares task support
 //! ([`ToolExecution::task_support`](toolmodel::ToolExecution), `#[tool(task_support = ...)]`)
 //! runs as a task when the request declares the extension; the client polls it with
-//! `tasks/get` and may cancel it with `tasks/cancel`.
+//! `tasks/get`, answers its input requests with `tasks/update` and may cancel it with
+//! `tasks/cancel`.
 //!
 //! - `"optional"`: a task when the client declared the extension in the request's
 //!   capabilities (its `_meta`, or `initialize`), else an ordinary call.
@@ -11,13 +12,37 @@
 //! - `"forbidden"` or none: always an ordinary call.
 //!
 //! The server advertises the extension (`capabilities.extensions`) when one of its tools
-//! declares `"optional"` or `"required"`. A task's call runs with the request's `_meta` and a
-//! [`Cancellation`] that `tasks/cancel` sets; it has no host (its progress and log messages
-//! are dropped, and it cannot ask the client for input: `tasks/update` acknowledges and
-//! changes nothing). A handler that stops on cancellation ([`toolmodel::Error::Cancelled`])
-//! settles the task as `cancelled`; a tool error (`isError`) as `completed` with that result;
-//! a protocol error as `failed` with the JSON-RPC error inlined. Tasks live in memory, shared
-//! by every session and clone of the server, for `rmcp`'s default TTL (5 minutes).
+//! declares `"optional"` or `"required"`.
+//!
+//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`:
+//! the request's `_meta`, its client capabilities, its log level, its input rounds), with a
+//! host that runs it as a task (`task_input.rs`). The handler runs on the request up to its
+//! first suspension (the first `.await` that does not complete at once), then goes on in the
+//! task, which the `CreateTaskResult` names (a handler that finishes at once gives a task
+//! already completed). Its progress and log notifications follow the request's rules (under
+//! MCP 2026-07-28 none without `io.modelcontextprotocol/logLevel`, and only at or above it).
+//!
+//! **Input, two ways** (SEP-2663 "MRTR and tasks"):
+//!
+//! - [`CallContext::input`](toolmodel::CallContext::input) in a task **parks the task and
+//!   resumes it**: the requests appear in the task's `inputRequests` (`tasks/get` reports
+//!   `input_required`; every request of one `input` at once, and a client may answer them one
+//!   `tasks/update` at a time, unknown or answered keys ignored), and when all are answered
+//!   the handler goes on where it waited. It is not run again (unlike input rounds): a task
+//!   keeps running, so nothing before the `input` is repeated, and the answers stay on the
+//!   server (no `requestState`). A key asked again in the same task gets the answer it got.
+//! - [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task), asked
+//!   before the handler's first suspension under MCP 2026-07-28, is answered by **input
+//!   rounds on the `tools/call` itself**: an `InputRequiredResult` (no task yet; a sealed
+//!   `requestState` as for any call), the handler runs again on the retry, and the retry that
+//!   has every answer gets the `CreateTaskResult` (which never carries `requestState`).
+//!
+//! `tasks/cancel` sets the call's [`Cancellation`](toolmodel::Cancellation) and wakes a task
+//! waiting for input (its `input` returns [`ToolError::Cancelled`](toolmodel::ToolError)). A
+//! handler that stops on cancellation ([`toolmodel::Error::Cancelled`]) settles the task as
+//! `cancelled`; a tool error (`isError`) as `completed` with that result; a protocol error as
+//! `failed` with the JSON-RPC error inlined. Tasks live in memory, shared by every session and
+//! clone of the server, for `rmcp`'s default TTL (5 minutes).
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -29,9 +54,21 @@ use rmcp::{
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
-use toolmodel::{CallContext, Cancellation, TaskSupport, Toolbox};
+use std::{
+    future::{Future, poll_fn},
+    pin::Pin,
+    sync::Arc,
+    task::Poll,
+};
 
-use super::wire::{self, error_data};
+use toolmodel::{TaskSupport, Toolbox};
+
+use super::{
+    ToolboxServer,
+    call::Prepared,
+    task_input::TaskHost,
+    wire::{self, error_data},
+};
 
 /// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
 #[derive(Clone, Default)]
@@ -75,17 +112,19 @@ impl Tasks {
         capabilities
     }
 
-    /// A `tools/call` answered by the tasks extension: a task created, or `-32021` for a tool
-    /// that requires tasks called by a client that did not declare them. `None`: an ordinary
-    /// call.
-    pub(crate) fn call_tool(
+    /// A `tools/call` answered by the tasks extension: a task created, an
+    /// `InputRequiredResult` for input the handler asks before its task
+    /// ([`CallContext::input_before_task`](toolmodel::CallContext::input_before_task)), or
+    /// `-32021` for a tool that requires tasks called by a client that did not declare them.
+    /// `None`: an ordinary call.
+    pub(crate) async fn call_tool(
         &self,
-        toolbox: &Toolbox,
+        server: &ToolboxServer,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
         let manager = self.0.as_ref()?;
-        let support = task_support(toolbox, &request.name)?;
+        let support = task_support(server.toolbox(), &request.name)?;
         let declared = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());
@@ -98,37 +137,7 @@ impl Tasks {
             (TaskSupport::Optional | TaskSupport::Required, true) => {}
             _ => return None,
         }
-        let cancellation = Cancellation::new();
-        let cx = match CallContext::new()
-            .with_cancellation(cancellation.clone())
-            .with_meta(context.meta.0.0.clone())
-        {
-            Ok(cx) => cx,
-            Err(err) => return Some(Err(ErrorData::invalid_params(err.to_string(), None))),
-        };
-        let toolbox = toolbox.clone();
-        let name = request.name.to_string();
-        let arguments = request.arguments.clone();
-        let version = wire::protocol_version(context.protocol_version());
-        let task = manager.spawn(TaskOptions::new(), move |task| {
-            Box::pin(async move {
-                let call = toolbox.call(&name, arguments, &cx);
-                tokio::pin!(call);
-                let result = tokio::select! {
-                    result = &mut call => result,
-                    () = task.cancelled() => {
-                        cancellation.cancel();
-                        call.await
-                    }
-                };
-                match result {
-                    Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
-                    Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
-                    Err(err) => Err(TaskExit::Error(error_data(err))),
-                }
-            })
-        });
-        Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
+        Some(start(manager, server, request, context).await)
     }
 
     fn manager(&self) -> Result<&TaskManager, ErrorData> {
@@ -184,3 +193,65 @@ macro_rules! serve_tasks {
     };
 }
 pub(crate) use serve_tasks;
+
+/// The handler's run: boxed, so it can move from the request into its task.
+type Run =
+    Pin<Box<dyn Future<Output = Result<toolmodel::CallToolResult, toolmodel::Error>> + Send>>;
+
+/// Runs the call's handler up to its first suspension on the request (so input it asks
+/// before its task goes by input rounds), then as a task.
+async fn start(
+    manager: &TaskManager,
+    server: &ToolboxServer,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let mut start = None;
+    let call = server.prepare_call(request, context, |peer| {
+        let (host, begin) = TaskHost::new(peer);
+        start = Some(begin);
+        Arc::new(host)
+    })?;
+    let start = start.ok_or_else(|| ErrorData::internal_error("no task host", None))?;
+    let Prepared {
+        cx,
+        cancellation,
+        version,
+        rounds,
+    } = call;
+    let toolbox = server.toolbox().clone();
+    let name = request.name.to_string();
+    let arguments = request.arguments.clone();
+    let handler_cx = cx.clone();
+    let mut run: Run = Box::pin(async move { toolbox.call(&name, arguments, &handler_cx).await });
+    // One poll with this request's waker: a handler that suspends goes on in its task, whose
+    // first poll registers the task's waker (every future re-registers on each poll).
+    let run = match poll_fn(|waker| Poll::Ready(run.as_mut().poll(waker))).await {
+        Poll::Ready(Err(toolmodel::Error::InputRequired(required))) if rounds => {
+            return server.input_required(request, &cx, &required);
+        }
+        Poll::Ready(done) => Box::pin(std::future::ready(done)),
+        Poll::Pending => run,
+    };
+    let task = manager.spawn(TaskOptions::new(), move |task| {
+        start.begin(task.clone());
+        Box::pin(async move {
+            // Kept while the handler runs: its host reads the task from it.
+            let _start = start;
+            let mut run = run;
+            let result = tokio::select! {
+                result = &mut run => result,
+                () = task.cancelled() => {
+                    cancellation.cancel();
+                    run.await
+                }
+            };
+            match result {
+                Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
+                Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
+                Err(err) => Err(TaskExit::Error(error_data(err))),
+            }
+        })
+    });
+    Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+}

@@ -140,6 +140,16 @@ pub trait CallHost: Send + Sync {
         Box::pin(async { Err(no_host("roots/list")) })
     }
 
+    /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`,
+    /// SEP-2663): [`TaskPhase::NoTask`] (the default) for an ordinary call. A host that runs
+    /// the call as a task says [`TaskPhase::NotStarted`] or [`TaskPhase::Running`]; then
+    /// [`CallContext::input`] goes to [`input`](Self::input) of the host (which parks the task
+    /// in `input_required` until `tasks/update` answers) even under MCP 2026-07-28 input
+    /// rounds, and [`CallContext::input_before_task`] does so once the task is running.
+    fn task_phase(&self) -> TaskPhase {
+        TaskPhase::NoTask
+    }
+
     /// Sends every request of `requests` to the client (MCP 2025-11-25 and older:
     /// server-to-client requests) and returns each raw result under its key. The default
     /// sends them one after another, in key order, through [`elicit`](Self::elicit),
@@ -162,6 +172,24 @@ pub trait CallHost: Send + Sync {
             Ok(answers)
         })
     }
+}
+
+/// Where a call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
+/// as its host says ([`CallHost::task_phase`]); it decides where [`CallContext::input`] and
+/// [`CallContext::input_before_task`] send their requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskPhase {
+    /// An ordinary call: no task.
+    NoTask,
+    /// A call that becomes a task, whose `CreateTaskResult` is not sent yet: input asked with
+    /// [`CallContext::input_before_task`] still goes by multi round-trip requests on the
+    /// `tools/call` itself (SEP-2663: "resolve all MRTR exchanges synchronously before
+    /// responding with a `CreateTaskResult`").
+    NotStarted,
+    /// The call runs as a task: input parks the task in `input_required` (`tasks/get` shows
+    /// the `inputRequests`, `tasks/update` answers them).
+    Running,
 }
 
 fn no_host(method: &str) -> Error {
@@ -476,6 +504,12 @@ impl CallContext {
     ///   [`ToolError::InputRequired`] with the unanswered requests, the handler returns it
     ///   with `?`, the server answers the call with an `InputRequiredResult`, and the client
     ///   retries the call with the answers. **The handler then runs again from the start**.
+    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the
+    ///   host's [`task_phase`](CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
+    ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update`
+    ///   has answered every key this returns the answers. **The handler goes on where it
+    ///   waits** (it is not run again: a task keeps running). Input the call needs before it
+    ///   becomes a task: [`input_before_task`](Self::input_before_task).
     ///
     /// # Re-entrancy contract
     ///
@@ -552,8 +586,71 @@ impl CallContext {
     ///   (before 2026-07-28: the client refused it, the connection closed; no host at all:
     ///   [`Error::NoHost`]'s `-32603`).
     pub async fn input(&self, requests: InputRequests) -> Result<InputResponses, ToolError> {
+        let rounds = match self.request.host.task_phase() {
+            TaskPhase::NoTask => self.request.rounds.as_ref(),
+            TaskPhase::NotStarted | TaskPhase::Running => None,
+        };
+        self.ask(requests, rounds).await
+    }
+
+    /// Asks the client for input the call needs **before it becomes a task** (the tasks
+    /// extension, `io.modelcontextprotocol/tasks`, SEP-2663): in a call that the server runs
+    /// as a task, these requests go by MCP 2026-07-28 multi round-trip requests on the
+    /// `tools/call` itself (an `InputRequiredResult`; the handler runs again on the retry, as
+    /// [`input`](Self::input) describes), and the task is created only once they are
+    /// answered, so a handler can, say, confirm with the user before it starts a long job.
+    /// [`input`](Self::input) in such a call parks the task instead (`input_required`,
+    /// answered by `tasks/update`, the handler goes on where it waits).
+    ///
+    /// The task starts at the handler's first suspension (the first `.await` that does not
+    /// complete at once): call this before anything that waits. Once the task runs (and in
+    /// MCP 2025-11-25 and older, which have no input rounds) it is the same as
+    /// [`input`](Self::input); in an ordinary call too.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::{CallContext, Carried, ElicitRequest, InputRequest, InputRequests, ToolError};
+    ///
+    /// async fn report(cx: &CallContext) -> Result<String, ToolError> {
+    ///     let ask = InputRequest::Elicit(ElicitRequest::form(
+    ///         "Which year?",
+    ///         json!({"type": "object", "properties": {"year": {"type": "integer"}}}),
+    ///     ));
+    ///     let answers = cx.input_before_task(InputRequests::new().with("year", ask)).await?;
+    ///     let year = answers.elicit("year").and_then(|r| r.field("year")).cloned();
+    ///     // ... the long part, as a task ...
+    ///     Ok(format!("report for {}", year.unwrap_or_default()))
+    /// }
+    ///
+    /// # pollster::block_on(async {
+    /// // A 2026-07-28 call without the answer: an input round first.
+    /// let cx = CallContext::new().with_input_rounds(Carried::default());
+    /// assert!(matches!(report(&cx).await, Err(ToolError::InputRequired(_))));
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`input`](Self::input).
+    pub async fn input_before_task(
+        &self,
+        requests: InputRequests,
+    ) -> Result<InputResponses, ToolError> {
+        let rounds = match self.request.host.task_phase() {
+            TaskPhase::NoTask | TaskPhase::NotStarted => self.request.rounds.as_ref(),
+            TaskPhase::Running => None,
+        };
+        self.ask(requests, rounds).await
+    }
+
+    /// Asks by input rounds (`rounds`) or through the host (`None`).
+    async fn ask(
+        &self,
+        requests: InputRequests,
+        rounds: Option<&Arc<Mutex<Rounds>>>,
+    ) -> Result<InputResponses, ToolError> {
         self.check_capabilities(&requests)?;
-        let answers = match &self.request.rounds {
+        let answers = match rounds {
             None => self
                 .request
                 .host
@@ -569,6 +666,7 @@ impl CallContext {
                         message,
                         data,
                     },
+                    Error::Cancelled => ToolError::Cancelled,
                     other => ToolError::protocol(other.jsonrpc_code(), other.to_string()),
                 })?,
             Some(rounds) => {
@@ -884,5 +982,72 @@ mod tests {
         };
         assert_eq!(code, -32603);
         assert!(message.contains("elicitation/create"), "{message}");
+    }
+
+    /// A host in one task phase that answers every request itself and counts them.
+    struct InTask(TaskPhase, AtomicUsize);
+
+    impl CallHost for InTask {
+        fn task_phase(&self) -> TaskPhase {
+            self.0
+        }
+
+        fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async { Ok(answer("name", "host")) })
+        }
+    }
+
+    #[test]
+    fn the_task_phase_decides_between_input_rounds_and_the_host() {
+        // (phase, where `input` goes, where `input_before_task` goes): true = the host.
+        let rules = [
+            (TaskPhase::NoTask, false, false),
+            (TaskPhase::NotStarted, true, false),
+            (TaskPhase::Running, true, true),
+        ];
+        for (phase, input_to_host, before_to_host) in rules {
+            for before in [false, true] {
+                let host = Arc::new(InTask(phase, AtomicUsize::new(0)));
+                let cx = CallContext::new()
+                    .with_host(host.clone())
+                    .with_input_rounds(Carried::default());
+                let asked = if before {
+                    pollster::block_on(cx.input_before_task(ask("name")))
+                } else {
+                    pollster::block_on(cx.input(ask("name")))
+                };
+                let to_host = if before {
+                    before_to_host
+                } else {
+                    input_to_host
+                };
+                if to_host {
+                    let answers = asked.expect("the host answers");
+                    let name = answers.elicit("name").and_then(|r| r.field("name"));
+                    assert_eq!(name, Some(&json!("host")), "{phase:?}");
+                    assert_eq!(host.1.load(Ordering::SeqCst), 1, "{phase:?}");
+                } else {
+                    assert!(
+                        matches!(asked, Err(ToolError::InputRequired(_))),
+                        "{phase:?} before={before}: an input round"
+                    );
+                    assert_eq!(host.1.load(Ordering::SeqCst), 0, "{phase:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancelled_host_request_is_a_cancelled_call() {
+        struct Cancelled;
+        impl CallHost for Cancelled {
+            fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
+                Box::pin(async { Err(Error::Cancelled) })
+            }
+        }
+        let cx = CallContext::new().with_host(Arc::new(Cancelled));
+        let asked = pollster::block_on(cx.input(ask("name")));
+        assert!(matches!(asked, Err(ToolError::Cancelled)), "{asked:?}");
     }
 }
