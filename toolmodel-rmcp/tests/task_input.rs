@@ -76,6 +76,28 @@ impl ToolHandler for Names {
     }
 }
 
+/// Asks `count` names at once (keys `k0`, `k1`, ...); a task when it may be.
+#[derive(Default, serde::Deserialize, schemars::JsonSchema, toolmodel::Tool)]
+#[tool(task_support = "optional")]
+struct Many {
+    count: u8,
+}
+
+impl ToolHandler for Many {
+    type Reply = String;
+    async fn call(&self, args: Many, cx: &CallContext) -> Result<String, ToolError> {
+        let mut requests = InputRequests::new();
+        for i in 0..args.count {
+            requests.insert(format!("k{i}"), form("Name?"));
+        }
+        let answers = cx.input(requests).await?;
+        let names: Vec<String> = (0..args.count)
+            .map(|i| name(&answers, &format!("k{i}")))
+            .collect();
+        Ok(names.join(" "))
+    }
+}
+
 /// Asks a name before it becomes a task, then works as one.
 #[derive(Default, toolmodel::Tool)]
 #[tool(task_support = "required")]
@@ -146,6 +168,7 @@ async fn connect_in(client: Client, legacy: bool) -> RunningService<RoleClient, 
         .with(Names)
         .with(Report)
         .with(Chatty)
+        .with(Many::default())
         .build()
         .expect("toolbox");
     if legacy {
@@ -384,4 +407,90 @@ async fn a_task_has_the_per_request_log_level_and_capabilities_of_an_ordinary_ca
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(client.logs.lock().expect("logs").is_empty());
     service.cancel().await.expect("closes");
+}
+
+/// Any way of answering a task's pending requests (batches in any order, answers repeated,
+/// unknown keys mixed in) keeps it in `input_required` with exactly the unanswered keys, and
+/// completes it with every answer once the last one is in.
+#[test]
+fn any_order_of_partial_answers_leaves_exactly_the_unanswered_keys() {
+    use proptest::{prelude::*, test_runner::TestRunner};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let service = runtime.block_on(connect(Client::default()));
+    // (how many keys, the order they are answered in, how many answers per update, the
+    // updates that also answer a key twice or an unknown key)
+    let cases = (1usize..=4).prop_flat_map(|count| {
+        (
+            Just(count),
+            Just((0..count).collect::<Vec<_>>()).prop_shuffle(),
+            prop::collection::vec(1usize..=3, count),
+            prop::collection::vec(any::<(bool, bool)>(), count),
+        )
+    });
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&cases, |(count, order, sizes, extras)| {
+            runtime.block_on(async {
+                let call = CallToolRequestParams::new("many")
+                    .with_arguments(json!({"count": count}).as_object().cloned().unwrap());
+                let task = create(&service, call).await;
+                poll_until(&service, &task, |_, payload| {
+                    pending_keys(payload).len() == count
+                })
+                .await;
+                let mut unanswered: Vec<usize> = (0..count).collect();
+                let mut answered: Vec<usize> = Vec::new();
+                let mut rest = order.as_slice();
+                let mut batch = 0;
+                while !rest.is_empty() {
+                    let (now, later) = rest.split_at(sizes[batch].min(rest.len()));
+                    let (again, unknown) = extras[batch];
+                    let mut responses = InputResponses::new();
+                    for &i in now {
+                        responses.extend(answer(&format!("k{i}"), &format!("n{i}")));
+                    }
+                    if again && let Some(&old) = answered.first() {
+                        responses.extend(answer(&format!("k{old}"), "changed"));
+                    }
+                    if unknown {
+                        responses.extend(answer("nobody", "x"));
+                    }
+                    service
+                        .update_task(UpdateTaskParams::new(task.clone(), responses))
+                        .await
+                        .expect("tasks/update");
+                    unanswered.retain(|i| !now.contains(i));
+                    answered.extend(now);
+                    rest = later;
+                    batch += 1;
+                    if !unanswered.is_empty() {
+                        let (status, payload) = poll_until(&service, &task, |_, _| true).await;
+                        prop_assert_eq!(status, TaskStatus::InputRequired);
+                        let expected: Vec<String> =
+                            unanswered.iter().map(|i| format!("k{i}")).collect();
+                        let mut expected = expected;
+                        expected.sort();
+                        prop_assert_eq!(pending_keys(&payload), expected);
+                    }
+                }
+                match poll_until(&service, &task, terminal).await {
+                    (TaskStatus::Completed, TaskPayload::Completed { result }) => {
+                        let all: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
+                        prop_assert_eq!(&result["content"][0]["text"], &json!(all.join(" ")));
+                    }
+                    other => prop_assert!(false, "expected completed, got {:?}", other),
+                }
+                Ok(())
+            })
+        })
+        .expect("the property holds");
+    runtime.block_on(async { service.cancel().await.expect("closes") });
 }

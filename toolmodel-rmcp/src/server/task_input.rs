@@ -1,6 +1,7 @@
 //! [`TaskHost`]: the [`CallHost`] of a call that runs as a task (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663). Its notifications go through the request's
-//! [`PeerHost`] (the same per-request rules as an ordinary call); its input requests park
+//! [`PeerHost`] (the same per-request rules as an ordinary call; once the task runs, one the
+//! connection cannot take is dropped instead of failing the task); its input requests park
 //! the task: `rmcp`'s [`TaskContext::request_input`] puts them in the task's
 //! `inputRequests` (`tasks/get` shows `input_required`) and waits for `tasks/update` to
 //! answer them, so the handler goes on where it waits instead of running again.
@@ -80,6 +81,22 @@ fn task_exit(exit: TaskExit) -> Error {
     }
 }
 
+/// A notification sent by a call in `phase`: once the task runs, the client follows it by
+/// `tasks/get` and its `tools/call` has had its answer, so a notification with nowhere to go
+/// (a Streamable HTTP response that has ended) is dropped rather than failing the task.
+/// Before the task exists, its error is the handler's, as in an ordinary call.
+fn best_effort(
+    phase: TaskPhase,
+    sent: BoxFuture<'_, Result<(), Error>>,
+) -> BoxFuture<'_, Result<(), Error>> {
+    Box::pin(async move {
+        match sent.await {
+            Err(_) if phase == TaskPhase::Running => Ok(()),
+            other => other,
+        }
+    })
+}
+
 fn internal(message: String) -> Error {
     Error::Protocol {
         code: -32603,
@@ -90,11 +107,11 @@ fn internal(message: String) -> Error {
 
 impl CallHost for TaskHost {
     fn progress(&self, notification: ProgressNotification) -> BoxFuture<'_, Result<(), Error>> {
-        self.peer.progress(notification)
+        best_effort(self.task_phase(), self.peer.progress(notification))
     }
 
     fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
-        self.peer.log(notification)
+        best_effort(self.task_phase(), self.peer.log(notification))
     }
 
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
@@ -155,5 +172,22 @@ impl CallHost for TaskHost {
             }
             Ok(answers)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn closed() -> BoxFuture<'static, Result<(), Error>> {
+        Box::pin(async { Err(internal("the transport closed".to_owned())) })
+    }
+
+    #[tokio::test]
+    async fn notifications_fail_a_call_only_before_its_task_runs() {
+        assert!(best_effort(TaskPhase::NotStarted, closed()).await.is_err());
+        assert!(best_effort(TaskPhase::Running, closed()).await.is_ok());
+        let sent: BoxFuture<'static, Result<(), Error>> = Box::pin(async { Ok(()) });
+        assert!(best_effort(TaskPhase::NotStarted, sent).await.is_ok());
     }
 }
