@@ -307,9 +307,13 @@ impl ServerHandler for ToolboxServer {
         let mut cx = CallContext::new()
             .with_host(Arc::new(PeerHost::new(
                 context.peer.clone(),
-                level,
-                capabilities.clone(),
-                rounds,
+                host::HostSettings {
+                    log: level,
+                    capabilities: capabilities.clone(),
+                    rounds,
+                    cancellation: cancellation.clone(),
+                    timeout: Some(self.http.limits.client_request_timeout),
+                },
             )))
             .with_cancellation(cancellation.clone())
             .with_meta(context.meta.0.0.clone())
