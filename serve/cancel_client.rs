@@ -13,6 +13,9 @@
 //! memory (`VmRSS`) after the rounds and a second's rest, minus the same after 200 warm-up
 //! rounds. Exits non-zero when a sampling request never came.
 
+#[path = "rss.rs"]
+mod rss;
+
 use std::{
     collections::HashSet,
     io::{BufRead as _, BufReader, Write as _},
@@ -29,18 +32,6 @@ use std::{
 use serde_json::{Value, json};
 
 const WARM_UP: usize = 200;
-
-fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|line| {
-                line.strip_prefix("VmRSS:")
-                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            })
-        })
-        .unwrap_or(0)
-}
 
 fn send(stdin: &mut ChildStdin, message: &Value) -> std::io::Result<()> {
     let mut line = message.to_string();
@@ -144,7 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for round in 0..WARM_UP + rounds {
         if round == WARM_UP {
             thread::sleep(Duration::from_secs(1));
-            rss_before = rss_kb(pid);
+            rss_before = rss::rss_kb(pid);
         }
         let id = round + 1;
         send(
@@ -169,7 +160,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         thread::sleep(Duration::from_millis(100));
     }
     thread::sleep(Duration::from_secs(1));
-    let rss_after = rss_kb(pid);
+    let rss_after = rss::rss_kb(pid);
     // Closing stdin ends the server; kill it should it hang.
     drop(stdin);
     for _ in 0..50 {

@@ -16,6 +16,9 @@
 //! `rss_growth_mb` is the server's resident memory (`VmRSS` in `/proc/PID/status`) after the
 //! attacks stop and 3 s pass, minus the same before they start.
 
+#[path = "rss.rs"]
+mod rss;
+
 use std::{
     net::SocketAddr,
     sync::{
@@ -148,18 +151,6 @@ fn first_line(status: u16, response: &str) -> String {
     format!("{status} {}", response.lines().last().unwrap_or_default())
 }
 
-fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|line| {
-                line.strip_prefix("VmRSS:")
-                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            })
-        })
-        .unwrap_or(0)
-}
-
 async fn slowloris(addr: SocketAddr, stop: Arc<AtomicBool>) {
     let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     while !stop.load(Ordering::Relaxed) {
@@ -234,7 +225,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await
         .map_err(|_| "the server does not answer a first client")?;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss_before = rss_kb(pid);
+    let rss_before = rss::rss_kb(pid);
 
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
@@ -288,7 +279,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         task.abort();
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let rss_after = rss_kb(pid);
+    let rss_after = rss::rss_kb(pid);
     #[allow(clippy::cast_precision_loss)]
     let growth_mb = (rss_after as f64 - rss_before as f64) / 1024.0;
     let opened = sessions_opened.load(Ordering::Relaxed).min(IDLE_SESSIONS);
