@@ -14,8 +14,8 @@
 //!   from a task of its own.
 //!
 //! MCP 2025-11-25, "Cancellation": a party that no longer wants a request's result sends
-//! `notifications/cancelled` with its `requestId`; "Timeouts": implementations SHOULD set a
-//! timeout on every request they send and cancel the request when it passes.
+//! `notifications/cancelled` with its `requestId`; "Lifecycle", "Timeouts": implementations
+//! SHOULD set a timeout on every request they send and cancel the request when it passes.
 
 // Logging and sampling are deprecated by SEP-2577 (MCP 2026-07-28); MCP 2025-11-25 clients,
 // which this server serves, use them.

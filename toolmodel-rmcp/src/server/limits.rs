@@ -57,8 +57,8 @@ pub struct Limits {
     pub max_calls_per_session: usize,
     /// How long a request a call sends to the client (`sampling/createMessage`,
     /// `elicitation/create`, `roots/list`, before MCP 2026-07-28) may go unanswered: then
-    /// the server cancels it (`notifications/cancelled`, MCP 2025-11-25 "Timeouts": senders
-    /// SHOULD time out their requests) and the handler's
+    /// the server cancels it (`notifications/cancelled`; MCP 2025-11-25, "Lifecycle",
+    /// "Timeouts": senders SHOULD time out their requests) and the handler's
     /// [`CallContext::input`](toolmodel::CallContext::input) gets `-32603`. The default gives
     /// a person two minutes to fill in an elicitation form; a request the call no longer
     /// waits for (the call cancelled or ended, the client gone) is cancelled at once, whatever
