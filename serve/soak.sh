@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Soak of the Streamable HTTP server (issue 21): builds the release `examples/server`, serves it
-# on a loopback port under the common open-file limit of 1,024, and runs `examples/soak_client`
-# (slowloris on 200 connections, 10,000 idle sessions, 1,100 idle connections, call-plus-cancel
-# storms, a fresh client every 200 ms) against it for SOAK_SECONDS (default 60).
+# Soak of the release servers (issue 21, items 4 and 9). First, over stdio, CANCEL_ROUNDS
+# (default 8,000) rounds of `tools/call` of `examples/conformance_server`'s `test_sampling`,
+# each cancelled by the client while the server waits for its never-answered
+# `sampling/createMessage` (`examples/cancel_client`; line
+#   cancel: rounds=<n> client_requests_cancelled=<k> rss_growth_mb=<x>
+# and a failure unless every round's sampling request was cancelled by the server). Then it
+# serves the release `examples/server` on a loopback port under the common open-file limit of
+# 1,024, and runs `examples/soak_client` (slowloris on 200 connections, 10,000 idle sessions,
+# 1,100 idle connections, call-plus-cancel storms, a fresh client every 200 ms) against it for
+# SOAK_SECONDS (default 60).
 #
-# The run itself is bounded to 3 minutes (the build before it is not: on a clean clone it is a
-# release build of the workspace). Everything started here is stopped on exit. Last line:
+# The run itself is bounded to 3 minutes (30 s for the rounds, 140 s for the soak; the build
+# before it is not: on a clean clone it is a release build of the workspace). Everything
+# started here is stopped on exit. Last line:
 #   soak: lockouts=<n> rss_growth_mb=<x> unanswered=<k>
 # and the exit status is non-zero when lockouts or unanswered is above 0.
 #
@@ -17,12 +24,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${SOAK_SECONDS:-60}"
-echo "== building the release server and soak client"
-cargo build --release -p toolmodel-examples --example server --example soak_client
+rounds="${CANCEL_ROUNDS:-8000}"
+echo "== building the release servers and clients"
+cargo build --release -p toolmodel-examples --example server --example soak_client \
+    --example conformance_server --example cancel_client
 
 target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
 server_bin="$target_dir/release/examples/server"
 client_bin="$target_dir/release/examples/soak_client"
+conformance_bin="$target_dir/release/examples/conformance_server"
+cancel_bin="$target_dir/release/examples/cancel_client"
+
+# Item 4: call-plus-cancel rounds over stdio (the client starts and stops the server itself).
+cancel_line="$(timeout 30 "$cancel_bin" "$conformance_bin" "$rounds" | tail -n 1)" || {
+    echo "error: the call-plus-cancel rounds failed" >&2
+    exit 1
+}
+echo "$cancel_line"
+cancelled="$(sed -n 's/.*client_requests_cancelled=\([0-9]*\).*/\1/p' <<<"$cancel_line")"
+if [ "${cancelled:-0}" -ne "$rounds" ]; then
+    echo "error: the server cancelled $cancelled of its $rounds sampling requests" >&2
+    exit 1
+fi
 
 server_pid=""
 client_pid=""
@@ -57,7 +80,7 @@ if [ "$want" -lt 2048 ]; then
 fi
 
 out="$(mktemp)"
-(ulimit -n "$want" && exec timeout 170 "$client_bin" "127.0.0.1:$port" "$server_pid" "$seconds") >"$out" &
+(ulimit -n "$want" && exec timeout 140 "$client_bin" "127.0.0.1:$port" "$server_pid" "$seconds") >"$out" &
 client_pid=$!
 status=0
 wait "$client_pid" || status=$?

@@ -10,10 +10,14 @@
 //!   for it, over and over;
 //! - a fresh client every 200 ms: a new connection, `initialize`, `tools/call`, `DELETE`.
 //!   A probe with no complete answer within 5 s is *unanswered*; one answered with anything
-//!   but success (503, 429, a refused or reset connection) is a *lockout*.
+//!   but success (503, 429, a refused or reset connection) is a *lockout*; the first ten
+//!   lockouts are logged on stderr with the step and the answer.
 //!
 //! `rss_growth_mb` is the server's resident memory (`VmRSS` in `/proc/PID/status`) after the
 //! attacks stop and 3 s pass, minus the same before they start.
+
+#[path = "rss.rs"]
+mod rss;
 
 use std::{
     net::SocketAddr,
@@ -103,42 +107,48 @@ struct Probes {
     unanswered: AtomicUsize,
 }
 
-/// One fresh client: `Ok` when every step succeeded, `Err(true)` when a step got no answer in
-/// time, `Err(false)` when one was refused.
-async fn probe(addr: SocketAddr) -> Result<(), bool> {
+/// Why a probe failed.
+enum Failure {
+    /// A step got no answer in time.
+    Unanswered,
+    /// A step was refused: which one, and what came back.
+    Refused(String),
+}
+
+/// One fresh client: `Ok` when every step succeeded.
+async fn probe(addr: SocketAddr) -> Result<(), Failure> {
+    let refused = |step: &str, what: String| Failure::Refused(format!("{step}: {what}"));
     let steps = async {
-        let session = open_session(addr).await.map_err(|_| false)?;
+        let session = open_session(addr)
+            .await
+            .map_err(|err| refused("initialize", err.to_string()))?;
         let (status, response) = exchange(addr, &post(Some(&session)), &call(2))
             .await
-            .map_err(|_| false)?;
+            .map_err(|err| refused("tools/call", err.to_string()))?;
         if status != 200 || !response.contains("\"result\"") {
-            return Err(false);
+            return Err(refused("tools/call", first_line(status, &response)));
         }
         let delete = format!(
             "DELETE /mcp HTTP/1.1\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
         );
-        let (status, _) = exchange(addr, &delete, "").await.map_err(|_| false)?;
+        let (status, response) = exchange(addr, &delete, "")
+            .await
+            .map_err(|err| refused("DELETE", err.to_string()))?;
         if (200..300).contains(&status) {
             Ok(())
         } else {
-            Err(false)
+            Err(refused("DELETE", first_line(status, &response)))
         }
     };
     tokio::time::timeout(Duration::from_secs(5), steps)
         .await
-        .unwrap_or(Err(true))
+        .unwrap_or(Err(Failure::Unanswered))
 }
 
-fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|line| {
-                line.strip_prefix("VmRSS:")
-                    .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            })
-        })
-        .unwrap_or(0)
+/// A status and the response's last line (its body, for the short ones the server refuses
+/// with), for the log.
+fn first_line(status: u16, response: &str) -> String {
+    format!("{status} {}", response.lines().last().unwrap_or_default())
 }
 
 async fn slowloris(addr: SocketAddr, stop: Arc<AtomicBool>) {
@@ -215,7 +225,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await
         .map_err(|_| "the server does not answer a first client")?;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss_before = rss_kb(pid);
+    let rss_before = rss::rss_kb(pid);
 
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
@@ -248,8 +258,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         probing.push(tokio::spawn(async move {
             let counter = match probe(addr).await {
                 Ok(()) => &probes.answered,
-                Err(true) => &probes.unanswered,
-                Err(false) => &probes.lockouts,
+                Err(Failure::Unanswered) => &probes.unanswered,
+                Err(Failure::Refused(why)) => {
+                    // What locked the client out, for the log (the first few).
+                    if probes.lockouts.load(Ordering::Relaxed) < 10 {
+                        eprintln!("soak: lockout: {why}");
+                    }
+                    &probes.lockouts
+                }
             };
             counter.fetch_add(1, Ordering::Relaxed);
         }));
@@ -263,7 +279,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         task.abort();
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let rss_after = rss_kb(pid);
+    let rss_after = rss::rss_kb(pid);
     #[allow(clippy::cast_precision_loss)]
     let growth_mb = (rss_after as f64 - rss_before as f64) / 1024.0;
     let opened = sessions_opened.load(Ordering::Relaxed).min(IDLE_SESSIONS);

@@ -341,6 +341,44 @@ async fn sessions_beyond_the_limit_close_the_least_recently_used() {
     }
 }
 
+/// Issue 21, item 9 (`serve/soak.sh` ended `lockouts=65`): 10,000 `initialize` requests never
+/// followed up pushed every real client's session out under least-recently-used, so a fresh
+/// client's call or `DELETE` got 404. Sessions whose client never came back make room first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_initialize_flood_closes_its_own_sessions_first() {
+    let addr = start(server().with_limits(Limits::default().max_sessions(3))).await;
+    let client = session(addr).await;
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    let mut abandoned = Vec::new();
+    for _ in 0..10 {
+        let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        abandoned.push(reply.header("mcp-session-id").expect("an id").to_owned());
+    }
+    // The client that finished its handshake (the least recently used session of all) is
+    // still served, and can end its session.
+    let reply = raw(addr, &post_head(addr, Some(&client), ""), &call).await;
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        "3",
+        "{reply:?}"
+    );
+    // The flood replaced its own sessions, oldest first: the last two are held.
+    let mut held = Vec::new();
+    for id in &abandoned {
+        let reply = raw(addr, &post_head(addr, Some(id), ""), &call).await;
+        held.push(reply.status == 200);
+    }
+    let mut expected = vec![false; 8];
+    expected.extend([true, true]);
+    assert_eq!(held, expected);
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {client}\r\nMCP-Protocol-Version: 2025-11-25"
+    );
+    let reply = raw(addr, &delete, "").await;
+    assert!((200..300).contains(&reply.status), "{reply:?}");
+}
+
 /// A session's open stream counts as a request in flight: with a limit of 1, a call beside a
 /// standalone SSE stream is 429 with `Retry-After`, naming the limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

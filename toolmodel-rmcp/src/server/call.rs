@@ -63,7 +63,16 @@ impl ToolboxServer {
         };
         let capabilities = context.client_capabilities();
         let cancellation = Cancellation::new();
-        let peer = PeerHost::new(context.peer.clone(), level, capabilities.clone(), rounds);
+        let peer = PeerHost::new(
+            context.peer.clone(),
+            host::HostSettings {
+                log: level,
+                capabilities: capabilities.clone(),
+                rounds,
+                cancellation: cancellation.clone(),
+                timeout: Some(self.http.limits.client_request_timeout),
+            },
+        );
         let mut cx = CallContext::new()
             .with_host(host(peer))
             .with_cancellation(cancellation.clone())

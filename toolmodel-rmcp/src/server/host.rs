@@ -1,21 +1,43 @@
 //! [`PeerHost`]: the [`CallHost`] of a `tools/call` request, over `rmcp`'s peer.
+//!
+//! A request the call sends to the client (`sampling/createMessage`, `elicitation/create`,
+//! `roots/list`, before MCP 2026-07-28) ends in one of four ways, and in each the server
+//! forgets it (`rmcp` keeps a responder per pending request until then):
+//!
+//! - the client answers;
+//! - it goes unanswered for [`Limits::client_request_timeout`](super::Limits): `rmcp` sends
+//!   `notifications/cancelled` for it and the handler gets `-32603` naming the limit;
+//! - the `tools/call` is cancelled (`notifications/cancelled` from the client, or its session
+//!   or connection ends): `notifications/cancelled` for it, and the handler gets
+//!   [`Error::Cancelled`];
+//! - the handler stops waiting (drops the future): `notifications/cancelled` for it, sent
+//!   from a task of its own.
+//!
+//! MCP 2025-11-25, "Cancellation": a party that no longer wants a request's result sends
+//! `notifications/cancelled` with its `requestId`; "Lifecycle", "Timeouts": implementations
+//! SHOULD set a timeout on every request they send and cancel the request when it passes.
 
 // Logging and sampling are deprecated by SEP-2577 (MCP 2026-07-28); MCP 2025-11-25 clients,
 // which this server serves, use them.
 #![allow(deprecated)]
 
-use std::future::Future;
+use std::time::Duration;
 
 use rmcp::{
     Peer, RoleServer,
     model::{
-        ClientCapabilities, ErrorCode, LoggingMessageNotificationParam, ProgressNotificationParam,
+        CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest,
+        CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, ErrorCode,
+        ListRootsRequest, LoggingMessageNotificationParam, ProgressNotificationParam, RequestId,
+        ServerRequest,
     },
-    service::ServiceError,
+    service::{PeerRequestOptions, ServiceError},
 };
-use serde::{Serialize, de::DeserializeOwned};
+use serde::Serialize;
 use serde_json::Value;
-use toolmodel::{BoxFuture, CallHost, Error, LogLevel, LogNotification, ProgressNotification};
+use toolmodel::{
+    BoxFuture, CallHost, Cancellation, Error, LogLevel, LogNotification, ProgressNotification,
+};
 
 use super::wire::{from_wire, to_wire};
 
@@ -48,20 +70,41 @@ pub(crate) struct PeerHost {
     capabilities: Option<ClientCapabilities>,
     /// MCP 2026-07-28: no server-to-client requests (input goes by `InputRequiredResult`).
     rounds: bool,
+    /// Set when the call is cancelled: its pending requests to the client are cancelled too.
+    cancellation: Cancellation,
+    /// How long a request to the client may go unanswered (`None`: forever).
+    timeout: Option<Duration>,
+}
+
+/// How a call reaches its client: what [`PeerHost::new`] takes besides the peer.
+pub(crate) struct HostSettings {
+    pub(crate) log: LogFilter,
+    /// What the client declared (at `initialize`, or in the request's `_meta`).
+    pub(crate) capabilities: Option<ClientCapabilities>,
+    /// MCP 2026-07-28: no server-to-client requests.
+    pub(crate) rounds: bool,
+    /// The call's cancellation flag.
+    pub(crate) cancellation: Cancellation,
+    /// [`Limits::client_request_timeout`](super::Limits).
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl PeerHost {
-    pub(crate) fn new(
-        peer: Peer<RoleServer>,
-        log: LogFilter,
-        capabilities: Option<ClientCapabilities>,
-        rounds: bool,
-    ) -> Self {
+    pub(crate) fn new(peer: Peer<RoleServer>, settings: HostSettings) -> Self {
+        let HostSettings {
+            log,
+            capabilities,
+            rounds,
+            cancellation,
+            timeout,
+        } = settings;
         Self {
             peer,
             log,
             capabilities,
             rounds,
+            cancellation,
+            timeout,
         }
     }
 
@@ -95,22 +138,99 @@ impl PeerHost {
     }
 }
 
-/// Sends one request to the client, unless `allowed` says why not: `params` read as
-/// `rmcp`'s type `P`, the client's result given back as JSON.
-async fn client_request<P, R, Fut>(
-    method: &str,
-    allowed: Result<(), Error>,
-    params: Value,
-    send: impl FnOnce(P) -> Fut,
-) -> Result<Value, Error>
-where
-    P: DeserializeOwned,
-    R: Serialize,
-    Fut: Future<Output = Result<R, ServiceError>>,
-{
-    allowed?;
-    let params = from_wire(params).map_err(|err| invalid_params(method, &err))?;
-    let result = send(params).await.map_err(|err| peer_error(method, err))?;
+impl PeerHost {
+    /// Sends `request` to the client and waits for its result, until the call is cancelled
+    /// or [`timeout`](Self::timeout) passes (see the module docs for how each ends).
+    async fn ask(&self, method: &str, request: ServerRequest) -> Result<ClientResult, Error> {
+        if self.cancellation.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        let options = self.timeout.map_or_else(
+            PeerRequestOptions::no_options,
+            PeerRequestOptions::with_timeout,
+        );
+        let handle = self
+            .peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|err| peer_error(method, err))?;
+        let mut pending = Pending {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let response = tokio::select! {
+            biased;
+            response = handle.await_response() => response,
+            () = self.cancellation.cancelled() => {
+                pending.cancel().await;
+                return Err(Error::Cancelled);
+            }
+        };
+        // Answered, or cancelled by `rmcp` itself (timeout) or a closed transport.
+        pending.id = None;
+        response.map_err(|err| match err {
+            ServiceError::Timeout { timeout } => Error::Protocol {
+                code: i64::from(ErrorCode::INTERNAL_ERROR.0),
+                message: format!(
+                    "{method}: the client did not answer within {timeout:?} \
+                     (client_request_timeout); the request was cancelled"
+                ),
+                data: None,
+            },
+            other => peer_error(method, other),
+        })
+    }
+}
+
+/// The reason sent with the `notifications/cancelled` of a request to the client whose call
+/// no longer waits for it.
+const CALL_ENDED: &str = "the tools/call that sent this request was cancelled or ended";
+
+/// A request sent to the client and not yet answered: cancelled with
+/// `notifications/cancelled` unless disarmed (`id` taken), also when dropped.
+struct Pending {
+    peer: Peer<RoleServer>,
+    id: Option<RequestId>,
+}
+
+impl Pending {
+    /// Sends `notifications/cancelled` for the request, which also makes `rmcp` forget it.
+    async fn cancel(&mut self) {
+        if let Some(id) = self.id.take() {
+            send_cancelled(&self.peer, id).await;
+        }
+    }
+}
+
+/// `notifications/cancelled` for request `id`; `rmcp` forgets the request as it sends it.
+async fn send_cancelled(peer: &Peer<RoleServer>, id: RequestId) {
+    let params = CancelledNotificationParam::new(Some(id), Some(CALL_ENDED.to_owned()));
+    // A closed transport has nothing left to cancel.
+    let _ = peer.notify_cancelled(params).await;
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        // The handler dropped the request's future: cancel it from a task of its own (a drop
+        // cannot wait). Without a runtime there is no `rmcp` peer running either; a task
+        // dropped unrun (the runtime shutting down) sends nothing, and spawns nothing more.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let peer = self.peer.clone();
+            runtime.spawn(async move { send_cancelled(&peer, id).await });
+        }
+    }
+}
+
+/// The client's result as JSON, when it is the kind `method` calls for.
+fn result_json<R: Serialize>(method: &str, result: Option<R>) -> Result<Value, Error> {
+    let result = result.ok_or_else(|| Error::Protocol {
+        code: i64::from(ErrorCode::INTERNAL_ERROR.0),
+        message: format!("the client answered {method} with another method's result"),
+        data: None,
+    })?;
     to_wire(&result).map_err(|err| Error::Protocol {
         code: i64::from(ErrorCode::INTERNAL_ERROR.0),
         message: format!("the client's {method} result does not convert to JSON: {err}"),
@@ -190,26 +310,66 @@ impl CallHost for PeerHost {
 
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
         const METHOD: &str = "sampling/createMessage";
-        let allowed = self.allows(METHOD, |client| client.sampling.is_some());
-        Box::pin(client_request(METHOD, allowed, params, |params| {
-            self.peer.create_message(params)
-        }))
+        Box::pin(async move {
+            self.allows(METHOD, |client| client.sampling.is_some())?;
+            let params: CreateMessageRequestParams =
+                from_wire(params).map_err(|err| invalid_params(METHOD, &err))?;
+            // What `rmcp`'s `Peer::create_message` checks before sending (SEP-1577).
+            if (params.tools.is_some() || params.tool_choice.is_some())
+                && !self.peer.supports_sampling_tools()
+            {
+                return Err(Error::Protocol {
+                    code: i64::from(ErrorCode::INVALID_PARAMS.0),
+                    message: format!(
+                        "{METHOD}: tools or toolChoice given, but the client did not declare \
+                         the sampling.tools capability"
+                    ),
+                    data: None,
+                });
+            }
+            params.validate().map_err(|err| Error::Protocol {
+                code: i64::from(ErrorCode::INVALID_PARAMS.0),
+                message: format!("invalid {METHOD} params: {err}"),
+                data: None,
+            })?;
+            let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+            let result = match self.ask(METHOD, request).await? {
+                ClientResult::CreateMessageResult(result) => Some(result),
+                _ => None,
+            };
+            result_json(METHOD, result)
+        })
     }
 
     fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
         const METHOD: &str = "elicitation/create";
-        let allowed = self.allows(METHOD, |client| client.elicitation.is_some());
-        Box::pin(client_request(METHOD, allowed, params, |params| {
-            self.peer.create_elicitation(params)
-        }))
+        Box::pin(async move {
+            self.allows(METHOD, |client| client.elicitation.is_some())?;
+            let params: ElicitRequestParams =
+                from_wire(params).map_err(|err| invalid_params(METHOD, &err))?;
+            let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+            let result = match self.ask(METHOD, request).await? {
+                ClientResult::ElicitResult(result) => Some(result),
+                _ => None,
+            };
+            result_json(METHOD, result)
+        })
     }
 
     fn list_roots(&self) -> BoxFuture<'_, Result<Value, Error>> {
         const METHOD: &str = "roots/list";
-        let allowed = self.allows(METHOD, |client| client.roots.is_some());
-        Box::pin(client_request(METHOD, allowed, Value::Null, |()| {
-            self.peer.list_roots()
-        }))
+        Box::pin(async move {
+            self.allows(METHOD, |client| client.roots.is_some())?;
+            let request = ServerRequest::ListRootsRequest(ListRootsRequest {
+                method: Default::default(),
+                extensions: Default::default(),
+            });
+            let result = match self.ask(METHOD, request).await? {
+                ClientResult::ListRootsResult(result) => Some(result),
+                _ => None,
+            };
+            result_json(METHOD, result)
+        })
     }
 }
 

@@ -19,6 +19,10 @@ use super::ToolboxServer;
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 120 s | the session is closed (404 afterwards) |
 /// | [`max_calls_per_session`](Self::max_calls_per_session) | 64 | 429 Too Many Requests with `Retry-After` |
+/// | [`client_request_timeout`](Self::client_request_timeout) | 120 s | the request to the client is cancelled (`notifications/cancelled`) and the handler gets `-32603` naming the limit |
+///
+/// [`client_request_timeout`](Self::client_request_timeout) holds on every transport (stdio
+/// too); the others are Streamable HTTP's.
 ///
 /// Sessions are those of the handshake era (MCP before 2026-07-28: `initialize` and
 /// `Mcp-Session-Id`); a 2026-07-28 request carries its own state and holds none.
@@ -51,6 +55,15 @@ pub struct Limits {
     pub session_idle_timeout: Duration,
     /// Requests of one session in flight at once (a response's stream still open counts).
     pub max_calls_per_session: usize,
+    /// How long a request a call sends to the client (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, before MCP 2026-07-28) may go unanswered: then
+    /// the server cancels it (`notifications/cancelled`; MCP 2025-11-25, "Lifecycle",
+    /// "Timeouts": senders SHOULD time out their requests) and the handler's
+    /// [`CallContext::input`](toolmodel::CallContext::input) gets `-32603`. The default gives
+    /// a person two minutes to fill in an elicitation form; a request the call no longer
+    /// waits for (the call cancelled or ended, the client gone) is cancelled at once, whatever
+    /// this says.
+    pub client_request_timeout: Duration,
 }
 
 impl Limits {
@@ -68,6 +81,8 @@ impl Limits {
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
     /// Default of [`max_calls_per_session`](Self::max_calls_per_session).
     pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
+    /// Default of [`client_request_timeout`](Self::client_request_timeout).
+    pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
     /// Sets [`max_sessions`](Self::max_sessions) (at least 1).
     #[must_use]
@@ -117,6 +132,13 @@ impl Limits {
         self.max_calls_per_session = calls.max(1);
         self
     }
+
+    /// Sets [`client_request_timeout`](Self::client_request_timeout).
+    #[must_use]
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
 }
 
 impl Default for Limits {
@@ -129,13 +151,16 @@ impl Default for Limits {
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_calls_per_session: Self::DEFAULT_MAX_CALLS_PER_SESSION,
+            client_request_timeout: Self::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }
 }
 
 impl ToolboxServer {
     /// The [`Limits`] [`serve_http`](Self::serve_http) enforces (default:
-    /// [`Limits::default`]). The stdio transport has one client and ignores them.
+    /// [`Limits::default`]). The stdio transport has one client and ignores them, all but
+    /// [`client_request_timeout`](Limits::client_request_timeout), which holds for every
+    /// transport.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.http.limits = limits;

@@ -6,6 +6,21 @@
 //! `rmcp`'s `LocalSessionManager` holds the sessions themselves (and closes those idle for
 //! [`Limits::session_idle_timeout`]); this table follows it and prunes the ids it no longer
 //! has.
+//!
+//! **Which session makes room.** When `max_sessions` are held, a new `initialize` closes,
+//! among the sessions this table knows with no request in flight, one its client never came
+//! back to (no request with its `Mcp-Session-Id` since `initialize`: MCP's lifecycle has
+//! every client send `notifications/initialized` next), the least recently made first; only
+//! when there is none, the least recently used of the others. A flood of `initialize`
+//! requests never followed up (the soak's 10,000) so replaces its own sessions, and a client
+//! that finished its handshake keeps its session however fast the flood.
+//!
+//! `serve/soak.sh` ended `lockouts=65` (then 132 of 297 probes) before this: each
+//! `initialize` pruned the table to a snapshot of `rmcp`'s sessions taken before it, so a
+//! session made meanwhile (a fresh client's) was forgotten, and a session the table did not
+//! know was the first to close: the fresh client's next request got 404. A session `rmcp`
+//! holds and the table has not seen yet is one whose `initialize` is still in flight:
+//! closing it made that `initialize` fail with 500. Neither is closed now.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -23,6 +38,16 @@ use super::limits::Limits;
 struct Session {
     last_used: Instant,
     in_flight: usize,
+    /// The client came back with the session's id after `initialize`.
+    returned: bool,
+}
+
+impl Session {
+    /// The order in which sessions with no request in flight make room: abandoned ones
+    /// first, then the least recently used.
+    fn eviction_rank(&self) -> (bool, Instant) {
+        (self.returned, self.last_used)
+    }
 }
 
 /// Why a request was refused.
@@ -83,8 +108,8 @@ impl SessionTable {
         self.manager.has_session(id).await.unwrap_or(false)
     }
 
-    /// Makes room for a new session: when `rmcp` holds `max_sessions`, closes the least
-    /// recently used one with no request in flight.
+    /// Makes room for a new session: when `rmcp` holds `max_sessions`, closes one with no
+    /// request in flight, its client's abandoned sessions first (see the module docs).
     ///
     /// # Errors
     ///
@@ -96,18 +121,18 @@ impl SessionTable {
         }
         let live: HashSet<SessionId> = self.manager.sessions.read().await.keys().cloned().collect();
         let victim = {
-            let mut sessions = self.lock();
-            sessions.retain(|id, _| live.contains(id));
-            // A session `rmcp` holds that this table never saw (none, in practice) is the
-            // oldest of all.
-            live.iter()
-                .filter(|id| {
-                    sessions
-                        .get(*id)
-                        .is_none_or(|session| session.in_flight == 0)
-                })
-                .min_by_key(|id| sessions.get(*id).map(|session| session.last_used))
-                .cloned()
+            let sessions = self.lock();
+            // Only sessions this table knows: one `rmcp` holds that the table has not seen yet
+            // is being made by an `initialize` in flight (the table learns of it when its
+            // response leaves), and closing it failed that client's handshake with 500. The
+            // table is not pruned to `live` here: a session made after that snapshot (a
+            // fresh client's) would be forgotten, and chosen next (`soak.sh`: 404 on the
+            // call right after `initialize`). `created` prunes, under `rmcp`'s lock.
+            sessions
+                .iter()
+                .filter(|(id, session)| session.in_flight == 0 && live.contains(*id))
+                .min_by_key(|(_, session)| session.eviction_rank())
+                .map(|(id, _)| id.clone())
         };
         let Some(victim) = victim else {
             return Err(Refusal::SessionsBusy(self.max_sessions));
@@ -133,6 +158,7 @@ impl SessionTable {
             Session {
                 last_used: Instant::now(),
                 in_flight: 0,
+                returned: false,
             },
         );
     }
@@ -161,6 +187,7 @@ impl SessionTable {
         }
         session.in_flight += 1;
         session.last_used = Instant::now();
+        session.returned = true;
         Ok(InFlight {
             table: Arc::clone(self),
             id: Some(id.clone()),
