@@ -2,7 +2,7 @@
 # Stateless scale-out behind a real load balancer (issue 21, item 7): three replicas of the
 # release examples/conformance_server on loopback ports, sharing one MCP_REQUEST_STATE_KEY,
 # behind nginx (round-robin, no stickiness), driven by scale/scale_client.rs (rmcp's client,
-# MCP 2026-07-28): tools/list from every replica, 330 tool calls, multi round-trip calls whose
+# MCP 2026-07-28): tools/list from every replica, 342 tool calls, multi round-trip calls whose
 # retry lands on another replica, and one replica stopped mid-run (SIGTERM) with its in-flight
 # calls re-issued by the client. What the client checks and re-issues: scale/scale_client.rs.
 #

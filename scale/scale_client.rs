@@ -17,8 +17,11 @@
 //!    `test_input_required_result_request_state` driven through its input round by hand:
 //!    `state-ok` proves that the replica serving the retry opened the state another sealed).
 //! 3. Phase B, 8 workers: 240 calls of `scale_replica` (half with an input round), each waiting
-//!    150 ms before its answer. Once half are done and at least 6 are in flight, `STOP` is
-//!    stopped; the workers go on.
+//!    150 ms before its final answer. Halfway, with no other call running, 12 more start at
+//!    once, waiting 1.2 s (3 with an input round, whose retry is the slow request); 300 ms
+//!    later, their requests handed out in turn by round-robin, `STOP` is stopped
+//!    (`kill -TERM`) with at least 2 of them in flight on it: those get 502 from nginx and are
+//!    re-issued. The second half of phase B runs meanwhile, on the replicas left.
 //! 4. Phase C: 30 fixture calls again, served by the two replicas left.
 //!
 //! `calls` counts tool calls through the balancer that ended with a result (a call with input
@@ -47,7 +50,7 @@ use std::{
     collections::BTreeMap,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        atomic::{AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -71,6 +74,10 @@ const PHASE_B: usize = 240;
 const PHASE_C: usize = 30;
 /// `scale_replica`'s wait before its final answer, in phase B.
 const DELAY_MS: u64 = 150;
+/// The slow calls started just before the stop, and their wait.
+const PROBES: usize = 12;
+const PROBES_ASKING: usize = 3;
+const PROBE_DELAY_MS: u64 = 1_200;
 const ATTEMPTS: usize = 5;
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 const RUN_LIMIT: Duration = Duration::from_secs(100);
@@ -126,8 +133,6 @@ struct Tally {
     reissued: AtomicUsize,
     reissued_retries: AtomicUsize,
     after_stop_from_stopped: AtomicUsize,
-    in_flight: AtomicUsize,
-    phase_b_done: AtomicUsize,
     answered_by: Mutex<BTreeMap<String, usize>>,
     problems: Mutex<Vec<String>>,
 }
@@ -148,7 +153,6 @@ struct Run {
     reissuable: Vec<String>,
     tally: Tally,
     stop: Replica,
-    stopped: AtomicBool,
     /// When the stop was sent.
     stopped_at: Mutex<Option<Instant>>,
 }
@@ -287,10 +291,10 @@ impl Run {
         }
     }
 
-    /// One call of phase B: `scale_replica`, with an input round for even `index`.
-    async fn replica_call(&self, index: usize) {
-        let ask = index % 2 == 0;
-        let arguments = json!({"ask": ask, "delay_ms": DELAY_MS});
+    /// One call of phase B: `scale_replica`, with an input round when `ask`, waiting `delay_ms`
+    /// before its final answer.
+    async fn replica_call(&self, ask: bool, delay_ms: u64) {
+        let arguments = json!({"ask": ask, "delay_ms": delay_ms});
         let result = match self.call("scale_replica", arguments).await {
             Ok(result) => result,
             Err(why) => return self.lose(format!("scale_replica: {why}")),
@@ -337,16 +341,23 @@ impl Run {
         self.tally.problem(format!("lost: {why}"));
     }
 
-    /// Stops the `STOP` replica once, when half of phase B is done and calls are in flight.
-    fn maybe_stop(&self) {
-        let done = self.tally.phase_b_done.load(Ordering::Relaxed);
-        if done < PHASE_B / 2 || self.tally.in_flight.load(Ordering::Relaxed) < WORKERS - 2 {
-            return;
-        }
-        if self.stopped.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let in_flight = self.tally.in_flight.load(Ordering::Relaxed);
+    /// Stops the `STOP` replica with calls surely in flight on it, while no other call runs:
+    /// starts [`PROBES`] slow `scale_replica` calls at once ([`PROBES_ASKING`] of them with an
+    /// input round, whose retry is the slow request), lets their last requests reach the
+    /// replicas, then stops `STOP`. nginx's round-robin hands the 15 requests out in turn, so
+    /// `STOP` gets 5, of which at most 3 are fast first rounds: at least 2 slow calls are in
+    /// flight on it. Returns the probes, which must end (re-issued) like any other call.
+    async fn stop_with_calls_in_flight(self: &Arc<Self>) -> Vec<tokio::task::JoinHandle<()>> {
+        let probes: Vec<_> = (0..PROBES)
+            .map(|index| {
+                let run = Arc::clone(self);
+                tokio::spawn(async move {
+                    run.replica_call(index < PROBES_ASKING, PROBE_DELAY_MS)
+                        .await;
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(PROBE_DELAY_MS / 4)).await;
         let status = std::process::Command::new("kill")
             .args(["-TERM", &self.stop.pid.to_string()])
             .status();
@@ -355,7 +366,7 @@ impl Run {
         }
         match status {
             Ok(status) if status.success() => eprintln!(
-                "scale: stopped replica {} (pid {}) after {done} of {PHASE_B} phase-B calls, {in_flight} in flight",
+                "scale: stopped replica {} (pid {}) halfway through phase B, {PROBES} slow calls in flight over the replicas",
                 self.stop.name, self.stop.pid
             ),
             other => self.tally.problem(format!(
@@ -363,6 +374,7 @@ impl Run {
                 self.stop.name, self.stop.pid
             )),
         }
+        probes
     }
 }
 
@@ -410,9 +422,7 @@ where
                     if index >= count {
                         break;
                     }
-                    run.tally.in_flight.fetch_add(1, Ordering::Relaxed);
                     job(Arc::clone(&run), index).await;
-                    run.tally.in_flight.fetch_sub(1, Ordering::Relaxed);
                 }
             })
         })
@@ -492,7 +502,6 @@ async fn scale(balancer: &str, stop: &str, replicas: Vec<Replica>) -> Result<Arc
         reissuable,
         tally: Tally::default(),
         stop,
-        stopped: AtomicBool::new(false),
         stopped_at: Mutex::new(None),
     });
     let started = Instant::now();
@@ -500,22 +509,19 @@ async fn scale(balancer: &str, stop: &str, replicas: Vec<Replica>) -> Result<Arc
         run.fixture(index).await
     })
     .await;
-    let stopper = Arc::clone(&run);
-    let watch = tokio::spawn(async move {
-        while !stopper.stopped.load(Ordering::SeqCst) {
-            stopper.maybe_stop();
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    });
-    phase(&run, PHASE_B, |run, index| async move {
-        run.replica_call(index).await;
-        run.tally.phase_b_done.fetch_add(1, Ordering::Relaxed);
+    phase(&run, PHASE_B / 2, |run, index| async move {
+        run.replica_call(index % 2 == 0, DELAY_MS).await;
     })
     .await;
-    if !run.stopped.load(Ordering::SeqCst) {
-        watch.abort();
-        run.tally
-            .problem("the replica was never stopped: too few calls in flight".to_owned());
+    let probes = run.stop_with_calls_in_flight().await;
+    phase(&run, PHASE_B - PHASE_B / 2, |run, index| async move {
+        run.replica_call(index % 2 == 0, DELAY_MS).await;
+    })
+    .await;
+    for probe in probes {
+        if let Err(err) = probe.await {
+            run.tally.problem(format!("a probe failed: {err}"));
+        }
     }
     phase(&run, PHASE_C, |run, index| async move {
         run.fixture(index).await
