@@ -271,7 +271,7 @@ impl Run {
 
     /// One call of phase A or C: a conformance fixture, its text checked.
     async fn fixture(&self, index: usize) {
-        let (name, expected) = if index % 2 == 0 {
+        let (name, expected) = if index.is_multiple_of(2) {
             (
                 "test_input_required_result_request_state",
                 "state-ok: confirmed=true",
@@ -510,12 +510,12 @@ async fn scale(balancer: &str, stop: &str, replicas: Vec<Replica>) -> Result<Arc
     })
     .await;
     phase(&run, PHASE_B / 2, |run, index| async move {
-        run.replica_call(index % 2 == 0, DELAY_MS).await;
+        run.replica_call(index.is_multiple_of(2), DELAY_MS).await;
     })
     .await;
     let probes = run.stop_with_calls_in_flight().await;
     phase(&run, PHASE_B - PHASE_B / 2, |run, index| async move {
-        run.replica_call(index % 2 == 0, DELAY_MS).await;
+        run.replica_call(index.is_multiple_of(2), DELAY_MS).await;
     })
     .await;
     for probe in probes {
