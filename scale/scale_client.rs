@@ -21,8 +21,9 @@
 //!    once, waiting 1.2 s (3 with an input round, whose retry is the slow request); 300 ms
 //!    later, their requests handed out in turn by round-robin, `STOP` is stopped
 //!    (`kill -TERM`) with at least 2 of them in flight on it: those get 502 from nginx and are
-//!    re-issued. The second half of phase B runs meanwhile, on the replicas left.
-//! 4. Phase C: 30 fixture calls again, served by the two replicas left.
+//!    re-issued. The second half of phase B then runs on the replicas left while they finish.
+//! 4. Phase C: 30 fixture calls again, served by the two replicas left. In all:
+//!    60 + 240 + 12 + 30 = 342 calls.
 //!
 //! `calls` counts tool calls through the balancer that ended with a result (a call with input
 //! rounds counts once); `cross_replica_retries` the `scale_replica` calls whose input round was
