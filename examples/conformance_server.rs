@@ -12,8 +12,16 @@
 //! `anyOf`, `if`/`then`/`else`, `additionalProperties: false`), and `schemars` cannot write
 //! `$anchor`, `if`/`then`/`else` or a `$defs` key other than the type's name from a Rust type,
 //! whatever the derive's `schema(keep_...)` switches keep.
+//!
+//! **Replicas** (`scale/run.sh`): with `MCP_REPLICA=NAME` in its environment the server also
+//! lists `scale_replica` (read-only, idempotent), whose results name the replica that answered
+//! and, after an input round, the one that asked, in `_meta["toolmodel.example/replica"]`
+//! (`{"answeredBy": NAME, "askedBy": NAME-or-null}`): how a client behind a load balancer tells
+//! replicas apart. `serverInfo` is the same on every replica, so that `tools/list` and
+//! `server/discover` are identical from each. Without `MCP_REPLICA` the tool is not listed and
+//! the server is exactly what the conformance suite tests.
 
-use std::time::Duration;
+use std::{sync::OnceLock, time::Duration};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -21,6 +29,7 @@ use toolmodel::{
     AudioContent, CallContext, CallToolResult, ClientCapability, ContentBlock, ElicitRequest,
     EmbeddedResource, ImageContent, InputRequest, InputRequests, InputResponses, LogLevel,
     NoArguments, TextResourceContents, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
+    ToolboxBuilder,
     schemars::{self, JsonSchema},
 };
 use toolmodel_examples::{
@@ -507,6 +516,60 @@ impl ToolHandler for LoggingTool {
     }
 }
 
+/// The environment variable naming this replica (`scale/run.sh`); when set, `scale_replica`
+/// is served.
+pub const REPLICA_ENV: &str = "MCP_REPLICA";
+
+/// The `_meta` key of `scale_replica`'s results.
+pub const REPLICA_META: &str = "toolmodel.example/replica";
+
+/// This process's replica name, from [`REPLICA_ENV`], set once in `main`.
+static REPLICA: OnceLock<String> = OnceLock::new();
+
+/// Names the replica that answers (`_meta["toolmodel.example/replica"].answeredBy`); with
+/// `ask`, it first asks a name in one input round and also names the replica that asked
+/// (`askedBy`, carried in the sealed `requestState`), so a client sees whether its retry landed
+/// on another replica. Served only when `MCP_REPLICA` is set (`scale/run.sh`).
+#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
+#[tool(name = "scale_replica", annotations(read_only, idempotent))]
+pub struct ScaleReplica {
+    /// Ask for a name first, in one input round (an `InputRequiredResult` under 2026-07-28).
+    #[serde(default)]
+    pub ask: bool,
+    /// Milliseconds to wait before the final answer (at most 5,000): keeps the call in flight.
+    #[serde(default)]
+    #[schemars(range(max = 5000))]
+    pub delay_ms: u32,
+}
+
+impl ToolHandler for ScaleReplica {
+    type Reply = CallToolResult;
+    async fn call(
+        &self,
+        args: ScaleReplica,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, ToolError> {
+        let replica = REPLICA.get().map_or("", String::as_str);
+        let (asked_by, greeting) = if args.ask {
+            // Read before `set_state`: on the retry it is the asking replica's name.
+            let asked_by: Option<String> = cx.state()?;
+            cx.set_state(&replica)?;
+            (asked_by, format!("{}, ", greet_by_name(cx).await?))
+        } else {
+            (None, String::new())
+        };
+        tokio::time::sleep(Duration::from_millis(u64::from(args.delay_ms))).await;
+        let mut result = CallToolResult::text(format!("{greeting}answered by {replica}"));
+        let mut meta = Map::new();
+        meta.insert(
+            REPLICA_META.to_owned(),
+            json!({"answeredBy": replica, "askedBy": asked_by}),
+        );
+        result.meta = Some(meta);
+        Ok(result)
+    }
+}
+
 /// A tool whose `region` is mirrored in the `Mcp-Param-Region` header
 /// (`http-custom-header-server-validation`; `rmcp` checks the header against the body).
 fn custom_header_tool() -> Result<Tool, toolmodel::Error> {
@@ -565,7 +628,23 @@ fn json_schema_2020_12_tool() -> Result<Tool, toolmodel::Error> {
 ///
 /// [`toolmodel::Error::InvalidToolbox`] if a tool were invalid (none is).
 pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
-    Toolbox::builder()
+    conformance_tools()?.build()
+}
+
+/// The conformance scenarios' tools and `scale_replica`: what a replica serves
+/// (`MCP_REPLICA` set).
+///
+/// # Errors
+///
+/// [`toolmodel::Error::InvalidToolbox`] if a tool were invalid (none is).
+pub fn replica_toolbox() -> Result<Toolbox, toolmodel::Error> {
+    conformance_tools()?.with(ScaleReplica::default()).build()
+}
+
+/// The builder holding every tool of the conformance scenarios; the two hand-built tools'
+/// schemas are the only step that can fail.
+fn conformance_tools() -> Result<ToolboxBuilder, toolmodel::Error> {
+    Ok(Toolbox::builder()
         .with(SimpleText)
         .with(ImageTool)
         .with(AudioTool)
@@ -611,16 +690,24 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
                     Value::Object(arguments)
                 )))
             },
-        )
-        .build()
+        ))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let transport = transport_from_args(std::env::args().skip(1))?;
+    let mut toolbox = toolbox()?;
+    match std::env::var(REPLICA_ENV) {
+        Ok(name) if !name.is_empty() => {
+            REPLICA.get_or_init(|| name);
+            toolbox = replica_toolbox()?;
+        }
+        Ok(_) | Err(std::env::VarError::NotPresent) => {}
+        Err(err) => return Err(format!("{REPLICA_ENV}: {err}").into()),
+    }
     // The toolbox serves the tools; the suite's prompts, resources and completion come from an
     // rmcp handler composed with it.
-    let server = ToolboxServer::new(toolbox()?)
+    let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"))
         .with_handler(Fixtures);
     run(server, "toolmodel-conformance", transport).await

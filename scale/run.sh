@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Stateless scale-out behind a real load balancer (issue 21, item 7): three replicas of the
+# release examples/conformance_server on loopback ports, sharing one MCP_REQUEST_STATE_KEY,
+# behind nginx (round-robin, no stickiness), driven by scale/scale_client.rs (rmcp's client,
+# MCP 2026-07-28): tools/list from every replica, 342 tool calls, multi round-trip calls whose
+# retry lands on another replica, and one replica stopped mid-run (SIGTERM) with its in-flight
+# calls re-issued by the client. What the client checks and re-issues: scale/scale_client.rs.
+#
+# nginx: installed from the Debian packages when missing (apt-get install nginx-light, or nginx
+# where there is no nginx-light; as root, or with sudo when not root). The package's own service
+# is not started (a policy-rc.d answering 101 during the install, when none exists). nginx runs
+# in the foreground as the current user, with its configuration, pid file, logs and temp dirs
+# in a mktemp directory (-p/-c/-e), never as a system service.
+#
+# Bounds: the build before the run is not bounded (on a clean clone it is a release build);
+# the run is: replicas and nginx must be up within 30 s, and the client is killed after
+# SCALE_TIME_LIMIT seconds (default 120; it gives up by itself after 100). Everything started
+# here is stopped on exit (trap). The last line is the client's:
+#   scale: replicas=3 calls=<n> cross_replica_retries=<m> lost=<k>
+# and the exit status is non-zero unless lost=0 and cross_replica_retries > 0 (and the client's
+# other checks pass: identical tool lists, calls re-issued after the stop).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+time_limit="${SCALE_TIME_LIMIT:-120}"
+replica_names=(r1 r2 r3)
+stop_name=r2
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        as_root=(sudo -n)
+    fi
+fi
+
+find_nginx() {
+    command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
+}
+
+nginx_bin="$(find_nginx)"
+if [ -z "$nginx_bin" ]; then
+    echo "== installing nginx (Debian package)"
+    if [ "$(id -u)" -ne 0 ] && [ ${#as_root[@]} -eq 0 ]; then
+        echo "error: nginx is missing, and installing it needs root or sudo" >&2
+        exit 1
+    fi
+    # Keep the package from starting its own service (port 80) during the install.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=""
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
+        "${as_root[@]}" chmod 755 "$policy"
+        made_policy=1
+    fi
+    install_status=0
+    {
+        "${as_root[@]}" apt-get update -q &&
+            if apt-cache show nginx-light >/dev/null 2>&1; then
+                DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends nginx-light
+            else
+                DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends nginx
+            fi
+    } >/dev/null || install_status=$?
+    if [ -n "$made_policy" ]; then
+        "${as_root[@]}" rm -f "$policy"
+    fi
+    if [ "$install_status" -ne 0 ]; then
+        echo "error: apt-get could not install nginx (status $install_status)" >&2
+        exit 1
+    fi
+    nginx_bin="$(find_nginx)"
+    [ -n "$nginx_bin" ] || { echo "error: nginx is installed but not found" >&2; exit 1; }
+fi
+echo "== $("$nginx_bin" -v 2>&1)"
+
+echo "== building the release conformance server and scale client"
+cargo build --quiet --release -p toolmodel-examples --example conformance_server --example scale_client
+target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
+server_bin="$target_dir/release/examples/conformance_server"
+client_bin="$target_dir/release/examples/scale_client"
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+deadline=$((SECONDS + 30))
+
+# One key for every replica: any of them opens the requestState another sealed.
+MCP_REQUEST_STATE_KEY="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+export MCP_REQUEST_STATE_KEY
+
+declare -A url pid
+for name in "${replica_names[@]}"; do
+    MCP_REPLICA="$name" "$server_bin" --http 127.0.0.1:0 2>"$work/$name.log" &
+    pid[$name]=$!
+    pids+=("$!")
+done
+for name in "${replica_names[@]}"; do
+    until grep -q "listening on" "$work/$name.log" 2>/dev/null; do
+        kill -0 "${pid[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; echo "error: replica $name exited" >&2; exit 1; }
+        [ "$SECONDS" -lt "$deadline" ] || { echo "error: replica $name did not start in 30 s" >&2; exit 1; }
+        sleep 0.1
+    done
+    url[$name]="$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$work/$name.log" | head -n1)"
+done
+
+port="$("$client_bin" free-port)"
+upstreams=""
+for name in "${replica_names[@]}"; do
+    authority="${url[$name]#http://}"
+    upstreams+="        server ${authority%/mcp} max_fails=1 fail_timeout=10s;  # $name"$'\n'
+done
+user_line=""
+if [ "$(id -u)" -eq 0 ]; then
+    # As root nginx would switch its workers to `nobody`; keep the current user.
+    user_line="user $(id -un) $(id -gn);"
+fi
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<EOF
+# Round-robin over the replicas (nginx's default), no stickiness: every request, a retry with
+# its requestState included, may reach any replica.
+$user_line
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    log_format upstream '\$status|\$upstream_addr|\$upstream_status|\$request_time';
+    access_log $work/nginx/access.log upstream;
+    client_body_temp_path $work/nginx/client_body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    upstream mcp_replicas {
+$upstreams        keepalive 32;
+    }
+    server {
+        listen 127.0.0.1:$port;
+        location /mcp {
+            proxy_pass http://mcp_replicas;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The replicas accept loopback Host headers only (DNS rebinding): pass the client's.
+            proxy_set_header Host \$http_host;
+            # Responses may be event streams (SSE): pass them on as they come.
+            proxy_buffering off;
+            proxy_read_timeout 60s;
+            proxy_connect_timeout 2s;
+            # A replica that refuses the connection: the request goes to the next one (a POST is
+            # never re-sent once it reached a replica; the client decides about those).
+            proxy_next_upstream error timeout;
+        }
+    }
+}
+EOF
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+nginx_pid=$!
+pids+=("$nginx_pid")
+until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    kill -0 "$nginx_pid" 2>/dev/null || { cat "$work/nginx/error.log" >&2; echo "error: nginx exited" >&2; exit 1; }
+    [ "$SECONDS" -lt "$deadline" ] || { echo "error: nginx did not start in 30 s" >&2; exit 1; }
+    sleep 0.1
+done
+echo "== nginx (pid $nginx_pid) on 127.0.0.1:$port, round-robin over:"
+for name in "${replica_names[@]}"; do
+    echo "   $name pid ${pid[$name]} ${url[$name]}"
+done
+
+args=()
+for name in "${replica_names[@]}"; do
+    args+=("$name=${url[$name]}=${pid[$name]}")
+done
+status=0
+timeout --kill-after=5 "$time_limit" "$client_bin" "http://127.0.0.1:$port/mcp" "$stop_name" "${args[@]}" \
+    >"$work/client.out" || status=$?
+if kill -0 "${pid[$stop_name]}" 2>/dev/null; then
+    echo "error: replica $stop_name was not stopped" >&2
+    status=1
+fi
+echo "== nginx access log: requests by status and replica(s) tried (502: in flight on the stopped one)"
+awk -F'|' '{print $1 " " $2}' "$work/nginx/access.log" | sort | uniq -c | sort -rn | head -n 12
+summary="$(tail -n 1 "$work/client.out")"
+if [[ "$summary" != scale:* ]]; then
+    echo "error: the scale client failed (status $status) and printed no summary" >&2
+    exit 1
+fi
+echo "$summary"
+lost="$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$summary")"
+cross="$(sed -n 's/.* cross_replica_retries=\([0-9]*\).*/\1/p' <<<"$summary")"
+if [ "$status" -ne 0 ] || [ "$lost" != 0 ] || [ "${cross:-0}" -eq 0 ]; then
+    exit 1
+fi
