@@ -5,7 +5,9 @@ use std::{fmt::Write as _, future::Future};
 
 use serde_json::Map;
 
-use super::{CallArguments, ModelCall, ModelTools, join::join_all};
+use super::call::{CallArguments, ModelCall};
+use super::join::join_all;
+use super::tools::ModelTools;
 use crate::call::context::CallContext;
 use crate::call::result::CallToolResult;
 use crate::call::toolbox::Toolbox;

@@ -5,7 +5,7 @@ use std::{borrow::Cow, collections::HashMap, fmt};
 
 use serde_json::{Map, Value};
 
-use super::Provider;
+use super::provider::Provider;
 use crate::adapters::{Action, ConvertOptions, Target, Warning, convert_all};
 use crate::call::toolbox::Toolbox;
 use crate::error::Error;
