@@ -137,23 +137,24 @@ pub(crate) fn members_map<const N: usize>(members: [(&str, Value); N]) -> Map<St
 /// The JSON Pointer `base` + `infix` + `/index` (`/content/3`, `/choices/0/message/tool_calls/1`),
 /// written without the formatting machinery: one is made for every call read.
 pub(crate) fn index_pointer(base: &str, infix: &str, index: usize) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = index;
-    loop {
-        at -= 1;
-        // `rest % 10` is a digit: it fits in a `u8`.
-        digits[at] = b'0' + u8::try_from(rest % 10).unwrap_or_default();
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+    // The largest power of ten not above `index` (no overflow: it is at most `index`).
+    let mut divisor = 1usize;
+    while index / divisor >= 10 {
+        divisor *= 10;
     }
-    let mut pointer = String::with_capacity(base.len() + infix.len() + 1 + digits.len() - at);
+    let mut pointer = String::with_capacity(base.len() + infix.len() + 4);
     pointer.push_str(base);
     pointer.push_str(infix);
     pointer.push('/');
-    pointer.extend(digits[at..].iter().copied().map(char::from));
+    loop {
+        // A digit: it fits in a `u8`.
+        let digit = u8::try_from(index / divisor % 10).unwrap_or_default();
+        pointer.push(char::from(b'0' + digit));
+        if divisor == 1 {
+            break;
+        }
+        divisor /= 10;
+    }
     pointer
 }
 
