@@ -329,10 +329,8 @@ fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
                 }
             }
             if typed {
-                ctx.warn(
-                    Some("anyOf"),
-                    "anyOf",
-                    Action::Rewritten { exact: true },
+                any_of_rewritten(
+                    ctx,
                     "the type of the schema object written in its untyped branches",
                 );
             }
@@ -361,10 +359,8 @@ fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         return;
     };
     if branches.len() == 2 && nullable && collapse_nullable(map) {
-        ctx.warn(
-            Some("anyOf"),
-            "anyOf",
-            Action::Rewritten { exact: true },
+        any_of_rewritten(
+            ctx,
             "an anyOf of one schema and null written as that schema with nullable: true",
         );
         return;
@@ -373,11 +369,16 @@ fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     if nullable {
         map.insert("nullable".into(), Value::Bool(true));
     }
+    any_of_rewritten(ctx, "the type every branch has written beside the anyOf");
+}
+
+/// The warning of [`give_type`]: the `anyOf` rewritten exactly (`detail` says how).
+fn any_of_rewritten(ctx: &mut Ctx<'_>, detail: &'static str) {
     ctx.warn(
         Some("anyOf"),
         "anyOf",
         Action::Rewritten { exact: true },
-        "the type every branch has written beside the anyOf",
+        detail,
     );
 }
 
@@ -961,30 +962,19 @@ mod tests {
                 "yes": {"type": "TYPE_UNSPECIFIED"}
             })
         );
-        let any_of: Vec<_> = pointers_and_actions(&warnings)
+        // Every rewrite of an `anyOf` is exact.
+        let any_of: Vec<&str> = pointers_and_actions(&warnings)
             .into_iter()
-            .filter(|(pointer, _)| pointer.ends_with("/anyOf"))
+            .filter(|(pointer, action)| {
+                pointer.ends_with("/anyOf") && *action == Action::Rewritten { exact: true }
+            })
+            .map(|(pointer, _)| pointer)
             .collect();
+        let under = |name: &str| format!("/inputSchema/properties/{name}/anyOf");
         assert_eq!(
             any_of,
-            [
-                (
-                    "/inputSchema/properties/choice/anyOf",
-                    Action::Rewritten { exact: true }
-                ),
-                (
-                    "/inputSchema/properties/clash/anyOf",
-                    Action::Rewritten { exact: true }
-                ),
-                (
-                    "/inputSchema/properties/ip/anyOf",
-                    Action::Rewritten { exact: true }
-                ),
-                (
-                    "/inputSchema/properties/optional/anyOf",
-                    Action::Rewritten { exact: true }
-                ),
-            ]
+            ["choice", "clash", "ip", "optional"].map(under),
+            "{warnings:?}"
         );
         // What no warning was given for reads back as it was.
         let mut back = out;
