@@ -328,19 +328,10 @@ fn every_tool_list_is_valid_for_its_provider_and_routes_back() {
         for options in [
             ToolListOptions::default(),
             ToolListOptions::default().with_defer_loading(true),
-            ToolListOptions::default().with_convert(ConvertOptions::default()),
+            ToolListOptions::default()
+                .with_convert(ConvertOptions::default().with_gemini_json_schema(true)),
         ] {
             for toolbox in [&toolbox, &quick] {
-                if provider == Provider::Gemini
-                    && !options.convert.gemini_json_schema
-                    && std::ptr::eq(toolbox, &quick)
-                {
-                    // Gemini `parameters` (the OpenAPI subset): the adapters write an optional
-                    // enum as an `anyOf` without `type`, which Google's published definition
-                    // (revision 20250701) requires; see the next test. The default options
-                    // send `parametersJsonSchema` instead.
-                    continue;
-                }
                 let tools = ModelTools::new(toolbox, provider, &options).unwrap();
                 assert!(!tools.tools().is_empty());
                 for entry in tools.tools() {
@@ -372,21 +363,77 @@ fn every_tool_list_is_valid_for_its_provider_and_routes_back() {
 }
 
 #[test]
-fn gemini_parameters_with_an_untyped_any_of_break_the_published_definition() {
-    // A finding about the adapters, kept visible: the Gemini `parameters` form of an `anyOf`
-    // has no `type`, and `Schema.type` is required by the definition. If this starts passing,
-    // the workaround above (and the default of `ToolListOptions`) can go.
+fn gemini_parameters_are_the_default_and_valid_for_googles_definition() {
+    // Once a finding: the OpenAPI-subset `parameters` wrote an optional enum as an `anyOf`
+    // without `type`, which Google's published definition requires of every `Schema`; the
+    // default was `parametersJsonSchema` then.
     let quick = quickstart::toolbox().unwrap();
-    let options = ToolListOptions::default().with_convert(ConvertOptions::default());
-    let tools = ModelTools::new(&quick, Provider::Gemini, &options).unwrap();
-    let result = std::panic::catch_unwind(|| check("gemini", "Tool", &tools.tools()[0]));
-    assert!(result.is_err());
-    let default = ModelTools::new(&quick, Provider::Gemini, &ToolListOptions::default()).unwrap();
+    let tools = ModelTools::new(&quick, Provider::Gemini, &ToolListOptions::default()).unwrap();
+    let declarations = &tools.tools()[0]["functionDeclarations"];
+    check("gemini", "Tool", &tools.tools()[0]);
+    let weather = declarations
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "weather.get_weather")
+        .unwrap();
+    assert!(weather.get("parametersJsonSchema").is_none());
+    // `unit: Option<Unit>`: an `anyOf` of the enum (its own description kept) and null, typed
+    // `STRING` and `nullable` beside it.
+    let unit = &weather["parameters"]["properties"]["unit"];
+    assert_eq!(unit["type"], "STRING", "{unit}");
+    assert_eq!(unit["nullable"], true, "{unit}");
+    assert_eq!(unit["anyOf"][0]["type"], "STRING", "{unit}");
+    // The JSON Schema form stays one option away.
+    let json_schema = ToolListOptions::default()
+        .with_convert(ConvertOptions::default().with_gemini_json_schema(true));
+    let tools = ModelTools::new(&quick, Provider::Gemini, &json_schema).unwrap();
     assert!(
-        default.tools()[0]["functionDeclarations"][0]
+        tools.tools()[0]["functionDeclarations"][0]
             .get("parametersJsonSchema")
             .is_some()
     );
+}
+
+#[test]
+fn gemini_parameters_of_every_corpus_tool_are_valid_for_googles_definition() {
+    let Some(corpus) = toolmodel_tests::corpus_tools() else {
+        return;
+    };
+    let mut schema = document("gemini").clone();
+    schema["$ref"] = json!("#/$defs/Schema");
+    let validator = jsonschema::validator_for(&schema).expect("the Gemini schema compiles");
+    // The definition refuses what the adapters wrote before: an `anyOf` without `type`, and
+    // counts (int64 fields) as JSON numbers.
+    assert!(!validator.is_valid(&json!({"anyOf": [{"type": "STRING"}, {"type": "NULL"}]})));
+    assert!(!validator.is_valid(&json!({"type": "STRING", "minLength": 1})));
+    let (mut converted, mut failures) = (0, Vec::new());
+    for options in [
+        ConvertOptions::default(),
+        ConvertOptions::default().with_allow_widening(true),
+    ] {
+        for (origin, value) in &corpus {
+            let Ok(tool) = Tool::from_mcp_json(value) else {
+                continue;
+            };
+            // Recursion Gemini cannot take is an error without widening: not converted.
+            let Ok(conversion) = toolmodel::adapters::convert(&tool, Target::Gemini, &options)
+            else {
+                continue;
+            };
+            converted += 1;
+            for key in ["parameters", "response"] {
+                if let Some(schema) = conversion.value.get(key) {
+                    for error in validator.iter_errors(schema) {
+                        failures.push(format!("{origin} /{key}{}: {error}", error.instance_path()));
+                    }
+                }
+            }
+        }
+    }
+    println!("{converted} Gemini conversions of corpus tools checked");
+    assert!(converted > 1900, "{converted}");
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]

@@ -2,8 +2,11 @@
 //! a model response holding three tool calls (the quickstart's tools: a text reply, a typed
 //! structured output, a tool without arguments) read with `read_calls`, run with `run_calls`
 //! and answered with `answer`, against calling the Toolbox directly with the same arguments
-//! (`Toolbox::call` per call, from an owned copy of each call's arguments, as a server owns
-//! them). Both ways are run to completion by `futures::executor::block_on`.
+//! (`Toolbox::call` per call, awaited in turn, from an owned copy of each call's arguments, as
+//! a server owns them: the equivalent of the bridged side's reading, which copies each call's
+//! arguments out of the response, or parses OpenAI's argument strings). Each way is one
+//! `futures::executor::block_on`. Neither side keeps its results: the bridged side's JSON
+//! answer is part of its cost, the direct side's `CallToolResult` is its final form.
 //!
 //! One measurement per provider (Anthropic, OpenAI Chat, whose arguments are JSON strings to
 //! parse, OpenAI Responses and Gemini); the ratios are of the best times of interleaved rounds
@@ -82,12 +85,16 @@ fn main() {
             }
         );
 
+        // One `block_on` per side: the calls awaited one after the other, as an async caller
+        // makes them (a `block_on` per call would charge the direct side three executor
+        // entries to the bridged side's one).
         let mut direct = || {
-            for (name, arguments) in &requests {
-                let result =
-                    futures_executor::block_on(toolbox.call(name, Some(arguments.clone()), &cx));
-                black_box(result.ok());
-            }
+            futures_executor::block_on(async {
+                for (name, arguments) in &requests {
+                    let result = toolbox.call(name, Some(arguments.clone()), &cx).await;
+                    black_box(result.ok());
+                }
+            });
         };
         let mut bridged = || {
             let calls = read_calls(provider, black_box(&response)).expect("calls");

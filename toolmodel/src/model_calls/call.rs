@@ -2,8 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
-use crate::error::Error;
+use crate::model::schema::json_type;
 
 /// One tool call read from a model's response ([`read_calls`](super::read_calls)).
 ///
@@ -64,7 +63,7 @@ impl CallArguments {
                 text: text.to_owned(),
                 problem: format!(
                     "the arguments must be a JSON object, found {}",
-                    crate::model::schema::json_type(&other)
+                    json_type(&other)
                 ),
             },
             Err(err) => Self::Invalid {
@@ -85,7 +84,7 @@ impl CallArguments {
                 text: other.to_string(),
                 problem: format!(
                     "the arguments must be a JSON object, found {}",
-                    crate::model::schema::json_type(other)
+                    json_type(other)
                 ),
             },
         }
@@ -96,7 +95,9 @@ impl CallArguments {
     #[must_use]
     pub fn to_json_text(&self) -> String {
         match self {
-            Self::Object(map) => Value::Object(map.clone()).to_string(),
+            // Serialized where it is (no copy); a map with string keys and `Value`s always
+            // serializes.
+            Self::Object(map) => serde_json::to_string(map).unwrap_or_default(),
             Self::Invalid { text, .. } => text.clone(),
         }
     }
@@ -141,117 +142,5 @@ impl ModelCall {
     pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = Some(namespace.into());
         self
-    }
-
-    /// Writes the call in `provider`'s format, as the model sent it: an Anthropic `tool_use`
-    /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item or
-    /// a Gemini part with `functionCall` (and `thoughtSignature`). Reading it back with
-    /// [`read_calls`](super::read_calls) gives this call (but for the pointer); a missing ID
-    /// is written as `""` where the provider requires one.
-    #[must_use]
-    pub fn to_json(&self, provider: Provider) -> Value {
-        match provider {
-            Provider::Anthropic => anthropic::write_call(self),
-            Provider::OpenAiChat => openai_chat::write_call(self),
-            Provider::OpenAiResponses => openai_responses::write_call(self),
-            Provider::Gemini => gemini::write_call(self),
-        }
-    }
-}
-
-/// A JSON error at `pointer` of the response read.
-pub(crate) fn shape_error(pointer: &str, message: impl Into<String>) -> Error {
-    Error::Json {
-        path: pointer.to_owned(),
-        line: 0,
-        column: 0,
-        message: message.into(),
-    }
-}
-
-/// The member `key` of `value` (at `pointer`) as an array, or `None` when absent or `null`.
-pub(crate) fn array_at<'v>(
-    value: &'v Value,
-    key: &str,
-    pointer: &str,
-) -> Result<Option<&'v Vec<Value>>, Error> {
-    match value.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(shape_error(
-            &format!("{pointer}/{key}"),
-            format!(
-                "expected an array, found {}",
-                crate::model::schema::json_type(other)
-            ),
-        )),
-    }
-}
-
-/// The member `key` of the object `value` (at `pointer`) as a string: required.
-pub(crate) fn string_at(value: &Value, key: &str, pointer: &str) -> Result<String, Error> {
-    match value.get(key) {
-        Some(Value::String(text)) => Ok(text.clone()),
-        Some(other) => Err(shape_error(
-            &format!("{pointer}/{key}"),
-            format!(
-                "expected a string, found {}",
-                crate::model::schema::json_type(other)
-            ),
-        )),
-        None => Err(shape_error(pointer, format!("missing field `{key}`"))),
-    }
-}
-
-/// The member `key` as a string when present and a string; `None` when absent or `null`.
-pub(crate) fn optional_string_at(
-    value: &Value,
-    key: &str,
-    pointer: &str,
-) -> Result<Option<String>, Error> {
-    match value.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => string_at(value, key, pointer).map(Some),
-    }
-}
-
-/// The array a response holds the calls in: `response` itself when it is an array (pointer
-/// `""`), else its member `key` (pointer `pointer`); [`Error::Json`] saying `expected`
-/// otherwise.
-pub(crate) fn list_or_member<'v>(
-    response: &'v Value,
-    key: &str,
-    pointer: &'static str,
-    expected: &str,
-) -> Result<(&'v Vec<Value>, &'static str), Error> {
-    match response {
-        Value::Array(items) => Ok((items, "")),
-        _ => match array_at(response, key, "")? {
-            Some(items) => Ok((items, pointer)),
-            None => Err(shape_error("", expected)),
-        },
-    }
-}
-
-/// The object `response[list][0][member]` (at `pointer`), `None` when `response` has no
-/// `list`; [`Error::Json`] for an empty list or a missing member.
-pub(crate) fn first_member<'v>(
-    response: &'v Value,
-    list: &str,
-    member: &str,
-    pointer: &'static str,
-) -> Result<Option<(&'v Value, &'static str)>, Error> {
-    let Some(items) = array_at(response, list, "")? else {
-        return Ok(None);
-    };
-    let first = items
-        .first()
-        .ok_or_else(|| shape_error(&format!("/{list}"), format!("a response with no {list}")))?;
-    match first.get(member) {
-        Some(value) if value.is_object() => Ok(Some((value, pointer))),
-        _ => Err(shape_error(
-            &format!("/{list}/0"),
-            format!("missing field `{member}`"),
-        )),
     }
 }

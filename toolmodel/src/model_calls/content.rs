@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::Provider;
+use super::provider::Provider;
 use crate::call::content::{ContentBlock, ResourceContents};
 use crate::call::result::CallToolResult;
 
@@ -148,16 +148,18 @@ fn file_name(uri: &str) -> &str {
 }
 
 /// The text of the pieces, one per line (a non-text piece, which `provider` carries, is
-/// not in it).
-pub(crate) fn joined_text(pieces: &[Piece<'_>]) -> String {
-    let mut text = String::new();
-    for piece in pieces {
-        if let Piece::Text(part) = piece {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(part);
+/// not in it). One text piece is moved out as it is.
+pub(crate) fn joined_text(pieces: Vec<Piece<'_>>) -> String {
+    let mut texts = pieces.into_iter().filter_map(|piece| match piece {
+        Piece::Text(part) => Some(part),
+        _ => None,
+    });
+    let mut text = texts.next().map(Cow::into_owned).unwrap_or_default();
+    for part in texts {
+        if !text.is_empty() {
+            text.push('\n');
         }
+        text.push_str(&part);
     }
     text
 }

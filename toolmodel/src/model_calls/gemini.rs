@@ -5,13 +5,16 @@
 //! thought-signatures guides (the `output` and `error` keys of `response`; signatures sent
 //! back with the calls for Gemini 3).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::{
-    CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, first_member, optional_string_at, shape_error, string_at},
-    content::{joined_text, pieces},
+use super::call::{CallArguments, ModelCall};
+use super::content::{joined_text, pieces};
+use super::json_shape::{
+    Under, array_at, first_member, index_pointer, object, optional_string_at, shape_error,
+    string_at,
 };
+use super::provider::Provider;
+use super::run::ToolOutcome;
 use crate::error::Error;
 
 /// The content of a response's first candidate, or a content given alone (`{"parts": ...}`),
@@ -41,11 +44,11 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         let Some(call) = part.get("functionCall") else {
             continue;
         };
-        let pointer = format!("{base}/parts/{i}");
-        let at = format!("{pointer}/functionCall");
+        let pointer = index_pointer(base, "/parts", i);
+        let at = Under(&pointer, "/functionCall");
         calls.push(ModelCall {
-            id: optional_string_at(call, "id", &at)?,
-            name: string_at(call, "name", &at)?,
+            id: optional_string_at(call, "id", at)?,
+            name: string_at(call, "name", at)?,
             namespace: None,
             arguments: CallArguments::from_value(call.get("args")),
             thought_signature: optional_string_at(part, "thoughtSignature", &pointer)?,
@@ -93,17 +96,16 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
 /// - otherwise `{"output": <text>}`: the text blocks, one per line, other content described
 ///   (a function response carries no media in this API version).
 pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
-    let parts: Vec<Value> = outcomes
+    let parts = outcomes
         .iter()
         .map(|outcome| {
             let result = &outcome.result;
+            let text = || Value::String(joined_text(pieces(result, Provider::Gemini)));
             let response = match &result.structured_content {
-                _ if result.is_error() => {
-                    json!({"error": joined_text(&pieces(result, Provider::Gemini))})
-                }
-                Some(Value::Object(object)) => Value::Object(object.clone()),
-                Some(other) => json!({"output": other}),
-                None => json!({"output": joined_text(&pieces(result, Provider::Gemini))}),
+                _ if result.is_error() => object([("error", text())]),
+                Some(Value::Object(structured)) => Value::Object(structured.clone()),
+                Some(other) => object([("output", other.clone())]),
+                None => object([("output", text())]),
             };
             let mut function_response = Map::new();
             if let Some(id) = &outcome.id {
@@ -111,8 +113,11 @@ pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
             }
             function_response.insert("name".into(), Value::from(outcome.name.as_str()));
             function_response.insert("response".into(), response);
-            json!({"functionResponse": function_response})
+            object([("functionResponse", Value::Object(function_response))])
         })
         .collect();
-    vec![json!({"role": "user", "parts": parts})]
+    vec![object([
+        ("role", Value::from("user")),
+        ("parts", Value::Array(parts)),
+    ])]
 }

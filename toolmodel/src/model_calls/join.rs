@@ -9,7 +9,7 @@ use std::{
 
 /// One future of a [`JoinAll`]: running, or finished with its output kept until all are.
 enum Slot<F: Future> {
-    Running(Pin<Box<F>>),
+    Running(F),
     Done(Option<F::Output>),
 }
 
@@ -17,26 +17,25 @@ enum Slot<F: Future> {
 ///
 /// Every future registers the same waker, so any of them waking the task gets all unfinished
 /// ones polled again: `O(n)` polls per wake-up, nothing for a handful of tool calls, and no
-/// queue to keep. Each future is boxed once (pinned where it stays).
+/// queue to keep. The futures are `Unpin` (a tool call's future is boxed by the
+/// [`Toolbox`](crate::Toolbox) already), so they are polled where they are, with no box of
+/// their own.
 pub(crate) struct JoinAll<F: Future> {
     slots: Vec<Slot<F>>,
 }
 
 /// The futures of `futures`, run concurrently; the output is in the order given.
-pub(crate) fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> JoinAll<F> {
+pub(crate) fn join_all<F: Future + Unpin>(futures: impl IntoIterator<Item = F>) -> JoinAll<F> {
     JoinAll {
-        slots: futures
-            .into_iter()
-            .map(|future| Slot::Running(Box::pin(future)))
-            .collect(),
+        slots: futures.into_iter().map(Slot::Running).collect(),
     }
 }
 
-// The futures are pinned in their boxes and the outputs are never pinned: moving a
-// `JoinAll` moves neither.
-impl<F: Future> Unpin for JoinAll<F> {}
+// The futures are `Unpin` and the outputs are never pinned: moving a `JoinAll` moves
+// nothing pinned.
+impl<F: Future + Unpin> Unpin for JoinAll<F> {}
 
-impl<F: Future> Future for JoinAll<F> {
+impl<F: Future + Unpin> Future for JoinAll<F> {
     type Output = Vec<F::Output>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -44,7 +43,7 @@ impl<F: Future> Future for JoinAll<F> {
         let mut pending = false;
         for slot in &mut this.slots {
             if let Slot::Running(future) = slot {
-                match future.as_mut().poll(cx) {
+                match Pin::new(future).poll(cx) {
                     Poll::Ready(output) => *slot = Slot::Done(Some(output)),
                     Poll::Pending => pending = true,
                 }
@@ -134,9 +133,11 @@ mod tests {
             .build()
             .unwrap();
         let started = std::time::Instant::now();
-        let out = rt.block_on(join_all((0..3).map(|i| async move {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            i
+        let out = rt.block_on(join_all((0..3).map(|i| {
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                i
+            })
         })));
         assert_eq!(out, [0, 1, 2]);
         assert!(started.elapsed() < Duration::from_millis(500));

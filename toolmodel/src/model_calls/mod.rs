@@ -78,6 +78,7 @@ mod call;
 mod content;
 mod gemini;
 mod join;
+mod json_shape;
 mod openai_chat;
 mod openai_responses;
 mod provider;
@@ -92,6 +93,8 @@ pub use run::{ToolOutcome, run_calls};
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
 
 use crate::error::Error;
+use crate::model::schema::json_type;
+use json_shape::{object, shape_error};
 
 /// The tool calls of a model's response, in the order the model made them.
 ///
@@ -120,6 +123,25 @@ pub fn read_calls(provider: Provider, response: &Value) -> Result<Vec<ModelCall>
         Provider::OpenAiChat => openai_chat::read(response),
         Provider::OpenAiResponses => openai_responses::read(response),
         Provider::Gemini => gemini::read(response),
+    }
+}
+
+// Here, beside `read_calls` (its inverse) and the other dispatches to the provider modules:
+// `call.rs` stays free of the provider modules, which import it.
+impl ModelCall {
+    /// Writes the call in `provider`'s format, as the model sent it: an Anthropic `tool_use`
+    /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item or
+    /// a Gemini part with `functionCall` (and `thoughtSignature`). Reading it back with
+    /// [`read_calls`] gives this call (but for the pointer); a missing ID is written as `""`
+    /// where the provider requires one.
+    #[must_use]
+    pub fn to_json(&self, provider: Provider) -> Value {
+        match provider {
+            Provider::Anthropic => anthropic::write_call(self),
+            Provider::OpenAiChat => openai_chat::write_call(self),
+            Provider::OpenAiResponses => openai_responses::write_call(self),
+            Provider::Gemini => gemini::write_call(self),
+        }
     }
 }
 
@@ -177,25 +199,22 @@ pub fn extend_request(
     let turn = model_turn(provider, response)?;
     let key = provider.conversation_key();
     let Value::Object(map) = body else {
-        return Err(call::shape_error(
-            "",
-            "expected a request body (a JSON object)",
-        ));
+        return Err(shape_error("", "expected a request body (a JSON object)"));
     };
     let list = map.entry(key).or_insert_with(|| Value::Array(Vec::new()));
     if let Value::String(text) = list
         && provider == Provider::OpenAiResponses
     {
-        let message = serde_json::json!({"role": "user", "content": std::mem::take(text)});
+        let message = object([
+            ("role", Value::from("user")),
+            ("content", Value::String(std::mem::take(text))),
+        ]);
         *list = Value::Array(vec![message]);
     }
     let Value::Array(items) = list else {
-        return Err(call::shape_error(
+        return Err(shape_error(
             &format!("/{key}"),
-            format!(
-                "expected an array, found {}",
-                crate::model::schema::json_type(list)
-            ),
+            format!("expected an array, found {}", json_type(list)),
         ));
     };
     items.extend(turn);

@@ -4,13 +4,16 @@
 //! Source: `openai/openai-openapi` (`ChatCompletionMessageToolCall`,
 //! `ChatCompletionRequestToolMessage`, `ChatCompletionRequestAssistantMessage`).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::{
-    CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{array_at, first_member, optional_string_at, shape_error, string_at},
-    content::{joined_text, pieces},
+use super::call::{CallArguments, ModelCall};
+use super::content::{joined_text, pieces};
+use super::json_shape::{
+    Under, array_at, first_member, index_pointer, object, optional_string_at, shape_error,
+    string_at,
 };
+use super::provider::Provider;
+use super::run::ToolOutcome;
 use crate::error::Error;
 
 /// The assistant message of a response (`choices[0].message`), or a message given alone,
@@ -38,17 +41,17 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
     };
     let mut calls = Vec::with_capacity(tool_calls.len());
     for (i, tool_call) in tool_calls.iter().enumerate() {
-        let pointer = format!("{base}/tool_calls/{i}");
+        let pointer = index_pointer(base, "/tool_calls", i);
         let id = string_at(tool_call, "id", &pointer)?;
         let (name, arguments) = match tool_call.get("type").and_then(Value::as_str) {
             Some("custom") => {
-                let at = format!("{pointer}/custom");
+                let at = Under(&pointer, "/custom");
                 let custom = tool_call
                     .get("custom")
                     .ok_or_else(|| shape_error(&pointer, "missing field `custom`"))?;
-                let input = optional_string_at(custom, "input", &at)?.unwrap_or_default();
+                let input = optional_string_at(custom, "input", at)?.unwrap_or_default();
                 (
-                    string_at(custom, "name", &at)?,
+                    string_at(custom, "name", at)?,
                     CallArguments::Invalid {
                         text: input,
                         problem: "a custom tool call (free-form input) to a tool that takes JSON arguments".into(),
@@ -56,13 +59,13 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
                 )
             }
             _ => {
-                let at = format!("{pointer}/function");
+                let at = Under(&pointer, "/function");
                 let function = tool_call
                     .get("function")
                     .ok_or_else(|| shape_error(&pointer, "missing field `function`"))?;
-                let arguments = optional_string_at(function, "arguments", &at)?;
+                let arguments = optional_string_at(function, "arguments", at)?;
                 (
-                    string_at(function, "name", &at)?,
+                    string_at(function, "name", at)?,
                     CallArguments::from_json_text(arguments.as_deref().unwrap_or_default()),
                 )
             }
@@ -81,11 +84,17 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
 
 /// A `tool_calls[]` entry.
 pub(crate) fn write_call(call: &ModelCall) -> Value {
-    json!({
-        "id": call.id.as_deref().unwrap_or_default(),
-        "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments.to_json_text()},
-    })
+    object([
+        ("id", Value::from(call.id.as_deref().unwrap_or_default())),
+        ("type", Value::from("function")),
+        (
+            "function",
+            object([
+                ("name", Value::from(call.name.as_str())),
+                ("arguments", Value::String(call.arguments.to_json_text())),
+            ]),
+        ),
+    ])
 }
 
 /// The assistant message as a request message: `role`, `content` (the text, or `null`),
@@ -114,15 +123,18 @@ pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
     outcomes
         .iter()
         .map(|outcome| {
-            let mut text = joined_text(&pieces(&outcome.result, Provider::OpenAiChat));
+            let mut text = joined_text(pieces(&outcome.result, Provider::OpenAiChat));
             if outcome.result.is_error() {
                 text.insert_str(0, "Error: ");
             }
-            json!({
-                "role": "tool",
-                "tool_call_id": outcome.id.as_deref().unwrap_or_default(),
-                "content": text,
-            })
+            object([
+                ("role", Value::from("tool")),
+                (
+                    "tool_call_id",
+                    Value::from(outcome.id.as_deref().unwrap_or_default()),
+                ),
+                ("content", Value::String(text)),
+            ])
         })
         .collect()
 }

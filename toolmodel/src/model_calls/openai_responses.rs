@@ -4,13 +4,13 @@
 //! `InputTextContentParam`, `InputImageContentParamAutoParam`, `InputFileContentParam`,
 //! `NamespaceToolParam`).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::{
-    CallArguments, ModelCall, Provider, ToolOutcome,
-    call::{list_or_member, optional_string_at, string_at},
-    content::{Piece, data_url, joined_text, pieces},
-};
+use super::call::{CallArguments, ModelCall};
+use super::content::{Piece, data_url, joined_text, pieces};
+use super::json_shape::{index_pointer, list_or_member, object, optional_string_at, string_at};
+use super::provider::Provider;
+use super::run::ToolOutcome;
 use crate::error::Error;
 
 /// The output items of a response (`{"output": [...]}`) or the items themselves.
@@ -33,7 +33,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         if !matches!(kind, Some("function_call" | "custom_tool_call")) {
             continue;
         }
-        let pointer = format!("{base}/{i}");
+        let pointer = index_pointer(base, "", i);
         let arguments = if kind == Some("custom_tool_call") {
             CallArguments::Invalid {
                 text: optional_string_at(item, "input", &pointer)?.unwrap_or_default(),
@@ -97,8 +97,14 @@ pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
             let pieces = pieces(&outcome.result, Provider::OpenAiResponses);
             let all_text = pieces.iter().all(|piece| matches!(piece, Piece::Text(_)));
             let error = outcome.result.is_error();
+            let text = |text: String| {
+                object([
+                    ("type", Value::from("input_text")),
+                    ("text", Value::String(text)),
+                ])
+            };
             let output = if all_text {
-                let mut text = joined_text(&pieces);
+                let mut text = joined_text(pieces);
                 if error {
                     text.insert_str(0, "Error: ");
                 }
@@ -106,29 +112,30 @@ pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
             } else {
                 let mut parts = Vec::with_capacity(pieces.len() + 1);
                 if error {
-                    parts.push(json!({"type": "input_text", "text": "Error:"}));
+                    parts.push(text("Error:".to_owned()));
                 }
                 parts.extend(pieces.into_iter().map(|piece| match piece {
-                    Piece::Text(text) => json!({"type": "input_text", "text": text}),
-                    Piece::Image { mime, data } => {
-                        json!({"type": "input_image", "image_url": data_url(mime, data)})
-                    }
-                    Piece::File { mime, data, name } => json!({
-                        "type": "input_file",
-                        "file_data": data_url(mime, data),
-                        "filename": name,
-                    }),
+                    Piece::Text(part) => text(part.into_owned()),
+                    Piece::Image { mime, data } => object([
+                        ("type", Value::from("input_image")),
+                        ("image_url", data_url(mime, data)),
+                    ]),
+                    Piece::File { mime, data, name } => object([
+                        ("type", Value::from("input_file")),
+                        ("file_data", data_url(mime, data)),
+                        ("filename", Value::from(name)),
+                    ]),
                 }));
                 Value::Array(parts)
             };
-            let mut item = Map::new();
-            item.insert("type".into(), Value::from("function_call_output"));
-            item.insert(
-                "call_id".into(),
-                Value::from(outcome.id.as_deref().unwrap_or_default()),
-            );
-            item.insert("output".into(), output);
-            Value::Object(item)
+            object([
+                ("type", Value::from("function_call_output")),
+                (
+                    "call_id",
+                    Value::from(outcome.id.as_deref().unwrap_or_default()),
+                ),
+                ("output", output),
+            ])
         })
         .collect()
 }

@@ -1,11 +1,16 @@
 //! Running a model's calls against a [`Toolbox`]: routed, concurrent, in order, and every
 //! failure an answer the model can read.
 
-use std::{fmt::Write as _, future::Future};
+use std::{
+    fmt::Write as _,
+    future::Future,
+    pin::Pin,
+    task::{Context, Poll},
+};
 
-use serde_json::Map;
-
-use super::{CallArguments, ModelCall, ModelTools, join::join_all};
+use super::call::{CallArguments, ModelCall};
+use super::join::join_all;
+use super::tools::ModelTools;
 use crate::call::context::CallContext;
 use crate::call::result::CallToolResult;
 use crate::call::toolbox::Toolbox;
@@ -65,18 +70,60 @@ pub fn run_calls<'a>(
     join_all(
         calls
             .into_iter()
-            .map(|call| run_one(toolbox, tools, call, cx))
+            .map(|call| start(toolbox, tools, call, cx))
             .collect::<Vec<_>>(),
     )
 }
 
-/// One call, routed and run.
-async fn run_one(
-    toolbox: &Toolbox,
-    tools: &ModelTools,
+/// One call: routed and refused (unknown tool, invalid arguments) at once, else running the
+/// toolbox's future for it, whose result [`finish`] turns into the outcome.
+struct Running<F> {
+    outcome: ToolOutcome,
+    call: Option<F>,
+}
+
+impl<F> Future for Running<F>
+where
+    F: Future<Output = Result<CallToolResult, Error>> + Unpin,
+{
+    type Output = ToolOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolOutcome> {
+        let this = self.get_mut();
+        if let Some(call) = &mut this.call {
+            let Poll::Ready(result) = Pin::new(call).poll(cx) else {
+                return Poll::Pending;
+            };
+            this.call = None;
+            finish(&mut this.outcome, result);
+        }
+        Poll::Ready(std::mem::replace(&mut this.outcome, ToolOutcome::taken()))
+    }
+}
+
+impl ToolOutcome {
+    /// What a [`Running`] call leaves behind once its outcome is given (allocates nothing).
+    fn taken() -> Self {
+        Self {
+            id: None,
+            name: String::new(),
+            namespace: None,
+            thought_signature: None,
+            tool: None,
+            result: CallToolResult::default(),
+            error: None,
+        }
+    }
+}
+
+/// Routes `call` and starts it on the toolbox (the toolbox's future is boxed already, so it
+/// is polled where it is).
+fn start<'a>(
+    toolbox: &'a Toolbox,
+    tools: &'a ModelTools,
     call: ModelCall,
-    cx: &CallContext,
-) -> ToolOutcome {
+    cx: &'a CallContext,
+) -> Running<impl Future<Output = Result<CallToolResult, Error>> + Send + Unpin + 'a> {
     let ModelCall {
         id,
         name,
@@ -95,40 +142,60 @@ async fn run_one(
         error: None,
     };
     let Some(mcp_name) = tools.mcp_name(outcome.namespace.as_deref(), &outcome.name) else {
-        let called = match &outcome.namespace {
-            Some(ns) => format!("{ns}.{}", outcome.name),
-            None => outcome.name.clone(),
+        unknown_tool(tools, &mut outcome);
+        return Running {
+            outcome,
+            call: None,
         };
-        let names: Vec<String> = tools
-            .names()
-            .map(|(namespace, name)| match namespace {
-                Some(ns) => format!("{ns}.{name}"),
-                None => name.to_owned(),
-            })
-            .collect();
-        let nearest = nearest_tool(&called, names.iter().map(String::as_str)).map(str::to_owned);
-        let mut message = unknown_tool_message(tools, &called);
-        if let Some(nearest) = &nearest {
-            let _ = write!(message, "; did you mean {nearest:?}?");
-        }
-        outcome.result = CallToolResult::error(message);
-        outcome.error = Some(Error::UnknownTool {
-            name: called,
-            nearest,
-        });
-        return outcome;
     };
     outcome.tool = Some(mcp_name.to_owned());
-    let arguments: Map<_, _> = match arguments {
+    let arguments = match arguments {
         CallArguments::Object(map) => map,
         CallArguments::Invalid { problem, .. } => {
             outcome.result = CallToolResult::error(format!(
                 "invalid arguments for tool {mcp_name:?}: {problem}"
             ));
-            return outcome;
+            return Running {
+                outcome,
+                call: None,
+            };
         }
     };
-    match toolbox.call(mcp_name, Some(arguments), cx).await {
+    Running {
+        outcome,
+        call: Some(toolbox.call(mcp_name, Some(arguments), cx)),
+    }
+}
+
+/// The `isError` answer to a call whose name routes to no listed tool, with the nearest name.
+fn unknown_tool(tools: &ModelTools, outcome: &mut ToolOutcome) {
+    let called = match &outcome.namespace {
+        Some(ns) => format!("{ns}.{}", outcome.name),
+        None => outcome.name.clone(),
+    };
+    let names: Vec<String> = tools
+        .names()
+        .map(|(namespace, name)| match namespace {
+            Some(ns) => format!("{ns}.{name}"),
+            None => name.to_owned(),
+        })
+        .collect();
+    let nearest = nearest_tool(&called, names.iter().map(String::as_str)).map(str::to_owned);
+    let mut message = unknown_tool_message(tools, &called);
+    if let Some(nearest) = &nearest {
+        let _ = write!(message, "; did you mean {nearest:?}?");
+    }
+    outcome.result = CallToolResult::error(message);
+    outcome.error = Some(Error::UnknownTool {
+        name: called,
+        nearest,
+    });
+}
+
+/// The outcome of a call the toolbox ran: its result, or the `isError` answer to its error.
+fn finish(outcome: &mut ToolOutcome, result: Result<CallToolResult, Error>) {
+    let mcp_name = outcome.tool.as_deref().unwrap_or_default();
+    match result {
         Ok(result) => outcome.result = result,
         Err(err) => {
             outcome.result = CallToolResult::error(match &err {
@@ -142,7 +209,6 @@ async fn run_one(
             outcome.error = Some(err);
         }
     }
-    outcome
 }
 
 /// ``unknown tool "x"; the tools are: a, b, ...``.

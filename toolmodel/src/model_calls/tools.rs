@@ -5,7 +5,7 @@ use std::{borrow::Cow, collections::HashMap, fmt};
 
 use serde_json::{Map, Value};
 
-use super::Provider;
+use super::provider::Provider;
 use crate::adapters::{Action, ConvertOptions, Target, Warning, convert_all};
 use crate::call::toolbox::Toolbox;
 use crate::error::Error;
@@ -13,18 +13,19 @@ use crate::model::tool::Tool;
 
 /// How to list tools for a provider ([`ModelTools::new`]). Build with
 /// [`ToolListOptions::default`] and the `with_*` methods.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ToolListOptions {
     /// The adapters' options (strict mode, Gemini's JSON Schema form, ...).
     /// [`ConvertOptions::qualified_names`] is set by [`ModelTools::new`] itself: namespaced
     /// tools always get `namespace_name` names where the provider has no namespaces.
     ///
-    /// Default: [`ConvertOptions::default`] with
-    /// [`gemini_json_schema`](ConvertOptions::gemini_json_schema) on: Gemini gets
-    /// `parametersJsonSchema` (the schema as JSON Schema), because the OpenAPI subset of
-    /// `parameters` in Google's published definition requires a `type` in every schema,
-    /// which a converted `anyOf` (an optional enum, say) does not have.
+    /// Default: [`ConvertOptions::default`], as for the adapters: Gemini gets `parameters`,
+    /// the OpenAPI subset every Gemini model takes, valid for Google's published definition
+    /// (a `type` in every schema, counts as int64 strings; see
+    /// [`adapters`](crate::adapters)). Set
+    /// [`gemini_json_schema`](ConvertOptions::gemini_json_schema) for `parametersJsonSchema`,
+    /// the schema as JSON Schema unchanged, where the model takes it.
     pub convert: ConvertOptions,
     /// Write `defer_loading: true` on every tool, so that the model finds them through tool
     /// search instead of having them all in its context: Anthropic tools and OpenAI
@@ -34,16 +35,6 @@ pub struct ToolListOptions {
     /// Descriptions of OpenAI Responses `namespace` tools (which require one), by namespace;
     /// a namespace not given here is described as ``Tools of the `<namespace>` namespace.``.
     pub namespace_descriptions: Vec<(String, String)>,
-}
-
-impl Default for ToolListOptions {
-    fn default() -> Self {
-        Self {
-            convert: ConvertOptions::default().with_gemini_json_schema(true),
-            defer_loading: false,
-            namespace_descriptions: Vec::new(),
-        }
-    }
 }
 
 impl ToolListOptions {

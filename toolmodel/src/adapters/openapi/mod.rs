@@ -5,8 +5,12 @@
 //! Each schema object goes through [`node`]: `allOf` merged and `oneOf` as `anyOf` where
 //! exact, keywords Gemini's `Schema` lacks moved into the description or dropped, `type`,
 //! `nullable`, `enum` and `const` rewritten together ([`types::types_and_values`]), `format`
-//! checked per type; then references are inlined and spelled `ref`/`defs`
-//! ([`spell_references`]).
+//! checked per type, counts written as int64 strings ([`counts_as_strings`]), and a `type`
+//! given to every schema object ([`give_type`]); then references are inlined and spelled
+//! `ref`/`defs` ([`spell_references`]). The output validates against Google's published
+//! definition of `Schema` (revision 20250701, `tests/data/providers/gemini.schema.json`), which
+//! requires `type` everywhere and types the counts as int64 (strings in JSON): checked for
+//! every corpus tool by `tests/tests/model_calls.rs`.
 
 mod types;
 
@@ -127,7 +131,7 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Action::Dropped { widened: true },
                 "this schema matches no value, which Gemini's Schema cannot say; written as {}",
             );
-            *value = Value::Object(Map::new());
+            *value = unspecified();
             Ok(())
         }
         Value::Bool(true) => {
@@ -137,7 +141,7 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Action::Rewritten { exact: true },
                 "the schema true written as {}",
             );
-            *value = Value::Object(Map::new());
+            *value = unspecified();
             Ok(())
         }
         Value::Bool(false) => {
@@ -147,11 +151,18 @@ fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Action::Dropped { widened: true },
                 "the schema false (nothing allowed) has no Gemini form; written as {}",
             );
-            *value = Value::Object(Map::new());
+            *value = unspecified();
             Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// `{}` as Gemini's `Schema` writes it: any value, `type` not specified.
+fn unspecified() -> Value {
+    let mut map = Map::new();
+    map.insert("type".into(), Value::from(UNSPECIFIED));
+    Value::Object(map)
 }
 
 /// Converts one schema object, of which `present` says what it holds: one pass over the
@@ -237,8 +248,176 @@ fn node(
     if let Some(any_of) = written {
         map.insert("anyOf".into(), any_of);
     }
+    if present.counts {
+        counts_as_strings(map);
+    }
+    give_type(map, ctx);
     write_moved(map, moved);
     Ok(())
+}
+
+/// The count keywords of Gemini's `Schema`: int64 fields, which the JSON mapping of Google's
+/// API (proto3) writes as decimal strings (`"minLength": "1"`), as its published definition
+/// types them.
+const COUNTS: [&str; 6] = [
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Writes the counts of `map` as decimal strings ([`COUNTS`]); [`from_openapi`] reads them
+/// back as numbers. A count that is not a non-negative integer (an invalid schema) is left.
+fn counts_as_strings(map: &mut Map<String, Value>) {
+    for key in COUNTS {
+        if let Some(count) = map.get_mut(key)
+            && let Some(n) = count_of(count)
+        {
+            *count = Value::String(n.to_string());
+        }
+    }
+}
+
+/// A count written as a JSON number (`3`, or `3.0`, which JSON Schema takes as an integer).
+fn count_of(value: &Value) -> Option<u64> {
+    let number = value.as_number()?;
+    number.as_u64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 2f64.powi(53))
+            // Integral and below 2^53: exact as a `u64`.
+            .map(|f| f as u64)
+    })
+}
+
+/// The `type` Gemini's `Schema` has for "not specified": proto3's zero value, which the API
+/// reads exactly as an absent `type` (and [`from_openapi`] reads back as none).
+const UNSPECIFIED: &str = "TYPE_UNSPECIFIED";
+
+/// Gives a schema object without a `type` one, as Google's published definition requires of
+/// every `Schema` (`type` is "Required"), without changing what it accepts:
+///
+/// - an `anyOf` of one schema and `{"type": "NULL"}` becomes that schema with
+///   `nullable: true` (Google's own SDKs write optional values so), when none of its keywords
+///   clashes with the object's own;
+/// - an `anyOf` whose branches all have one type `T` (besides `NULL` branches): `type: T`
+///   beside it (and `nullable: true` with a `NULL` branch), which every branch implies;
+/// - otherwise (no type, or branches of several types): `TYPE_UNSPECIFIED`, the same request
+///   as no `type` to Google's API.
+///
+/// With a `type`, the `anyOf` branches left unspecified take it: the object's type holds for
+/// every branch. A `$ref` is left to the reference passes.
+fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+    if map.contains_key("$ref") {
+        return;
+    }
+    if let Some(Value::String(ty)) = map.get("type") {
+        if ty == UNSPECIFIED {
+            return;
+        }
+        let ty = ty.clone();
+        if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            let mut typed = false;
+            for branch in branches.iter_mut() {
+                if let Some(Value::String(branch_type)) = branch.get_mut("type")
+                    && branch_type == UNSPECIFIED
+                {
+                    branch_type.clone_from(&ty);
+                    typed = true;
+                }
+            }
+            if typed {
+                any_of_rewritten(
+                    ctx,
+                    "the type of the schema object written in its untyped branches",
+                );
+            }
+        }
+        return;
+    }
+    let Some(Value::Array(branches)) = map.get("anyOf") else {
+        map.insert("type".into(), Value::from(UNSPECIFIED));
+        return;
+    };
+    let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("NULL");
+    let nullable = branches.iter().any(is_null);
+    let mut types = branches
+        .iter()
+        .filter(|branch| !is_null(branch))
+        .map(|branch| branch.get("type").and_then(Value::as_str));
+    let first = types.next().flatten();
+    let one_type = match first {
+        Some(ty) if ty != UNSPECIFIED && types.all(|other| other == Some(ty)) => {
+            Some(ty.to_owned())
+        }
+        _ => None,
+    };
+    let Some(ty) = one_type else {
+        map.insert("type".into(), Value::from(UNSPECIFIED));
+        return;
+    };
+    if branches.len() == 2 && nullable && collapse_nullable(map) {
+        any_of_rewritten(
+            ctx,
+            "an anyOf of one schema and null written as that schema with nullable: true",
+        );
+        return;
+    }
+    map.insert("type".into(), Value::from(ty));
+    if nullable {
+        map.insert("nullable".into(), Value::Bool(true));
+    }
+    any_of_rewritten(ctx, "the type every branch has written beside the anyOf");
+}
+
+/// The warning of [`give_type`]: the `anyOf` rewritten exactly (`detail` says how).
+fn any_of_rewritten(ctx: &mut Ctx<'_>, detail: &'static str) {
+    ctx.warn(
+        Some("anyOf"),
+        "anyOf",
+        Action::Rewritten { exact: true },
+        detail,
+    );
+}
+
+/// Replaces `anyOf: [S, {"type": "NULL"}]` (either order) by the keywords of `S` and
+/// `nullable: true`, unless a keyword of `S` is in `map` with another value. Returns whether
+/// it did.
+fn collapse_nullable(map: &mut Map<String, Value>) -> bool {
+    let Some(Value::Array(branches)) = map.get("anyOf") else {
+        return false;
+    };
+    let Some(Value::Object(schema)) = branches
+        .iter()
+        .find(|branch| branch.get("type").and_then(Value::as_str) != Some("NULL"))
+    else {
+        return false;
+    };
+    // The `NULL` branch says nothing else (no description to lose).
+    let null_is_plain = branches.iter().any(|branch| {
+        matches!(branch, Value::Object(null)
+            if null.len() == 1 && null.get("type").and_then(Value::as_str) == Some("NULL"))
+    });
+    let clashes = schema
+        .iter()
+        .any(|(key, value)| map.get(key).is_some_and(|own| own != value));
+    if !null_is_plain || clashes {
+        return false;
+    }
+    let Some(Value::Array(branches)) = map.remove("anyOf") else {
+        return false;
+    };
+    for branch in branches {
+        if let Value::Object(schema) = branch
+            && schema.get("type").and_then(Value::as_str) != Some("NULL")
+        {
+            map.extend(schema);
+        }
+    }
+    map.insert("nullable".into(), Value::Bool(true));
+    true
 }
 
 /// JSON Schema spellings [`node`] leaves for later passes: `$ref` and definitions (the
@@ -269,6 +448,9 @@ struct Present {
     acted_on: bool,
     /// The `type` is written already: one name, nothing else bearing on it.
     type_done: bool,
+    /// A count keyword (`minItems`, `maxLength`, ...), which Gemini's `Schema` types as an
+    /// int64 (a string in JSON).
+    counts: bool,
 }
 
 impl Present {
@@ -315,6 +497,8 @@ impl Present {
                     type_value = Some(value);
                 }
                 "$ref" => {}
+                "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
+                | "maxProperties" => present.counts = true,
                 other => present.acted_on |= !is_openapi_field(other),
             }
         }
@@ -447,6 +631,11 @@ fn spell_references(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Resu
     let Value::Object(map) = value else {
         return Ok(());
     };
+    if map.is_empty() {
+        // A recursive reference widened to `{}` by the inlining.
+        map.insert("type".into(), Value::from(UNSPECIFIED));
+        return Ok(());
+    }
     if let Some(Value::String(reference)) = map.remove("$ref") {
         let spelled = reference
             .strip_prefix("#/$defs/")
@@ -467,6 +656,9 @@ fn spell_references(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Resu
             );
         }
         map.insert("ref".into(), Value::from(spelled));
+        if !map.contains_key("type") {
+            map.insert("type".into(), Value::from(UNSPECIFIED));
+        }
     }
     for defs in DEFS {
         let Some(entries) = map.remove(defs) else {
@@ -634,11 +826,11 @@ mod tests {
             json!({
                 "type": "OBJECT",
                 "properties": {
-                    "city": {"type": "STRING", "minLength": 1},
+                    "city": {"type": "STRING", "minLength": "1"},
                     "unit": {"type": "STRING", "nullable": true, "enum": ["C", "F"]},
                     "mode": {"type": "STRING", "enum": ["fast"]},
                     "count": {"type": "INTEGER", "format": "enum", "enum": ["1", "2", "3"], "description": "{\"exclusiveMinimum\":0}"},
-                    "either": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]}
+                    "either": {"type": "TYPE_UNSPECIFIED", "anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]}
                 },
                 "required": ["city"]
             })
@@ -721,7 +913,8 @@ mod tests {
                 "n": {"type": "integer", "enum": [1, 20], "minimum": 0},
                 "x": {"type": "number", "enum": [1.5]},
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
-                "any": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "any": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "free": {"description": "anything"},
                 "map": {"type": "object", "additionalProperties": {"type": "boolean"}}
             },
             "required": ["unit"]
@@ -739,6 +932,62 @@ mod tests {
     }
 
     #[test]
+    fn every_schema_object_gets_the_type_googles_definition_requires() {
+        let (out, warnings) = run(
+            json!({
+                "type": "object",
+                "properties": {
+                    "optional": {"anyOf": [{"type": "array", "items": {"type": "string"}, "maxItems": 3}, {"type": "null"}], "description": "d"},
+                    "clash": {"anyOf": [{"type": "string", "description": "inner"}, {"type": "null"}], "description": "outer"},
+                    "choice": {"anyOf": [{"enum": ["a", "b"]}, {"enum": ["c"]}]},
+                    "mixed": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                    "ip": {"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]},
+                    "free": {},
+                    "yes": true
+                }
+            }),
+            &ConvertOptions::default(),
+        );
+        let out = out.unwrap();
+        assert_eq!(
+            out["properties"],
+            json!({
+                "optional": {"type": "ARRAY", "items": {"type": "STRING"}, "maxItems": "3", "nullable": true, "description": "d"},
+                "clash": {"type": "STRING", "nullable": true, "description": "outer",
+                          "anyOf": [{"type": "STRING", "description": "inner"}, {"type": "NULL"}]},
+                "choice": {"type": "STRING", "anyOf": [{"type": "STRING", "enum": ["a", "b"]}, {"type": "STRING", "enum": ["c"]}]},
+                "mixed": {"type": "TYPE_UNSPECIFIED", "anyOf": [{"type": "STRING"}, {"type": "INTEGER"}, {"type": "NULL"}]},
+                "ip": {"type": "STRING", "anyOf": [{"type": "STRING", "format": "ipv4"}, {"type": "STRING", "format": "ipv6"}]},
+                "free": {"type": "TYPE_UNSPECIFIED"},
+                "yes": {"type": "TYPE_UNSPECIFIED"}
+            })
+        );
+        // Every rewrite of an `anyOf` is exact.
+        let any_of: Vec<&str> = pointers_and_actions(&warnings)
+            .into_iter()
+            .filter(|(pointer, action)| {
+                pointer.ends_with("/anyOf") && *action == Action::Rewritten { exact: true }
+            })
+            .map(|(pointer, _)| pointer)
+            .collect();
+        let under = |name: &str| format!("/inputSchema/properties/{name}/anyOf");
+        assert_eq!(
+            any_of,
+            ["choice", "clash", "ip", "optional"].map(under),
+            "{warnings:?}"
+        );
+        // What no warning was given for reads back as it was.
+        let mut back = out;
+        from_openapi(&mut back);
+        assert_eq!(
+            back["properties"]["mixed"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+        );
+        assert_eq!(back["properties"]["free"], json!({}));
+        assert_eq!(back["properties"]["optional"]["maxItems"], json!(3));
+    }
+
+    #[test]
     fn recursion_through_root_definitions_is_kept_as_defs() {
         let (out, _) = run(
             json!({
@@ -751,11 +1000,11 @@ mod tests {
         let out = out.unwrap();
         assert_eq!(
             out["properties"]["list"]["properties"]["next"],
-            json!({"ref": "#/defs/node"})
+            json!({"ref": "#/defs/node", "type": "TYPE_UNSPECIFIED"})
         );
         assert_eq!(
             out["defs"]["node"]["properties"]["next"],
-            json!({"ref": "#/defs/node"})
+            json!({"ref": "#/defs/node", "type": "TYPE_UNSPECIFIED"})
         );
         let mut back = out;
         from_openapi(&mut back);
