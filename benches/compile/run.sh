@@ -21,7 +21,8 @@
 #
 # Environment: N (tools, default 200), RUNS (default 3), SCRATCH (default
 # /tmp/toolmodel-compile-bench; deleted with KEEP=0 at the end, kept by default so that a
-# second run reuses the built dependencies). Not part of CI: a run at N = 200 takes tens of
+# second run reuses the built dependencies), GENERATE_ONLY=1 (write the two crates and stop:
+# for `cargo llvm-lines`, see the README's "Compile cost"). Not part of CI: a run at N = 200 takes tens of
 # minutes on two cores.
 set -euo pipefail
 
@@ -118,7 +119,7 @@ EOF
             args_struct "$k"
             tool_doc "$k" | sed 's/^    //'
             cat <<EOF
-#[derive(Default, Tool)]
+#[derive(Tool)]
 #[tool(register, input = Args$k)]
 pub struct Tool$k;
 
@@ -274,6 +275,10 @@ for which in derive rmcp; do
     cp "$ROOT/Cargo.lock" "$SCRATCH/$which/Cargo.lock"
     : >"$SCRATCH/$which.log"
 done
+if [[ "${GENERATE_ONLY:-0}" == 1 ]]; then
+    echo "generated $SCRATCH/derive and $SCRATCH/rmcp (N=$N)"
+    exit 0
+fi
 
 echo "compile bench: N=$N RUNS=$RUNS cores=$(nproc) rustc=$(rustc --version | cut -d' ' -f2) scratch=$SCRATCH"
 echo "warming up (dependencies, not timed) ..."

@@ -92,25 +92,24 @@ impl<H: ToolHandler> Typed<H> {
             Err(err) => return invalid_arguments(&entry.called.name, err),
         };
         let reply = self.handler.call(input, &cx.for_tool(&entry.called)).await;
-        let made = reply.map(|reply| reply.__into_result(H::structured_content));
+        // The output is serialized here and checked in `check_reply`, against the compiled
+        // schema this pipeline holds: what `ToolDefinition::structured_content` does, without
+        // compiling that method once more for every tool.
+        let made = reply.map(|reply| reply.__into_result(H::__serialize));
         check_reply(&entry.called.name, self.output, made)
     }
 }
 
-/// What a derived tool's reply becomes: a result whose `structuredContent` was not checked
-/// when it was made is checked against the output schema ([`check_output`]), then
-/// [`finish`].
+/// What a derived tool's reply becomes: a successful result is checked against the output
+/// schema ([`check_output`]; the `structuredContent` made from the tool's output type was
+/// serialized without a check, so `Checked` does not skip it here), then [`finish`].
 fn check_reply(
     name: &str,
     output: Option<&CompiledSchema>,
     made: Result<Result<(CallToolResult, Checked), Error>, ToolError>,
 ) -> Result<CallToolResult, Error> {
-    let outcome = made.map(|made| {
-        made.and_then(|(result, checked)| match checked {
-            Checked::Yes => Ok(result),
-            Checked::No => check_output(output, result),
-        })
-    });
+    let outcome =
+        made.map(|made| made.and_then(|(result, _checked)| check_output(output, result)));
     finish(name, outcome)
 }
 
