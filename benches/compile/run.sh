@@ -84,23 +84,23 @@ handler_body() {
     echo "format!(\"tool $1: {} {:?} {} {:?}\", a.query, a.limit, a.tags.len(), a.mode)"
 }
 
+# Writes the manifest of crate bench-$1 (derive | rmcp), its dependencies read from stdin.
+manifest() {
+    mkdir -p "$SCRATCH/$1/src"
+    {
+        printf '[package]\nname = "bench-%s"\nversion = "0.0.0"\nedition = "2024"\n' "$1"
+        printf 'publish = false\n\n[workspace]\n\n[dependencies]\n'
+        cat
+    } >"$SCRATCH/$1/Cargo.toml"
+}
+
 generate_derive() {
     local dir="$SCRATCH/derive"
-    mkdir -p "$dir/src"
-    cat >"$dir/Cargo.toml" <<EOF
-[package]
-name = "bench-derive"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
+    manifest derive <<EOF
 toolmodel = { path = "$ROOT/toolmodel", features = ["inventory"] }
 toolmodel-rmcp = { path = "$ROOT/toolmodel-rmcp" }
 serde = { version = "1", features = ["derive"] }
 tokio = { version = "1", features = ["rt", "macros"] }
-
-[workspace]
 EOF
     {
         cat <<'EOF'
@@ -148,20 +148,10 @@ EOF
 
 generate_rmcp() {
     local dir="$SCRATCH/rmcp"
-    mkdir -p "$dir/src"
-    cat >"$dir/Cargo.toml" <<EOF
-[package]
-name = "bench-rmcp"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
+    manifest rmcp <<EOF
 rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "transport-io"] }
 serde = { version = "1", features = ["derive"] }
 tokio = { version = "1", features = ["rt", "macros", "io-std"] }
-
-[workspace]
 EOF
     {
         cat <<'EOF'
