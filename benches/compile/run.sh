@@ -115,8 +115,11 @@ use toolmodel::{
 use toolmodel_rmcp::ToolboxServer;
 
 EOF
+        # The same layout as the rmcp crate: every arguments struct, then every tool.
         for ((k = 0; k < N; k++)); do
             args_struct "$k"
+        done
+        for ((k = 0; k < N; k++)); do
             tool_doc "$k" | sed 's/^    //'
             cat <<EOF
 #[derive(Tool)]
