@@ -108,8 +108,7 @@ fn check_reply(
     output: Option<&CompiledSchema>,
     made: Result<Result<(CallToolResult, Checked), Error>, ToolError>,
 ) -> Result<CallToolResult, Error> {
-    let outcome =
-        made.map(|made| made.and_then(|(result, _checked)| check_output(output, result)));
+    let outcome = made.map(|made| made.and_then(|(result, _checked)| check_output(output, result)));
     finish(name, outcome)
 }
 
