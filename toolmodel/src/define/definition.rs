@@ -688,8 +688,8 @@ use private::{Definition, SchemaOf};
 /// ([`from_value`](crate::json::from_value)), so that `T`'s `Deserialize` is compiled for one
 /// deserializer, not one for the common path and one to find where an error is: at hundreds of
 /// derived tools, that second copy per tool was a large share of their generated code
-/// (`cargo llvm-lines`, README "Compile cost"). Tracking costs a few small allocations per call, next to the schema
-/// validation before it.
+/// (`cargo llvm-lines`, README "Compile cost"). Tracking costs a few small allocations per
+/// call, next to the schema validation before it.
 pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
     crate::json::from_value(arguments)
         .or_else(|first| super::integer_valued::retry(arguments, first, crate::json::from_value))
