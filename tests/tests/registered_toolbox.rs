@@ -1,6 +1,6 @@
-//! `ToolboxBuilder::with_registered`: every `#[tool(register)]` type that is a handler with
-//! `Default` is served; a registered handler with state must be added with `with`, or the
-//! build names it. (The test binary's registrations are all of this file: `inventory`
+//! `ToolboxBuilder::with_registered`: every `#[tool(register)]` type that is a handler and a
+//! unit struct or `Default` is served; a registered handler with state must be added with
+//! `with`, or the build names it. (The test binary's registrations are all of this file: `inventory`
 //! collects per program.)
 
 use serde::Deserialize;
@@ -21,6 +21,23 @@ impl SyncToolHandler for Hello {
     type Reply = String;
     fn call_sync(&self, args: Hello, _cx: &CallContext) -> Result<String, ToolError> {
         Ok(format!("hello {}", args.name))
+    }
+}
+
+/// Echoes its arguments: a unit struct, so registered without `Default`.
+#[derive(toolmodel::Tool)]
+#[tool(register, input = EchoArgs)]
+struct Echo;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    text: String,
+}
+
+impl SyncToolHandler for Echo {
+    type Reply = String;
+    fn call_sync(&self, args: EchoArgs, _cx: &CallContext) -> Result<String, ToolError> {
+        Ok(args.text)
     }
 }
 
@@ -46,7 +63,7 @@ fn registered_default_handlers_are_served_and_stateful_ones_added_by_hand() {
         .build()
         .expect("builds");
     let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["counter", "demo.hello"]);
+    assert_eq!(names, ["counter", "demo.hello", "echo"]);
     let cx = CallContext::new();
     let hello = pollster::block_on(toolbox.call(
         "demo.hello",
@@ -57,6 +74,10 @@ fn registered_default_handlers_are_served_and_stateful_ones_added_by_hand() {
     assert_eq!(hello.text_content(), "hello Ada");
     let count = pollster::block_on(toolbox.call("counter", None, &cx)).unwrap();
     assert_eq!(count.text_content(), "7");
+    let echo =
+        pollster::block_on(toolbox.call("echo", json!({"text": "unit"}).as_object().cloned(), &cx))
+            .unwrap();
+    assert_eq!(echo.text_content(), "unit");
 }
 
 #[test]

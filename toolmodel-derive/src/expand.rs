@@ -100,8 +100,10 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
         .map(|(property, header)| quote!((#property, #header)));
     let register = tool.register.map(|span| {
         let krate = respan(krate, span);
+        // A unit struct is its own value: the toolbox serves it without `Default`.
+        let value = tool.unit.then(|| quote_spanned!(span=> , #ident));
         quote_spanned! {span=>
-            #krate::__private::register!(#ident);
+            #krate::__private::register!(#ident #value);
         }
     });
 

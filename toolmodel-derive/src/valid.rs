@@ -37,6 +37,8 @@ pub struct Checked<'a> {
     pub task_support: Option<Ident>,
     pub local: String,
     pub register: Option<Span>,
+    /// A unit struct: `register` serves the value itself, no `Default` needed.
+    pub unit: bool,
     pub schema: [bool; 7],
     /// `(property name, x-mcp-header)` of each `#[tool(header = "...")]` field.
     pub headers: Vec<(String, String)>,
@@ -202,6 +204,7 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         task_support,
         local,
         register: attrs.register.as_ref().map(Ident::span),
+        unit: matches!(input.body, Body::Unit),
         schema: attrs.schema,
         headers,
     }

@@ -175,7 +175,9 @@ pub use toolmodel_derive::Tool;
 #[doc(hidden)]
 pub mod __private {
     #[cfg(feature = "inventory")]
-    pub use crate::call::registered::{Probe, Servable, ServeDefault, ServeNothing, ServeStateful};
+    pub use crate::call::registered::{
+        Probe, Servable, ServeDefault, ServeNothing, ServeNothingWith, ServeStateful, ServeWith,
+    };
     pub use crate::define::definition::private::{
         AnnotationsSpec, Definition, IconSpec, SchemaOf, Spec, deserialize, deserialize_own,
         profile, serialize,
@@ -216,6 +218,19 @@ pub mod __private {
                 })
             }
         };
+        // A unit struct: `$value` is its handler, so it needs no `Default`.
+        ($ty:ty, $value:expr) => {
+            $crate::__private::inventory::submit! {
+                $crate::__private::Registration::of::<$ty>()
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::Servable::of::<$ty>(|builder| {
+                    #[allow(unused_imports)]
+                    use $crate::__private::{ServeNothingWith as _, ServeWith as _};
+                    (&&$crate::__private::Probe::<$ty>::NEW).serve_with(builder, $value)
+                })
+            }
+        };
     }
 
     /// `#[tool(register)]`, without the `inventory` feature: a compile error that says so.
@@ -223,7 +238,7 @@ pub mod __private {
     #[macro_export]
     #[doc(hidden)]
     macro_rules! __toolmodel_register {
-        ($ty:ty) => {
+        ($ty:ty $(, $value:expr)?) => {
             ::core::compile_error! {
                 "`#[tool(register)]` needs the `inventory` feature of `toolmodel`: `toolmodel = { version = \"0.1\", features = [\"inventory\"] }`"
             }

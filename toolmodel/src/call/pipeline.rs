@@ -47,12 +47,18 @@ pub(crate) trait ErasedHandler: Send + Sync {
     ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
 }
 
-/// A handler of a derived tool, with the tool's output schema compiled for replies that
-/// bring their own `structuredContent`.
+/// A handler of a derived tool, with the tool's schemas compiled (once per program, kept by
+/// its definition).
+///
+/// This is the one part of the pipeline generic over the handler, so the one compiled per
+/// tool: it deserializes the arguments and awaits the handler; validation and everything
+/// after the handler returns are shared, non-generic functions ([`check_reply`], [`finish`]).
 pub(crate) struct Typed<H> {
     /// The handler.
     pub(crate) handler: H,
-    /// The compiled `outputSchema`, kept once per program by the tool's definition.
+    /// The compiled `inputSchema`.
+    pub(crate) input: &'static CompiledSchema,
+    /// The compiled `outputSchema`, for replies that bring their own `structuredContent`.
     pub(crate) output: Option<&'static CompiledSchema>,
 }
 
@@ -68,29 +74,43 @@ impl<H: ToolHandler> ErasedHandler for Typed<H> {
 }
 
 impl<H: ToolHandler> Typed<H> {
-    /// One call: parse, run, shape the result.
+    /// One call: validate and parse (what [`ToolDefinition::parse`] does, with the schema
+    /// already at hand), run, shape the result.
+    ///
+    /// [`ToolDefinition::parse`]: crate::ToolDefinition::parse
     async fn call_typed(
         &self,
         entry: &Entry,
         arguments: Value,
         cx: &CallContext,
     ) -> Result<CallToolResult, Error> {
-        let input = match H::parse(&arguments) {
+        let input = match self
+            .input
+            .validate(&arguments)
+            .and_then(|()| H::__deserialize(&arguments))
+        {
             Ok(input) => input,
             Err(err) => return invalid_arguments(&entry.called.name, err),
         };
-        let cx = cx.for_tool(&entry.called);
-        let reply = self.handler.call(input, &cx).await;
-        let outcome = reply.map(|reply| {
-            reply
-                .__into_result(H::structured_content)
-                .and_then(|(result, checked)| match checked {
-                    Checked::Yes => Ok(result),
-                    Checked::No => check_output(self.output, result),
-                })
-        });
-        finish(&entry.called.name, outcome)
+        let reply = self.handler.call(input, &cx.for_tool(&entry.called)).await;
+        // The output is serialized here and checked in `check_reply`, against the compiled
+        // schema this pipeline holds: what `ToolDefinition::structured_content` does, without
+        // compiling that method once more for every tool.
+        let made = reply.map(|reply| reply.__into_result(H::__serialize));
+        check_reply(&entry.called.name, self.output, made)
     }
+}
+
+/// What a derived tool's reply becomes: a successful result is checked against the output
+/// schema ([`check_output`]; the `structuredContent` made from the tool's output type was
+/// serialized without a check, so `Checked` does not skip it here), then [`finish`].
+fn check_reply(
+    name: &str,
+    output: Option<&CompiledSchema>,
+    made: Result<Result<(CallToolResult, Checked), Error>, ToolError>,
+) -> Result<CallToolResult, Error> {
+    let outcome = made.map(|made| made.and_then(|(result, _checked)| check_output(output, result)));
+    finish(name, outcome)
 }
 
 /// A hand-built tool and the function that serves it (see

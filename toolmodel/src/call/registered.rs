@@ -1,9 +1,10 @@
 //! `ToolboxBuilder::with_registered` (feature `inventory`): every `#[tool(register)]` type
-//! that is a [`ToolHandler`] with `Default` becomes a handler; any other registered type is a
-//! build error naming it.
+//! that is a [`ToolHandler`] and a unit struct or `Default` becomes a handler; any other
+//! registered type is a build error naming it.
 //!
 //! Which case a type is in is decided where it is registered, by the derive's expansion, with
-//! autoref-based dispatch over the concrete type: a `ToolHandler + Default` type is served, a
+//! autoref-based dispatch over the concrete type: a unit struct that is a `ToolHandler` is
+//! served as itself ([`ServeWith`]), a `ToolHandler + Default` type is served, a
 //! `ToolHandler` without `Default` has state the toolbox cannot make up, and a type that is no
 //! handler cannot be called.
 
@@ -17,11 +18,14 @@ use crate::error::Error;
 impl ToolboxBuilder {
     /// Adds every `#[tool(register)]` type of the program (feature `inventory`), ordered by
     /// tool ID. The rule: a registered type is served when it implements [`ToolHandler`] and
-    /// `Default` (its handler is `Default::default()`); a registered type with state (no
-    /// `Default`) is added with [`with`](Self::with) instead, before or after this call.
+    /// is a unit struct (`struct Ping;`: the value is the handler, no `Default` needed) or
+    /// implements `Default` (its handler is `Default::default()`); a registered type with
+    /// state (no `Default`) is added with [`with`](Self::with) instead, before or after this
+    /// call.
     ///
     /// [`build`](Self::build) reports [`Error::Unservable`] for a registered type that is
-    /// not a `ToolHandler`, or that has no `Default` and was not added with `with`.
+    /// not a `ToolHandler`, or that is neither a unit struct nor `Default` and was not added with
+    /// `with`.
     pub fn with_registered(mut self) -> Self {
         let mut all: Vec<&'static Servable> = inventory::iter::<Servable>().collect();
         all.sort_by_key(|servable| (servable.id, (servable.type_name)()));
@@ -106,13 +110,40 @@ impl<T: ToolHandler> ServeStateful for &Probe<T> {
 
 impl<T: ToolDefinition> ServeNothing for Probe<T> {
     fn serve(&self) -> fn(ToolboxBuilder) -> ToolboxBuilder {
-        |builder| {
-            builder.problem(unservable::<T>(
-                "it does not implement `ToolHandler` (or `SyncToolHandler`), so it cannot be called",
-            ))
-        }
+        |builder| builder.problem(unservable::<T>(NOT_A_HANDLER))
     }
 }
+
+/// Not public API: chosen first for a registered unit struct that is a handler: the value is
+/// the handler, so no `Default` is needed.
+#[doc(hidden)]
+pub trait ServeWith<T> {
+    /// Adds `value` to `builder`.
+    fn serve_with(&self, builder: ToolboxBuilder, value: T) -> ToolboxBuilder;
+}
+
+/// Not public API: chosen for a registered unit struct that is not a handler.
+#[doc(hidden)]
+pub trait ServeNothingWith<T> {
+    /// Records that `T` cannot be served.
+    fn serve_with(&self, builder: ToolboxBuilder, value: T) -> ToolboxBuilder;
+}
+
+impl<T: ToolHandler> ServeWith<T> for &Probe<T> {
+    fn serve_with(&self, builder: ToolboxBuilder, value: T) -> ToolboxBuilder {
+        builder.with(value)
+    }
+}
+
+impl<T: ToolDefinition> ServeNothingWith<T> for Probe<T> {
+    fn serve_with(&self, builder: ToolboxBuilder, _: T) -> ToolboxBuilder {
+        builder.problem(unservable::<T>(NOT_A_HANDLER))
+    }
+}
+
+/// Why a registered type that is no handler cannot be served.
+const NOT_A_HANDLER: &str =
+    "it does not implement `ToolHandler` (or `SyncToolHandler`), so it cannot be called";
 
 fn unservable<T>(reason: &str) -> Error {
     Error::Unservable {

@@ -401,29 +401,41 @@ impl ToolboxBuilder {
     ///
     /// For a tool that is its own arguments struct, the handler value is usually
     /// `T::default()`: `call` gets the parsed arguments as `input`; `self` is only the handler.
-    pub fn with<H: ToolHandler>(mut self, handler: H) -> Self {
+    pub fn with<H: ToolHandler>(self, handler: H) -> Self {
         // The tool and both compiled schemas are the ones `ToolDefinition` keeps for the type
         // (built once per program); compiling them here keeps it off the first call, and a
-        // schema that does not compile is a build problem instead of a failing call.
-        let definition = H::__definition();
-        let built = H::try_tool().and_then(|tool| {
-            definition.input_validator(H::__input_schema, H::__output_schema)?;
-            let output = definition.output_validator(H::__input_schema, H::__output_schema)?;
-            Ok((tool, output))
-        });
-        match built {
-            Ok((tool, output)) => self.pending.push(Pending {
-                tool: Arc::new(tool.clone()),
-                type_name: std::any::type_name::<H>(),
-                handler: Box::new(Typed { handler, output }),
-            }),
-            Err(err) => self.problems.push(err),
+        // schema that does not compile is a build problem instead of a failing call. Only the
+        // boxing is generic; the rest is shared by every tool.
+        match H::__definition().compiled(H::__input_schema, H::__output_schema) {
+            Ok(compiled) => self.push_typed(
+                compiled.tool,
+                std::any::type_name::<H>(),
+                Box::new(Typed {
+                    handler,
+                    input: compiled.input,
+                    output: compiled.output,
+                }),
+            ),
+            Err(err) => self.problem(err),
         }
+    }
+
+    /// Adds the handler of a derived tool, `tool` as its definition built it.
+    fn push_typed(
+        mut self,
+        tool: &'static Tool,
+        type_name: &'static str,
+        handler: Box<dyn ErasedHandler>,
+    ) -> Self {
+        self.pending.push(Pending {
+            tool: Arc::new(tool.clone()),
+            type_name,
+            handler,
+        });
         self
     }
 
     /// Records a problem that [`build`](Self::build) reports.
-    #[cfg_attr(not(feature = "inventory"), allow(dead_code))]
     pub(crate) fn problem(mut self, problem: Error) -> Self {
         self.problems.push(problem);
         self
@@ -515,7 +527,7 @@ impl ToolboxBuilder {
     /// both Rust types, [`Error::InvalidName`] for a `namespace.name` over 128 characters,
     /// [`Error::ToolType`] for a handler whose types cannot make a tool, and, from
     /// `with_registered` (feature `inventory`), [`Error::Unservable`] for a registered type
-    /// that is not a handler or has no `Default`.
+    /// that is not a handler, or has fields and no `Default`.
     pub fn build(self) -> Result<Toolbox, Error> {
         let Self {
             mut pending,

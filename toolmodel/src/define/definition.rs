@@ -400,6 +400,17 @@ pub mod private {
         output_validator: OnceLock<Result<Option<CompiledSchema>, Error>>,
     }
 
+    /// A tool and its compiled schemas, kept by its [`Definition`] for the whole program.
+    #[derive(Clone, Copy)]
+    pub(crate) struct Compiled {
+        /// The tool.
+        pub(crate) tool: &'static Tool,
+        /// Its compiled `inputSchema`.
+        pub(crate) input: &'static CompiledSchema,
+        /// Its compiled `outputSchema`, if it has one.
+        pub(crate) output: Option<&'static CompiledSchema>,
+    }
+
     /// The schema sources of a tool, as the trait methods give them.
     pub(crate) type InputSource = fn() -> SchemaOf;
     pub(crate) type OutputSource = fn() -> Option<SchemaOf>;
@@ -453,6 +464,20 @@ pub mod private {
                 Ok(tool) => tool,
                 Err(err) => panic!("{err}"),
             }
+        }
+
+        /// The tool and both its compiled schemas, as a toolbox serves it: the errors of
+        /// [`tool`](Self::tool), then of each validator.
+        pub(crate) fn compiled(
+            &'static self,
+            input: InputSource,
+            output: OutputSource,
+        ) -> Result<Compiled, Error> {
+            Ok(Compiled {
+                tool: self.tool(input, output)?,
+                input: self.input_validator(input, output)?,
+                output: self.output_validator(input, output)?,
+            })
         }
 
         pub(crate) fn backend(&'static self) -> &'static Backend {
@@ -658,8 +683,14 @@ use private::{Definition, SchemaOf};
 /// expects an integer is read as that integer (JSON Schema 2020-12: `3.0` is an `integer`;
 /// [`integer_valued`](super::integer_valued)); any other failure is an [`Error::Json`] at the
 /// JSON Pointer of the value serde refused.
+///
+/// Every attempt reads through the same path-tracking deserializer
+/// ([`from_value`](crate::json::from_value)), so that `T`'s `Deserialize` is compiled for one
+/// deserializer, not one for the common path and one to find where an error is: at hundreds of
+/// derived tools, that second copy per tool was a large share of their generated code
+/// (`cargo llvm-lines`, README "Compile cost"). Tracking costs a few small allocations per
+/// call, next to the schema validation before it.
 pub(crate) fn deserialize<T: DeserializeOwned>(arguments: &Value) -> Result<T, Error> {
-    T::deserialize(arguments)
-        .or_else(|first| super::integer_valued::retry(arguments, first))
-        .or_else(|_| crate::json::deserialize(arguments))
+    crate::json::from_value(arguments)
+        .or_else(|first| super::integer_valued::retry(arguments, first, crate::json::from_value))
 }

@@ -4,9 +4,8 @@
 //! zero fractional part as an `integer`: `3.0` and `3e0` pass `"type": "integer"`. `serde`
 //! refuses them for `u8`, `i64`, ... (`invalid type: floating point 3.0, expected u8`), so
 //! arguments the input schema accepted would fail to deserialize. When deserialization fails,
-//! [`retry`] tries once more with each such number written as the integer it equals.
+//! [`retry`] reads them once more with each such number written as the integer it equals.
 
-use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
 /// `2^64`, the first float above `u64::MAX`.
@@ -14,19 +13,20 @@ const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 /// `-2^63`, `i64::MIN` as a float.
 const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
 
-/// Deserializes `arguments` again with every integer-valued float (`3.0`, `-2.0`, `1e2`) an
+/// Reads `arguments` again with `read`, every integer-valued float (`3.0`, `-2.0`, `1e2`) an
 /// integer, when it has one; `first` (the error of the first attempt) otherwise, or when the
 /// second attempt fails too.
 ///
 /// # Errors
 ///
 /// `first`, unchanged.
-pub(crate) fn retry<T: DeserializeOwned>(
+pub(crate) fn retry<T, E>(
     arguments: &Value,
-    first: serde_json::Error,
-) -> Result<T, serde_json::Error> {
+    first: E,
+    read: impl FnOnce(&Value) -> Result<T, E>,
+) -> Result<T, E> {
     match integers_of(arguments) {
-        Some(integral) => T::deserialize(&integral).map_err(|_| first),
+        Some(integral) => read(&integral).map_err(|_| first),
         None => Err(first),
     }
 }
@@ -105,13 +105,14 @@ mod tests {
 
     #[test]
     fn retry_accepts_whole_floats_for_integer_fields_only() {
-        let first = serde_json::from_value::<u8>(json!(3.0)).unwrap_err();
-        assert_eq!(retry::<u8>(&json!(3.0), first).unwrap(), 3);
-        let first = serde_json::from_value::<u8>(json!(3.5)).unwrap_err();
-        let err = retry::<u8>(&json!(3.5), first).unwrap_err();
+        let read = |value: &Value| serde_json::from_value::<u8>(value.clone());
+        let first = read(&json!(3.0)).unwrap_err();
+        assert_eq!(retry(&json!(3.0), first, read).unwrap(), 3);
+        let first = read(&json!(3.5)).unwrap_err();
+        let err = retry(&json!(3.5), first, read).unwrap_err();
         assert!(err.to_string().contains("3.5"), "{err}");
-        let first = serde_json::from_value::<u8>(json!(300.0)).unwrap_err();
-        assert!(retry::<u8>(&json!(300.0), first).is_err());
+        let first = read(&json!(300.0)).unwrap_err();
+        assert!(retry(&json!(300.0), first, read).is_err());
     }
 
     proptest::proptest! {

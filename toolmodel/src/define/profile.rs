@@ -78,7 +78,7 @@
 
 use schemars::{
     JsonSchema, Schema,
-    generate::SchemaSettings,
+    generate::{SchemaGenerator, SchemaSettings},
     transform::{RecursiveTransform, RestrictFormats, Transform},
 };
 use serde_json::{Map, Value};
@@ -191,26 +191,28 @@ impl SchemaProfile {
     /// objects closed by [`CloseObjects`] unless [`keep_open_objects`](Self::keep_open_objects).
     #[must_use]
     pub fn input_schema<T: JsonSchema + ?Sized>(&self) -> ProfiledSchema {
-        let mut settings = self.settings();
-        if !self.keep_open_objects {
-            settings = settings.with_transform(RecursiveTransform(CloseObjects));
-        }
-        let schema = settings
-            .for_deserialize()
-            .into_generator()
-            .into_root_schema_for::<T>();
-        self.finish(schema)
+        // Only the schemars call is generic: a tool's code is that call and no more.
+        self.finish(self.input_generator().into_root_schema_for::<T>())
     }
 
     /// The schema of `T` as a tool result (`outputSchema`): how `T` *serializes*.
     #[must_use]
     pub fn output_schema<T: JsonSchema + ?Sized>(&self) -> ProfiledSchema {
-        let schema = self
-            .settings()
-            .for_serialize()
-            .into_generator()
-            .into_root_schema_for::<T>();
-        self.finish(schema)
+        self.finish(self.output_generator().into_root_schema_for::<T>())
+    }
+
+    /// The generator of [`input_schema`](Self::input_schema), once for every type.
+    fn input_generator(&self) -> SchemaGenerator {
+        let mut settings = self.settings();
+        if !self.keep_open_objects {
+            settings = settings.with_transform(RecursiveTransform(CloseObjects));
+        }
+        settings.for_deserialize().into_generator()
+    }
+
+    /// The generator of [`output_schema`](Self::output_schema), once for every type.
+    fn output_generator(&self) -> SchemaGenerator {
+        self.settings().for_serialize().into_generator()
     }
 
     /// The root-only changes.
