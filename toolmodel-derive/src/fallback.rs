@@ -7,6 +7,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::typed::{schemars_in_scope, typed_methods};
 use crate::valid::{Checked, InputKind};
 
 pub fn expand(tool: &Checked<'_>, errors: &syn::Error) -> TokenStream {
@@ -23,10 +24,10 @@ pub fn expand(tool: &Checked<'_>, errors: &syn::Error) -> TokenStream {
         Some(ty) => ty.clone(),
         None => quote!(#krate::NoOutput),
     };
-    let typed = crate::expand::typed_methods(tool);
+    let typed = typed_methods(tool);
     let name = &tool.name;
     let id = &tool.id;
-    let schemars = crate::expand::schemars_in_scope(krate);
+    let schemars = schemars_in_scope(krate);
     quote! {
         #errors
         #schemars

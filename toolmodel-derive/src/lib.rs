@@ -26,6 +26,7 @@ mod expand;
 mod fallback;
 mod rules;
 mod suggest;
+mod typed;
 mod valid;
 
 use proc_macro::TokenStream;
