@@ -24,12 +24,15 @@
 //! first to go. The price: a flood that fills `max_sessions` within the grace (1,000
 //! `initialize` a second with the default limit) leaves no abandoned session, and closes
 //! idle sessions (their clients get 404 on their next request and initialize again, as MCP
-//! says) before its own.
+//! says) before its own. What no order can fix: while such a flood lasts, its sessions and a
+//! fresh client's look alike, and the oldest goes first, so a fresh client must come back
+//! within `max_sessions` divided by the flood's rate (in `serve/soak.sh`, sessions closed
+//! during the flood were 354 to 999 ms old).
 //!
-//! `serve/soak.sh` ended once `lockouts=1` with abandoned sessions first and no grace: once
-//! the flood's own sessions were gone (closed by the storms' later `initialize`s), the only
-//! abandoned session left could be a probe still between its `initialize` response and its
-//! `notifications/initialized`, and it was the one closed (its `tools/call` got 404).
+//! Before the grace, sessions whose client had not come back went first, however young:
+//! once no abandoned session was older than a fresh client's (the flood's gone, closed by
+//! later `initialize`s), the fresh client's was closed first, between its `initialize`
+//! response and its `notifications/initialized`, and its next request got 404.
 //!
 //! `serve/soak.sh` ended `lockouts=65` (then 132 of 297 probes) before this: each
 //! `initialize` pruned the table to a snapshot of `rmcp`'s sessions taken before it, so a
@@ -275,8 +278,11 @@ mod tests {
             .collect()
     }
 
-    /// Closes sessions one by one as `make_room` would, and names them in that order.
-    fn closing_order(now: Instant, mut sessions: HashMap<SessionId, Session>) -> Vec<String> {
+    /// Closes the sessions of `table(now, rows)` one by one as `make_room` would, and names
+    /// them in that order.
+    fn closing_order(rows: &[(&str, Duration, bool, usize)]) -> Vec<String> {
+        let now = Instant::now();
+        let mut sessions = table(now, rows);
         let live: HashSet<SessionId> = sessions.keys().cloned().collect();
         let mut order = Vec::new();
         while let Some(id) = victim(&sessions, &live, now) {
@@ -288,46 +294,35 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    /// The soak's last lockout: once the flood's own sessions were gone, the only session whose
-    /// client had not come back was a fresh client's between its `initialize` response and its
-    /// `notifications/initialized`, and it was closed first (abandoned-first order). Now the
-    /// storm's idle session goes first, and the fresh client's last.
+    /// A way to the soak's lockout: when no abandoned session is older than a fresh client's
+    /// (between its `initialize` response and its `notifications/initialized`), the
+    /// abandoned-first order closed the fresh client's first. Now a storm's idle session goes
+    /// first, and the fresh client's before only the session in use.
     #[test]
     fn a_fresh_client_is_not_the_first_to_go() {
-        let now = Instant::now();
-        let sessions = table(
-            now,
-            &[
-                ("probe", 5 * MS, false, 0),
-                ("storm-left", 30_000 * MS, true, 0),
-                ("storm-using", MS, true, 0),
-            ],
-        );
-        assert_eq!(
-            closing_order(now, sessions),
-            ["storm-left", "probe", "storm-using"]
-        );
+        let order = closing_order(&[
+            ("probe", 5 * MS, false, 0),
+            ("storm-left", 30_000 * MS, true, 0),
+            ("storm-using", MS, true, 0),
+        ]);
+        assert_eq!(order, ["storm-left", "probe", "storm-using"]);
     }
 
     /// Each tier in turn, the least recently made or used first within it.
     #[test]
     fn sessions_close_by_tier_then_oldest_first() {
-        let now = Instant::now();
-        let sessions = table(
-            now,
-            &[
-                ("active-recent", MS, true, 0),
-                ("handshaking-older", 500 * MS, false, 0),
-                ("idle-recent", 5_000 * MS, true, 0),
-                ("abandoned-older", 10_000 * MS, false, 0),
-                ("active-older", 800 * MS, true, 0),
-                ("idle-older", 20_000 * MS, true, 0),
-                ("handshaking-recent", 5 * MS, false, 0),
-                ("abandoned-recent", FRESH_SESSION_GRACE, false, 0),
-            ],
-        );
+        let order = closing_order(&[
+            ("active-recent", MS, true, 0),
+            ("handshaking-older", 500 * MS, false, 0),
+            ("idle-recent", 5_000 * MS, true, 0),
+            ("abandoned-older", 10_000 * MS, false, 0),
+            ("active-older", 800 * MS, true, 0),
+            ("idle-older", 20_000 * MS, true, 0),
+            ("handshaking-recent", 5 * MS, false, 0),
+            ("abandoned-recent", FRESH_SESSION_GRACE, false, 0),
+        ]);
         assert_eq!(
-            closing_order(now, sessions),
+            order,
             [
                 "abandoned-older",
                 "abandoned-recent",
