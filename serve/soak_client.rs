@@ -11,7 +11,9 @@
 //! - a fresh client every 200 ms: a new connection, `initialize`, `tools/call`, `DELETE`.
 //!   A probe with no complete answer within 5 s is *unanswered*; one answered with anything
 //!   but success (503, 429, a refused or reset connection) is a *lockout*; the first ten
-//!   lockouts are logged on stderr with the step and the answer.
+//!   lockouts are logged on stderr with the step, the answer, when the probe started (seconds
+//!   into the attacks) and how its handshake went (`initialize`'s time, then the status of
+//!   `notifications/initialized` and how long after the `initialize` response it came).
 //!
 //! `rss_growth_mb` is the server's resident memory (`VmRSS` in `/proc/PID/status`) after the
 //! attacks stop and 3 s pass, minus the same before they start.
@@ -115,13 +117,37 @@ enum Failure {
     Refused(String),
 }
 
-/// One fresh client: `Ok` when every step succeeded.
-async fn probe(addr: SocketAddr) -> Result<(), Failure> {
-    let refused = |step: &str, what: String| Failure::Refused(format!("{step}: {what}"));
+/// One fresh client: `Ok` when every step succeeded. `since` is when the attacks started:
+/// a refusal names how long after it came, how long the `initialize` exchange took, how long
+/// after its response `notifications/initialized` was answered and with what (the server
+/// closes sessions to make room for new ones, so the time a client takes to come back
+/// matters).
+async fn probe(addr: SocketAddr, since: Instant) -> Result<(), Failure> {
+    let start = Instant::now();
+    let handshake = std::sync::Mutex::new(String::new());
+    let refused = |step: &str, what: String| {
+        Failure::Refused(format!(
+            "{step}: {what} (probe started {:.1} s into the attacks{})",
+            start.duration_since(since).as_secs_f64(),
+            handshake.lock().unwrap()
+        ))
+    };
     let steps = async {
-        let session = open_session(addr)
+        let (status, response) = exchange(addr, &post(None), &initialize())
             .await
             .map_err(|err| refused("initialize", err.to_string()))?;
+        let session = session_of(&response)
+            .ok_or_else(|| refused("initialize", first_line(status, &response)))?;
+        let answered = Instant::now();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _) = exchange(addr, &post(Some(&session)), &initialized.to_string())
+            .await
+            .map_err(|err| refused("notifications/initialized", err.to_string()))?;
+        *handshake.lock().unwrap() = format!(
+            "; initialize took {} ms, notifications/initialized got {status} {} ms after it",
+            answered.duration_since(start).as_millis(),
+            answered.elapsed().as_millis()
+        );
         let (status, response) = exchange(addr, &post(Some(&session)), &call(2))
             .await
             .map_err(|err| refused("tools/call", err.to_string()))?;
@@ -221,7 +247,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds: u64 = args.next().ok_or(usage)?.parse()?;
 
     // Warm up, then the baseline.
-    probe(addr)
+    probe(addr, Instant::now())
         .await
         .map_err(|_| "the server does not answer a first client")?;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -251,12 +277,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let probes = Arc::new(Probes::default());
+    let since = Instant::now();
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut probing = Vec::new();
     while Instant::now() < deadline {
         let probes = Arc::clone(&probes);
         probing.push(tokio::spawn(async move {
-            let counter = match probe(addr).await {
+            let counter = match probe(addr, since).await {
                 Ok(()) => &probes.answered,
                 Err(Failure::Unanswered) => &probes.unanswered,
                 Err(Failure::Refused(why)) => {

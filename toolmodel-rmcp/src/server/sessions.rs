@@ -7,13 +7,32 @@
 //! [`Limits::session_idle_timeout`]); this table follows it and prunes the ids it no longer
 //! has.
 //!
-//! **Which session makes room.** When `max_sessions` are held, a new `initialize` closes,
-//! among the sessions this table knows with no request in flight, one its client never came
-//! back to (no request with its `Mcp-Session-Id` since `initialize`: MCP's lifecycle has
-//! every client send `notifications/initialized` next), the least recently made first; only
-//! when there is none, the least recently used of the others. A flood of `initialize`
-//! requests never followed up (the soak's 10,000) so replaces its own sessions, and a client
-//! that finished its handshake keeps its session however fast the flood.
+//! **Which session makes room.** When `max_sessions` are held, a new `initialize` closes one
+//! of the sessions this table knows with no request in flight, taking the first tier that
+//! has one, the least recently made or used first within it:
+//!
+//! 1. *abandoned*: its client never came back (no request with its `Mcp-Session-Id` since
+//!    `initialize`: MCP's lifecycle has every client send `notifications/initialized` next)
+//!    and it was made [`FRESH_SESSION_GRACE`] (1 s) ago or more;
+//! 2. *idle*: its client came back, last [`FRESH_SESSION_GRACE`] ago or more;
+//! 3. *handshaking*: made less than [`FRESH_SESSION_GRACE`] ago, its client not back yet;
+//! 4. *active*: its client came back less than [`FRESH_SESSION_GRACE`] ago.
+//!
+//! A flood of `initialize` requests never followed up (the soak's 10,000) so replaces its
+//! own sessions, a client that finished its handshake and keeps using its session keeps it,
+//! and a fresh client between its `initialize` response and its next request is never the
+//! first to go. The price: a flood that fills `max_sessions` within the grace (1,000
+//! `initialize` a second with the default limit) leaves no abandoned session, and closes
+//! idle sessions (their clients get 404 on their next request and initialize again, as MCP
+//! says) before its own. What no order can fix: while such a flood lasts, its sessions and a
+//! fresh client's look alike, and the oldest goes first, so a fresh client must come back
+//! within `max_sessions` divided by the flood's rate (in `serve/soak.sh`, sessions closed
+//! during the flood were 354 to 999 ms old).
+//!
+//! Before the grace, sessions whose client had not come back went first, however young:
+//! once no abandoned session was older than a fresh client's (the flood's gone, closed by
+//! later `initialize`s), the fresh client's was closed first, between its `initialize`
+//! response and its `notifications/initialized`, and its next request got 404.
 //!
 //! `serve/soak.sh` ended `lockouts=65` (then 132 of 297 probes) before this: each
 //! `initialize` pruned the table to a snapshot of `rmcp`'s sessions taken before it, so a
@@ -25,7 +44,7 @@
 use std::{
     collections::{HashMap, HashSet},
     sync::{Arc, Mutex, PoisonError},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use rmcp::transport::streamable_http_server::session::{
@@ -33,6 +52,16 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use super::limits::Limits;
+
+/// How long a session counts as fresh after its `initialize` or its client's last request:
+/// while fresh it is among the last to close when a new `initialize` needs room (module
+/// docs).
+///
+/// 1 s: a client sends `notifications/initialized` as soon as the `initialize` response
+/// arrives (MCP lifecycle, *Initialization*), one round trip later, which is under 300 ms
+/// even between continents; and the shorter the grace, the faster a flood must be (here
+/// `max_sessions` per second) before it can close idle sessions ahead of its own.
+pub(super) const FRESH_SESSION_GRACE: Duration = Duration::from_secs(1);
 
 #[derive(Debug)]
 struct Session {
@@ -42,12 +71,48 @@ struct Session {
     returned: bool,
 }
 
+/// Which sessions close first when a new `initialize` needs room, first to last (module
+/// docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// Never came back, made [`FRESH_SESSION_GRACE`] ago or more.
+    Abandoned,
+    /// Came back, last used [`FRESH_SESSION_GRACE`] ago or more.
+    Idle,
+    /// Never came back (yet), made less than [`FRESH_SESSION_GRACE`] ago.
+    Handshaking,
+    /// Came back, last used less than [`FRESH_SESSION_GRACE`] ago.
+    Active,
+}
+
 impl Session {
-    /// The order in which sessions with no request in flight make room: abandoned ones
-    /// first, then the least recently used.
-    fn eviction_rank(&self) -> (bool, Instant) {
-        (self.returned, self.last_used)
+    /// The order in which sessions with no request in flight make room at `now`: by
+    /// [`Tier`], then the least recently made or used. (`last_used` of a session whose client
+    /// never came back is when it was made.)
+    fn eviction_rank(&self, now: Instant) -> (Tier, Instant) {
+        let fresh = now.saturating_duration_since(self.last_used) < FRESH_SESSION_GRACE;
+        let tier = match (self.returned, fresh) {
+            (false, false) => Tier::Abandoned,
+            (true, false) => Tier::Idle,
+            (false, true) => Tier::Handshaking,
+            (true, true) => Tier::Active,
+        };
+        (tier, self.last_used)
     }
+}
+
+/// The session to close for room at `now`: among `sessions` that `live` holds and with no
+/// request in flight, the first by [`Session::eviction_rank`]; `None` when there is none.
+fn victim(
+    sessions: &HashMap<SessionId, Session>,
+    live: &HashSet<SessionId>,
+    now: Instant,
+) -> Option<SessionId> {
+    sessions
+        .iter()
+        .filter(|(id, session)| session.in_flight == 0 && live.contains(*id))
+        .min_by_key(|(_, session)| session.eviction_rank(now))
+        .map(|(id, _)| id.clone())
 }
 
 /// Why a request was refused.
@@ -109,7 +174,7 @@ impl SessionTable {
     }
 
     /// Makes room for a new session: when `rmcp` holds `max_sessions`, closes one with no
-    /// request in flight, its client's abandoned sessions first (see the module docs).
+    /// request in flight, abandoned sessions first and fresh ones last (see the module docs).
     ///
     /// # Errors
     ///
@@ -121,18 +186,13 @@ impl SessionTable {
         }
         let live: HashSet<SessionId> = self.manager.sessions.read().await.keys().cloned().collect();
         let victim = {
-            let sessions = self.lock();
             // Only sessions this table knows: one `rmcp` holds that the table has not seen yet
             // is being made by an `initialize` in flight (the table learns of it when its
             // response leaves), and closing it failed that client's handshake with 500. The
             // table is not pruned to `live` here: a session made after that snapshot (a
             // fresh client's) would be forgotten, and chosen next (`soak.sh`: 404 on the
             // call right after `initialize`). `created` prunes, under `rmcp`'s lock.
-            sessions
-                .iter()
-                .filter(|(id, session)| session.in_flight == 0 && live.contains(*id))
-                .min_by_key(|(_, session)| session.eviction_rank())
-                .map(|(id, _)| id.clone())
+            victim(&self.lock(), &live, Instant::now())
         };
         let Some(victim) = victim else {
             return Err(Refusal::SessionsBusy(self.max_sessions));
@@ -192,5 +252,141 @@ impl SessionTable {
             table: Arc::clone(self),
             id: Some(id.clone()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A table of sessions named by `name`: made or last used `ago` before `now`, whether
+    /// their client came back, and their requests in flight.
+    fn table(now: Instant, rows: &[(&str, Duration, bool, usize)]) -> HashMap<SessionId, Session> {
+        rows.iter()
+            .map(|&(name, ago, returned, in_flight)| {
+                let session = Session {
+                    last_used: now
+                        .checked_sub(ago)
+                        .expect("the clock is older than a minute"),
+                    in_flight,
+                    returned,
+                };
+                (SessionId::from(name), session)
+            })
+            .collect()
+    }
+
+    /// Closes the sessions of `table(now, rows)` one by one as `make_room` would, and names
+    /// them in that order.
+    fn closing_order(rows: &[(&str, Duration, bool, usize)]) -> Vec<String> {
+        let now = Instant::now();
+        let mut sessions = table(now, rows);
+        let live: HashSet<SessionId> = sessions.keys().cloned().collect();
+        let mut order = Vec::new();
+        while let Some(id) = victim(&sessions, &live, now) {
+            sessions.remove(&id);
+            order.push(id.to_string());
+        }
+        order
+    }
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// A way to the soak's lockout: when no abandoned session is older than a fresh client's
+    /// (between its `initialize` response and its `notifications/initialized`), the
+    /// abandoned-first order closed the fresh client's first. Now a storm's idle session goes
+    /// first, and the fresh client's before only the session in use.
+    #[test]
+    fn a_fresh_client_is_not_the_first_to_go() {
+        let order = closing_order(&[
+            ("probe", 5 * MS, false, 0),
+            ("storm-left", 30_000 * MS, true, 0),
+            ("storm-using", MS, true, 0),
+        ]);
+        assert_eq!(order, ["storm-left", "probe", "storm-using"]);
+    }
+
+    /// Each tier in turn, the least recently made or used first within it.
+    #[test]
+    fn sessions_close_by_tier_then_oldest_first() {
+        let order = closing_order(&[
+            ("active-recent", MS, true, 0),
+            ("handshaking-older", 500 * MS, false, 0),
+            ("idle-recent", 5_000 * MS, true, 0),
+            ("abandoned-older", 10_000 * MS, false, 0),
+            ("active-older", 800 * MS, true, 0),
+            ("idle-older", 20_000 * MS, true, 0),
+            ("handshaking-recent", 5 * MS, false, 0),
+            ("abandoned-recent", FRESH_SESSION_GRACE, false, 0),
+        ]);
+        assert_eq!(
+            order,
+            [
+                "abandoned-older",
+                "abandoned-recent",
+                "idle-older",
+                "idle-recent",
+                "handshaking-older",
+                "handshaking-recent",
+                "active-older",
+                "active-recent",
+            ]
+        );
+    }
+
+    /// A session with a request in flight, or one `rmcp` does not hold (yet), never closes.
+    #[test]
+    fn busy_and_unknown_sessions_never_close() {
+        let now = Instant::now();
+        let sessions = table(
+            now,
+            &[
+                ("busy", 60_000 * MS, false, 1),
+                ("unknown", 60_000 * MS, false, 0),
+                ("fresh", MS, false, 0),
+            ],
+        );
+        let live: HashSet<SessionId> = ["busy", "fresh"].map(SessionId::from).into();
+        assert_eq!(victim(&sessions, &live, now).as_deref(), Some("fresh"));
+        let live: HashSet<SessionId> = ["busy"].map(SessionId::from).into();
+        assert_eq!(victim(&sessions, &live, now), None);
+    }
+
+    proptest! {
+        /// Whatever the sessions, the one closed has no request in flight, and is fresh
+        /// (made or used within the grace) only when every other candidate is fresh too.
+        #[test]
+        fn a_fresh_session_goes_only_when_all_are_fresh(
+            rows in proptest::collection::vec((0u64..3_000, any::<bool>(), 0usize..2), 1..20)
+        ) {
+            let now = Instant::now();
+            let names: Vec<String> = (0..rows.len()).map(|i| format!("s{i}")).collect();
+            let rows: Vec<_> = rows
+                .iter()
+                .zip(&names)
+                .map(|(&(ago, returned, in_flight), name)| {
+                    (name.as_str(), Duration::from_millis(ago), returned, in_flight)
+                })
+                .collect();
+            let sessions = table(now, &rows);
+            let live: HashSet<SessionId> = sessions.keys().cloned().collect();
+            let fresh = |session: &Session| {
+                now.duration_since(session.last_used) < FRESH_SESSION_GRACE
+            };
+            let candidates: Vec<&Session> =
+                sessions.values().filter(|session| session.in_flight == 0).collect();
+            match victim(&sessions, &live, now) {
+                None => prop_assert!(candidates.is_empty()),
+                Some(id) => {
+                    let chosen = &sessions[&id];
+                    prop_assert_eq!(chosen.in_flight, 0);
+                    if fresh(chosen) {
+                        prop_assert!(candidates.iter().all(|session| fresh(session)));
+                    }
+                }
+            }
+        }
     }
 }
