@@ -12,7 +12,7 @@ use super::ToolboxServer;
 ///
 /// | limit | default | when reached |
 /// |---|---|---|
-/// | [`max_sessions`](Self::max_sessions) | 1,000 | the least recently used session with no call in flight is closed (its client gets 404 and initializes again, as MCP says); when every session is busy, `initialize` gets 503 with `Retry-After` |
+/// | [`max_sessions`](Self::max_sessions) | 1,000 | a session with no call in flight is closed, abandoned ones first, fresh ones last (order in the `sessions` module docs; its client gets 404 and initializes again, as MCP says); when every session is busy, `initialize` gets 503 with `Retry-After` |
 /// | [`max_connections`](Self::max_connections) | 512 | the longest idle connection (no request in flight) is closed; when every connection is busy, the new one gets 503 with `Retry-After` and is closed |
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | the connection is closed (from the moment the server waits for a request: a new connection, or a keep-alive one after its last response) |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | 408 Request Timeout, and the connection is closed |
