@@ -171,6 +171,16 @@ pub fn raw_errors(raw: &jsonschema::Validator, instance: &Value) -> Result<(), E
     }
 }
 
+/// Each violation's schema path.
+fn located(outcome: &Result<(), Error>) -> Vec<&str> {
+    match outcome {
+        Err(Error::InvalidInstance { errors }) => {
+            errors.iter().map(|err| err.schema_path.as_str()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Compiles a schema with `jsonschema` directly, with the options `toolmodel` uses (its dialect,
 /// `format` as annotation, unknown formats ignored, the linear-time regular expression engine),
 /// so that both validate with the same keywords and the same engine.
@@ -352,9 +362,13 @@ fn check(validator: &DefaultValidator, case: &Case) {
         "{label}: invalid arguments {} pass or fail otherwise: {cached:?}",
         case.invalid
     );
+    // The same violations: the same schema paths. Messages, some instance paths and some
+    // keyword names differ by design (`toolmodel` words an `enum` or a `const` branch for a
+    // model, points an `additionalProperties` violation at the property and names it
+    // `additionalProperties` where `jsonschema` says `falseSchema`: `validate/feedback.rs`).
     assert_eq!(
-        raw_errors(&case.raw, &case.invalid),
-        cached,
+        located(&raw_errors(&case.raw, &case.invalid)),
+        located(&cached),
         "{label}: the raw baseline reports other violations"
     );
     assert_eq!(
