@@ -282,16 +282,20 @@ impl ServerHandler for ToolboxServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if let Some(task) = self.tasks.call_tool(self, &request, &context).await {
             return task;
         }
         let call = self.prepare_call(&request, &context, |peer| Arc::new(peer))?;
-        let result = self
-            .toolbox
-            .call(&request.name, request.arguments.clone(), &call.cx);
+        // Input rounds seal the arguments into `requestState`, so they keep a copy.
+        let arguments = if call.rounds {
+            request.arguments.clone()
+        } else {
+            request.arguments.take()
+        };
+        let result = self.toolbox.call(&request.name, arguments, &call.cx);
         tokio::pin!(result);
         // `rmcp` cancels `ct` on `notifications/cancelled`; the handler sees it through its
         // context and decides how to stop.
@@ -310,7 +314,7 @@ impl ServerHandler for ToolboxServer {
         };
         let version = call.version;
         Ok(CallToolResponse::Complete(wire::result_to_rmcp(
-            &result, version,
+            result, version,
         )?))
     }
 

@@ -247,7 +247,7 @@ async fn start(
                 }
             };
             match result {
-                Ok(result) => wire::result_to_rmcp(&result, version).map_err(TaskExit::Error),
+                Ok(result) => wire::result_to_rmcp(result, version).map_err(TaskExit::Error),
                 Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
                 Err(err) => Err(TaskExit::Error(error_data(err))),
             }

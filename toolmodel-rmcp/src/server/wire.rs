@@ -11,7 +11,7 @@ use rmcp::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use toolmodel::{CallToolResult, LogLevel, ProtocolVersion, ToolsPage};
+use toolmodel::{CallToolResult, ContentBlock, LogLevel, ProtocolVersion, ToolsPage};
 
 /// A `toolmodel` error as the JSON-RPC error to answer with
 /// ([`toolmodel::Error::jsonrpc_code`]; a handler's protocol error keeps its `data`).
@@ -53,14 +53,46 @@ pub(crate) fn list_to_rmcp(page: &ToolsPage<'_>) -> Result<model::ListToolsResul
 
 /// A call's result, written for `version`, as `rmcp`'s.
 ///
+/// The common result (text blocks with nothing but their text, maybe `structuredContent`
+/// and `isError`, no `_meta` or unknown keys) is built directly; any other goes through its
+/// MCP JSON ([`CallToolResult::to_json_for`]), so both write the same JSON.
+///
 /// # Errors
 ///
 /// What [`CallToolResult::to_json_for`] returns (a `structuredContent` that is not an object
 /// for 2025-11-25 or older), as JSON-RPC `-32603`; a result `rmcp` cannot read.
 pub(crate) fn result_to_rmcp(
-    result: &CallToolResult,
+    result: CallToolResult,
     version: ProtocolVersion,
 ) -> Result<model::CallToolResult, ErrorData> {
+    let plain_text = |block: &ContentBlock| {
+        matches!(block, ContentBlock::Text(text)
+            if text.annotations.is_none() && text.meta.is_none() && text.extra.is_empty())
+    };
+    let structured_fits = result.structured_content.as_ref().is_none_or(|value| {
+        version.has_structured_content() && (value.is_object() || !version.requires_object_output())
+    });
+    if result.meta.is_none()
+        && result.extra.is_empty()
+        && structured_fits
+        && result.content.iter().all(plain_text)
+    {
+        let content = result
+            .content
+            .into_iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(model::ContentBlock::text(text.text)),
+                _ => None,
+            })
+            .collect();
+        let mut converted = model::CallToolResult::success(content);
+        converted.result_type = version
+            .has_result_type()
+            .then_some(model::ResultType::COMPLETE);
+        converted.structured_content = result.structured_content;
+        converted.is_error = result.is_error;
+        return Ok(converted);
+    }
     let written = result.to_json_for(version).map_err(error_data)?;
     from_wire(written.json).map_err(|err| internal("a tool result", &err))
 }
@@ -80,7 +112,7 @@ pub(crate) fn log_level_from_rmcp(level: &model::LoggingLevel) -> Option<LogLeve
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolmodel::{ContentBlock, Error};
+    use toolmodel::{Error, TextContent};
 
     use super::*;
 
@@ -109,31 +141,75 @@ mod tests {
         assert_eq!(huge.code, ErrorCode::INTERNAL_ERROR);
     }
 
+    /// `rmcp`'s reading of the result's MCP JSON: what [`result_to_rmcp`] must equal.
+    fn through_json(result: &CallToolResult, version: ProtocolVersion) -> model::CallToolResult {
+        from_wire(result.to_json_for(version).unwrap().json).unwrap()
+    }
+
     #[test]
-    fn results_convert_through_their_mcp_json() {
-        let old = ProtocolVersion::V2025_11_25;
-        let mut result =
+    fn results_convert_as_their_mcp_json_reads() {
+        let mut two =
             CallToolResult::from_content([ContentBlock::text("a"), ContentBlock::text("b")]);
-        result.is_error = Some(true);
-        let converted = result_to_rmcp(&result, old).unwrap();
-        assert_eq!(to_wire(&converted).unwrap(), to_wire(&result).unwrap());
-        let structured = CallToolResult::structured(json!({"n": 1}));
-        let converted = result_to_rmcp(&structured, old).unwrap();
-        assert_eq!(converted.structured_content, Some(json!({"n": 1})));
-        assert_eq!(to_wire(&converted).unwrap(), to_wire(&structured).unwrap());
+        two.is_error = Some(true);
+        let mut with_block_meta = TextContent::new("a");
+        with_block_meta.meta = Some(serde_json::Map::from_iter([("k".into(), json!(1))]));
+        let mut with_meta = CallToolResult::text("a");
+        with_meta.meta = Some(serde_json::Map::from_iter([("k".into(), json!(1))]));
+        let results = [
+            CallToolResult::text("a"),
+            two,
+            CallToolResult::structured(json!({"n": 1})),
+            CallToolResult::structured(json!([1, 2])),
+            CallToolResult::from_content([ContentBlock::Text(with_block_meta)]),
+            with_meta,
+            CallToolResult::from_content([]),
+        ];
+        for version in [
+            ProtocolVersion::V2025_03_26,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2026_07_28,
+        ] {
+            for result in &results {
+                let Ok(written) = result.to_json_for(version) else {
+                    assert!(result_to_rmcp(result.clone(), version).is_err());
+                    continue;
+                };
+                let converted = result_to_rmcp(result.clone(), version).unwrap();
+                assert_eq!(
+                    converted,
+                    through_json(result, version),
+                    "{version} {result:?}"
+                );
+                assert_eq!(
+                    to_wire(&converted).unwrap(),
+                    written.json,
+                    "{version} {result:?}"
+                );
+            }
+        }
     }
 
     #[test]
     fn results_are_written_for_the_request_version() {
         let list = CallToolResult::structured(json!([1, 2]));
-        let latest = result_to_rmcp(&list, ProtocolVersion::V2026_07_28).unwrap();
+        let latest = result_to_rmcp(list.clone(), ProtocolVersion::V2026_07_28).unwrap();
         assert_eq!(latest.structured_content, Some(json!([1, 2])));
-        let refused = result_to_rmcp(&list, ProtocolVersion::V2025_11_25).unwrap_err();
+        let refused = result_to_rmcp(list, ProtocolVersion::V2025_11_25).unwrap_err();
         assert_eq!(refused.code, ErrorCode::INTERNAL_ERROR);
         assert!(
             refused.message.contains("/structuredContent"),
             "{}",
             refused.message
+        );
+        let old = result_to_rmcp(
+            CallToolResult::structured(json!({"n": 1})),
+            ProtocolVersion::V2025_03_26,
+        )
+        .unwrap();
+        assert_eq!(
+            old.structured_content, None,
+            "2025-03-26 has no structuredContent"
         );
     }
 
