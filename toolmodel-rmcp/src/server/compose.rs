@@ -1,12 +1,13 @@
-//! Composition: a [`ToolboxServer`](super::ToolboxServer) as the tools of a bigger `rmcp` server, whose prompts,
-//! resources and completion another `rmcp` [`ServerHandler`] serves
+//! Composition: a [`ToolboxServer`](super::ToolboxServer) as the tools of a bigger `rmcp`
+//! server, whose prompts, resources and completion another `rmcp` [`ServerHandler`] serves
 //! ([`ToolboxServer::with_handler`](super::ToolboxServer::with_handler)).
 //!
 //! The other handler is kept behind an `Arc` as a type-erased object, so the composed server
-//! is still a `ToolboxServer`, with its transports ([`serve_stdio`](super::ToolboxServer::serve_stdio),
-//! [`serve_http`](super::ToolboxServer::serve_http), [`http_service`](super::ToolboxServer::http_service)) and
-//! its per-session state; without one, these requests get `rmcp`'s answers for a server that
-//! has none (JSON-RPC `-32601`).
+//! is still a `ToolboxServer`, with its transports
+//! ([`serve_stdio`](super::ToolboxServer::serve_stdio),
+//! [`serve_http`](super::ToolboxServer::serve_http),
+//! [`http_service`](super::ToolboxServer::http_service)) and its per-session state; without
+//! one, these requests get `rmcp`'s answers for a server that has none (JSON-RPC `-32601`).
 
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
@@ -23,8 +24,8 @@ use rmcp::{
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ErrorData>> + Send + 'a>>;
 
-/// The `rmcp` handler a [`ToolboxServer`](super::ToolboxServer) passes every request to that is not about tools or
-/// logging.
+/// The `rmcp` handler a [`ToolboxServer`](super::ToolboxServer) passes every request to that
+/// is not about tools or logging.
 #[derive(Clone)]
 pub(crate) struct Composed {
     handler: Arc<dyn ErasedHandler>,
@@ -73,7 +74,7 @@ impl Composed {
     }
 
     /// `handler`, shared behind an `Arc`
-    /// ([`ToolboxServer::with_handler`](super::ToolboxServer::with_handler)(super::ToolboxServer::with_handler)).
+    /// ([`ToolboxServer::with_handler`](super::ToolboxServer::with_handler)).
     pub(crate) fn new<H: ServerHandler>(handler: H) -> Self {
         Self {
             handler: Arc::new(handler),
@@ -195,8 +196,9 @@ impl<H: ServerHandler> ErasedHandler for H {
     }
 }
 
-/// The `ServerHandler` methods of [`ToolboxServer`](super::ToolboxServer) that pass a request to the composed
-/// handler (`self.composed`), written into its `impl ServerHandler` block.
+/// The `ServerHandler` methods of [`ToolboxServer`](super::ToolboxServer) that pass a request
+/// to the composed handler (`self.composed`), written into its `impl ServerHandler` block
+/// (`handler.rs`).
 macro_rules! forward_to_composed {
     () => {
         $crate::server::compose::forward_to_composed! {

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 /// Bounds on sessions, connections, reads and calls of a Streamable HTTP server (MCP
 /// 2025-11-25, "Transports": Streamable HTTP), set with
-/// [`ToolboxServer::with_limits`](super::ToolboxServer::with_limits). Every refusal names the limit it hit.
+/// [`ToolboxServer::with_limits`](super::ToolboxServer::with_limits). Every refusal names the
+/// limit it hit.
 ///
 /// | limit | default | when reached |
 /// |---|---|---|

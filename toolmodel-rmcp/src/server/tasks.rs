@@ -14,13 +14,14 @@
 //! The server advertises the extension (`capabilities.extensions`) when one of its tools
 //! declares `"optional"` or `"required"`.
 //!
-//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`, `call.rs`:
-//! the request's `_meta`, its client capabilities, its log level, its input rounds), with a
-//! host that runs it as a task (`task_input.rs`), started by `task_call.rs`. The handler runs on the request up to its
-//! first suspension (the first `.await` that does not complete at once), then goes on in the
-//! task, which the `CreateTaskResult` names (a handler that finishes at once gives a task
-//! already completed). Its progress and log notifications follow the request's rules (under
-//! MCP 2026-07-28 none without `io.modelcontextprotocol/logLevel`, and only at or above it).
+//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`
+//! in `call.rs`: the request's `_meta`, its client capabilities, its log level, its input
+//! rounds), with a host that runs it as a task (`task_input.rs`); `task_call.rs` starts it.
+//! The handler runs on the request up to its first suspension (the first `.await` that does
+//! not complete at once), then goes on in the task, which the `CreateTaskResult` names (a
+//! handler that finishes at once gives a task already completed). Its progress and log
+//! notifications follow the request's rules (under MCP 2026-07-28 none without
+//! `io.modelcontextprotocol/logLevel`, and only at or above it).
 //!
 //! **Input, two ways** (SEP-2663 "MRTR and tasks"):
 //!

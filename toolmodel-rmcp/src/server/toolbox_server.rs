@@ -125,8 +125,9 @@ impl ToolboxServer {
     /// [module docs](crate::server)). Give every replica behind one address the same key, so
     /// that any of them can serve a client's retry; without one, the server uses a random key
     /// made once per process, and only that process can read its states. The examples read
-    /// it from [`REQUEST_STATE_KEY_ENV`](super::REQUEST_STATE_KEY_ENV) (`MCP_REQUEST_STATE_KEY`, base64 of at least 32
-    /// bytes: [`RequestStateKey::from_base64`]).
+    /// it from [`REQUEST_STATE_KEY_ENV`](super::REQUEST_STATE_KEY_ENV)
+    /// (`MCP_REQUEST_STATE_KEY`, base64 of at least 32 bytes:
+    /// [`RequestStateKey::from_base64`]).
     ///
     /// ```
     /// use toolmodel::Toolbox;
@@ -145,8 +146,9 @@ impl ToolboxServer {
         self
     }
 
-    /// How long a `requestState` stays valid ([`DEFAULT_REQUEST_STATE_TTL`](super::DEFAULT_REQUEST_STATE_TTL): 10 minutes); a
-    /// retry after it is refused with JSON-RPC `-32602`.
+    /// How long a `requestState` stays valid
+    /// ([`DEFAULT_REQUEST_STATE_TTL`](super::DEFAULT_REQUEST_STATE_TTL): 10 minutes); a retry
+    /// after it is refused with JSON-RPC `-32602`.
     #[must_use]
     pub fn with_request_state_ttl(mut self, ttl: Duration) -> Self {
         self.sealer.ttl = ttl;
@@ -154,8 +156,9 @@ impl ToolboxServer {
     }
 
     /// The largest `requestState` written or accepted, in bytes
-    /// ([`DEFAULT_REQUEST_STATE_LIMIT`](super::DEFAULT_REQUEST_STATE_LIMIT): 64 KiB). A handler whose state and answers would
-    /// seal larger gets JSON-RPC `-32603`; a client sending a larger one `-32602`.
+    /// ([`DEFAULT_REQUEST_STATE_LIMIT`](super::DEFAULT_REQUEST_STATE_LIMIT): 64 KiB). A
+    /// handler whose state and answers would seal larger gets JSON-RPC `-32603`; a client
+    /// sending a larger one `-32602`.
     #[must_use]
     pub fn with_request_state_limit(mut self, bytes: usize) -> Self {
         self.sealer.limit = bytes;
