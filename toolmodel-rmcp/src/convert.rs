@@ -82,7 +82,7 @@ use rmcp::model;
 use serde_json::{Map, Value};
 use toolmodel::{Icon, IconTheme, MCP_TOOL_KEYS, Tool, ToolAnnotations, ToolSchema};
 
-use crate::Error;
+use crate::error::Error;
 
 const TOOL: &str = "rmcp::model::Tool";
 const ANNOTATIONS: &str = "rmcp::model::ToolAnnotations";

@@ -15,8 +15,8 @@ use rmcp::{
 use toolmodel::{CallContext, CallHost, Cancellation, Carried, InputRequired, ProtocolVersion};
 
 use super::{
-    ToolboxServer,
     host::{self, PeerHost},
+    toolbox_server::ToolboxServer,
     wire::{self, from_wire, to_wire},
 };
 

@@ -1,12 +1,13 @@
-//! Composition: a [`ToolboxServer`] as the tools of a bigger `rmcp` server, whose prompts,
-//! resources and completion another `rmcp` [`ServerHandler`] serves
-//! ([`ToolboxServer::with_handler`]).
+//! Composition: a [`ToolboxServer`](super::ToolboxServer) as the tools of a bigger `rmcp`
+//! server, whose prompts, resources and completion another `rmcp` [`ServerHandler`] serves
+//! ([`ToolboxServer::with_handler`](super::ToolboxServer::with_handler)).
 //!
 //! The other handler is kept behind an `Arc` as a type-erased object, so the composed server
-//! is still a `ToolboxServer`, with its transports ([`serve_stdio`](ToolboxServer::serve_stdio),
-//! [`serve_http`](ToolboxServer::serve_http), [`http_service`](ToolboxServer::http_service)) and
-//! its per-session state; without one, these requests get `rmcp`'s answers for a server that
-//! has none (JSON-RPC `-32601`).
+//! is still a `ToolboxServer`, with its transports
+//! ([`serve_stdio`](super::ToolboxServer::serve_stdio),
+//! [`serve_http`](super::ToolboxServer::serve_http),
+//! [`http_service`](super::ToolboxServer::http_service)) and its per-session state; without
+//! one, these requests get `rmcp`'s answers for a server that has none (JSON-RPC `-32601`).
 
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
@@ -21,12 +22,10 @@ use rmcp::{
     service::RequestContext,
 };
 
-use super::ToolboxServer;
-
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ErrorData>> + Send + 'a>>;
 
-/// The `rmcp` handler a [`ToolboxServer`] passes every request to that is not about tools or
-/// logging.
+/// The `rmcp` handler a [`ToolboxServer`](super::ToolboxServer) passes every request to that
+/// is not about tools or logging.
 #[derive(Clone)]
 pub(crate) struct Composed {
     handler: Arc<dyn ErasedHandler>,
@@ -72,6 +71,15 @@ impl Composed {
             }
         }
         merged
+    }
+
+    /// `handler`, shared behind an `Arc`
+    /// ([`ToolboxServer::with_handler`](super::ToolboxServer::with_handler)).
+    pub(crate) fn new<H: ServerHandler>(handler: H) -> Self {
+        Self {
+            handler: Arc::new(handler),
+            type_name: std::any::type_name::<H>(),
+        }
     }
 
     pub(crate) fn handler(&self) -> &dyn ErasedHandler {
@@ -188,8 +196,9 @@ impl<H: ServerHandler> ErasedHandler for H {
     }
 }
 
-/// The `ServerHandler` methods of [`ToolboxServer`] that pass a request to the composed
-/// handler (`self.composed`), written into its `impl ServerHandler` block.
+/// The `ServerHandler` methods of [`ToolboxServer`](super::ToolboxServer) that pass a request
+/// to the composed handler (`self.composed`), written into its `impl ServerHandler` block
+/// (`handler.rs`).
 macro_rules! forward_to_composed {
     () => {
         $crate::server::compose::forward_to_composed! {
@@ -225,63 +234,3 @@ macro_rules! forward_to_composed {
     };
 }
 pub(crate) use forward_to_composed;
-
-impl ToolboxServer {
-    /// Serves everything but tools and logging with `handler`, any `rmcp` [`ServerHandler`]:
-    /// your own server's prompts (`prompts/list`, `prompts/get`), resources
-    /// (`resources/list`, `resources/templates/list`, `resources/read`,
-    /// `resources/subscribe` and `unsubscribe`) and completion (`completion/complete`), as
-    /// written by hand or with `rmcp`'s prompt router. The toolbox keeps `tools/list`,
-    /// `tools/call` and `logging/setLevel`; `handler`'s own tool methods are never called.
-    ///
-    /// The capabilities announced are the toolbox's (`tools`, `logging`) with `handler`'s
-    /// `prompts`, `resources`, `completions` and `experimental`, and its `extensions` added
-    /// (MCP 2025-11-25 "Lifecycle", capability negotiation); the `serverInfo` and
-    /// `instructions` stay this server's. `handler` is shared by every session and clone of
-    /// this server (it is kept in an `Arc`), and its results reach the client as `rmcp`
-    /// writes them for the request's protocol version: for 2026-07-28, `rmcp` adds the
-    /// `ttlMs`/`cacheScope` caching hints (SEP-2549) a list or read result does not set,
-    /// as `0` and `"private"`, and answers a `resources/read` of an unknown resource
-    /// ([`ErrorCode::RESOURCE_NOT_FOUND`](rmcp::model::ErrorCode::RESOURCE_NOT_FOUND))
-    /// with `-32602` (SEP-2164). A second call replaces the first handler.
-    ///
-    /// `examples/composed_server.rs` is a whole server; in short:
-    ///
-    /// ```
-    /// use toolmodel::Toolbox;
-    /// use toolmodel_rmcp::{ToolboxServer, rmcp::{self, ServerHandler, model::*, service::RequestContext}};
-    ///
-    /// /// One prompt, beside the toolbox's tools.
-    /// struct Prompts;
-    ///
-    /// impl ServerHandler for Prompts {
-    ///     fn get_info(&self) -> ServerConfig {
-    ///         ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
-    ///     }
-    ///     async fn list_prompts(
-    ///         &self,
-    ///         _request: Option<PaginatedRequestParams>,
-    ///         _context: RequestContext<rmcp::RoleServer>,
-    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
-    ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
-    ///             "review",
-    ///             Some("Review a change"),
-    ///             None,
-    ///         )]))
-    ///     }
-    /// }
-    ///
-    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_handler(Prompts);
-    /// let capabilities = server.get_info().capabilities;
-    /// assert!(capabilities.tools.is_some() && capabilities.prompts.is_some());
-    /// # Ok::<(), toolmodel::Error>(())
-    /// ```
-    #[must_use]
-    pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> Self {
-        self.composed = Composed {
-            handler: Arc::new(handler),
-            type_name: std::any::type_name::<H>(),
-        };
-        self
-    }
-}

@@ -26,11 +26,13 @@ use rmcp::transport::streamable_http_server::{
 use serde_json::{Value, json};
 
 use super::{
-    ToolboxServer,
     limits::Limits,
     sessions::{Refusal, SessionTable},
-    transport::MCP_PATH,
+    toolbox_server::ToolboxServer,
 };
+
+/// The path [`ToolboxServer::serve_http`] serves MCP on.
+pub const MCP_PATH: &str = "/mcp";
 
 /// The body of every response.
 pub(super) type Body = BoxBody<Bytes, Infallible>;

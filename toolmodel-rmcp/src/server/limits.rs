@@ -4,11 +4,10 @@
 
 use std::time::Duration;
 
-use super::ToolboxServer;
-
 /// Bounds on sessions, connections, reads and calls of a Streamable HTTP server (MCP
 /// 2025-11-25, "Transports": Streamable HTTP), set with
-/// [`ToolboxServer::with_limits`]. Every refusal names the limit it hit.
+/// [`ToolboxServer::with_limits`](super::ToolboxServer::with_limits). Every refusal names the
+/// limit it hit.
 ///
 /// | limit | default | when reached |
 /// |---|---|---|
@@ -153,17 +152,5 @@ impl Default for Limits {
             max_calls_per_session: Self::DEFAULT_MAX_CALLS_PER_SESSION,
             client_request_timeout: Self::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
-    }
-}
-
-impl ToolboxServer {
-    /// The [`Limits`] [`serve_http`](Self::serve_http) enforces (default:
-    /// [`Limits::default`]). The stdio transport has one client and ignores them, all but
-    /// [`client_request_timeout`](Limits::client_request_timeout), which holds for every
-    /// transport.
-    #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.http.limits = limits;
-        self
     }
 }

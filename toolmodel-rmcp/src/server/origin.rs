@@ -19,46 +19,12 @@
 
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
-use super::ToolboxServer;
-
 /// The host names a server answers to by default: loopback.
 pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-impl ToolboxServer {
-    /// The host names (or `host:port` authorities) [`serve_http`](Self::serve_http) answers
-    /// to, replacing the default loopback ones: the names clients reach a public server by.
-    /// Their `http` and `https` origins are allowed too (the server's own). A `Host` not on
-    /// the list is 403 Forbidden (against DNS rebinding).
-    #[must_use]
-    pub fn with_allowed_hosts(
-        mut self,
-        hosts: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Browser origins allowed besides the loopback ones and the server's own, each with its
-    /// scheme: `"https://app.example.com"` (the scheme's default port),
-    /// `"https://app.example.com:8443"`, `"http://localhost:*"` (any port), or `"null"` (the
-    /// `Origin: null` of sandboxed pages and `file:` URLs). A request whose `Origin` matches
-    /// none is 403 Forbidden.
-    #[must_use]
-    pub fn with_allowed_origins(
-        mut self,
-        origins: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.http.allowed_origins = origins
-            .into_iter()
-            .map(|origin| default_port(origin.into()))
-            .collect();
-        self
-    }
-}
-
 /// `rmcp` reads an allowed origin without a port as "any port" (a behaviour it deprecates):
 /// spell the scheme's default port, as RFC 6454 serializes it.
-fn default_port(origin: String) -> String {
+pub(super) fn default_port(origin: String) -> String {
     let Some((scheme, rest)) = origin.split_once("://") else {
         return origin;
     };

@@ -24,7 +24,7 @@ use rmcp::{
 use serde_json::Value;
 use toolmodel::Carried;
 
-use crate::Error;
+use crate::error::Error;
 
 /// The environment variable the examples read the key from (see
 /// [`RequestStateKey::from_base64`] for its format).

@@ -14,13 +14,14 @@
 //! The server advertises the extension (`capabilities.extensions`) when one of its tools
 //! declares `"optional"` or `"required"`.
 //!
-//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`:
-//! the request's `_meta`, its client capabilities, its log level, its input rounds), with a
-//! host that runs it as a task (`task_input.rs`). The handler runs on the request up to its
-//! first suspension (the first `.await` that does not complete at once), then goes on in the
-//! task, which the `CreateTaskResult` names (a handler that finishes at once gives a task
-//! already completed). Its progress and log notifications follow the request's rules (under
-//! MCP 2026-07-28 none without `io.modelcontextprotocol/logLevel`, and only at or above it).
+//! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`
+//! in `call.rs`: the request's `_meta`, its client capabilities, its log level, its input
+//! rounds), with a host that runs it as a task (`task_input.rs`); `task_call.rs` starts it.
+//! The handler runs on the request up to its first suspension (the first `.await` that does
+//! not complete at once), then goes on in the task, which the `CreateTaskResult` names (a
+//! handler that finishes at once gives a task already completed). Its progress and log
+//! notifications follow the request's rules (under MCP 2026-07-28 none without
+//! `io.modelcontextprotocol/logLevel`, and only at or above it).
 //!
 //! **Input, two ways** (SEP-2663 "MRTR and tasks"):
 //!
@@ -45,30 +46,14 @@
 //! clone of the server, for `rmcp`'s default TTL (5 minutes).
 
 use rmcp::{
-    ErrorData, RoleServer,
+    ErrorData,
     model::{
-        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-        CreateTaskResult, GetTaskParams, GetTaskResult, ServerCapabilities, TASKS_EXTENSION_ID,
+        CancelTaskParams, GetTaskParams, GetTaskResult, ServerCapabilities, TASKS_EXTENSION_ID,
         UpdateTaskParams,
     },
-    service::RequestContext,
-    task_manager::{TaskExit, TaskManager, TaskOptions},
+    task_manager::TaskManager,
 };
-use std::{
-    future::{Future, poll_fn},
-    pin::Pin,
-    sync::Arc,
-    task::Poll,
-};
-
 use toolmodel::{TaskSupport, Toolbox};
-
-use super::{
-    ToolboxServer,
-    call::Prepared,
-    task_input::TaskHost,
-    wire::{self, error_data},
-};
 
 /// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
 #[derive(Clone, Default)]
@@ -81,10 +66,6 @@ impl std::fmt::Debug for Tasks {
             None => f.write_str("Tasks(off)"),
         }
     }
-}
-
-fn task_support(toolbox: &Toolbox, name: &str) -> Option<TaskSupport> {
-    toolbox.get(name)?.execution.as_ref()?.task_support
 }
 
 impl Tasks {
@@ -112,32 +93,9 @@ impl Tasks {
         capabilities
     }
 
-    /// A `tools/call` answered by the tasks extension: a task created, an
-    /// `InputRequiredResult` for input the handler asks before its task
-    /// ([`CallContext::input_before_task`](toolmodel::CallContext::input_before_task)), or
-    /// `-32021` for a tool that requires tasks called by a client that did not declare them.
-    /// `None`: an ordinary call.
-    pub(crate) async fn call_tool(
-        &self,
-        server: &ToolboxServer,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Option<Result<CallToolResponse, ErrorData>> {
-        let manager = self.0.as_ref()?;
-        let support = task_support(server.toolbox(), &request.name)?;
-        let declared = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
-        match (support, declared) {
-            (TaskSupport::Required, false) => {
-                return Some(Err(ErrorData::missing_required_client_capability(
-                    ClientCapabilities::builder().enable_tasks().build(),
-                )));
-            }
-            (TaskSupport::Optional | TaskSupport::Required, true) => {}
-            _ => return None,
-        }
-        Some(start(manager, server, request, context).await)
+    /// The task manager, when tasks are on.
+    pub(super) fn task_manager(&self) -> Option<&TaskManager> {
+        self.0.as_ref()
     }
 
     fn manager(&self) -> Result<&TaskManager, ErrorData> {
@@ -193,65 +151,3 @@ macro_rules! serve_tasks {
     };
 }
 pub(crate) use serve_tasks;
-
-/// The handler's run: boxed, so it can move from the request into its task.
-type Run =
-    Pin<Box<dyn Future<Output = Result<toolmodel::CallToolResult, toolmodel::Error>> + Send>>;
-
-/// Runs the call's handler up to its first suspension on the request (so input it asks
-/// before its task goes by input rounds), then as a task.
-async fn start(
-    manager: &TaskManager,
-    server: &ToolboxServer,
-    request: &CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
-) -> Result<CallToolResponse, ErrorData> {
-    let mut start = None;
-    let call = server.prepare_call(request, context, |peer| {
-        let (host, begin) = TaskHost::new(peer);
-        start = Some(begin);
-        Arc::new(host)
-    })?;
-    let start = start.ok_or_else(|| ErrorData::internal_error("no task host", None))?;
-    let Prepared {
-        cx,
-        cancellation,
-        version,
-        rounds,
-    } = call;
-    let toolbox = server.toolbox().clone();
-    let name = request.name.to_string();
-    let arguments = request.arguments.clone();
-    let handler_cx = cx.clone();
-    let mut run: Run = Box::pin(async move { toolbox.call(&name, arguments, &handler_cx).await });
-    // One poll with this request's waker: a handler that suspends goes on in its task, whose
-    // first poll registers the task's waker (every future re-registers on each poll).
-    let run = match poll_fn(|waker| Poll::Ready(run.as_mut().poll(waker))).await {
-        Poll::Ready(Err(toolmodel::Error::InputRequired(required))) if rounds => {
-            return server.input_required(request, &cx, &required);
-        }
-        Poll::Ready(done) => Box::pin(std::future::ready(done)),
-        Poll::Pending => run,
-    };
-    let task = manager.spawn(TaskOptions::new(), move |task| {
-        start.begin(task.clone());
-        Box::pin(async move {
-            // Kept while the handler runs: its host reads the task from it.
-            let _start = start;
-            let mut run = run;
-            let result = tokio::select! {
-                result = &mut run => result,
-                () = task.cancelled() => {
-                    cancellation.cancel();
-                    run.await
-                }
-            };
-            match result {
-                Ok(result) => wire::result_to_rmcp(result, version).map_err(TaskExit::Error),
-                Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
-                Err(err) => Err(TaskExit::Error(error_data(err))),
-            }
-        })
-    });
-    Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
-}

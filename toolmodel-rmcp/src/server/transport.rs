@@ -12,23 +12,10 @@ use rmcp::{
 use tokio::net::TcpListener;
 
 use super::{
-    ToolboxServer, connections, http_front::HttpFront, limits::Limits, origin,
-    sessions::SessionTable, stdio::StdioTransport,
+    connections, http_front::HttpFront, origin, sessions::SessionTable, stdio::StdioTransport,
+    toolbox_server::ToolboxServer,
 };
-use crate::Error;
-
-/// The path [`ToolboxServer::serve_http`] serves MCP on.
-pub const MCP_PATH: &str = "/mcp";
-
-/// What [`ToolboxServer::serve_http`] enforces: set with [`ToolboxServer::with_limits`],
-/// [`ToolboxServer::with_allowed_hosts`] and [`ToolboxServer::with_allowed_origins`].
-#[derive(Clone, Debug, Default)]
-pub(super) struct HttpSettings {
-    pub(super) limits: Limits,
-    /// Empty: loopback.
-    pub(super) allowed_hosts: Vec<String>,
-    pub(super) allowed_origins: Vec<String>,
-}
+use crate::error::Error;
 
 impl ToolboxServer {
     /// Serves one client over stdio (MCP "stdio" transport: newline-delimited JSON-RPC on
@@ -64,8 +51,8 @@ impl ToolboxServer {
     /// your own `axum` router or `tower` stack. `config` is `rmcp`'s: it accepts only
     /// loopback `Host` headers by default (against DNS rebinding) and checks no `Origin`
     /// unless told to, so a public server lists its host names and origins there. This is
-    /// `rmcp`'s service alone: the [`Limits`], the `Origin` default and the fixes of
-    /// [`serve_http`](Self::serve_http) are not in it.
+    /// `rmcp`'s service alone: the [`Limits`](super::Limits), the `Origin` default and the
+    /// fixes of [`serve_http`](Self::serve_http) are not in it.
     #[must_use]
     pub fn http_service(
         self,
@@ -78,9 +65,9 @@ impl ToolboxServer {
         )
     }
 
-    /// Serves clients over Streamable HTTP at [`MCP_PATH`] (`/mcp`) on `listener`, forever.
-    /// Bind the listener yourself (`TcpListener::bind("127.0.0.1:0")` picks a free port;
-    /// `listener.local_addr()` tells which).
+    /// Serves clients over Streamable HTTP at [`MCP_PATH`](super::MCP_PATH) (`/mcp`) on
+    /// `listener`, forever. Bind the listener yourself (`TcpListener::bind("127.0.0.1:0")`
+    /// picks a free port; `listener.local_addr()` tells which).
     ///
     /// - Every accepted socket has `TCP_NODELAY` (without it, each response waited about
     ///   40 ms for the client's delayed ACK).
@@ -91,8 +78,8 @@ impl ToolboxServer {
     ///   [`with_allowed_origins`](Self::with_allowed_origins), else 403 (MCP 2025-11-25 and
     ///   2026-07-28, Streamable HTTP, "Security Warning": servers MUST validate `Origin`).
     ///   `Origin: null` is 403 unless allowed. `rmcp` checks both with the lists built here.
-    /// - The [`Limits`] of [`with_limits`](Self::with_limits) bound sessions, connections,
-    ///   reads and calls in flight; each refusal names its limit.
+    /// - The [`Limits`](super::Limits) of [`with_limits`](Self::with_limits) bound sessions,
+    ///   connections, reads and calls in flight; each refusal names its limit.
     ///
     /// Answers `rmcp` 3.11's service gets wrong, fixed in front of it (upstream behaviour):
     ///
