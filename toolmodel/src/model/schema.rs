@@ -45,7 +45,9 @@ pub struct ToolSchema(Arc<Shared>);
 /// What clones of one schema share: the schema, and what the adapters worked out from it.
 struct Shared {
     value: Value,
-    /// Written once and never changed, so a panic elsewhere cannot leave it half-made.
+    /// Written once and never changed, so a panic elsewhere cannot leave it half-made. Only
+    /// the adapters use it.
+    #[cfg_attr(not(feature = "adapters"), allow(dead_code))]
     memo: OnceLock<AssertUnwindSafe<Memo>>,
 }
 
@@ -129,6 +131,7 @@ impl ToolSchema {
     /// The memo, made by `make` on first use (by whichever caller comes first; the others wait
     /// for it), downcast to `T`: `None` when it holds another type, which only two callers
     /// storing different types could cause.
+    #[cfg_attr(not(feature = "adapters"), allow(dead_code))]
     pub(crate) fn memo<T: Any + Send + Sync>(&self, make: impl FnOnce(&Value) -> T) -> Option<&T> {
         self.0
             .memo
