@@ -7,7 +7,7 @@
 //! Nothing is ever fetched.
 //!
 //! Inlining replaces `{"$ref": R, ...siblings}` by the schema R points to, merged with the
-//! siblings ([`merge`](super::combinators::merge); in draft-07 siblings of `$ref` are ignored
+//! siblings ([`super::combinators::merge`]; in draft-07 siblings of `$ref` are ignored
 //! by validators, so only their annotations are kept). Every JSON value copied counts against
 //! the budget ([`ConvertOptions::inline_budget`](super::ConvertOptions::inline_budget)), so
 //! that a small schema whose references double at each level (a "billion laughs") stops with
@@ -120,7 +120,7 @@ pub(crate) enum OnCycle {
     /// Keep it (the target supports recursion).
     Keep,
     /// Keep it when it names a root definition (`#/$defs/x`, `#/definitions/x`), as Gemini's
-    /// root-level `defs` allow; otherwise as [`OnCycle::Fail`].
+    /// root-level `defs` allow; otherwise as `Fail` (the tests' variant) does.
     KeepRootDefs,
     /// An error, or, when widening is allowed, a warning and the reference removed (what the
     /// other variants do with the references they cannot keep).

@@ -149,7 +149,7 @@ impl Tool {
     /// [`DefaultValidator::compile`](crate::DefaultValidator::compile). It never dereferences a
     /// network `$ref` (2026-07-28 `basic`, "`$ref` Resolution": MUST NOT) and bounds what a
     /// schema may make it do (2026-07-28 `basic`, "Composition-Keyword Resource Use": SHOULD;
-    /// see [`Limits`](crate::Limits)).
+    /// see [`crate::Limits`]).
     ///
     /// # Errors
     ///

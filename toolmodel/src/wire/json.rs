@@ -165,7 +165,7 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     crate::json::from_value(value)
 }
 
-/// Reads `T` from JSON text, refusing repeated keys ([`crate::unique_keys`]); `reader` gives a
+/// Reads `T` from JSON text, refusing repeated keys ([`unique_keys`](crate::wire::unique_keys)); `reader` gives a
 /// fresh reader of the text for each of the two passes.
 fn from_text<'de, T, R>(reader: impl Fn() -> R) -> Result<T, Error>
 where

@@ -23,7 +23,7 @@
 //! | turns `oneOf` into `anyOf` | the same, exact when the branches cannot overlap, else a non-exact rewrite |
 //! | merges a one-branch `allOf`, keeps a longer one (which the API rejects) | merges every branch when that is exact, else an error (or a widening warning) |
 //! | strips `default: null` | drops or moves every `default` (not in the supported list) |
-//! | inlines a `$ref` that has sibling keywords | the same (through [`refs`](crate::adapters::refs), within the budget) |
+//! | inlines a `$ref` that has sibling keywords | the same (through [`crate::adapters::refs`], within the budget) |
 //! | — | keywords outside the supported list below are moved into the description |
 //!
 //! # Anthropic

@@ -176,7 +176,7 @@ impl Provider {
         }
     }
 
-    /// The sentence of a warning, "<the provider's name> <what>", spelled once per provider
+    /// The sentence of a warning, "`<the provider's name> <what>`", spelled once per provider
     /// so that the warning borrows it.
     pub(super) const fn says(self, what: Says) -> &'static str {
         match (self, what) {
