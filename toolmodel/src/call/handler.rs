@@ -134,32 +134,21 @@ where
 ///
 /// The method is not public API; the list above is the contract.
 pub trait IntoCallToolResult<O> {
-    /// Not public API: the result, given how to make and check `structuredContent`, and
-    /// whether its `structuredContent` was checked against the output schema already.
+    /// Not public API: the result, given how to make `structuredContent` from an `O` (the
+    /// toolbox checks every successful result against the output schema afterwards).
     #[doc(hidden)]
     fn __into_result(
         self,
         structured: fn(&O) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error>;
-}
-
-/// Not public API: whether a reply's `structuredContent` was checked against the output
-/// schema when it was made.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Checked {
-    /// Made by `ToolDefinition::structured_content`, which checks it.
-    Yes,
-    /// Made by the handler: the toolbox checks it.
-    No,
+    ) -> Result<CallToolResult, Error>;
 }
 
 impl<O: ToolOutput> IntoCallToolResult<O> for O {
     fn __into_result(
         self,
         structured: fn(&O) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((CallToolResult::structured(structured(&self)?), Checked::Yes))
+    ) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::structured(structured(&self)?))
     }
 }
 
@@ -167,8 +156,8 @@ impl<O> IntoCallToolResult<O> for CallToolResult {
     fn __into_result(
         self,
         _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((self, Checked::No))
+    ) -> Result<CallToolResult, Error> {
+        Ok(self)
     }
 }
 
@@ -176,8 +165,8 @@ impl<O> IntoCallToolResult<O> for ContentBlock {
     fn __into_result(
         self,
         _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((CallToolResult::from_content([self]), Checked::No))
+    ) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::from_content([self]))
     }
 }
 
@@ -185,11 +174,8 @@ impl<O> IntoCallToolResult<O> for TextContent {
     fn __into_result(
         self,
         _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((
-            CallToolResult::from_content([ContentBlock::Text(self)]),
-            Checked::No,
-        ))
+    ) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::from_content([ContentBlock::Text(self)]))
     }
 }
 
@@ -197,8 +183,8 @@ impl IntoCallToolResult<NoOutput> for String {
     fn __into_result(
         self,
         _: fn(&NoOutput) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((CallToolResult::text(self), Checked::No))
+    ) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::text(self))
     }
 }
 
@@ -206,7 +192,7 @@ impl IntoCallToolResult<NoOutput> for &'static str {
     fn __into_result(
         self,
         _: fn(&NoOutput) -> Result<Value, Error>,
-    ) -> Result<(CallToolResult, Checked), Error> {
-        Ok((CallToolResult::text(self), Checked::No))
+    ) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::text(self))
     }
 }

@@ -19,7 +19,7 @@ use std::{future::Future, sync::Arc};
 use serde_json::{Map, Value};
 
 use crate::call::context::{BoxFuture, CallContext, Called};
-use crate::call::handler::{Checked, IntoCallToolResult, ToolHandler};
+use crate::call::handler::{IntoCallToolResult, ToolHandler};
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;
@@ -102,14 +102,13 @@ impl<H: ToolHandler> Typed<H> {
 }
 
 /// What a derived tool's reply becomes: a successful result is checked against the output
-/// schema ([`check_output`]; the `structuredContent` made from the tool's output type was
-/// serialized without a check, so `Checked` does not skip it here), then [`finish`].
+/// schema ([`check_output`]), then [`finish`].
 fn check_reply(
     name: &str,
     output: Option<&CompiledSchema>,
-    made: Result<Result<(CallToolResult, Checked), Error>, ToolError>,
+    made: Result<Result<CallToolResult, Error>, ToolError>,
 ) -> Result<CallToolResult, Error> {
-    let outcome = made.map(|made| made.and_then(|(result, _checked)| check_output(output, result)));
+    let outcome = made.map(|made| made.and_then(|result| check_output(output, result)));
     finish(name, outcome)
 }
 

@@ -597,7 +597,8 @@ pub mod private {
     /// # Errors
     ///
     /// [`Error::InvalidTool`] with a [`Violation::Header`](crate::Violation::Header) when the
-    /// schema has no such property ([`HeaderProblem::NoProperty`](crate::validate::violation::HeaderProblem::NoProperty)).
+    /// schema has no such property
+    /// ([`HeaderProblem::NoProperty`](crate::validate::violation::HeaderProblem::NoProperty)).
     fn with_headers(
         tool: &str,
         schema: ToolSchema,
