@@ -153,28 +153,19 @@ impl<O: ToolOutput> IntoCallToolResult<O> for O {
 }
 
 impl<O> IntoCallToolResult<O> for CallToolResult {
-    fn __into_result(
-        self,
-        _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
+    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
         Ok(self)
     }
 }
 
 impl<O> IntoCallToolResult<O> for ContentBlock {
-    fn __into_result(
-        self,
-        _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
+    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
         Ok(CallToolResult::from_content([self]))
     }
 }
 
 impl<O> IntoCallToolResult<O> for TextContent {
-    fn __into_result(
-        self,
-        _: fn(&O) -> Result<Value, Error>,
-    ) -> Result<CallToolResult, Error> {
+    fn __into_result(self, _: fn(&O) -> Result<Value, Error>) -> Result<CallToolResult, Error> {
         Ok(CallToolResult::from_content([ContentBlock::Text(self)]))
     }
 }
