@@ -35,6 +35,20 @@ struct Client {
     elicited: Arc<Mutex<Vec<Value>>>,
 }
 
+/// What `store` holds once it holds `count` values, or after 5 s. `rmcp`'s client handles
+/// each notification in a task of its own, so the response to a call can be seen before the
+/// notifications the server sent ahead of it are stored.
+async fn settled(store: &Mutex<Vec<Value>>, count: usize) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let held = store.lock().unwrap().clone();
+        if held.len() >= count || std::time::Instant::now() >= deadline {
+            return held;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
 fn wire<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("serializes")
 }
@@ -401,7 +415,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
         .await
         .expect("call");
     assert_eq!(logged.get("isError"), None);
-    let logs = client.logs.lock().unwrap().clone();
+    let logs = settled(&client.logs, 3).await;
     assert_eq!(
         logs,
         [
@@ -433,7 +447,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     .expect("call");
     // rmcp's client puts its own token in every request, so the one to expect is whatever
     // the first notification carries: the same in all three.
-    let progress = client.progress.lock().unwrap().clone();
+    let progress = settled(&client.progress, 3).await;
     let token = progress[0]["progressToken"].clone();
     assert!(token.is_string() || token.is_number(), "{token}");
     let steps: Vec<_> = progress
