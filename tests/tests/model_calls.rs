@@ -611,12 +611,20 @@ fn running_keeps_order_and_turns_every_failure_into_an_is_error_result() {
 fn every_answer_is_valid_for_its_provider_and_carries_the_results() {
     for provider in Provider::ALL {
         let (_, outcomes) = outcomes_of(provider);
-        let messages = answer(provider, &outcomes);
+        let written = answer(provider, &outcomes);
+        let messages = written.to_values();
+        assert_eq!(messages.len(), written.len(), "{provider}");
         let (doc, definition) = answer_definition(provider);
         for message in &messages {
             check(doc, definition, message);
         }
-        let text = serde_json::to_string(&messages).unwrap();
+        // The bytes written straight from the outcomes are the values.
+        let text = serde_json::to_string(&written).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            Value::Array(messages.clone()),
+            "{provider}"
+        );
         // Nothing is dropped silently: what a provider cannot carry is described.
         for described in [
             "audio/wav audio",
@@ -733,7 +741,7 @@ fn invalid_openai_arguments_never_panic_nor_drop_the_call() {
         let outcomes = pollster::block_on(run_calls(&toolbox, &tools, calls, &CallContext::new()));
         let errors: Vec<bool> = outcomes.iter().map(|o| o.result.is_error()).collect();
         assert_eq!(errors, [true, true, false, true], "{provider}");
-        for message in answer(provider, &outcomes) {
+        for message in answer(provider, &outcomes).to_values() {
             let (doc, definition) = answer_definition(provider);
             check(doc, definition, &message);
         }
@@ -891,7 +899,7 @@ proptest! {
             let call = call_to(&tools, "list", json!({}), "r1");
             let mut outcome = pollster::block_on(run_calls(&toolbox, &tools, [call], &CallContext::new())).remove(0);
             outcome.result = result.clone();
-            let message = answer(provider, std::slice::from_ref(&outcome));
+            let message = answer(provider, std::slice::from_ref(&outcome)).to_values();
             // Read back as each provider's documentation says the model sees it.
             let (back, back_error) = match provider {
                 Provider::Anthropic => {

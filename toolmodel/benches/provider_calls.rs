@@ -1,12 +1,14 @@
 //! The cost of the provider layer (`toolmodel::model_calls`), side by side in one process:
 //! a model response holding three tool calls (the quickstart's tools: a text reply, a typed
 //! structured output, a tool without arguments) read with `read_calls`, run with `run_calls`
-//! and answered with `answer`, against calling the Toolbox directly with the same arguments
-//! (`Toolbox::call` per call, awaited in turn, from an owned copy of each call's arguments, as
-//! a server owns them: the equivalent of the bridged side's reading, which copies each call's
-//! arguments out of the response, or parses OpenAI's argument strings). Each way is one
-//! `futures::executor::block_on`. Neither side keeps its results: the bridged side's JSON
-//! answer is part of its cost, the direct side's `CallToolResult` is its final form.
+//! and answered with `answer` written as JSON bytes, against calling the Toolbox directly with
+//! the same arguments (`Toolbox::call` per call, awaited in turn, from an owned copy of each
+//! call's arguments, as a server owns them: the equivalent of the bridged side's reading, which
+//! copies each call's arguments out of the response, or parses OpenAI's argument strings). Each way is one
+//! `futures::executor::block_on`. Neither side keeps its results: the bridged side's answer is
+//! written into a byte buffer (reused across rounds, as a request body's buffer would be),
+//! the bytes the request sends, so their writing is part of its cost; the direct side's
+//! `CallToolResult` is its final form.
 //!
 //! One measurement per provider (Anthropic, OpenAI Chat, whose arguments are JSON strings to
 //! parse, OpenAI Responses and Gemini); the ratios are of the best times of interleaved rounds
@@ -77,12 +79,18 @@ fn main() {
             assert_eq!(outcome.result, direct, "{provider} {name}");
             assert!(!direct.is_error(), "{name}");
         }
+        let values = answer(provider, &outcomes).to_values();
         assert_eq!(
-            answer(provider, &outcomes).len(),
+            values.len(),
             match provider {
                 Provider::Anthropic | Provider::Gemini => 1,
                 _ => 3,
             }
+        );
+        let bytes = serde_json::to_vec(&answer(provider, &outcomes)).expect("written");
+        assert_eq!(
+            serde_json::from_slice::<Value>(&bytes).expect("JSON"),
+            Value::Array(values)
         );
 
         // One `block_on` per side: the calls awaited one after the other, as an async caller
@@ -96,10 +104,13 @@ fn main() {
                 }
             });
         };
+        let mut buffer = Vec::new();
         let mut bridged = || {
             let calls = read_calls(provider, black_box(&response)).expect("calls");
             let outcomes = futures_executor::block_on(run_calls(&toolbox, &tools, calls, &cx));
-            black_box(answer(provider, &outcomes));
+            buffer.clear();
+            serde_json::to_writer(&mut buffer, &answer(provider, &outcomes)).expect("written");
+            black_box(&buffer);
         };
         let timing =
             timing::side_by_side(&mut [&mut direct, &mut bridged], Duration::from_millis(40));

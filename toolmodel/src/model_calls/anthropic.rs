@@ -4,11 +4,14 @@
 //! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`), transcribed
 //! in `tests/data/providers/anthropic.schema.json`.
 
+use std::borrow::Cow;
+
+use serde::Serialize;
 use serde_json::Value;
 
 use super::call::{CallArguments, ModelCall};
 use super::content::{Piece, pieces};
-use super::json_shape::{index_pointer, list_or_member, members_map, object, string_at};
+use super::json_shape::{Items, index_pointer, is_false, list_or_member, object, string_at};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;
@@ -65,49 +68,69 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
     ])])
 }
 
-/// One user message with a `tool_result` block per outcome.
-pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
-    let blocks = outcomes.iter().map(tool_result).collect();
-    vec![object([
-        ("role", Value::from("user")),
-        ("content", Value::Array(blocks)),
-    ])]
+/// The answer: one `user` message with a `tool_result` block per outcome.
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> impl Serialize + '_ {
+    Items(std::iter::once(UserMessage {
+        role: "user",
+        content: Items(outcomes.iter().map(tool_result)),
+    }))
+}
+
+#[derive(Clone, Serialize)]
+struct UserMessage<C> {
+    role: &'static str,
+    content: C,
+}
+
+/// A `tool_result` block (`ToolResultBlockParam`).
+#[derive(Serialize)]
+struct ToolResult<'a, C> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    tool_use_id: &'a str,
+    content: C,
+    #[serde(skip_serializing_if = "is_false")]
+    is_error: bool,
+}
+
+/// A block of a `tool_result`'s content: `TextBlockParam` or `ImageBlockParam`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text { text: Cow<'a, str> },
+    Image { source: ImageSource<'a> },
+}
+
+/// `Base64ImageSourceParam`.
+#[derive(Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: &'a str,
 }
 
 /// A `tool_result` block: text blocks and `image` blocks (JPEG, PNG, GIF, WebP; other
 /// content described in text), `is_error` when the result is an error.
-fn tool_result(outcome: &ToolOutcome) -> Value {
-    let text =
-        |text: String| object([("type", Value::from("text")), ("text", Value::String(text))]);
-    let content = pieces(&outcome.result, Provider::Anthropic)
-        .into_iter()
-        .map(|piece| match piece {
-            Piece::Image { mime, data } => object([
-                ("type", Value::from("image")),
-                (
-                    "source",
-                    object([
-                        ("type", Value::from("base64")),
-                        ("media_type", Value::from(mime)),
-                        ("data", Value::from(data)),
-                    ]),
-                ),
-            ]),
-            Piece::Text(part) => text(part.into_owned()),
-            // `pieces` gives Anthropic no files (it describes them); kept for completeness.
-            Piece::File { mime, name, .. } => text(format!("[file {name}, {mime}]")),
-        })
-        .collect();
-    let mut block = members_map([
-        ("type", Value::from("tool_result")),
-        (
-            "tool_use_id",
-            Value::from(outcome.id.as_deref().unwrap_or_default()),
-        ),
-        ("content", Value::Array(content)),
-    ]);
-    if outcome.result.is_error() {
-        block.insert("is_error".into(), Value::Bool(true));
+fn tool_result(outcome: &ToolOutcome) -> impl Serialize + '_ {
+    let content = pieces(&outcome.result, Provider::Anthropic).map(|piece| match piece {
+        Piece::Image { mime, data } => Block::Image {
+            source: ImageSource {
+                kind: "base64",
+                media_type: mime,
+                data,
+            },
+        },
+        Piece::Text(text) => Block::Text { text },
+        // `pieces` gives Anthropic no files (it describes them); kept for completeness.
+        Piece::File { mime, name, .. } => Block::Text {
+            text: Cow::Owned(format!("[file {name}, {mime}]")),
+        },
+    });
+    ToolResult {
+        kind: "tool_result",
+        tool_use_id: outcome.id.as_deref().unwrap_or_default(),
+        content: Items(content),
+        is_error: outcome.result.is_error(),
     }
-    Value::Object(block)
 }

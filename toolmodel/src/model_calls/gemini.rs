@@ -5,16 +5,18 @@
 //! thought-signatures guides (the `output` and `error` keys of `response`; signatures sent
 //! back with the calls for Gemini 3).
 
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::call::{CallArguments, ModelCall};
-use super::content::{joined_text, pieces};
+use super::content::TextLines;
 use super::json_shape::{
-    Under, array_at, first_member, index_pointer, object, optional_string_at, shape_error,
-    string_at,
+    Items, Under, array_at, first_member, index_pointer, optional_string_at, shape_error, string_at,
 };
 use super::provider::Provider;
 use super::run::ToolOutcome;
+use crate::call::result::CallToolResult;
 use crate::error::Error;
 
 /// The content of a response's first candidate, or a content given alone (`{"parts": ...}`),
@@ -95,29 +97,70 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
 ///   `{"output": <value>}`;
 /// - otherwise `{"output": <text>}`: the text blocks, one per line, other content described
 ///   (a function response carries no media in this API version).
-pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
-    let parts = outcomes
-        .iter()
-        .map(|outcome| {
-            let result = &outcome.result;
-            let text = || Value::String(joined_text(pieces(result, Provider::Gemini)));
-            let response = match &result.structured_content {
-                _ if result.is_error() => object([("error", text())]),
-                Some(Value::Object(structured)) => Value::Object(structured.clone()),
-                Some(other) => object([("output", other.clone())]),
-                None => object([("output", text())]),
-            };
-            let mut function_response = Map::new();
-            if let Some(id) = &outcome.id {
-                function_response.insert("id".into(), Value::from(id.as_str()));
-            }
-            function_response.insert("name".into(), Value::from(outcome.name.as_str()));
-            function_response.insert("response".into(), response);
-            object([("functionResponse", Value::Object(function_response))])
-        })
-        .collect();
-    vec![object([
-        ("role", Value::from("user")),
-        ("parts", Value::Array(parts)),
-    ])]
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> impl Serialize + '_ {
+    let parts = outcomes.iter().map(|outcome| Part {
+        function_response: FunctionResponse {
+            id: outcome.id.as_deref(),
+            name: &outcome.name,
+            response: Response(&outcome.result),
+        },
+    });
+    Items(std::iter::once(UserContent {
+        role: "user",
+        parts: Items(parts),
+    }))
+}
+
+/// `Content`.
+#[derive(Clone, Serialize)]
+struct UserContent<P> {
+    role: &'static str,
+    parts: P,
+}
+
+/// A `Part` with `functionResponse`.
+#[derive(Serialize)]
+struct Part<'a> {
+    #[serde(rename = "functionResponse")]
+    function_response: FunctionResponse<'a>,
+}
+
+/// `FunctionResponse`.
+#[derive(Serialize)]
+struct FunctionResponse<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    name: &'a str,
+    response: Response<'a>,
+}
+
+/// The `response` object of a result, by the rule above.
+struct Response<'a>(&'a CallToolResult);
+
+impl Serialize for Response<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.0;
+        let text = TextLines {
+            result,
+            provider: Provider::Gemini,
+            prefix: "",
+        };
+        match &result.structured_content {
+            _ if result.is_error() => one_member(serializer, "error", &text),
+            Some(Value::Object(structured)) => structured.serialize(serializer),
+            Some(other) => one_member(serializer, "output", other),
+            None => one_member(serializer, "output", &text),
+        }
+    }
+}
+
+/// The object `{key: value}`.
+fn one_member<S: Serializer, V: Serialize>(
+    serializer: S,
+    key: &str,
+    value: &V,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(key, value)?;
+    map.end()
 }

@@ -1,9 +1,11 @@
 //! The JSON shapes of provider messages: reading a response's members with an
 //! [`Error::Json`] at the offending pointer, and writing objects straight from their members
-//! (no `json!` on values already built, which would serialize them a second time).
+//! (no `json!` on values already built, which would serialize them a second time), or
+//! serializing them where they are ([`Items`]).
 
 use std::fmt;
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
@@ -48,13 +50,13 @@ pub(crate) fn array_at<'v>(
 }
 
 /// The member `key` of the object `value` (at `pointer`) as a string: required.
-pub(crate) fn string_at(
-    value: &Value,
+pub(crate) fn str_at<'v>(
+    value: &'v Value,
     key: &str,
     pointer: impl fmt::Display,
-) -> Result<String, Error> {
+) -> Result<&'v str, Error> {
     match value.get(key) {
-        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::String(text)) => Ok(text),
         Some(other) => Err(shape_error(
             &format!("{pointer}/{key}"),
             format!("expected a string, found {}", json_type(other)),
@@ -66,16 +68,34 @@ pub(crate) fn string_at(
     }
 }
 
+/// [`str_at`], owned.
+pub(crate) fn string_at(
+    value: &Value,
+    key: &str,
+    pointer: impl fmt::Display,
+) -> Result<String, Error> {
+    str_at(value, key, pointer).map(str::to_owned)
+}
+
 /// The member `key` as a string when present and a string; `None` when absent or `null`.
+pub(crate) fn optional_str_at<'v>(
+    value: &'v Value,
+    key: &str,
+    pointer: impl fmt::Display,
+) -> Result<Option<&'v str>, Error> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => str_at(value, key, pointer).map(Some),
+    }
+}
+
+/// [`optional_str_at`], owned.
 pub(crate) fn optional_string_at(
     value: &Value,
     key: &str,
     pointer: impl fmt::Display,
 ) -> Result<Option<String>, Error> {
-    match value.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => string_at(value, key, pointer).map(Some),
-    }
+    Ok(optional_str_at(value, key, pointer)?.map(str::to_owned))
 }
 
 /// The array a response holds the calls in: `response` itself when it is an array (pointer
@@ -132,6 +152,27 @@ pub(crate) fn members_map<const N: usize>(members: [(&str, Value); N]) -> Map<St
         map.insert(key.to_owned(), value);
     }
     map
+}
+
+/// A JSON array of what an iterator gives, serialized as it comes (the iterator is cloned
+/// for each serialization, so the value can be written more than once).
+#[derive(Clone)]
+pub(crate) struct Items<I>(pub(crate) I);
+
+impl<I> Serialize for Items<I>
+where
+    I: Iterator + Clone,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.clone())
+    }
+}
+
+/// For `skip_serializing_if`: a flag written only when set (`is_error`).
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+pub(crate) fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 /// The JSON Pointer `base` + `infix` + `/index` (`/content/3`, `/choices/0/message/tool_calls/1`),

@@ -66,13 +66,14 @@
 //! let calls = read_calls(Provider::OpenAiChat, &response)?;
 //! let cx = CallContext::new();
 //! let outcomes = pollster::block_on(run_calls(&toolbox, &tools, calls, &cx));
-//! let messages = answer(Provider::OpenAiChat, &outcomes);
+//! let messages = answer(Provider::OpenAiChat, &outcomes).to_values();
 //! assert_eq!(messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "Sunny in Paris"}));
 //! assert!(messages[1]["content"].as_str().unwrap().starts_with(
 //!     "Error: invalid arguments for tool \"get_weather\": the arguments are not valid JSON"));
 //! # Ok::<(), toolmodel::Error>(())
 //! ```
 
+mod answer;
 mod anthropic;
 mod call;
 mod content;
@@ -87,6 +88,7 @@ mod tools;
 
 use serde_json::Value;
 
+pub use answer::Answer;
 pub use call::{CallArguments, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
@@ -146,22 +148,20 @@ impl ModelCall {
 }
 
 /// The answer to the calls, in the provider's format: what to append to the conversation
-/// (`messages`, `input` or `contents`) after the model's turn, one value per message or item:
+/// (`messages`, `input` or `contents`) after the model's turn, one message or item per
+/// element of the JSON array it serializes as:
 ///
 /// - Anthropic: one `user` message with a `tool_result` block per outcome;
 /// - OpenAI Chat: a `role: "tool"` message per outcome;
 /// - OpenAI Responses: a `function_call_output` item per outcome;
 /// - Gemini: one `user` content with a `functionResponse` part per outcome.
 ///
-/// The [module docs](self) give the rule for each kind of content.
+/// The [`Answer`] borrows `outcomes` and builds nothing: serialize it into the request body,
+/// or take [`Answer::to_values`]. The [module docs](self) give the rule for each kind of
+/// content.
 #[must_use]
-pub fn answer(provider: Provider, outcomes: &[ToolOutcome]) -> Vec<Value> {
-    match provider {
-        Provider::Anthropic => anthropic::answer(outcomes),
-        Provider::OpenAiChat => openai_chat::answer(outcomes),
-        Provider::OpenAiResponses => openai_responses::answer(outcomes),
-        Provider::Gemini => gemini::answer(outcomes),
-    }
+pub fn answer(provider: Provider, outcomes: &[ToolOutcome]) -> Answer<'_> {
+    Answer::new(provider, outcomes)
 }
 
 /// The model's turn of `response`, as the next request must repeat it: the Anthropic
@@ -218,6 +218,6 @@ pub fn extend_request(
         ));
     };
     items.extend(turn);
-    items.extend(answer(provider, outcomes));
+    items.extend(answer(provider, outcomes).to_values());
     Ok(())
 }

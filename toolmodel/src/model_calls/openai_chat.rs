@@ -4,13 +4,14 @@
 //! Source: `openai/openai-openapi` (`ChatCompletionMessageToolCall`,
 //! `ChatCompletionRequestToolMessage`, `ChatCompletionRequestAssistantMessage`).
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::call::{CallArguments, ModelCall};
-use super::content::{joined_text, pieces};
+use super::content::TextLines;
 use super::json_shape::{
-    Under, array_at, first_member, index_pointer, object, optional_string_at, shape_error,
-    string_at,
+    Items, Under, array_at, first_member, index_pointer, object, optional_str_at,
+    optional_string_at, shape_error, string_at,
 };
 use super::provider::Provider;
 use super::run::ToolOutcome;
@@ -63,10 +64,10 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
                 let function = tool_call
                     .get("function")
                     .ok_or_else(|| shape_error(&pointer, "missing field `function`"))?;
-                let arguments = optional_string_at(function, "arguments", at)?;
+                let arguments = optional_str_at(function, "arguments", at)?;
                 (
                     string_at(function, "name", at)?,
-                    CallArguments::from_json_text(arguments.as_deref().unwrap_or_default()),
+                    CallArguments::from_json_text(arguments.unwrap_or_default()),
                 )
             }
         };
@@ -119,22 +120,26 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
 /// One `role: "tool"` message per outcome. Its `content` is text: the result's text blocks,
 /// one per line, other content described in brackets (tool messages take text only); an
 /// `isError` result's text starts with `Error: `.
-pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
-    outcomes
-        .iter()
-        .map(|outcome| {
-            let mut text = joined_text(pieces(&outcome.result, Provider::OpenAiChat));
-            if outcome.result.is_error() {
-                text.insert_str(0, "Error: ");
-            }
-            object([
-                ("role", Value::from("tool")),
-                (
-                    "tool_call_id",
-                    Value::from(outcome.id.as_deref().unwrap_or_default()),
-                ),
-                ("content", Value::String(text)),
-            ])
-        })
-        .collect()
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> impl Serialize + '_ {
+    Items(outcomes.iter().map(|outcome| ToolMessage {
+        role: "tool",
+        tool_call_id: outcome.id.as_deref().unwrap_or_default(),
+        content: TextLines {
+            result: &outcome.result,
+            provider: Provider::OpenAiChat,
+            prefix: if outcome.result.is_error() {
+                "Error: "
+            } else {
+                ""
+            },
+        },
+    }))
+}
+
+/// `ChatCompletionRequestToolMessage`, with a string `content`.
+#[derive(Serialize)]
+struct ToolMessage<'a> {
+    role: &'static str,
+    tool_call_id: &'a str,
+    content: TextLines<'a>,
 }

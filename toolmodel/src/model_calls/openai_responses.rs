@@ -4,13 +4,19 @@
 //! `InputTextContentParam`, `InputImageContentParamAutoParam`, `InputFileContentParam`,
 //! `NamespaceToolParam`).
 
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::call::{CallArguments, ModelCall};
-use super::content::{Piece, data_url, joined_text, pieces};
-use super::json_shape::{index_pointer, list_or_member, object, optional_string_at, string_at};
+use super::content::{DataUrl, Piece, TextLines, all_text, pieces};
+use super::json_shape::{
+    Items, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
+};
 use super::provider::Provider;
 use super::run::ToolOutcome;
+use crate::call::result::CallToolResult;
 use crate::error::Error;
 
 /// The output items of a response (`{"output": [...]}`) or the items themselves.
@@ -42,9 +48,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             }
         } else {
             CallArguments::from_json_text(
-                optional_string_at(item, "arguments", &pointer)?
-                    .as_deref()
-                    .unwrap_or_default(),
+                optional_str_at(item, "arguments", &pointer)?.unwrap_or_default(),
             )
         };
         calls.push(ModelCall {
@@ -90,52 +94,69 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
 /// of `input_text`, `input_image` (a `data:` URL) and `input_file` (`file_data` as a `data:`
 /// URL, `filename` from the resource URI) items. An `isError` result's text starts with
 /// `Error: `.
-pub(crate) fn answer(outcomes: &[ToolOutcome]) -> Vec<Value> {
-    outcomes
-        .iter()
-        .map(|outcome| {
-            let pieces = pieces(&outcome.result, Provider::OpenAiResponses);
-            let all_text = pieces.iter().all(|piece| matches!(piece, Piece::Text(_)));
-            let error = outcome.result.is_error();
-            let text = |text: String| {
-                object([
-                    ("type", Value::from("input_text")),
-                    ("text", Value::String(text)),
-                ])
-            };
-            let output = if all_text {
-                let mut text = joined_text(pieces);
-                if error {
-                    text.insert_str(0, "Error: ");
-                }
-                Value::String(text)
-            } else {
-                let mut parts = Vec::with_capacity(pieces.len() + 1);
-                if error {
-                    parts.push(text("Error:".to_owned()));
-                }
-                parts.extend(pieces.into_iter().map(|piece| match piece {
-                    Piece::Text(part) => text(part.into_owned()),
-                    Piece::Image { mime, data } => object([
-                        ("type", Value::from("input_image")),
-                        ("image_url", data_url(mime, data)),
-                    ]),
-                    Piece::File { mime, data, name } => object([
-                        ("type", Value::from("input_file")),
-                        ("file_data", data_url(mime, data)),
-                        ("filename", Value::from(name)),
-                    ]),
-                }));
-                Value::Array(parts)
-            };
-            object([
-                ("type", Value::from("function_call_output")),
-                (
-                    "call_id",
-                    Value::from(outcome.id.as_deref().unwrap_or_default()),
-                ),
-                ("output", output),
-            ])
-        })
-        .collect()
+pub(crate) fn answer(outcomes: &[ToolOutcome]) -> impl Serialize + '_ {
+    Items(outcomes.iter().map(|outcome| CallOutput {
+        kind: "function_call_output",
+        call_id: outcome.id.as_deref().unwrap_or_default(),
+        output: Output(&outcome.result),
+    }))
+}
+
+/// `FunctionCallOutputItemParam`.
+#[derive(Serialize)]
+struct CallOutput<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    call_id: &'a str,
+    output: Output<'a>,
+}
+
+/// The `output` of a `function_call_output`: a string, or a list of input items.
+struct Output<'a>(&'a CallToolResult);
+
+impl Serialize for Output<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.0;
+        let provider = Provider::OpenAiResponses;
+        let error = result.is_error();
+        if all_text(result, provider) {
+            let prefix = if error { "Error: " } else { "" };
+            return TextLines {
+                result,
+                provider,
+                prefix,
+            }
+            .serialize(serializer);
+        }
+        let flag = error.then_some(InputItem::Text {
+            text: Cow::Borrowed("Error:"),
+        });
+        let items = pieces(result, provider).map(|piece| match piece {
+            Piece::Text(text) => InputItem::Text { text },
+            Piece::Image { mime, data } => InputItem::Image {
+                image_url: DataUrl { mime, data },
+            },
+            Piece::File { mime, data, name } => InputItem::File {
+                file_data: DataUrl { mime, data },
+                filename: name,
+            },
+        });
+        serializer.collect_seq(flag.into_iter().chain(items))
+    }
+}
+
+/// `InputTextContentParam`, `InputImageContentParamAutoParam` (a `data:` URL) and
+/// `InputFileContentParam` (`file_data` as a `data:` URL).
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum InputItem<'a> {
+    #[serde(rename = "input_text")]
+    Text { text: Cow<'a, str> },
+    #[serde(rename = "input_image")]
+    Image { image_url: DataUrl<'a> },
+    #[serde(rename = "input_file")]
+    File {
+        file_data: DataUrl<'a>,
+        filename: &'a str,
+    },
 }
