@@ -73,7 +73,7 @@
 //! # Ok::<(), toolmodel::Error>(())
 //! ```
 
-mod answer;
+mod answers;
 mod anthropic;
 mod call;
 mod content;
@@ -88,7 +88,7 @@ mod tools;
 
 use serde_json::Value;
 
-pub use answer::Answer;
+pub use answers::Answer;
 pub use call::{CallArguments, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};

@@ -4,11 +4,13 @@
 //! - [`json_error`]: the error for a value at a pointer, when reading a `Value` (no line or
 //!   column);
 //! - [`from_value`]: a `T` from a `Value` (its depth bounded by the caller), the pointer of
-//!   the first error tracked;
+//!   the first error tracked ([`tracked`]: the deserializer every tool's arguments go through);
 //! - [`deserialize`]: a `T` from a `Value` already bounded or validated, the pointer found only
 //!   when it fails;
 //! - [`deserialize_text`]: a `T` from JSON text, with the line and column too;
 //! - [`serialize`]: a `T` to a `Value`, with the pointer of what cannot be written.
+
+mod tracked;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::Value;
@@ -36,8 +38,7 @@ pub(crate) fn json_error(pointer: impl Into<String>, message: impl Into<String>)
 ///
 /// [`Limits::max_depth`]: crate::Limits::max_depth
 pub(crate) fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
-    serde_path_to_error::deserialize(value)
-        .map_err(|err| json_error(pointer_of(err.path()), err.inner().to_string()))
+    tracked::deserialize(value).map_err(|(err, pointer)| json_error(pointer, err.to_string()))
 }
 
 /// Reads `T` from a `Value` whose depth is known to be bounded (validated arguments, a result
