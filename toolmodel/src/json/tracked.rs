@@ -275,29 +275,28 @@ impl<'a> Deserializer<'a> for Tracked<'a, '_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         // As `serde_json`: `"variant"` (a unit variant) or `{"variant": value}`, whose value
-        // is read at `/variant`.
-        match self.value {
-            Value::String(variant) => visitor.visit_enum(Variant {
-                at: self,
-                variant,
-                value: None,
-            }),
+        // is read at `/variant`. One call to the visitor: its `visit_enum` is compiled once.
+        let (variant, value) = match self.value {
+            Value::String(variant) => (variant, None),
             Value::Object(members) => {
                 let mut members = members.iter();
                 match (members.next(), members.next()) {
-                    (Some((variant, value)), None) => visitor.visit_enum(Variant {
-                        at: self,
-                        variant,
-                        value: Some(value),
-                    }),
-                    _ => Err(de::Error::invalid_value(
-                        de::Unexpected::Map,
-                        &"map with a single key",
-                    )),
+                    (Some((variant, value)), None) => (variant, Some(value)),
+                    _ => {
+                        return Err(de::Error::invalid_value(
+                            de::Unexpected::Map,
+                            &"map with a single key",
+                        ));
+                    }
                 }
             }
-            other => Err(de::Error::invalid_type(unexpected(other), &"string or map")),
-        }
+            other => return Err(de::Error::invalid_type(unexpected(other), &"string or map")),
+        };
+        visitor.visit_enum(Variant {
+            at: self,
+            variant,
+            value,
+        })
     }
 }
 
