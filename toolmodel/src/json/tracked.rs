@@ -692,6 +692,20 @@ mod tests {
         }
     }
 
+    /// Each value reads as with `serde_json`, refused at the pointer given (`None`: read).
+    fn pointers_are<T>(cases: &[(Value, Option<&str>)], compare_pointer: bool)
+    where
+        T: for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+    {
+        for (value, pointer) in cases {
+            assert_eq!(
+                same_as_serde_json::<T>(value, compare_pointer).as_deref(),
+                *pointer,
+                "{value}"
+            );
+        }
+    }
+
     #[test]
     fn errors_are_serde_json_errors_at_the_pointer_of_the_refused_value() {
         let cases = [
@@ -751,13 +765,7 @@ mod tests {
             (json!({"name": "a", "float": "1"}), Some("/float")),
             (json!({"name": "a", "unit": 0}), Some("/unit")),
         ];
-        for (value, pointer) in cases {
-            assert_eq!(
-                same_as_serde_json::<Args>(&value, true).as_deref(),
-                pointer,
-                "{value}"
-            );
-        }
+        pointers_are::<Args>(&cases, true);
     }
 
     #[test]
@@ -775,13 +783,7 @@ mod tests {
             (json!({"flags": {"true": 1, "false": 2}}), None),
             (json!({"flags": {"yes": 1}}), Some("/flags/yes")),
         ];
-        for (value, pointer) in cases {
-            assert_eq!(
-                same_as_serde_json::<Keyed>(&value, false).as_deref(),
-                pointer,
-                "{value}"
-            );
-        }
+        pointers_are::<Keyed>(&cases, false);
     }
 
     #[test]
@@ -806,13 +808,7 @@ mod tests {
             (json!({"Circle": 1}), Some("")),
             (json!(3), Some("")),
         ];
-        for (value, pointer) in cases {
-            assert_eq!(
-                same_as_serde_json::<Shape>(&value, false).as_deref(),
-                pointer,
-                "{value}"
-            );
-        }
+        pointers_are::<Shape>(&cases, false);
     }
 
     #[test]
