@@ -9,6 +9,9 @@
 //! - call-plus-cancel storms: 8 sessions sending `tools/call` then `notifications/cancelled`
 //!   for it, over and over;
 //! - a fresh client every 200 ms: a new connection, `initialize`, `tools/call`, `DELETE`.
+//!   As MCP has clients do, a probe whose `tools/call` gets 404 (its session is gone: the
+//!   server closes sessions to make room) initializes again, once; such probes are counted
+//!   and logged ("new session after ..."), and answered if the second session serves them.
 //!   A probe with no complete answer within 5 s is *unanswered*; one answered with anything
 //!   but success (503, 429, a refused or reset connection) is a *lockout*; the first ten
 //!   lockouts are logged on stderr with the step, the answer, when the probe started (seconds
@@ -105,6 +108,8 @@ fn call(id: u64) -> String {
 #[derive(Default)]
 struct Probes {
     answered: AtomicUsize,
+    /// Answered in a second session: the first was gone (404) at its `tools/call`.
+    renewed: AtomicUsize,
     lockouts: AtomicUsize,
     unanswered: AtomicUsize,
 }
@@ -117,12 +122,13 @@ enum Failure {
     Refused(String),
 }
 
-/// One fresh client: `Ok` when every step succeeded. `since` is when the attacks started:
+/// One fresh client: `Ok` when every step succeeded, `Ok(true)` when that took a second
+/// session (the first was gone at the call: 404). `since` is when the attacks started:
 /// a refusal names how long after it came, how long the `initialize` exchange took, how long
 /// after its response `notifications/initialized` was answered and with what (the server
 /// closes sessions to make room for new ones, so the time a client takes to come back
 /// matters).
-async fn probe(addr: SocketAddr, since: Instant) -> Result<(), Failure> {
+async fn probe(addr: SocketAddr, since: Instant) -> Result<bool, Failure> {
     let start = Instant::now();
     let handshake = std::sync::Mutex::new(String::new());
     let refused = |step: &str, what: String| {
@@ -133,27 +139,48 @@ async fn probe(addr: SocketAddr, since: Instant) -> Result<(), Failure> {
         ))
     };
     let steps = async {
-        let (status, response) = exchange(addr, &post(None), &initialize())
-            .await
-            .map_err(|err| refused("initialize", err.to_string()))?;
-        let session = session_of(&response)
-            .ok_or_else(|| refused("initialize", first_line(status, &response)))?;
-        let answered = Instant::now();
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let (status, _) = exchange(addr, &post(Some(&session)), &initialized.to_string())
-            .await
-            .map_err(|err| refused("notifications/initialized", err.to_string()))?;
-        *handshake.lock().unwrap() = format!(
-            "; initialize took {} ms, notifications/initialized got {status} {} ms after it",
-            answered.duration_since(start).as_millis(),
-            answered.elapsed().as_millis()
-        );
-        let (status, response) = exchange(addr, &post(Some(&session)), &call(2))
-            .await
-            .map_err(|err| refused("tools/call", err.to_string()))?;
-        if status != 200 || !response.contains("\"result\"") {
-            return Err(refused("tools/call", first_line(status, &response)));
-        }
+        // MCP (Streamable HTTP, "Session Management"): a 404 to a request with a session ID
+        // means the session is gone, and the client MUST initialize again; a probe does so
+        // once, and is counted as renewed.
+        let mut renewed = false;
+        let session = loop {
+            let began = Instant::now();
+            let (status, response) = exchange(addr, &post(None), &initialize())
+                .await
+                .map_err(|err| refused("initialize", err.to_string()))?;
+            let session = session_of(&response)
+                .ok_or_else(|| refused("initialize", first_line(status, &response)))?;
+            let answered = Instant::now();
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let (status, _) = exchange(addr, &post(Some(&session)), &initialized.to_string())
+                .await
+                .map_err(|err| refused("notifications/initialized", err.to_string()))?;
+            *handshake.lock().unwrap() = format!(
+                "; initialize took {} ms, notifications/initialized got {status} {} ms after it{}",
+                answered.duration_since(began).as_millis(),
+                answered.elapsed().as_millis(),
+                if renewed {
+                    ", in the second session"
+                } else {
+                    ""
+                }
+            );
+            let (status, response) = exchange(addr, &post(Some(&session)), &call(2))
+                .await
+                .map_err(|err| refused("tools/call", err.to_string()))?;
+            if status == 404 && !renewed {
+                if let Failure::Refused(why) = refused("tools/call", first_line(status, &response))
+                {
+                    eprintln!("soak: new session after {why}");
+                }
+                renewed = true;
+                continue;
+            }
+            if status != 200 || !response.contains("\"result\"") {
+                return Err(refused("tools/call", first_line(status, &response)));
+            }
+            break session;
+        };
         let delete = format!(
             "DELETE /mcp HTTP/1.1\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
         );
@@ -161,7 +188,7 @@ async fn probe(addr: SocketAddr, since: Instant) -> Result<(), Failure> {
             .await
             .map_err(|err| refused("DELETE", err.to_string()))?;
         if (200..300).contains(&status) {
-            Ok(())
+            Ok(renewed)
         } else {
             Err(refused("DELETE", first_line(status, &response)))
         }
@@ -284,7 +311,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let probes = Arc::clone(&probes);
         probing.push(tokio::spawn(async move {
             let counter = match probe(addr, since).await {
-                Ok(()) => &probes.answered,
+                Ok(renewed) => {
+                    if renewed {
+                        probes.renewed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    &probes.answered
+                }
                 Err(Failure::Unanswered) => &probes.unanswered,
                 Err(Failure::Refused(why)) => {
                     // What locked the client out, for the log (the first few).
@@ -311,8 +343,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let growth_mb = (rss_after as f64 - rss_before as f64) / 1024.0;
     let opened = sessions_opened.load(Ordering::Relaxed).min(IDLE_SESSIONS);
     eprintln!(
-        "soak: {seconds} s; {} probes answered; {opened} idle sessions opened; server RSS {:.1} MB -> {:.1} MB",
+        "soak: {seconds} s; {} probes answered ({} in a second session, after a 404); {opened} idle sessions opened; server RSS {:.1} MB -> {:.1} MB",
         probes.answered.load(Ordering::Relaxed),
+        probes.renewed.load(Ordering::Relaxed),
         rss_before as f64 / 1024.0,
         rss_after as f64 / 1024.0,
     );
