@@ -9,6 +9,7 @@ use super::options::ConvertOptions;
 use super::target::Target;
 use super::warning::{Action, Warning};
 use crate::error::Error;
+use crate::pointer::push_token;
 use crate::validate::limits::deeper_than;
 use crate::validate::violation::SchemaSlot;
 
@@ -287,23 +288,6 @@ pub(crate) fn write_moved(schema: &mut Map<String, Value>, moved: Moved) {
         None => {
             schema.insert("description".into(), Value::String(text));
         }
-    }
-}
-
-/// Appends `/` and one JSON Pointer reference token, escaped (RFC 6901: `~` as `~0`, `/` as
-/// `~1`), without allocating for a token that needs no escaping.
-pub(crate) fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    if token.bytes().any(|b| b == b'~' || b == b'/') {
-        for ch in token.chars() {
-            match ch {
-                '~' => pointer.push_str("~0"),
-                '/' => pointer.push_str("~1"),
-                ch => pointer.push(ch),
-            }
-        }
-    } else {
-        pointer.push_str(token);
     }
 }
 

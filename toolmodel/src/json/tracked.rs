@@ -24,7 +24,7 @@ use serde::de::{
 };
 use serde_json::{Error, Map, Value};
 
-use crate::pointer::escape_pointer_token;
+use crate::pointer::push_token;
 
 /// One step into a value: a member of an object or an element of an array.
 #[derive(Clone, Copy, Debug)]
@@ -59,10 +59,7 @@ fn pointer(steps: &[Step<'_>]) -> String {
     let mut out = String::new();
     for step in steps {
         match step {
-            Step::Member(key) => {
-                out.push('/');
-                out.push_str(&escape_pointer_token(key));
-            }
+            Step::Member(key) => push_token(&mut out, key),
             Step::Element(index) => {
                 let _ = write!(out, "/{index}");
             }
@@ -80,33 +77,26 @@ struct Tracked<'a, 's> {
 }
 
 impl<'a, 's> Tracked<'a, 's> {
-    /// Records `step` as the one taken from this value (dropping steps left by a read that
-    /// failed and was recovered from), and gives the value it leads to.
-    fn enter(&self, step: Step<'a>, value: &'a Value) -> Tracked<'a, 's> {
-        let mut steps = self.steps.borrow_mut();
-        steps.truncate(self.depth);
-        steps.push(step);
-        Tracked {
-            value,
-            steps: self.steps,
-            depth: self.depth + 1,
-        }
-    }
-
-    /// Drops the step taken from this value, once what it led to is read.
-    fn leave(&self) {
-        self.steps.borrow_mut().truncate(self.depth);
-    }
-
-    /// Reads with `seed` the value `step` leads to; the step stays on an error.
-    fn read<T: DeserializeSeed<'a>>(
+    /// Reads with `read` the value `step` leads to: the step is recorded first (dropping
+    /// steps left by a read that failed and was recovered from), and dropped once the read
+    /// succeeds; on an error it stays, so the steps lead to where the error is.
+    fn within<R>(
         &self,
         step: Step<'a>,
         value: &'a Value,
-        seed: T,
-    ) -> Result<T::Value, Error> {
-        let read = seed.deserialize(self.enter(step, value))?;
-        self.leave();
+        read: impl FnOnce(Tracked<'a, 's>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        {
+            let mut steps = self.steps.borrow_mut();
+            steps.truncate(self.depth);
+            steps.push(step);
+        }
+        let read = read(Tracked {
+            value,
+            steps: self.steps,
+            depth: self.depth + 1,
+        })?;
+        self.steps.borrow_mut().truncate(self.depth);
         Ok(read)
     }
 
@@ -120,14 +110,12 @@ impl<'a, 's> Tracked<'a, 's> {
             items: items.iter().enumerate(),
         };
         let read = visitor.visit_seq(&mut access)?;
-        // As `serde_json`: a visitor that stops early refuses the rest.
-        match access.items.len() {
-            0 => Ok(read),
-            _ => Err(de::Error::invalid_length(
-                items.len(),
-                &"fewer elements in array",
-            )),
-        }
+        all_read(
+            read,
+            access.items.len(),
+            items.len(),
+            "fewer elements in array",
+        )
     }
 
     fn visit_object<V: Visitor<'a>>(
@@ -141,13 +129,21 @@ impl<'a, 's> Tracked<'a, 's> {
             value: None,
         };
         let read = visitor.visit_map(&mut access)?;
-        match access.members.len() {
-            0 => Ok(read),
-            _ => Err(de::Error::invalid_length(
-                members.len(),
-                &"fewer elements in map",
-            )),
-        }
+        all_read(
+            read,
+            access.members.len(),
+            members.len(),
+            "fewer elements in map",
+        )
+    }
+}
+
+/// `read`, if the visitor read all `len` elements or members; as `serde_json`, one that
+/// stopped early (`left` unread) refuses the rest, naming `expected`.
+fn all_read<T>(read: T, left: usize, len: usize, expected: &'static str) -> Result<T, Error> {
+    match left {
+        0 => Ok(read),
+        _ => Err(de::Error::invalid_length(len, &expected)),
     }
 }
 
@@ -193,8 +189,7 @@ impl<'a> Deserializer<'a> for Tracked<'a, '_> {
         // As `serde_json`: a string's bytes, or an array of numbers.
         match self.value {
             Value::String(text) => visitor.visit_borrowed_str(text),
-            Value::Array(items) => self.visit_array(items, visitor),
-            other => Err(invalid_type(other, &visitor)),
+            _ => self.deserialize_seq(visitor),
         }
     }
 
@@ -261,10 +256,10 @@ impl<'a> Deserializer<'a> for Tracked<'a, '_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        // As `serde_json`: an object, or an array of the fields in order.
         match self.value {
             Value::Array(items) => self.visit_array(items, visitor),
-            Value::Object(members) => self.visit_object(members, visitor),
-            other => Err(invalid_type(other, &visitor)),
+            _ => self.deserialize_map(visitor),
         }
     }
 
@@ -343,7 +338,10 @@ impl<'a> SeqAccess<'a> for Elements<'a, '_> {
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
         match self.items.next() {
-            Some((index, value)) => self.at.read(Step::Element(index), value, seed).map(Some),
+            Some((index, value)) => self
+                .at
+                .within(Step::Element(index), value, |at| seed.deserialize(at))
+                .map(Some),
             None => Ok(None),
         }
     }
@@ -373,15 +371,16 @@ impl<'a> MapAccess<'a> for Members<'a, '_> {
         };
         self.value = Some((key, value));
         // A key refused (`deny_unknown_fields`, a map of numbers) is an error at its member.
-        self.at.enter(Step::Member(key), value);
-        let key = seed.deserialize(Key(key))?;
-        self.at.leave();
-        Ok(Some(key))
+        self.at
+            .within(Step::Member(key), value, |_| seed.deserialize(Key(key)))
+            .map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'a>>(&mut self, seed: T) -> Result<T::Value, Error> {
         match self.value.take() {
-            Some((key, value)) => self.at.read(Step::Member(key), value, seed),
+            Some((key, value)) => self
+                .at
+                .within(Step::Member(key), value, |at| seed.deserialize(at)),
             None => Err(de::Error::custom("value is missing")),
         }
     }
@@ -511,7 +510,9 @@ impl<'a> VariantAccess<'a> for Variant<'a, '_> {
 
     fn newtype_variant_seed<T: DeserializeSeed<'a>>(self, seed: T) -> Result<T::Value, Error> {
         match self.value {
-            Some(value) => self.at.read(Step::Member(self.variant), value, seed),
+            Some(value) => self
+                .at
+                .within(Step::Member(self.variant), value, |at| seed.deserialize(at)),
             None => Err(unit_variant("newtype variant")),
         }
     }
@@ -521,12 +522,9 @@ impl<'a> VariantAccess<'a> for Variant<'a, '_> {
             // As `serde_json`: `[]` is read as a unit.
             Some(Value::Array(items)) if items.is_empty() => visitor.visit_unit(),
             Some(value @ Value::Array(items)) => {
-                let read = self
-                    .at
-                    .enter(Step::Member(self.variant), value)
-                    .visit_array(items, visitor)?;
-                self.at.leave();
-                Ok(read)
+                self.at.within(Step::Member(self.variant), value, |at| {
+                    at.visit_array(items, visitor)
+                })
             }
             Some(other) => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
             None => Err(unit_variant("tuple variant")),
@@ -540,12 +538,9 @@ impl<'a> VariantAccess<'a> for Variant<'a, '_> {
     ) -> Result<V::Value, Error> {
         match self.value {
             Some(value @ Value::Object(members)) => {
-                let read = self
-                    .at
-                    .enter(Step::Member(self.variant), value)
-                    .visit_object(members, visitor)?;
-                self.at.leave();
-                Ok(read)
+                self.at.within(Step::Member(self.variant), value, |at| {
+                    at.visit_object(members, visitor)
+                })
             }
             Some(other) => Err(de::Error::invalid_type(
                 unexpected(other),
