@@ -1,9 +1,9 @@
 //! `ToolboxServer::set_toolbox`: the tool list a server serves is replaced while clients are
 //! connected. Sessions that went through `initialize` get `notifications/tools/list_changed`
 //! (MCP 2025-11-25 "Tools", List Changed Notification) and then list the new tools; a MCP
-//! 2026-07-28 client gets it on its `subscriptions/listen` stream, and nowhere else; a call
-//! in flight finishes on the toolbox it started with. Driven by `rmcp`'s client over an
-//! in-memory pipe.
+//! 2026-07-28 client gets it on its `subscriptions/listen` stream, and nowhere else (a stream
+//! that does not ask for it is refused); a call in flight finishes on the toolbox it started
+//! with. Driven by `rmcp`'s client over an in-memory pipe.
 
 use std::{sync::Arc, time::Duration};
 
@@ -168,6 +168,21 @@ async fn a_2026_07_28_client_hears_of_a_new_toolbox_on_its_subscription_only() {
     // MCP 2026-07-28 has no unsolicited notifications: nothing came outside the stream.
     assert_eq!(client.count.load(std::sync::atomic::Ordering::SeqCst), 0);
     subscription.cancel().await.expect("the stream ends");
+    service.cancel().await.expect("closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_07_28_stream_that_asks_for_no_tool_list_changes_is_refused() {
+    let service = pipe::connect_2026_07_28(ToolboxServer::new(toolbox(&["old"])), ()).await;
+    let requested = SubscriptionFilter::builder()
+        .resources_list_changed()
+        .build();
+    match service.peer().listen(requested).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+        }
+        other => panic!("expected -32601, got {other:?}"),
+    }
     service.cancel().await.expect("closes");
 }
 

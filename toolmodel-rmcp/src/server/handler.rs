@@ -103,9 +103,9 @@ impl ServerHandler for ToolboxServer {
 
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(ListChanged::accepted_filter())
+        ListChanged::accepted_filter(requested)
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {

@@ -11,7 +11,7 @@
 //!   MUST NOT send a notification the client did not ask for. A client opens a
 //!   `subscriptions/listen` stream with `toolsListChanged: true`; `rmcp` acknowledges it
 //!   (`notifications/subscriptions/acknowledged`, the filter this server accepts: only
-//!   `toolsListChanged`), then [`ListChanged::listen`] sends the notification on the stream
+//!   `toolsListChanged`; a stream that does not ask for it is `-32601`), then [`ListChanged::listen`] sends the notification on the stream
 //!   (with its `io.modelcontextprotocol/subscriptionId`) on each change until the client
 //!   cancels it or the connection ends.
 
@@ -93,10 +93,14 @@ impl ListChanged {
         }
     }
 
-    /// The filter a `subscriptions/listen` stream is granted: `toolsListChanged`, nothing
-    /// else (`rmcp` narrows it to what the client asked for).
-    pub(crate) fn accepted_filter() -> SubscriptionFilter {
-        SubscriptionFilter::builder().tools_list_changed().build()
+    /// The filter a `subscriptions/listen` stream asking for `requested` is granted:
+    /// `toolsListChanged`, nothing else. A stream that does not ask for it is refused (`None`:
+    /// `rmcp` answers `-32601`, as for a server without subscriptions), so that what a
+    /// composed handler's clients ask for (resource updates, prompt list changes) is answered
+    /// as before this server served streams, not acknowledged and then never sent.
+    pub(crate) fn accepted_filter(requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        (requested.tools_list_changed == Some(true))
+            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
     }
 
     /// Serves one `subscriptions/listen` stream until the client cancels it or the

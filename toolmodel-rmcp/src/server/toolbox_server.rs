@@ -302,7 +302,8 @@ impl ToolboxServer {
     ///   (2026-07-28 "Subscriptions"): each open `subscriptions/listen` stream whose filter
     ///   has `toolsListChanged: true` gets it, carrying the stream's
     ///   `io.modelcontextprotocol/subscriptionId` (`rmcp` serves the stream; this server
-    ///   accepts `toolsListChanged` alone in its filter, see [`with_handler`](Self::with_handler)).
+    ///   accepts `toolsListChanged` alone in its filter, and refuses a stream that does not
+    ///   ask for it with `-32601`, see [`with_handler`](Self::with_handler)).
     ///
     /// Every call notifies, whether the list differs or not. The notifications are sent
     /// from tasks on the runtime serving each session, so this returns at once and may be
@@ -310,11 +311,12 @@ impl ToolboxServer {
     ///
     /// A request keeps the toolbox it started with: a `tools/call` in flight (or a task of
     /// the tasks extension) finishes on it; `tools/list` and `tools/call` that arrive after
-    /// this returns see `toolbox`. A cursor of the old list reads on in the new one (or is
-    /// `-32602` past its end): the notification tells the client to list again. The tasks
-    /// extension turns on when `toolbox` has a tool that supports tasks, and stays on once
-    /// on, so that tasks started before remain reachable. The capabilities a client was given
-    /// at `initialize` do not change.
+    /// this returns see `toolbox`. A cursor of the old list is read as a position in the new
+    /// one (`-32602` when the new list has no page there): the notification tells the client
+    /// to list again from the start. The tasks extension turns on when `toolbox` has a tool
+    /// that supports tasks, and stays on once on, so that tasks started before remain
+    /// reachable; a client learns that it turned on from its next `initialize` (or, under
+    /// 2026-07-28, `server/discover`).
     ///
     /// ```
     /// use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
