@@ -39,7 +39,7 @@ use toolmodel::{
     BoxFuture, CallHost, Cancellation, Error, LogLevel, LogNotification, ProgressNotification,
 };
 
-use super::wire::{from_wire, to_wire};
+use crate::convert::message::{from_wire, to_wire};
 
 /// Which log notifications a call sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

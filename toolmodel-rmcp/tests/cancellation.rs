@@ -1,25 +1,98 @@
-//! What becomes of the requests a `tools/call` sends to the client (`sampling/createMessage`,
-//! `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody answers them: cancelled with
-//! `notifications/cancelled` when the call is cancelled, when the client's connection ends,
-//! when [`Limits::client_request_timeout`] passes, and when the handler stops waiting.
+//! Cancellation: `notifications/cancelled` from the client reaches the handler of the
+//! `tools/call` it names; and what becomes of the requests a `tools/call` sends to the client
+//! (`sampling/createMessage`, `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody
+//! answers them: cancelled with `notifications/cancelled` when the call is cancelled, when the
+//! client's connection ends, when [`Limits::client_request_timeout`] passes, and when the
+//! handler stops waiting.
 //!
-//! The client is a raw JSON-RPC peer over an in-memory pipe, so every line the server writes
-//! is seen as it is.
+//! The first test drives the server with `rmcp`'s client; the others with a raw JSON-RPC peer
+//! over an in-memory pipe, so every line the server writes is seen as it is.
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
-use rmcp::ServiceExt as _;
+use rmcp::{
+    ServiceExt as _,
+    model::{CallToolRequestParams, ErrorCode},
+    service::ServiceError,
+};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::{
     io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, Lines, ReadHalf},
     io::{WriteHalf, split},
-    sync::mpsc,
+    sync::{Notify, mpsc},
 };
 use toolmodel::{
     CallContext, CallToolResult, ElicitRequest, InputRequest, InputRequests, Tool, ToolError,
-    ToolSchema, Toolbox,
+    ToolHandler, ToolSchema, Toolbox,
+    schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::{ToolboxServer, server::Limits};
+
+#[path = "support/pipe.rs"]
+mod pipe;
+use pipe::connect;
+
+#[derive(Deserialize, JsonSchema)]
+struct WaitArgs {}
+
+/// Waits until its call is cancelled, then says so.
+#[derive(toolmodel::Tool)]
+#[tool(input = WaitArgs)]
+struct Wait {
+    started: Arc<Notify>,
+    stopped: Arc<Notify>,
+}
+
+impl ToolHandler for Wait {
+    type Reply = &'static str;
+    async fn call(&self, _: WaitArgs, cx: &CallContext) -> Result<&'static str, ToolError> {
+        self.started.notify_one();
+        cx.cancelled().await;
+        self.stopped.notify_one();
+        Err(ToolError::Cancelled)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_cancelled_reaches_the_handler() {
+    let started = Arc::new(Notify::new());
+    let stopped = Arc::new(Notify::new());
+    let toolbox = Toolbox::builder()
+        .with(Wait {
+            started: Arc::clone(&started),
+            stopped: Arc::clone(&stopped),
+        })
+        .build()
+        .expect("toolbox");
+    let service = connect(ToolboxServer::new(toolbox), ()).await;
+
+    // rmcp's client sends notifications/cancelled for a tools/call it abandons.
+    let call = service.call_tool(CallToolRequestParams::new("wait"));
+    let abandoned = tokio::time::timeout(Duration::from_secs(5), async {
+        tokio::select! {
+            _ = call => panic!("the call finished without being cancelled"),
+            () = started.notified() => {}
+        }
+    })
+    .await;
+    assert!(abandoned.is_ok(), "the handler started");
+    tokio::time::timeout(Duration::from_secs(5), stopped.notified())
+        .await
+        .expect("the handler saw the cancellation");
+
+    let unknown = service
+        .call_tool(
+            CallToolRequestParams::new("nothing")
+                .with_arguments(json!({}).as_object().cloned().unwrap_or_default()),
+        )
+        .await;
+    match unknown {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    service.cancel().await.expect("closes");
+}
 
 /// How long a test waits for a line the server should write.
 const WAIT: Duration = Duration::from_secs(5);
