@@ -41,7 +41,11 @@ async fn refused_without_the_body(addr: SocketAddr, head: &str, within: Duration
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_initializes_close_no_session_when_the_table_is_full() {
     let addr = start(server().with_limits(HttpLimits::default().max_sessions(3))).await;
-    let clients = [session(addr).await, session(addr).await, session(addr).await];
+    let clients = [
+        session(addr).await,
+        session(addr).await,
+        session(addr).await,
+    ];
     for head in foreign_heads(addr) {
         for _ in 0..5 {
             let reply = raw(addr, &head, &initialize_body()).await;

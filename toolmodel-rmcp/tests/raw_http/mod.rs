@@ -173,4 +173,3 @@ pub fn call_body(arguments: &Value) -> String {
         "params": {"name": "add", "arguments": arguments}})
     .to_string()
 }
-

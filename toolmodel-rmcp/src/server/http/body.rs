@@ -47,25 +47,14 @@ pub(super) mod tests {
 
     use super::*;
 
-    /// A body that never arrives: a client that sent its head and stalls.
-    pub(in crate::server::http) struct Stalled;
-
-    impl http_body::Body for Stalled {
-        type Data = Bytes;
-        type Error = std::io::Error;
-
-        fn poll_frame(
-            self: Pin<&mut Self>,
-            _cx: &mut Context<'_>,
-        ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
-            Poll::Pending
-        }
+    /// A body that does not come: the client sent its head and stalls, or its connection
+    /// broke.
+    pub(in crate::server::http) enum Missing {
+        Stalled,
+        Broken,
     }
 
-    /// A body whose connection broke.
-    struct Broken;
-
-    impl http_body::Body for Broken {
+    impl http_body::Body for Missing {
         type Data = Bytes;
         type Error = std::io::Error;
 
@@ -73,10 +62,13 @@ pub(super) mod tests {
             self: Pin<&mut Self>,
             _cx: &mut Context<'_>,
         ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
-            Poll::Ready(Some(Err(std::io::Error::new(
-                std::io::ErrorKind::ConnectionReset,
-                "connection reset",
-            ))))
+            match *self {
+                Self::Stalled => Poll::Pending,
+                Self::Broken => Poll::Ready(Some(Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "connection reset",
+                )))),
+            }
         }
     }
 
@@ -101,7 +93,7 @@ pub(super) mod tests {
     async fn a_stalled_body_times_out() {
         let timeout = Duration::from_millis(20);
         assert_eq!(
-            read(Stalled, 64, timeout).await,
+            read(Missing::Stalled, 64, timeout).await,
             Err(Refusal::BodyTimeout(timeout))
         );
     }
@@ -109,7 +101,7 @@ pub(super) mod tests {
     #[tokio::test]
     async fn a_broken_body_is_unreadable_and_says_why() {
         assert_eq!(
-            read(Broken, 64, SECOND).await,
+            read(Missing::Broken, 64, SECOND).await,
             Err(Refusal::BodyUnreadable("connection reset".into()))
         );
     }

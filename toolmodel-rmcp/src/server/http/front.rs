@@ -245,7 +245,7 @@ mod tests {
     use http_body_util::BodyExt as _;
     use tower_service::Service as _;
 
-    use super::{super::body::tests::Stalled, *};
+    use super::{super::body::tests::Missing, *};
 
     fn service() -> McpHttpService {
         let toolbox = toolmodel::Toolbox::builder().build().unwrap();
@@ -282,7 +282,7 @@ mod tests {
     #[tokio::test]
     async fn a_foreign_origin_is_refused_before_the_body_is_read() {
         let request = initialize(Some("http://evil.example"))
-            .body(Stalled)
+            .body(Missing::Stalled)
             .unwrap();
         let response = tokio::time::timeout(Duration::from_secs(5), service().respond(request))
             .await
@@ -297,7 +297,7 @@ mod tests {
         let request = || {
             Request::post("/elsewhere")
                 .header(header::HOST, "evil.example")
-                .body(Stalled)
+                .body(Missing::Stalled)
                 .unwrap()
         };
         let served = service().with_path("/mcp");

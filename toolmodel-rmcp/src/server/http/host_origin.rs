@@ -9,7 +9,7 @@
 //!   [`with_allowed_hosts`](crate::ToolboxServer::with_allowed_hosts) otherwise; an entry
 //!   without a port admits any port. Another `Host` is 403, two `Host` headers 400 (RFC 9112,
 //!   3.2), none (and no authority in the request target, as HTTP/2 carries it) or one that is
-//!   no `host[:port]` 400.
+//!   no `host[:port]` (user info, a port past 65535) 400.
 //! - **Origin.** A request without `Origin` (not from a browser) passes. One with `Origin`
 //!   passes when it is a loopback origin (`http` or `https`, any port, on `localhost`,
 //!   `127.0.0.1` or `[::1]`), the server's own (`http` or `https` on one of its allowed host
@@ -20,9 +20,10 @@
 //!
 //! The rules are `rmcp`'s (`StreamableHttpServerConfig::allowed_hosts` and
 //! `allowed_origins`: host names compared without case and IPv6 brackets, an origin's
-//! missing port read as its scheme's default, `:*` for any port), and `rmcp`'s service is
-//! given the same lists ([`AllowList::rmcp_config`]): it checks again, and never refuses
-//! what passed here (a test compares the two).
+//! missing port read as its scheme's default, `:*` for any port), a little stricter (two
+//! `Host` or `Origin` headers, a `Host` with user info or a bad port), and `rmcp`'s service
+//! is given the same lists ([`AllowList::rmcp_config`]): it checks again, and never refuses
+//! what passed here (a test compares the two case by case).
 
 use http::{Uri, header, request::Parts, uri::Authority};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
@@ -161,50 +162,32 @@ impl Origin {
     }
 }
 
-/// An entry of the origins allowed: `null`, or a scheme and host with a port or `:*` (any
-/// port; no port at all reads as any port too, as `rmcp` reads it).
+/// An entry of the origins allowed: `null`, or a scheme and host with a port, or with `:*`
+/// or no port at all for any port (as `rmcp` reads an entry without a port). A tuple whose
+/// port is `None` admits any port.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum AllowedOrigin {
-    Null,
-    Tuple {
-        scheme: String,
-        host: String,
-        /// `None`: any port.
-        port: Option<u16>,
-    },
-}
+struct AllowedOrigin(Origin);
 
 impl AllowedOrigin {
     /// `None` when `entry` is no origin (an entry `rmcp` ignores too).
     fn parse(entry: &str) -> Option<Self> {
         let entry = entry.trim();
-        if let Some(base) = entry.strip_suffix(":*") {
-            return match Origin::parse(base)? {
-                Origin::Tuple {
-                    scheme,
-                    host,
-                    port: None,
-                } => Some(Self::Tuple {
-                    scheme,
-                    host,
-                    port: None,
-                }),
+        match entry.strip_suffix(":*") {
+            Some(base) => match Origin::parse(base)? {
+                any_port @ Origin::Tuple { port: None, .. } => Some(Self(any_port)),
                 _ => None,
-            };
+            },
+            None => Origin::parse(entry).map(Self),
         }
-        Some(match Origin::parse(entry)? {
-            Origin::Null => Self::Null,
-            Origin::Tuple { scheme, host, port } => Self::Tuple { scheme, host, port },
-        })
     }
 
     /// Whether this entry admits `origin`: the same scheme and host, and the entry's port
     /// (the origin's scheme's default when it names none) unless any port is allowed.
     fn admits(&self, origin: &Origin) -> bool {
-        match (self, origin) {
-            (Self::Null, Origin::Null) => true,
+        match (&self.0, origin) {
+            (Origin::Null, Origin::Null) => true,
             (
-                Self::Tuple { scheme, host, port },
+                Origin::Tuple { scheme, host, port },
                 Origin::Tuple {
                     scheme: origin_scheme,
                     host: origin_host,
@@ -558,11 +541,7 @@ mod tests {
                 list.rmcp_config(1024),
             );
             for &(_, target, headers, expected) in CASES.iter().filter(|case| case.0 == index) {
-                let mut request = Request::put(target);
-                for (name, value) in headers {
-                    request = request.header(*name, *value);
-                }
-                let request = request.body(Full::new(Bytes::new())).unwrap();
+                let request = Request::from_parts(head(target, headers), Full::new(Bytes::new()));
                 let status = rmcp.handle(request).await.status();
                 let rmcp_result = if status == StatusCode::METHOD_NOT_ALLOWED {
                     Ok(())

@@ -17,7 +17,7 @@ use std::time::Duration;
 /// | [`max_connections`](Self::max_connections) | 512 | the longest idle connection (no request in flight) is closed; when every connection is busy, the new one gets 503 with `Retry-After` and is closed |
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | the connection is closed (from the moment the server waits for a request: a new connection, or a keep-alive one after its last response) |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | 408 Request Timeout, and the connection is closed |
-/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large, and the connection is closed |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 120 s | the session is closed (404 afterwards) |
 /// | [`max_calls_per_session`](Self::max_calls_per_session) | 64 | 429 Too Many Requests with `Retry-After` |
 /// | [`client_request_timeout`](Self::client_request_timeout) | 120 s | the request to the client is cancelled (`notifications/cancelled`) and the handler gets `-32603` naming the limit |

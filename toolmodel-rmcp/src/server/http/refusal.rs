@@ -8,7 +8,8 @@
 //! ([`HttpLimits::max_connections`](super::HttpLimits::max_connections)) as soon as the
 //! response is written, so refused clients never hold the slots others need. A refusal after
 //! the body is read (the session limits, a `DELETE` of an unknown session) keeps the
-//! connection open for the client's next request (HTTP/1.1 keep-alive).
+//! connection open for the client's next request (HTTP/1.1 keep-alive). `Connection` is
+//! HTTP/1.1's: over HTTP/2 a server (`hyper`'s) drops it, and the stream ends alone.
 
 use std::time::Duration;
 
