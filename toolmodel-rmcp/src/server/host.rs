@@ -5,8 +5,10 @@
 //! forgets it (`rmcp` keeps a responder per pending request until then):
 //!
 //! - the client answers;
-//! - it goes unanswered for [`HttpLimits::client_request_timeout`](super::HttpLimits::client_request_timeout): `rmcp` sends
-//!   `notifications/cancelled` for it and the handler gets `-32603` naming the limit;
+//! - it goes unanswered for
+//!   [`HttpLimits::client_request_timeout`](super::HttpLimits::client_request_timeout):
+//!   `rmcp` sends `notifications/cancelled` for it and the handler gets `-32603` naming the
+//!   limit;
 //! - the `tools/call` is cancelled (`notifications/cancelled` from the client, or its session
 //!   or connection ends): `notifications/cancelled` for it, and the handler gets
 //!   [`Error::Cancelled`];

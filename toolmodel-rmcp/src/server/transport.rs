@@ -52,10 +52,11 @@ impl ToolboxServer {
     /// service, to mount in a server or router of your own: one session per client (each
     /// with its own `logging/setLevel` level), with the `Host` and `Origin` rules of
     /// [`with_allowed_hosts`](Self::with_allowed_hosts) and
-    /// [`with_allowed_origins`](Self::with_allowed_origins), the [`HttpLimits`](super::HttpLimits) of
-    /// [`with_limits`](Self::with_limits) but the connection ones, and the answers fixed in
-    /// front of `rmcp`: see [`McpHttpService`] (how to mount it, and the order in which a
-    /// request is checked). [`serve_http`](Self::serve_http) serves the same service.
+    /// [`with_allowed_origins`](Self::with_allowed_origins), the
+    /// [`HttpLimits`](super::HttpLimits) of [`with_limits`](Self::with_limits) but the
+    /// connection ones, and the answers fixed in front of `rmcp`: see [`McpHttpService`] (how
+    /// to mount it, and the order in which a request is checked).
+    /// [`serve_http`](Self::serve_http) serves the same service.
     #[must_use]
     pub fn http_service(self) -> McpHttpService {
         McpHttpService::new(self)
@@ -64,8 +65,9 @@ impl ToolboxServer {
     /// `rmcp`'s own `StreamableHttpService` for this server, with `config` as it is: the raw
     /// path, for an `rmcp` setting [`http_service`](Self::http_service) does not expose
     /// (a session manager, stateless mode, SSE keep-alive). None of the front is in it: no
-    /// [`HttpLimits`](super::HttpLimits), no `Origin` check unless `config` asks for one (`rmcp` checks only
-    /// loopback `Host` headers by default), none of the fixes [`McpHttpService`] lists.
+    /// [`HttpLimits`](super::HttpLimits), no `Origin` check unless `config` asks for one
+    /// (`rmcp` checks only loopback `Host` headers by default), none of the fixes
+    /// [`McpHttpService`] lists.
     #[must_use]
     pub fn rmcp_http_service(
         self,
@@ -94,8 +96,8 @@ impl ToolboxServer {
     ///   2026-07-28, Streamable HTTP, "Security Warning": servers MUST validate `Origin`);
     ///   `Origin: null` is 403 unless allowed. Both are checked before the body is read or a
     ///   session admitted, and the refusal closes the connection.
-    /// - The [`HttpLimits`](super::HttpLimits) of [`with_limits`](Self::with_limits) bound sessions,
-    ///   connections, reads and calls in flight; each refusal names its limit.
+    /// - The [`HttpLimits`](super::HttpLimits) of [`with_limits`](Self::with_limits) bound
+    ///   sessions, connections, reads and calls in flight; each refusal names its limit.
     /// - The answers `rmcp` 3.11's service gets wrong are fixed as
     ///   [`McpHttpService`](McpHttpService#answers-fixed-in-front-of-rmcp) lists; a
     ///   `tools/call` whose `arguments` is not an object, or with no `name`, is `-32602`

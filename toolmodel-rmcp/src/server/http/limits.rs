@@ -36,7 +36,9 @@ use std::time::Duration;
 /// use std::time::Duration;
 /// use toolmodel_rmcp::server::HttpLimits;
 ///
-/// let limits = HttpLimits::default().max_sessions(200).header_read_timeout(Duration::from_secs(5));
+/// let limits = HttpLimits::default()
+///     .max_sessions(200)
+///     .header_read_timeout(Duration::from_secs(5));
 /// assert_eq!(limits.max_sessions, 200);
 /// assert_eq!(limits.max_connections, 512);
 /// ```
