@@ -2,7 +2,7 @@
 //! `tools/call` it names; and what becomes of the requests a `tools/call` sends to the client
 //! (`sampling/createMessage`, `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody
 //! answers them: cancelled with `notifications/cancelled` when the call is cancelled, when the
-//! client's connection ends, when [`Limits::client_request_timeout`] passes, and when the
+//! client's connection ends, when [`HttpLimits::client_request_timeout`] passes, and when the
 //! handler stops waiting.
 //!
 //! The first test drives the server with `rmcp`'s client; the others with a raw JSON-RPC peer
@@ -27,7 +27,7 @@ use toolmodel::{
     ToolHandler, ToolSchema, Toolbox,
     schemars::{self, JsonSchema},
 };
-use toolmodel_rmcp::{ToolboxServer, server::Limits};
+use toolmodel_rmcp::{ToolboxServer, server::HttpLimits};
 
 #[path = "support/pipe.rs"]
 mod pipe;
@@ -111,7 +111,10 @@ fn request_of(kind: &str) -> InputRequest {
 
 /// A server with two tools: `ask` asks the client for `kind` (sampling, elicitation, roots)
 /// and reports how its wait ended on `outcomes`; `ask_briefly` stops waiting after 100 ms.
-fn server(limits: Limits, outcomes: mpsc::UnboundedSender<Result<(), ToolError>>) -> ToolboxServer {
+fn server(
+    limits: HttpLimits,
+    outcomes: mpsc::UnboundedSender<Result<(), ToolError>>,
+) -> ToolboxServer {
     let Value::Object(kind_schema) = json!({
         "type": "object",
         "properties": {"kind": {"enum": ["sampling", "elicitation", "roots"]}},
@@ -248,7 +251,7 @@ impl RawClient {
 async fn a_cancelled_call_cancels_its_requests_to_the_client() {
     for kind in ["sampling", "elicitation", "roots"] {
         let (outcomes, mut outcome) = mpsc::unbounded_channel();
-        let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+        let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
         let asked = client.call_and_get_asked(1, "ask", kind).await;
         client
             .send(
@@ -278,7 +281,7 @@ async fn a_cancelled_call_cancels_its_requests_to_the_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_request_to_the_client_times_out() {
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let limits = Limits::default().client_request_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().client_request_timeout(Duration::from_millis(300));
     let mut client = RawClient::start(server(limits, outcomes)).await;
     let started = std::time::Instant::now();
     let asked = client.call_and_get_asked(7, "ask", "sampling").await;
@@ -300,7 +303,7 @@ async fn an_unanswered_request_to_the_client_times_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_the_handler_stops_waiting_for_is_cancelled() {
     let (outcomes, _outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     let asked = client
         .call_and_get_asked(3, "ask_briefly", "elicitation")
         .await;
@@ -315,10 +318,10 @@ async fn a_request_the_handler_stops_waiting_for_is_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_timeout_is_documented_and_settable() {
     assert_eq!(
-        Limits::default().client_request_timeout,
-        Limits::DEFAULT_CLIENT_REQUEST_TIMEOUT
+        HttpLimits::default().client_request_timeout,
+        HttpLimits::DEFAULT_CLIENT_REQUEST_TIMEOUT
     );
-    let limits = Limits::default().client_request_timeout(Duration::from_secs(5));
+    let limits = HttpLimits::default().client_request_timeout(Duration::from_secs(5));
     assert_eq!(limits.client_request_timeout, Duration::from_secs(5));
 }
 
@@ -327,7 +330,7 @@ async fn many_cancelled_calls_leave_no_request_pending() {
     // The rounds, in small: calls whose sampling request is never answered, each
     // cancelled; every one of the server's requests is cancelled in turn.
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     for id in 1..=200_u64 {
         let asked = client.call_and_get_asked(id, "ask", "sampling").await;
         client
@@ -345,7 +348,7 @@ async fn many_cancelled_calls_leave_no_request_pending() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_connection_ends_the_calls_waiting_on_the_client() {
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     client.call_and_get_asked(1, "ask", "roots").await;
     drop(client);
     // `rmcp` gives the calls in flight 5 s to answer a closed stdin, then cancels them; the

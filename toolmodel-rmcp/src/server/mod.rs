@@ -101,16 +101,12 @@
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
 mod call;
 mod compose;
-mod connections;
 mod handler;
 mod host;
-mod http_front;
-mod limits;
+mod http;
 mod list_changed;
 mod misrouted;
-mod origin;
 mod request_state;
-mod sessions;
 mod stdio;
 mod task_call;
 mod task_input;
@@ -119,8 +115,7 @@ mod tool_list;
 mod toolbox_server;
 mod transport;
 
-pub use http_front::MCP_PATH;
-pub use limits::Limits;
+pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService};
 pub use request_state::{
     DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
 };

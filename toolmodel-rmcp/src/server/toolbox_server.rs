@@ -1,22 +1,21 @@
-//! [`ToolboxServer`]: the struct, its constructor, its builder setters (every `with_*`), the
-//! toolbox it serves ([`toolbox`](ToolboxServer::toolbox),
-//! [`set_toolbox`](ToolboxServer::set_toolbox)), and the [`HttpSettings`] it carries for
-//! `serve_http`.
+//! [`ToolboxServer`]: the struct, its constructor, its builder setters (every `with_*`, among
+//! them those of the [`HttpSettings`] it carries for Streamable HTTP), and the toolbox it
+//! serves ([`toolbox`](ToolboxServer::toolbox), [`set_toolbox`](ToolboxServer::set_toolbox)).
 //!
 //! The modules of `server` import one another in one direction only, from the state a server
 //! holds up to the `ServerHandler` impl that serves it (the conversions they share are
 //! [`crate::convert`]'s, outside `server`):
 //!
-//! 1. state that knows nothing of `ToolboxServer`: `limits`, `origin`, `request_state` (the
-//!    [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its toolbox from),
-//!    `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose` (the
-//!    [`Composed`] handler), `tasks` (the [`Tasks`] manager), `host`, `task_input`,
-//!    `sessions`, `stdio`, `misrouted`;
+//! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
+//!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
+//!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
+//!    (the [`Composed`] handler), `tasks` (the [`Tasks`] manager), `host`, `task_input`,
+//!    `stdio`, `misrouted`;
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
-//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `http_front`,
-//!    `connections` and `transport` (serving it over stdio and Streamable HTTP);
+//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `http`'s `front`
+//!    and `connections`, and `transport` (serving it over stdio and Streamable HTTP);
 //! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them: every method it
 //!    serves is written out there, each a short delegation to the module that does the work.
 //!
@@ -33,9 +32,8 @@ use toolmodel::{LogLevel, Toolbox};
 
 use super::{
     compose::Composed,
-    limits::Limits,
+    http::{HttpLimits, HttpSettings, default_port},
     list_changed::ListChanged,
-    origin::default_port,
     request_state::{RequestStateKey, Sealer},
     tasks::Tasks,
     tool_list::ServedTools,
@@ -90,18 +88,8 @@ pub struct ToolboxServer {
     /// The tasks extension, on once a toolbox served has a tool that supports tasks
     /// (`tasks.rs`).
     pub(super) tasks: Tasks,
-    /// What `serve_http` enforces (limits, allowed hosts and origins).
+    /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
-}
-
-/// What [`ToolboxServer::serve_http`] enforces: set with [`ToolboxServer::with_limits`],
-/// [`ToolboxServer::with_allowed_hosts`] and [`ToolboxServer::with_allowed_origins`].
-#[derive(Clone, Debug, Default)]
-pub(super) struct HttpSettings {
-    pub(super) limits: Limits,
-    /// Empty: loopback.
-    pub(super) allowed_hosts: Vec<String>,
-    pub(super) allowed_origins: Vec<String>,
 }
 
 impl ToolboxServer {
@@ -184,18 +172,19 @@ impl ToolboxServer {
         self
     }
 
-    /// The [`Limits`] [`serve_http`](Self::serve_http) enforces (default:
-    /// [`Limits::default`]). The stdio transport has one client and ignores them, all but
-    /// [`client_request_timeout`](Limits::client_request_timeout), which holds for every
+    /// The [`HttpLimits`] [`serve_http`](Self::serve_http) and
+    /// [`http_service`](Self::http_service) enforce (default: [`HttpLimits::default`]). The
+    /// stdio transport has one client and ignores them, all but
+    /// [`client_request_timeout`](HttpLimits::client_request_timeout), which holds for every
     /// transport.
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
+    pub fn with_limits(mut self, limits: HttpLimits) -> Self {
         self.http.limits = limits;
         self
     }
 
-    /// The host names (or `host:port` authorities) [`serve_http`](Self::serve_http) answers
-    /// to, replacing the default loopback ones: the names clients reach a public server by.
+    /// The host names (or `host:port` authorities) [`serve_http`](Self::serve_http) and
+    /// [`http_service`](Self::http_service) answer to, replacing the default loopback ones: the names clients reach a public server by.
     /// Their `http` and `https` origins are allowed too (the server's own). A `Host` not on
     /// the list is 403 Forbidden (against DNS rebinding).
     #[must_use]
