@@ -12,7 +12,11 @@ use toolmodel_tests::assert_shown;
 fn stdout_of(binary: &str) -> String {
     let output = Command::new(binary).output().expect("the example runs");
     assert!(output.status.success(), "{binary}: {}", output.status);
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{binary}: stderr");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "",
+        "{binary}: stderr"
+    );
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
 

@@ -33,7 +33,9 @@ fn words(line: &str) -> Vec<String> {
 
 #[test]
 fn each_command_the_guide_shows_prints_what_it_shows() {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(FOLDER);
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(FOLDER);
     for name in SHOWN {
         let shown = std::fs::read_to_string(folder.join(name)).expect("the file reads");
         let command = shown
@@ -46,7 +48,11 @@ fn each_command_the_guide_shows_prints_what_it_shows() {
             .current_dir(&folder)
             .output()
             .expect("toolmodel runs");
-        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{name}: stderr");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "",
+            "{name}: stderr"
+        );
         let code = output.status.code().expect("an exit status");
         let printed = format!(
             "$ toolmodel {command}\n{}[exit {code}]\n",
@@ -64,6 +70,13 @@ fn each_command_the_guide_shows_prints_what_it_shows() {
 fn a_command_line_splits_into_words_as_a_shell_would() {
     assert_eq!(
         words(r#"validate --tool t --args '{"a": 1}' tools.json"#),
-        ["validate", "--tool", "t", "--args", r#"{"a": 1}"#, "tools.json"]
+        [
+            "validate",
+            "--tool",
+            "t",
+            "--args",
+            r#"{"a": 1}"#,
+            "tools.json"
+        ]
     );
 }
