@@ -10,7 +10,10 @@
 //! # #[cfg(feature = "derive")] {
 //! use serde::Deserialize;
 //! use serde_json::json;
-//! use toolmodel::{CallContext, SyncToolHandler, Tool, ToolError, Toolbox, schemars::{self, JsonSchema}};
+//! use toolmodel::{
+//!     CallContext, SyncToolHandler, Tool, ToolDefinition, ToolError, Toolbox,
+//!     schemars::{self, JsonSchema},
+//! };
 //!
 //! /// Current weather for a city.
 //! #[derive(Default, Deserialize, JsonSchema, Tool)]
@@ -27,6 +30,7 @@
 //!     }
 //! }
 //!
+//! assert_eq!(GetWeather::ID, "weather:get_weather"); // checked at compile time
 //! let toolbox = Toolbox::builder().with(GetWeather::default()).build()?;
 //! let cx = CallContext::new();
 //! let call = |args: serde_json::Value| {
