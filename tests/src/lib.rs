@@ -163,7 +163,7 @@ pub fn exclusion(rel: &str) -> Option<&'static (&'static str, &'static str)> {
 }
 
 /// Every MCP tool of the corpus's [`MCP_SOURCES`], as `("file#pointer", tool JSON)`, found by
-/// [`toolmodel::catalog::tool_values`]; files that are not JSON or hold no tools are skipped
+/// [`toolmodel::wire::catalog::tool_values`]; files that are not JSON or hold no tools are skipped
 /// (the corpus test reports them). `None` when the shared data is missing.
 ///
 /// # Panics
@@ -183,7 +183,7 @@ pub fn corpus_tools() -> Option<Vec<(String, Value)>> {
         else {
             continue;
         };
-        let Ok(found) = toolmodel::catalog::tool_values(&document) else {
+        let Ok(found) = toolmodel::wire::catalog::tool_values(&document) else {
             continue;
         };
         out.extend(

@@ -13,10 +13,10 @@ use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    AudioContent, CallContext, CallHost, CallToolResult, Cancellation, ContentBlock,
-    EmbeddedResource, Error, ImageContent, LogLevel, LogNotification, ProgressNotification,
-    ResourceLink, SyncToolHandler, TextResourceContents, Tool, ToolDefinition, ToolError,
-    ToolHandler, ToolId, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Cancellation, ContentBlock, Error, SyncToolHandler, Tool,
+    ToolDefinition, ToolError, ToolHandler, ToolId, ToolSchema, Toolbox,
+    content::{AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextResourceContents},
+    host::{CallHost, LogLevel, LogNotification, ProgressNotification},
     schemars::{self, JsonSchema},
 };
 
@@ -851,18 +851,24 @@ struct RecordingHost {
 }
 
 impl CallHost for RecordingHost {
-    fn progress(&self, n: ProgressNotification) -> toolmodel::BoxFuture<'_, Result<(), Error>> {
+    fn progress(
+        &self,
+        n: ProgressNotification,
+    ) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
         self.progress.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
-    fn log(&self, n: LogNotification) -> toolmodel::BoxFuture<'_, Result<(), Error>> {
+    fn log(&self, n: LogNotification) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
         self.logs.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
-    fn create_message(&self, params: Value) -> toolmodel::BoxFuture<'_, Result<Value, Error>> {
+    fn create_message(
+        &self,
+        params: Value,
+    ) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async move { Ok(json!({"maxTokens": params["maxTokens"]})) })
     }
-    fn elicit(&self, _: Value) -> toolmodel::BoxFuture<'_, Result<Value, Error>> {
+    fn elicit(&self, _: Value) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async { Ok(json!({"action": "decline"})) })
     }
 }
@@ -941,7 +947,7 @@ fn a_progress_token_that_is_neither_string_nor_integer_is_refused_with_its_point
 // ---------------------------------------------------------------- executors and cancellation
 
 /// The calls of [`same_answers`], as one future an executor runs.
-type Calls = toolmodel::BoxFuture<'static, Vec<String>>;
+type Calls = toolmodel::host::BoxFuture<'static, Vec<String>>;
 
 /// The same calls, run to completion by whichever executor `run` is.
 fn same_answers(run: &dyn Fn(Calls) -> Vec<String>) {

@@ -5,8 +5,9 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 use toolmodel::{
-    ProtocolVersion, Tool, Written,
+    ProtocolVersion, Tool,
     adapters::{Profile, Target, convert_all},
+    wire::Written,
 };
 
 use crate::cli::ConvertArgs;

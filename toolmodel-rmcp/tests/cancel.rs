@@ -16,8 +16,8 @@ use tokio::{
     sync::mpsc,
 };
 use toolmodel::{
-    CallContext, CallToolResult, ElicitRequest, InputRequest, InputRequests, Tool, ToolError,
-    ToolSchema, Toolbox,
+    CallContext, CallToolResult, Tool, ToolError, ToolSchema, Toolbox,
+    input::{ElicitRequest, InputRequest, InputRequests},
 };
 use toolmodel_rmcp::{ToolboxServer, server::Limits};
 

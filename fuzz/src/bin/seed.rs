@@ -21,11 +21,7 @@ use std::{
 };
 
 use serde_json::Value;
-use toolmodel::{
-    Tool,
-    adapters::{ConvertOptions, Target, convert},
-    catalog::tool_values,
-};
+use toolmodel::{Tool, adapters::{ConvertOptions, Target, convert}, wire::catalog::tool_values};
 
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

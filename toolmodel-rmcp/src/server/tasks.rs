@@ -1,6 +1,6 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on `rmcp`'s
 //! [`TaskManager`]: a `tools/call` of a tool that declares task support
-//! ([`ToolExecution::task_support`](toolmodel::ToolExecution), `#[tool(task_support = ...)]`)
+//! ([`ToolExecution::task_support`](toolmodel::model::ToolExecution), `#[tool(task_support = ...)]`)
 //! runs as a task when the request declares the extension; the client polls it with
 //! `tasks/get`, answers its input requests with `tasks/update` and may cancel it with
 //! `tasks/cancel`.
@@ -53,7 +53,7 @@ use rmcp::{
     },
     task_manager::TaskManager,
 };
-use toolmodel::{TaskSupport, Toolbox};
+use toolmodel::{Toolbox, model::TaskSupport};
 
 /// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
 #[derive(Clone, Default)]

@@ -26,7 +26,7 @@ use rmcp::{
     ServerHandler,
     model::{Implementation, Tool as RmcpTool},
 };
-use toolmodel::{LogLevel, Toolbox};
+use toolmodel::{Toolbox, host::LogLevel};
 
 use super::{
     compose::Composed,

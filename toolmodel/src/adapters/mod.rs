@@ -157,7 +157,7 @@ use driver::convert_named;
 /// with the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
 /// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name
 /// JSON Schema does not define, each with its pointer; not for [`Target::Mcp`]);
-/// [`Error::Conversion`] too for any other value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
+/// [`Error::Conversion`] too for any other value of the tool nested more than [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128)
 /// levels. See the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
     let name = names::single(
@@ -267,10 +267,10 @@ pub fn portability(tool: &Tool, options: &ConvertOptions) -> Vec<ProfileReport> 
 /// `parameters` next to `parametersJsonSchema`); [`Error::InvalidSchema`] listing every `type`
 /// name JSON Schema does not define, unless [`ReadOptions::lenient`];
 /// [`Error::SchemaTooDeep`]; [`Error::Json`] for a document nested more than
-/// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
+/// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels.
 pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Reading, Error> {
     // Reading copies values, which recurses once per level: bound the document first.
-    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    let limit = crate::validate::limits::ValidationLimits::DEFAULT.max_depth;
     if let Some(pointer) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             &pointer,

@@ -16,7 +16,7 @@ use crate::model::tool::Icon;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{ContentBlock, TextContent};
+/// use toolmodel::{ContentBlock, content::TextContent};
 ///
 /// let block: ContentBlock = serde_json::from_value(json!({"type": "text", "text": "hi"}))?;
 /// assert_eq!(block, ContentBlock::Text(TextContent::new("hi")));

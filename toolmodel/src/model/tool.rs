@@ -48,7 +48,7 @@ use crate::model::schema::ToolSchema;
 ///   repeated within an object is an error** naming the key, its line and column: JSON leaves
 ///   its meaning to each parser, so the tool could mean something else to another reader.
 /// - **Bounds**: a value nested more than 128 levels is an error when reading a `Value` and a
-///   violation for [`Tool::validate`] (see [`Limits`](crate::Limits)).
+///   violation for [`Tool::validate`] (see [`ValidationLimits`](crate::validate::ValidationLimits)).
 ///
 /// Clones share the schemas (see [`ToolSchema`]); share whole tools with `Arc<Tool>` when you
 /// hold thousands.
@@ -100,7 +100,7 @@ pub struct Tool {
     pub namespace: Option<String>,
     /// Extension: the tool's version, a semantic version (`1.2.3` or `v1.2.3`).
     pub version: Option<String>,
-    /// Extension: tags in normal form (see [`normalize_tags`](crate::normalize_tags)).
+    /// Extension: tags in normal form (see [`normalize_tags`](crate::model::tags::normalize_tags)).
     pub tags: Vec<String>,
     /// Extension: where calls to this tool go. A tool may have several backends.
     pub backends: Vec<Backend>,

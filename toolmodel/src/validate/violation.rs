@@ -101,7 +101,7 @@ pub enum Violation {
         /// The key.
         key: String,
     },
-    /// A value nests deeper than [`Limits::max_depth`](crate::Limits::max_depth) levels,
+    /// A value nests deeper than [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) levels,
     /// counted from the tool's own object: its JSON could not be read back (`serde_json` reads
     /// at most 127 levels), and writing it, cloning it or comparing it recurses once per level.
     TooDeep {
