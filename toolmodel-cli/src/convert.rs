@@ -36,7 +36,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     if args.strict && !target.has_strict_mode() {
         writeln!(
             errors,
-            "error: {target} has no strict mode; --strict applies to openai, openai-responses and anthropic"
+            "error: {target} has no strict mode; --strict applies to openai-chat, openai-responses and anthropic"
         )?;
         return Ok(Status::Failure);
     }

@@ -51,7 +51,7 @@ pub(crate) fn convert_named(
             target: target.as_str(),
             pointer: String::new(),
             reason: format!(
-                "{target} has no strict mode; strict conversions exist for openai, openai-responses and anthropic"
+                "{target} has no strict mode; strict conversions exist for openai-chat, openai-responses and anthropic"
             ),
         });
     }

@@ -32,7 +32,7 @@
 //! assert_eq!(out.value["function"]["strict"], true);
 //! assert_eq!(out.value["function"]["parameters"]["required"], json!(["city", "unit"]));
 //! for warning in &out.warnings {
-//!     println!("{warning}"); // e.g. "openai: /title: title: dropped: openai tools have no title"
+//!     println!("{warning}"); // e.g. "openai-chat: /title: title: dropped: openai-chat tools have no title"
 //! }
 //! assert!(out.warnings.iter().any(|w| w.pointer == "/inputSchema/properties/unit"
 //!     && w.action == Action::Rewritten { exact: false }));
@@ -224,7 +224,7 @@ pub fn check(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Ve
 /// }
 /// let strict = portability(&tool, &ConvertOptions::default())
 ///     .into_iter()
-///     .find(|c| c.profile.to_string() == "openai-strict")
+///     .find(|c| c.profile.to_string() == "openai-chat-strict")
 ///     .unwrap();
 /// assert!(strict.outcome.is_err()); // the free-form `filters` object cannot be made strict
 /// # Ok::<(), toolmodel::Error>(())
