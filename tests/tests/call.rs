@@ -763,6 +763,40 @@ fn hand_built_tools_validate_arguments_and_output() {
 }
 
 #[test]
+fn a_hand_built_tool_bound_elsewhere_keeps_exactly_its_bindings_and_a_bare_one_gets_local() {
+    use toolmodel::Backend;
+
+    let mut upstream = Tool::new("search", ToolSchema::empty_object());
+    upstream.namespace = Some("github".into());
+    upstream.backends = vec![
+        Backend::mcp("github-server"),
+        Backend::provider("openai", "web_search"),
+    ];
+    let bare = Tool::new("echo", ToolSchema::empty_object());
+    let toolbox = Toolbox::builder()
+        .with_tool(upstream, |_, _| async { Ok(CallToolResult::text("found")) })
+        .with_tool(bare, |_, _| async { Ok(CallToolResult::text("echo")) })
+        .build()
+        .unwrap();
+    assert_eq!(
+        toolbox.get("github.search").unwrap().backends,
+        [
+            Backend::mcp("github-server"),
+            Backend::provider("openai", "web_search")
+        ],
+        "no Local binding is added to a tool bound to an MCP server"
+    );
+    assert_eq!(
+        toolbox.get("echo").unwrap().backends,
+        [Backend::local("echo")],
+        "a tool with no binding is served locally"
+    );
+    // Both are served by their handlers all the same.
+    let found = block_on(call(&toolbox, "github.search", json!({}))).unwrap();
+    assert_eq!(found.text_content(), "found");
+}
+
+#[test]
 fn listing_pages_through_every_tool_and_refuses_foreign_cursors() {
     let toolbox = hand_built(20);
     let mut seen = Vec::new();

@@ -1,9 +1,9 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on `rmcp`'s
 //! [`TaskManager`]: a `tools/call` of a tool that declares task support
-//! ([`ToolExecution::task_support`](toolmodel::model::ToolExecution), `#[tool(task_support = ...)]`)
-//! runs as a task when the request declares the extension; the client polls it with
-//! `tasks/get`, answers its input requests with `tasks/update` and may cancel it with
-//! `tasks/cancel`.
+//! ([`ToolExecution::task_support`](toolmodel::model::ToolExecution),
+//! `#[tool(task_support = ...)]`) runs as a task when the request declares the extension; the
+//! client polls it with `tasks/get`, answers its input requests with `tasks/update` and may
+//! cancel it with `tasks/cancel`.
 //!
 //! - `"optional"`: a task when the client declared the extension in the request's
 //!   capabilities (its `_meta`, or `initialize`), else an ordinary call.

@@ -1,12 +1,12 @@
-//! Provider adapters: a [`Tool`](struct@crate::Tool) to OpenAI, Anthropic and Gemini function-calling formats (and
-//! MCP), and back, saying precisely what each conversion changed (the `adapters` feature, on by
-//! default).
+//! Provider adapters: a [`Tool`](struct@crate::Tool) to OpenAI, Anthropic and Gemini
+//! function-calling formats (and MCP), and back, saying precisely what each conversion changed (the
+//! `adapters` feature, on by default).
 //!
 //! - [`convert`] / [`convert_all`]: a tool (or a batch, with collision-free names and a
 //!   [`NameMap`] to route calls back) to one [`Target`], plain or strict
 //!   ([`ConvertOptions`]). The result is the converted JSON plus every [`Warning`], sorted.
-//! - [`read`]: a provider's JSON back into a [`Tool`](struct@crate::Tool) ([`ReadOptions::lenient`] maps
-//!   non-standard types such as BFCL's `dict` and `float`, with warnings).
+//! - [`read`]: a provider's JSON back into a [`Tool`](struct@crate::Tool) ([`ReadOptions::lenient`]
+//!   maps non-standard types such as BFCL's `dict` and `float`, with warnings).
 //! - [`check`] and [`portability`]: the warnings (or the error) a tool would get, per target,
 //!   without keeping the output; what a linter shows.
 //!
@@ -153,12 +153,13 @@ use driver::convert_named;
 ///
 /// # Errors
 ///
-/// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold
-/// with the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
-/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name
-/// JSON Schema does not define, each with its pointer; not for [`Target::Mcp`]);
-/// [`Error::Conversion`] too for any other value of the tool nested more than [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128)
-/// levels. See the [module docs](self).
+/// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold with
+/// the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
+/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name JSON
+/// Schema does not define, each with its pointer; not for [`Target::Mcp`]); [`Error::Conversion`]
+/// too for any other value of the tool nested more than
+/// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels. See
+/// the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
     let name = names::single(
         target,

@@ -166,12 +166,14 @@ pub trait CallHost: Send + Sync {
         Box::pin(async { Err(no_host("roots/list")) })
     }
 
-    /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`,
-    /// SEP-2663): [`TaskPhase::NoTask`] (the default) for an ordinary call. A host that runs
-    /// the call as a task says [`TaskPhase::NotStarted`] or [`TaskPhase::Running`]; then
-    /// [`CallContext::input`](crate::CallContext::input) goes to [`input`](Self::input) of the host (which parks the task
-    /// in `input_required` until `tasks/update` answers) even under MCP 2026-07-28 input
-    /// rounds, and [`CallContext::input_before_task`](crate::CallContext::input_before_task) does so once the task is running.
+    /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663):
+    /// [`TaskPhase::NoTask`] (the default) for an ordinary call. A host that runs the call as a
+    /// task says [`TaskPhase::NotStarted`] or [`TaskPhase::Running`]; then
+    /// [`CallContext::input`](crate::CallContext::input) goes to [`input`](Self::input) of the host
+    /// (which parks the task in `input_required` until `tasks/update` answers) even under MCP
+    /// 2026-07-28 input rounds, and
+    /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) does so once the
+    /// task is running.
     fn task_phase(&self) -> TaskPhase {
         TaskPhase::NoTask
     }
@@ -200,8 +202,9 @@ pub trait CallHost: Send + Sync {
     }
 }
 
-/// Where a call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
-/// as its host says ([`CallHost::task_phase`]); it decides where [`CallContext::input`](crate::CallContext::input) and
+/// Where a call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), as its
+/// host says ([`CallHost::task_phase`]); it decides where
+/// [`CallContext::input`](crate::CallContext::input) and
 /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) send their requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -209,9 +212,9 @@ pub enum TaskPhase {
     /// An ordinary call: no task.
     NoTask,
     /// A call that becomes a task, whose `CreateTaskResult` is not sent yet: input asked with
-    /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) still goes by multi round-trip requests on the
-    /// `tools/call` itself (SEP-2663: "resolve all MRTR exchanges synchronously before
-    /// responding with a `CreateTaskResult`").
+    /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) still goes by
+    /// multi round-trip requests on the `tools/call` itself (SEP-2663: "resolve all MRTR exchanges
+    /// synchronously before responding with a `CreateTaskResult`").
     NotStarted,
     /// The call runs as a task: input parks the task in `input_required` (`tasks/get` shows
     /// the `inputRequests`, `tasks/update` answers them).

@@ -69,7 +69,8 @@ pub struct ProfiledSchema {
 }
 
 impl SchemaProfile {
-    /// The MCP profile: every change of [the schema profile](crate::define#the-schema-profile) made.
+    /// The MCP profile: every change of [the schema profile](crate::define#the-schema-profile)
+    /// made.
     pub const MCP: Self = Self {
         keep_schema_uri: false,
         keep_title: false,

@@ -8,13 +8,12 @@
 //! [`ToolIdProblem`]), and the rules of tool [`name`]s and [`tags`].
 //!
 //! ```
-//! use serde_json::json;
 //! use toolmodel::{
-//!     Tool,
+//!     Tool, ToolSchema,
 //!     model::{Icon, IconTheme, TaskSupport, ToolExecution, parse_tool_id, tags::normalize_tags},
 //! };
 //!
-//! let mut tool = Tool::from_mcp_json(&json!({"name": "search", "inputSchema": {"type": "object"}}))?;
+//! let mut tool = Tool::new("search", ToolSchema::empty_object());
 //! let mut icon = Icon::new("https://example.com/search.png");
 //! icon.theme = Some(IconTheme::Dark);
 //! tool.icons = Some(vec![icon]);

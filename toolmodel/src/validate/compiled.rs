@@ -43,7 +43,8 @@ impl CompiledSchema {
     }
 
     /// The deepest instance this schema validates, in levels of arrays and objects:
-    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth), or less when the schema's chains of subschemas are long (see
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth), or less when
+    /// the schema's chains of subschemas are long (see
     /// [`ValidationLimits`](crate::validate::ValidationLimits)).
     #[must_use]
     pub fn max_instance_depth(&self) -> usize {
@@ -65,8 +66,9 @@ impl CompiledSchema {
     /// - [`Error::InvalidInstance`] with every violation.
     /// - [`Error::InstanceTooDeep`] when the instance nests deeper than
     ///   [`CompiledSchema::max_instance_depth`]; nothing is validated.
-    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not
-    ///   finish within [`ValidationLimits::pattern_backtrack_limit`](crate::validate::ValidationLimits::pattern_backtrack_limit).
+    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not finish
+    ///   within
+    ///   [`ValidationLimits::pattern_backtrack_limit`](crate::validate::ValidationLimits::pattern_backtrack_limit).
     pub fn validate(&self, instance: &Value) -> Result<(), Error> {
         if let Some(pointer) = deeper_than(instance, self.instance_depth) {
             return Err(Error::InstanceTooDeep {

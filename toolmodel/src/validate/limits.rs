@@ -160,8 +160,8 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// A value as JSON text when it nests at most [`ValidationLimits::DEFAULT`]'s `max_depth` levels, else a
-/// phrase saying so: printing a value recurses once per level.
+/// A value as JSON text when it nests at most [`ValidationLimits::DEFAULT`]'s `max_depth` levels,
+/// else a phrase saying so: printing a value recurses once per level.
 pub(crate) fn shallow_text(value: &Value) -> String {
     let limit = ValidationLimits::DEFAULT.max_depth;
     if deeper_than(value, limit).is_some() {

@@ -120,8 +120,9 @@ impl Tool {
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
     /// - `extra`: no key that is a tool key.
-    /// - every value: nested at most [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128)
-    ///   levels below the tool's own object, checked without recursion.
+    /// - every value: nested at most
+    ///   [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels
+    ///   below the tool's own object, checked without recursion.
     ///
     /// By version:
     /// - 2025-11-25 and older: `outputSchema` root `"type": "object"` (a version before

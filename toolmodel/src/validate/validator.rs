@@ -215,8 +215,8 @@ impl DefaultValidator {
         }
     }
 
-    /// Sets the resource bounds (default [`ValidationLimits::DEFAULT`]; see [`ValidationLimits`] for each bound and
-    /// the error exceeding it gives).
+    /// Sets the resource bounds (default [`ValidationLimits::DEFAULT`]; see [`ValidationLimits`]
+    /// for each bound and the error exceeding it gives).
     #[must_use]
     pub fn with_limits(mut self, limits: ValidationLimits) -> Self {
         self.limits = limits;
@@ -278,8 +278,8 @@ impl DefaultValidator {
     ///   with its JSON Pointer), or a local reference that leads nowhere (pointing at the
     ///   `$ref`).
     /// - [`Error::ExternalRef`]: a reference to anything outside the schema.
-    /// - [`Error::SchemaTooDeep`]: the schema nests more than [`ValidationLimits::max_depth`] levels, or
-    ///   its references chain more subschemas than that at one place of the instance.
+    /// - [`Error::SchemaTooDeep`]: the schema nests more than [`ValidationLimits::max_depth`]
+    ///   levels, or its references chain more subschemas than that at one place of the instance.
     /// - [`Error::SchemaTooLarge`]: its references, expanded, add more than
     ///   [`ValidationLimits::max_expansion`] JSON values.
     ///

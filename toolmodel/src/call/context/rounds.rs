@@ -79,12 +79,12 @@ impl CallContext {
     ///   [`ToolError::InputRequired`] with the unanswered requests, the handler returns it
     ///   with `?`, the server answers the call with an `InputRequiredResult`, and the client
     ///   retries the call with the answers. **The handler then runs again from the start**.
-    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the
-    ///   host's [`task_phase`](crate::host::CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
-    ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update`
-    ///   has answered every key this returns the answers. **The handler goes on where it
-    ///   waits** (it is not run again: a task keeps running). Input the call needs before it
-    ///   becomes a task: [`input_before_task`](Self::input_before_task).
+    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the host's
+    ///   [`task_phase`](crate::host::CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
+    ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update` has
+    ///   answered every key this returns the answers. **The handler goes on where it waits** (it is
+    ///   not run again: a task keeps running). Input the call needs before it becomes a task:
+    ///   [`input_before_task`](Self::input_before_task).
     ///
     /// # Re-entrancy contract
     ///
@@ -606,7 +606,8 @@ mod tests {
         // Form mode is declared: the request reaches the host (none here).
         let form = pollster::block_on(cx.elicit(json!({"message": "name?"})));
         assert!(matches!(form, Err(Error::NoHost { .. })), "{form:?}");
-        let url = json!({"mode": "url", "message": "Sign in", "url": "https://x.test", "elicitationId": "e"});
+        let url = json!({"mode": "url", "message": "Sign in", "url": "https://x.test",
+                         "elicitationId": "e"});
         let Err(Error::Protocol { code, data, .. }) = pollster::block_on(cx.elicit(url)) else {
             panic!("URL mode is not declared")
         };
