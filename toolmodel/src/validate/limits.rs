@@ -65,7 +65,7 @@ use crate::pointer::escape_pointer_token;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{DefaultValidator, Error, ValidationLimits};
+/// use toolmodel::{DefaultValidator, Error, validate::ValidationLimits};
 ///
 /// let mut limits = ValidationLimits::default();
 /// limits.max_depth = 4;
