@@ -9,7 +9,10 @@ use serde_json::Value;
 use toolmodel::{
     DefaultValidator, Error, Tool, ToolSchema,
     adapters::{ConvertOptions, ReadOptions, Target, convert, read},
-    model::{parse_tool_id, tags::{MAX_TAGS, MAX_TAG_LEN, is_normalized, normalize_tags}},
+    model::{
+        parse_tool_id,
+        tags::{MAX_TAG_LEN, MAX_TAGS, is_normalized, normalize_tags},
+    },
     validate::{Dialect, ValidationLimits},
 };
 

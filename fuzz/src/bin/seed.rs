@@ -21,7 +21,11 @@ use std::{
 };
 
 use serde_json::Value;
-use toolmodel::{Tool, adapters::{ConvertOptions, Target, convert}, wire::catalog::tool_values};
+use toolmodel::{
+    Tool,
+    adapters::{ConvertOptions, Target, convert},
+    wire::catalog::tool_values,
+};
 
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
