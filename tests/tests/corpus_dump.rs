@@ -18,10 +18,9 @@
 
 use std::{fmt::Write as _, fs};
 
-use serde_json::Value;
 use toolmodel::{
     DefaultValidator, ProtocolVersion, Tool,
-    adapters::{ConvertOptions, Profile, ReadOptions, Target, convert, read},
+    adapters::{ReadOptions, Target, convert, read},
 };
 
 /// Every output of `tool`, one line each, under `label`.
@@ -54,22 +53,7 @@ fn dump_tool(out: &mut String, label: &str, tool: &Tool, validator: &DefaultVali
         }
         .unwrap();
     }
-    let mut columns: Vec<(String, Target, ConvertOptions)> = Profile::ALL
-        .iter()
-        .map(|p| {
-            (
-                p.to_string(),
-                p.target,
-                ConvertOptions::default().with_strict(p.strict),
-            )
-        })
-        .collect();
-    columns.push((
-        "gemini-json-schema".into(),
-        Target::Gemini,
-        ConvertOptions::default().with_gemini_json_schema(true),
-    ));
-    for (column, target, options) in columns {
+    for (column, target, options) in toolmodel_tests::adapter_columns() {
         match convert(tool, target, &options) {
             Ok(conversion) => {
                 writeln!(
@@ -87,42 +71,15 @@ fn dump_tool(out: &mut String, label: &str, tool: &Tool, validator: &DefaultVali
     }
 }
 
-/// Every BFCL function definition, as `("file:line/function/i", JSON)`.
-fn bfcl_functions() -> Option<Vec<(String, Value)>> {
-    let bfcl = toolmodel_tests::shared_dir("corpus/bfcl")?;
-    let mut out = Vec::new();
-    for path in toolmodel_tests::corpus_files(&bfcl) {
-        let relative = toolmodel_tests::relative(&bfcl, &path);
-        if relative.starts_with("possible_answer") {
-            continue;
-        }
-        for (line_no, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Value = serde_json::from_str(line).unwrap();
-            match record.get("function") {
-                Some(Value::Array(functions)) => {
-                    for (i, function) in functions.iter().enumerate() {
-                        out.push((
-                            format!("bfcl/{relative}:{}/function/{i}", line_no + 1),
-                            function.clone(),
-                        ));
-                    }
-                }
-                _ => out.push((format!("bfcl/{relative}:{}", line_no + 1), record)),
-            }
-        }
-    }
-    Some(out)
-}
-
 #[test]
 #[ignore = "writes a large file; run with TOOLMODEL_CORPUS_DUMP set"]
 fn every_output_of_the_corpus_is_written_to_one_file() {
     let path = std::env::var_os("TOOLMODEL_CORPUS_DUMP")
         .expect("TOOLMODEL_CORPUS_DUMP names the file to write");
-    let (Some(tools), Some(functions)) = (toolmodel_tests::corpus_tools(), bfcl_functions()) else {
+    let (Some(tools), Some(functions)) = (
+        toolmodel_tests::corpus_tools(),
+        toolmodel_tests::bfcl_functions(),
+    ) else {
         return;
     };
     let validator = DefaultValidator::new();
@@ -135,12 +92,13 @@ fn every_output_of_the_corpus_is_written_to_one_file() {
     }
     let lenient = ReadOptions::default().with_lenient(true);
     for (label, function) in &functions {
+        let label = format!("bfcl/{label}");
         match read(Target::OpenAiChat, function, &lenient) {
             Ok(reading) => {
                 for warning in &reading.warnings {
                     writeln!(out, "{label} read warning {warning}").unwrap();
                 }
-                dump_tool(&mut out, label, &reading.tool, &validator);
+                dump_tool(&mut out, &label, &reading.tool, &validator);
             }
             Err(err) => writeln!(out, "{label} read error {err}").unwrap(),
         }
