@@ -222,7 +222,7 @@ pub enum TaskPhase {
 }
 
 /// [`Error::NoHost`] for `method`.
-pub(crate) fn no_host(method: &str) -> Error {
+fn no_host(method: &str) -> Error {
     Error::NoHost {
         method: method.to_owned(),
     }
