@@ -344,6 +344,36 @@ pub fn external_reference_cases() -> Vec<(&'static str, Value, Error)> {
     ]
 }
 
+/// Asserts that `printed`, what `command` printed, is byte for byte the file `shown` (a path
+/// from the workspace root) that the guide shows as its output; on a difference, the message
+/// names the first differing line and the file to rewrite if the new output is right.
+///
+/// # Panics
+///
+/// When `shown` cannot be read, or differs from `printed`.
+pub fn assert_shown(shown: &str, command: &str, printed: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(shown);
+    let expected = fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
+    if expected == printed {
+        return;
+    }
+    let (expected_lines, printed_lines): (Vec<&str>, Vec<&str>) =
+        (expected.lines().collect(), printed.lines().collect());
+    let line = expected_lines
+        .iter()
+        .zip(&printed_lines)
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| expected_lines.len().min(printed_lines.len()));
+    panic!(
+        "`{command}` no longer prints what the guide shows ({shown}); first difference at line \
+         {}:\n  shown:   {}\n  printed: {}\nIf the new output is right, write it to {shown}.",
+        line + 1,
+        expected_lines.get(line).unwrap_or(&"(end of file)"),
+        printed_lines.get(line).unwrap_or(&"(end of output)"),
+    );
+}
+
 /// The README's Rust examples, compiled and run as doc tests.
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]

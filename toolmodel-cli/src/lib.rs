@@ -1,19 +1,8 @@
 //! # toolmodel-cli
 //!
-//! The `toolmodel` command, and the library behind it:
-//!
-//! - `toolmodel lint PATH...`: MCP spec errors and provider portability of every tool
-//!   ([`lint`], [`report`]);
-//! - `toolmodel convert --to TARGET [--strict] PATH...`: tools in a provider's format
-//!   ([`convert`]);
-//! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
-//!   `inputSchema` ([`validate`]).
-//!
-//! [`input`] reads the files, in every shape real MCP servers and captures use;
-//! [`input::parse_document`] is the reader on bytes, which never panics.
-//!
-//! Exit statuses ([`Status`]): 0 nothing found, 1 problems found, 2 the command could not run
-//! as asked (usage, unreadable input).
+//! The `toolmodel` command (`cargo install toolmodel-cli`), and the library behind it: lint
+//! MCP tool catalogs against the MCP spec and for portability to OpenAI, Anthropic and Gemini,
+//! convert them to those formats, validate tool-call arguments.
 //!
 //! ```
 //! use clap::Parser;
@@ -28,6 +17,24 @@
 //! assert!(String::from_utf8_lossy(&out).contains("#/0/name: error[name]: \"bad name\""));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The chapter [converting and
+//! linting](https://docs.rs/toolmodel/latest/toolmodel/guide/converting/index.html) of the
+//! `toolmodel` guide shows each command on a file with its real output; the crate's README
+//! has every option.
+//!
+//! - `toolmodel lint PATH...`: MCP spec errors and provider portability of every tool
+//!   ([`lint`], [`report`]);
+//! - `toolmodel convert --to TARGET [--strict] PATH...`: tools in a provider's format
+//!   ([`convert`]);
+//! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
+//!   `inputSchema` ([`validate`]).
+//!
+//! [`input`] reads the files, in every shape real MCP servers and captures use;
+//! [`input::parse_document`] is the reader on bytes, which never panics.
+//!
+//! Exit statuses ([`Status`]): 0 nothing found, 1 problems found, 2 the command could not run
+//! as asked (usage, unreadable input).
 
 pub mod cli;
 pub mod convert;

@@ -1,8 +1,33 @@
-//! `#[derive(Tool)]` for [`toolmodel`](https://docs.rs/toolmodel): MCP tool definitions from
-//! Rust types, checked at compile time. Use it through `toolmodel` (`toolmodel::Tool`, the
-//! `derive` feature, on by default), which holds the runtime it expands to.
+//! `#[derive(Tool)]` for [`toolmodel`](https://docs.rs/toolmodel): an MCP tool definition
+//! from a Rust type, its name, namespace, version, tags and icons checked at compile time, its
+//! input and output schemas generated with `schemars`. Use it through `toolmodel`
+//! (`toolmodel::Tool`, the `derive` feature, on by default), which holds the runtime it
+//! expands to.
 //!
-//! Layout, after `thiserror` and `serde_derive`: `ast` reads the type, `attr` parses
+//! ```ignore
+//! use serde::Deserialize;
+//! use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
+//!
+//! /// Current weather for a city.
+//! #[derive(Default, Deserialize, JsonSchema, Tool)]
+//! #[tool(namespace = "weather", annotations(read_only))]
+//! struct GetWeather {
+//!     /// City name.
+//!     city: String,
+//! }
+//!
+//! assert_eq!(GetWeather::ID, "weather:get_weather");
+//! ```
+//!
+//! This crate cannot run its examples (a doc test would depend on `toolmodel`, which depends
+//! on this crate: a cycle `cargo package` cannot resolve). The one above runs as the start of
+//! the example on [`toolmodel`'s front page](https://docs.rs/toolmodel), the one of
+//! [`Tool`](derive@Tool) as the trybuild case `ui-tests/ui/pass/doc_example.rs`. Every
+//! attribute is in the table of [`Tool`](derive@Tool); the chapter
+//! [defining tools](https://docs.rs/toolmodel/latest/toolmodel/guide/defining/index.html) of
+//! the `toolmodel` guide shows them at work.
+//!
+//! Inside, after `thiserror` and `serde_derive`: `ast` reads the type, `attr` parses
 //! `#[tool(...)]`, `valid` checks both with the runtime's rules (`rules`, a copy held to the
 //! runtime by a test), `expand` generates the impl, and `fallback` the impl emitted beside
 //! errors; `ctxt` collects every error so that all are reported at once.

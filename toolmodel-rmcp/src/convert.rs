@@ -7,6 +7,10 @@
 //! that would drop information fails with [`Error::Lossy`], listing every value it would drop,
 //! and [`to_rmcp_lossy`] converts anyway and returns the same list.
 //!
+//! The messages around tools (a `tools/list` page, a `CallToolResult`, a JSON-RPC error, a log
+//! level, a protocol version) are converted by this module's `message` part, which the crate
+//! uses inside ([`server`](crate::server)) and does not export.
+//!
 //! | MCP key | `toolmodel` | `rmcp` 3.11 | to `rmcp` | from `rmcp` |
 //! |---|---|---|---|---|
 //! | `name` | [`Tool::name`] `String` | `name` `Cow<'static, str>` | exact | exact |
@@ -75,6 +79,8 @@
 //! assert_eq!(back.to_mcp_json(), json!({"name": "add", "inputSchema": {"type": "object"}}));
 //! # Ok::<(), Error>(())
 //! ```
+
+pub(crate) mod message;
 
 use std::{borrow::Cow, sync::Arc};
 

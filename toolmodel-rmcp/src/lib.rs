@@ -1,19 +1,54 @@
 //! # toolmodel-rmcp
 //!
-//! [`toolmodel`] tools and [`rmcp`](https://docs.rs/rmcp/3.11.0/rmcp/), the official Rust MCP
-//! SDK, together.
+//! Serve a [`toolmodel::Toolbox`] over MCP, stdio or Streamable HTTP, with
+//! [`rmcp`](https://docs.rs/rmcp/3.11.0/rmcp/), the official Rust MCP SDK.
 //!
+//! ```no_run
+//! use serde::Deserialize;
+//! use toolmodel::{CallContext, SyncToolHandler, Tool, ToolError, Toolbox, schemars::{self, JsonSchema}};
+//! use toolmodel_rmcp::ToolboxServer;
+//!
+//! /// Says hello.
+//! #[derive(Default, Deserialize, JsonSchema, Tool)]
+//! struct Greet { name: String }
+//!
+//! impl SyncToolHandler for Greet {
+//!     type Reply = String;
+//!     fn call_sync(&self, args: Greet, _cx: &CallContext) -> Result<String, ToolError> {
+//!         Ok(format!("Hello, {}!", args.name))
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let toolbox = Toolbox::builder().with(Greet::default()).build()?;
+//!     if std::env::args().any(|arg| arg == "--http") {
+//!         let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//!         ToolboxServer::new(toolbox).serve_http(listener).await?; // http://127.0.0.1:8080/mcp
+//!     } else {
+//!         ToolboxServer::new(toolbox).serve_stdio().await?; // the client starts this program
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! **The [guide] explains each job**: [stdio](guide::stdio), [Streamable HTTP](guide::http),
+//! [asking the client for input](guide::input), [tasks](guide::tasks),
+//! [composition](guide::composition) with prompts and resources, [production
+//! limits](guide::production), [scale-out](guide::scale_out), the [conformance](guide::conformance)
+//! results, and [conversions](guide::rmcp_types) to `rmcp`'s types. Defining tools and writing
+//! handlers is the guide of `toolmodel` ([`toolmodel::guide`]).
+//!
+//! - [`server`]: [`ToolboxServer`], an `rmcp` `ServerHandler` over a `Toolbox`: `tools/list`
+//!   with pagination, `tools/call` with validated arguments and outputs, progress, logging,
+//!   cancellation and input from the client for the handlers, tasks, composition with another
+//!   handler ([`ToolboxServer::with_handler`]), and its transports with [`server::HttpLimits`].
 //! - [`convert`]: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`] convert tools, annotations
 //!   and icons both ways, field by field; a conversion that would drop a value fails with
 //!   [`Error::Lossy`] naming it by its JSON Pointer.
-//! - [`server`]: [`ToolboxServer`] serves a [`toolmodel::Toolbox`] over MCP (stdio or Streamable
-//!   HTTP): `tools/list` with pagination, `tools/call` with validated arguments and outputs,
-//!   progress, logging, cancellation, sampling and elicitation for the handlers; with
-//!   [`ToolboxServer::with_handler`], one part of a server whose prompts, resources and
-//!   completion another `rmcp` handler serves.
 //!
 //! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
-//! `rmcp` and `tokio`.
+//! `rmcp`, `tokio` and `hyper`.
 
 // Library code has no path to a panic on input: every failure is a typed error. Tests may
 // unwrap.
@@ -34,6 +69,7 @@ pub struct ReadmeDoctests;
 
 pub mod convert;
 mod error;
+pub mod guide;
 pub mod server;
 
 pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};

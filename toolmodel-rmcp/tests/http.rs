@@ -4,164 +4,16 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::{TcpListener, TcpStream},
 };
-use toolmodel::Toolbox;
-use toolmodel_rmcp::{ToolboxServer, server::Limits};
+use toolmodel_rmcp::server::HttpLimits;
 
-#[path = "support/add.rs"]
-mod add;
+mod raw_http;
 
-use add::Add;
-
-async fn start(server: ToolboxServer) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(server.serve_http(listener));
-    addr
-}
-
-fn server() -> ToolboxServer {
-    ToolboxServer::new(Toolbox::builder().with(Add::default()).build().unwrap())
-}
-
-/// A response: status, headers (lowercase names), body.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
-    }
-
-    /// The JSON-RPC message in the body: plain JSON, or the last `data:` of an SSE stream.
-    fn json(&self) -> Value {
-        let text = self
-            .body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .rfind(|data| !data.is_empty())
-            .unwrap_or(self.body.as_str());
-        serde_json::from_str(text).unwrap_or_else(|err| panic!("{err}: {}", self.body))
-    }
-}
-
-/// Sends `head` (the request line and headers, without the blank line) and `body` with
-/// `Connection: close`, and reads the whole response.
-async fn raw(addr: SocketAddr, head: &str, body: &str) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    read_reply(&mut stream).await
-}
-
-async fn read_reply(stream: &mut TcpStream) -> Reply {
-    let mut bytes = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut bytes))
-        .await
-        .expect("the server answers within 10 s")
-        .unwrap();
-    parse_reply(&String::from_utf8_lossy(&bytes))
-}
-
-fn parse_reply(text: &str) -> Reply {
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|line| line.split(' ').nth(1))
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(key, value)| (key.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(key, value)| key == "transfer-encoding" && value.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    out
-}
-
-fn post_head(addr: SocketAddr, session: Option<&str>, extra: &str) -> String {
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
-    );
-    if let Some(session) = session {
-        head.push_str(&format!(
-            "\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
-        ));
-    }
-    if !extra.is_empty() {
-        head.push_str("\r\n");
-        head.push_str(extra);
-    }
-    head
-}
-
-fn initialize_body() -> String {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "http-test", "version": "0"}}})
-    .to_string()
-}
-
-/// Initializes a session; its id.
-async fn session(addr: SocketAddr) -> String {
-    let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
-    assert_eq!(reply.status, 200, "{reply:?}");
-    let id = reply
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    let reply = raw(addr, &post_head(addr, Some(&id), ""), &initialized).await;
-    assert_eq!(reply.status, 202, "{reply:?}");
-    id
-}
-
-fn call_body(arguments: &Value) -> String {
-    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "add", "arguments": arguments}})
-    .to_string()
-}
+use raw_http::{call_body, initialize_body, post_head, raw, read_reply, server, session, start};
 
 /// Finding 1: each response left in two writes without `TCP_NODELAY`, so every call of a
 /// keep-alive client waited ~44 ms for the delayed ACK. 40 calls on one connection now take
@@ -312,7 +164,7 @@ async fn two_host_headers_are_400() {
 /// makes room (its client gets 404 and initializes again).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_beyond_the_limit_close_the_least_recently_used() {
-    let addr = start(server().with_limits(Limits::default().max_sessions(2))).await;
+    let addr = start(server().with_limits(HttpLimits::default().max_sessions(2))).await;
     let first = session(addr).await;
     let second = session(addr).await;
     let call = call_body(&json!({"a": 1, "b": 2}));
@@ -346,7 +198,7 @@ async fn sessions_beyond_the_limit_close_the_least_recently_used() {
 /// client's call or `DELETE` got 404. Sessions whose client never came back make room first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_initialize_flood_closes_its_own_sessions_first() {
-    let addr = start(server().with_limits(Limits::default().max_sessions(3))).await;
+    let addr = start(server().with_limits(HttpLimits::default().max_sessions(3))).await;
     let client = session(addr).await;
     let call = call_body(&json!({"a": 1, "b": 2}));
     let mut abandoned = Vec::new();
@@ -383,7 +235,7 @@ async fn an_initialize_flood_closes_its_own_sessions_first() {
 /// standalone SSE stream is 429 with `Retry-After`, naming the limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_the_sessions_limit_are_429() {
-    let addr = start(server().with_limits(Limits::default().max_calls_per_session(1))).await;
+    let addr = start(server().with_limits(HttpLimits::default().max_calls_per_session(1))).await;
     let id = session(addr).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let get = format!(
@@ -416,7 +268,7 @@ async fn calls_beyond_the_sessions_limit_are_429() {
 /// Finding 3: no body read timeout. A body that stalls gets 408, naming the limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_body_gets_408() {
-    let limits = Limits::default().body_read_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().body_read_timeout(Duration::from_millis(300));
     let addr = start(server().with_limits(limits)).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let head = format!(
@@ -433,7 +285,7 @@ async fn a_stalled_body_gets_408() {
 /// closed after the header read timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_header_is_cut_off() {
-    let limits = Limits::default().header_read_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().header_read_timeout(Duration::from_millis(300));
     let addr = start(server().with_limits(limits)).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream
@@ -449,7 +301,7 @@ async fn a_slow_header_is_cut_off() {
 /// the longest idle connection makes room, so a fresh client is still served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_connections_never_lock_a_fresh_client_out() {
-    let addr = start(server().with_limits(Limits::default().max_connections(4))).await;
+    let addr = start(server().with_limits(HttpLimits::default().max_connections(4))).await;
     let mut idle = Vec::new();
     for _ in 0..8 {
         idle.push(TcpStream::connect(addr).await.unwrap());
@@ -475,7 +327,7 @@ async fn idle_connections_never_lock_a_fresh_client_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_over_the_limit_is_413() {
-    let addr = start(server().with_limits(Limits::default().max_body_bytes(64))).await;
+    let addr = start(server().with_limits(HttpLimits::default().max_body_bytes(64))).await;
     let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
     assert_eq!(reply.status, 413, "{reply:?}");
     assert!(reply.body.contains("max_body_bytes"), "{reply:?}");

@@ -13,16 +13,14 @@ use std::{
 };
 
 use rmcp::{
-    ClientHandler, ServiceExt as _,
+    ClientHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
         ClientConfig, GetTaskParams, Implementation, InputResponses, LoggingLevel,
-        LoggingMessageNotificationParam, ProtocolVersion, RequestMetaObject, TaskPayload,
-        TaskStatus, UpdateTaskParams,
+        LoggingMessageNotificationParam, RequestMetaObject, TaskPayload, TaskStatus,
+        UpdateTaskParams,
     },
-    service::{
-        ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
-    },
+    service::{NotificationContext, RoleClient, RunningService},
 };
 use serde_json::{Value, json};
 use toolmodel::{
@@ -32,6 +30,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::ToolboxServer;
 
+#[path = "support/pipe.rs"]
 mod pipe;
 
 fn form(message: &str) -> InputRequest {
@@ -172,22 +171,12 @@ async fn connect_in(client: Client, legacy: bool) -> RunningService<RoleClient, 
         .with(Many::default())
         .build()
         .expect("toolbox");
+    let server = ToolboxServer::new(toolbox);
     if legacy {
-        return pipe::connect(ToolboxServer::new(toolbox), client).await;
+        pipe::connect(server, client).await
+    } else {
+        pipe::connect_2026_07_28(server, client).await
     }
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = ToolboxServer::new(toolbox).serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    client
-        .serve_with_lifecycle(client_io, lifecycle)
-        .await
-        .expect("the session starts")
 }
 
 async fn connect(client: Client) -> RunningService<RoleClient, Client> {

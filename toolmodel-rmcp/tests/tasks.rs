@@ -20,6 +20,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::ToolboxServer;
 
+#[path = "support/pipe.rs"]
 mod pipe;
 
 /// Waits `millis`, or until cancelled; may run as a task.

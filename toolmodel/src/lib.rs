@@ -1,100 +1,98 @@
 //! # toolmodel
 //!
-//! The canonical data model for [Model Context Protocol](https://modelcontextprotocol.io) tools,
-//! exact to MCP 2026-07-28 and every version back to 2024-11-05 ([`ProtocolVersion`]), with a
-//! fast JSON Schema validator that never touches the network or
-//! the filesystem.
-//!
-//! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`, `outputSchema`,
-//!   [`ToolAnnotations`], [`Icon`](model::Icon)s, [`ToolExecution`](model::ToolExecution),
-//!   `_meta`) plus the extensions `namespace`, `version`, `tags` and [`Backend`] bindings;
-//!   [`Tool::validate`] checks every MCP rule and reports every violation.
-//! - JSON: [`Tool::to_mcp_json`] / [`Tool::from_mcp_json`] for the wire, [`Tool::to_json`] /
-//!   [`Tool::from_json`] for everything; unknown keys are kept, `null`s read as absent.
-//! - [`ToolId`] (`namespace:name`), [`normalize_tags`](model::tags::normalize_tags),
-//!   [`catalog::tool_values`](wire::catalog::tool_values) (find tools in a `tools/list`
-//!   result, a JSON-RPC response, a capture, ...).
-//! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
-//!   against `outputSchema`, compiled once and cached.
-//! - `adapters` (feature `adapters`, on by default): tools to and from OpenAI, Anthropic and
-//!   Gemini formats, with every change reported as a warning, and strict-mode transforms.
-//! - `model_calls` (feature `adapters`): a [`Toolbox`]'s tools handed to Anthropic, OpenAI
-//!   (Chat and Responses) or Gemini, the model's tool calls read, run concurrently and
-//!   answered in the provider's format.
-//! - `#[derive(Tool)]` ([`ToolDefinition`], the `derive` feature): a tool from a Rust type,
-//!   its name, namespace, version, tags and icons checked at compile time, its schemas made
-//!   client-friendly by [`SchemaProfile`], its arguments validated and deserialized in one call.
-//!   With the `inventory` feature, `#[tool(register)]` and `registered_tools()` lists them all.
-//! - Calling tools: [`ToolHandler`] (or [`SyncToolHandler`]) makes a derived tool callable;
-//!   a [`Toolbox`] lists tools and routes `tools/call`, validating arguments (bad ones are an
-//!   `isError` [`CallToolResult`] naming every violation) and structured output; handlers get
-//!   a [`CallContext`] for progress, logging, sampling, elicitation and cancellation through the
-//!   server's [`CallHost`](host::CallHost). Runtime-agnostic: no executor is assumed.
-//!
-//! The root holds the everyday names; the rest is in modules named for what they hold:
-//! [`content`] (a result's content blocks), [`input`] (asking the client for input),
-//! [`host`] (what a server implements to carry a call), [`list`] (`tools/list` results),
-//! [`define`] (tools defined by Rust types), [`model`] (what a tool is made of),
-//! [`validate`] (validation and its bounds), [`wire`] (JSON forms and finding tools),
-//! `adapters` and `model_calls`.
+//! Define an MCP ([Model Context Protocol](https://modelcontextprotocol.io)) tool once, in
+//! Rust, and use it everywhere: serve it over MCP (with `toolmodel-rmcp`), hand it to
+//! Anthropic, OpenAI or Gemini, and validate what a model sends it. Exact to MCP 2026-07-28
+//! and every version back to 2024-11-05, with a JSON Schema validator that never touches the
+//! network or the filesystem.
 //!
 //! ```
 //! # #[cfg(feature = "derive")] {
 //! use serde::Deserialize;
 //! use serde_json::json;
-//! use toolmodel::{Tool, ToolDefinition, schemars::{self, JsonSchema}};
+//! use toolmodel::{
+//!     CallContext, SyncToolHandler, Tool, ToolDefinition, ToolError, Toolbox,
+//!     schemars::{self, JsonSchema},
+//! };
 //!
 //! /// Current weather for a city.
-//! #[derive(Deserialize, JsonSchema, Tool)]
+//! #[derive(Default, Deserialize, JsonSchema, Tool)]
 //! #[tool(namespace = "weather", annotations(read_only))]
 //! struct GetWeather {
 //!     /// City name.
 //!     city: String,
 //! }
 //!
-//! assert_eq!(GetWeather::ID, "weather:get_weather");
-//! let args = GetWeather::parse(&json!({"city": "Paris"}))?;
-//! assert_eq!(args.city, "Paris");
-//! assert!(GetWeather::parse(&json!({"city": 7})).is_err());
+//! impl SyncToolHandler for GetWeather {
+//!     type Reply = String;
+//!     fn call_sync(&self, args: GetWeather, _cx: &CallContext) -> Result<String, ToolError> {
+//!         Ok(format!("Sunny in {}", args.city))
+//!     }
+//! }
+//!
+//! assert_eq!(GetWeather::ID, "weather:get_weather"); // checked at compile time
+//! let toolbox = Toolbox::builder().with(GetWeather::default()).build()?;
+//! let cx = CallContext::new();
+//! let call = |args: serde_json::Value| {
+//!     pollster::block_on(toolbox.call("weather.get_weather", args.as_object().cloned(), &cx))
+//! };
+//! assert_eq!(call(json!({"city": "Paris"}))?.text_content(), "Sunny in Paris");
+//! // Arguments are validated before the handler runs; a model reads every violation.
+//! let refused = call(json!({"town": "Paris"}))?;
+//! assert!(refused.is_error());
+//! assert!(refused.text_content().contains(r#"(root): "city" is a required property"#));
 //! # }
 //! # Ok::<(), toolmodel::Error>(())
 //! ```
 //!
-//! Hand-built tools, from MCP JSON:
+//! **The [guide] explains each job**, every example in it compiled and run:
+//! [defining tools](guide::defining) (derive, by hand, from MCP JSON),
+//! [calling them and writing handlers](guide::calling) (state, progress, cancellation, images,
+//! asking the client for input), [validating](guide::validating), [using them with a
+//! model](guide::models), [converting and linting](guide::converting), [protocol
+//! versions](guide::protocol_versions) and [security](guide::security). Serving over MCP is the
+//! guide of [`toolmodel-rmcp`](https://docs.rs/toolmodel-rmcp/latest/toolmodel_rmcp/guide/index.html).
 //!
-//! ```
-//! use serde_json::json;
-//! use toolmodel::{DefaultValidator, SchemaValidator, Tool};
+//! ## What is where
 //!
-//! let tool = Tool::from_mcp_json(&json!({
-//!     "name": "get_weather",
-//!     "description": "Current weather for a city",
-//!     "inputSchema": {
-//!         "type": "object",
-//!         "properties": {"city": {"type": "string"}},
-//!         "required": ["city"]
-//!     },
-//!     "annotations": null
-//! }))?;
-//! tool.validate()?;
+//! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`,
+//!   `outputSchema`, [`ToolAnnotations`], [`Icon`](model::Icon)s,
+//!   [`ToolExecution`](model::ToolExecution), `_meta`) plus the extensions `namespace`,
+//!   `version`, `tags` and [`Backend`] bindings; [`Tool::validate`] checks every MCP rule and
+//!   reports every violation. [`Tool::to_mcp_json`] / [`Tool::from_mcp_json`] for the wire,
+//!   [`Tool::to_json`] / [`Tool::from_json`] for everything; [`ToolId`],
+//!   [`normalize_tags`](model::tags::normalize_tags),
+//!   [`catalog::tool_values`](wire::catalog::tool_values); [`ProtocolVersion`].
+//! - `#[derive(Tool)]` ([`ToolDefinition`], feature `derive`): a tool from a Rust type, checked
+//!   at compile time, its schemas made client-friendly by [`SchemaProfile`].
+//! - [`ToolHandler`] / [`SyncToolHandler`] and [`Toolbox`]: `tools/list` and `tools/call`, with
+//!   arguments and outputs validated; handlers get a [`CallContext`] for progress, logging,
+//!   cancellation and input from the client, through the server's [`CallHost`](host::CallHost).
+//! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
+//!   against `outputSchema`, compiled once and cached, bounded by
+//!   [`ValidationLimits`](validate::ValidationLimits).
+//! - `adapters` and `model_calls` (feature `adapters`): tools to and from the OpenAI,
+//!   Anthropic and Gemini formats, and a model's tool calls run against a [`Toolbox`].
 //!
-//! let validator = DefaultValidator::new();
-//! assert!(validator.validate_arguments(&tool, &json!({"city": "Paris"})).is_ok());
-//! assert!(validator.validate_arguments(&tool, &json!({"town": "Paris"})).is_err());
-//! # Ok::<(), toolmodel::Error>(())
-//! ```
+//! The root holds the everyday names; the rest is in modules named for what they hold:
+//! [`content`] (a result's content blocks), [`input`] (asking the client for input),
+//! [`host`] (what a server implements to carry a call), [`list`] (`tools/list` results),
+//! [`define`] (tools defined by Rust types), [`model`] (what a tool is made of),
+//! [`validate`] (validation and its bounds), [`wire`] (JSON forms and finding tools),
+//! `adapters` and `model_calls`; the [guide] is documentation only.
 //!
-//! # Why not `rmcp`'s types
+//! ## Features
 //!
-//! `rmcp` is the official Rust MCP SDK. `toolmodel` mirrors the specification instead of
-//! embedding `rmcp::model::Tool`: `rmcp` always compiles `tokio` (even with default features
-//! off), and its `Tool` (3.11) has no `execution` field, so a gateway built on it would drop
-//! `execution.taskSupport` from every tool it passes on. `toolmodel` depends on no async
-//! runtime and no networking crate.
+//! - `derive` (default): `#[derive(Tool)]`, re-exported as `toolmodel::Tool`.
+//! - `adapters` (default): `adapters` and `model_calls`.
+//! - `inventory`: `#[tool(register)]`, `registered_tools()` and
+//!   `ToolboxBuilder::with_registered`.
 //!
-//! The crate `toolmodel-rmcp` converts between [`Tool`](struct@crate::Tool) and
-//! `rmcp::model::Tool` (never dropping anything silently) and serves tools over MCP with
-//! `rmcp`; it, not `toolmodel`, depends on `rmcp` and `tokio`.
+//! `toolmodel` depends on no async runtime and no networking crate. It mirrors the
+//! specification instead of embedding `rmcp::model::Tool`: `rmcp` always compiles `tokio`, and
+//! its `Tool` (3.11) has no `execution` field, so a gateway built on it would drop
+//! `execution.taskSupport` from every tool it passes on. The crate `toolmodel-rmcp` converts
+//! between the two (never dropping anything silently) and serves tools over MCP with `rmcp`.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Library code has no path to a panic on input: every failure is a typed error. Tests may
@@ -115,6 +113,7 @@ pub mod adapters;
 mod call;
 pub mod define;
 mod error;
+pub mod guide;
 mod json;
 pub mod model;
 #[cfg(feature = "adapters")]

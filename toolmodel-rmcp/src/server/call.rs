@@ -3,7 +3,7 @@
 //! capabilities from `_meta`, log notifications only at or above the request's
 //! `io.modelcontextprotocol/logLevel`), its input rounds (the answers carried in a sealed
 //! `requestState` and the retry's `inputResponses`), and the `InputRequiredResult` a call that
-//! needs input gets.
+//! needs input gets; and an ordinary call, run to its result.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use rmcp::{
     service::RequestContext,
 };
 use toolmodel::{
-    CallContext, Cancellation, ProtocolVersion,
+    CallContext, Cancellation, ProtocolVersion, Toolbox,
     host::CallHost,
     input::{InputRequired, RoundState},
 };
@@ -21,8 +21,8 @@ use toolmodel::{
 use super::{
     host::{self, PeerHost},
     toolbox_server::ToolboxServer,
-    wire::{self, from_wire, to_wire},
 };
+use crate::convert::message::{self, error_data, from_wire, to_wire};
 
 /// A `tools/call` ready to run: its context and what the server needs around it.
 pub(crate) struct Prepared {
@@ -38,6 +38,51 @@ pub(crate) struct Prepared {
 }
 
 impl ToolboxServer {
+    /// An ordinary `tools/call` (not a task) of a tool of `toolbox`, run to its result:
+    /// [`Toolbox::call`] with the request's context; `notifications/cancelled` (which cancels
+    /// `context.ct`) reaches the handler through the context's cancellation, and the handler
+    /// decides how to stop.
+    ///
+    /// # Errors
+    ///
+    /// What [`prepare_call`](Self::prepare_call) refuses; the JSON-RPC error of a call that
+    /// fails ([`toolmodel::Error::jsonrpc_code`]: `-32602` for an unknown tool); `-32603` for a
+    /// result the request's version cannot express. Under MCP 2026-07-28, a handler that asks
+    /// for input gets its `InputRequiredResult` instead (an `Ok`).
+    pub(crate) async fn call(
+        &self,
+        toolbox: &Toolbox,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = self.prepare_call(&request, &context, |peer| Arc::new(peer))?;
+        // Input rounds seal the arguments into `requestState`, so they keep a copy.
+        let arguments = if call.rounds {
+            request.arguments.clone()
+        } else {
+            request.arguments.take()
+        };
+        let result = toolbox.call(&request.name, arguments, &call.cx);
+        tokio::pin!(result);
+        let result = tokio::select! {
+            result = &mut result => result,
+            () = context.ct.cancelled() => {
+                call.cancellation.cancel();
+                result.await
+            }
+        };
+        let result = match result {
+            Err(toolmodel::Error::InputRequired(required)) if call.rounds => {
+                return self.input_required(&request, &call.cx, &required);
+            }
+            other => other.map_err(error_data)?,
+        };
+        Ok(CallToolResponse::Complete(message::result_to_rmcp(
+            result,
+            call.version,
+        )?))
+    }
+
     /// The context of `request`, its host made by `host` from the [`PeerHost`] of the
     /// request (an ordinary call uses it as it is; a task wraps it).
     ///
@@ -51,12 +96,12 @@ impl ToolboxServer {
         context: &RequestContext<RoleServer>,
         host: impl FnOnce(PeerHost) -> Arc<dyn CallHost>,
     ) -> Result<Prepared, ErrorData> {
-        let version = wire::protocol_version(context.protocol_version());
+        let version = message::protocol_version(context.protocol_version());
         let rounds = version >= ProtocolVersion::V2026_07_28;
         let requested = context
             .meta
             .log_level()
-            .and_then(|level| wire::log_level_from_rmcp(&level));
+            .and_then(|level| message::log_level_from_rmcp(&level));
         let level = if rounds {
             // Logs only for requests that ask for them, at or above their level.
             requested.map_or(host::LogFilter::Off, host::LogFilter::AtLeast)

@@ -8,6 +8,10 @@
 //! [`serve_http`](super::ToolboxServer::serve_http),
 //! [`http_service`](super::ToolboxServer::http_service)) and its per-session state; without
 //! one, these requests get `rmcp`'s answers for a server that has none (JSON-RPC `-32601`).
+//!
+//! MCP 2026-07-28's `subscriptions/listen` is the toolbox's alone (`list_changed.rs`): `rmcp`
+//! hands each stream to one handler, so the other handler's list changes and resource
+//! updates do not reach a 2026-07-28 client.
 
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
@@ -195,42 +199,3 @@ impl<H: ServerHandler> ErasedHandler for H {
         Box::pin(ServerHandler::unsubscribe(self, request, context))
     }
 }
-
-/// The `ServerHandler` methods of [`ToolboxServer`](super::ToolboxServer) that pass a request
-/// to the composed handler (`self.composed`), written into its `impl ServerHandler` block
-/// (`handler.rs`).
-macro_rules! forward_to_composed {
-    () => {
-        $crate::server::compose::forward_to_composed! {
-            complete(::rmcp::model::CompleteRequestParams) -> ::rmcp::model::CompleteResult;
-            get_prompt(::rmcp::model::GetPromptRequestParams) -> ::rmcp::model::GetPromptResponse;
-            list_prompts(Option<::rmcp::model::PaginatedRequestParams>)
-                -> ::rmcp::model::ListPromptsResult;
-            list_resources(Option<::rmcp::model::PaginatedRequestParams>)
-                -> ::rmcp::model::ListResourcesResult;
-            list_resource_templates(Option<::rmcp::model::PaginatedRequestParams>)
-                -> ::rmcp::model::ListResourceTemplatesResult;
-            read_resource(::rmcp::model::ReadResourceRequestParams)
-                -> ::rmcp::model::ReadResourceResponse;
-            subscribe(::rmcp::model::SubscribeRequestParams) -> ();
-            unsubscribe(::rmcp::model::UnsubscribeRequestParams) -> ();
-        }
-    };
-    ($($method:ident($params:ty) -> $result:ty;)*) => {
-        $(
-            async fn $method(
-                &self,
-                request: $params,
-                context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
-            ) -> Result<$result, ::rmcp::ErrorData> {
-                $crate::server::compose::ErasedHandler::$method(
-                    self.composed.handler(),
-                    request,
-                    context,
-                )
-                .await
-            }
-        )*
-    };
-}
-pub(crate) use forward_to_composed;

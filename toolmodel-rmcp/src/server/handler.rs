@@ -1,28 +1,33 @@
 //! The `rmcp` [`ServerHandler`] impl of [`ToolboxServer`]: what each request does (see the
-//! [module docs](crate::server)), on top of every other module of `server`.
-
-use std::sync::Arc;
+//! [module docs](crate::server)), on top of every other module of `server`. Every method the
+//! server answers is written out here, each handing the request to the module that serves
+//! it; the methods not written out are `rmcp`'s defaults (`ping`, `server/discover`, and
+//! `-32601` for the rest).
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-        Tool as RmcpTool,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+        CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+        GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool as RmcpTool,
+        UnsubscribeRequestParams, UpdateTaskParams,
     },
-    service::RequestContext,
+    service::{RequestContext, SubscriptionContext},
 };
 
-use super::{
-    misrouted, task_call,
-    toolbox_server::ToolboxServer,
-    wire::{self, error_data},
-};
+use super::{list_changed::ListChanged, misrouted, task_call, toolbox_server::ToolboxServer};
+use crate::convert::message::{self, error_data};
 
 impl ServerHandler for ToolboxServer {
+    // Lifecycle.
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_logging()
             .build();
         let capabilities = self
@@ -35,62 +40,53 @@ impl ServerHandler for ToolboxServer {
         }
     }
 
+    /// `rmcp`'s `initialize`, and the session held to be told of tool list changes: here,
+    /// before the client has the result, so no change after it is missed.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.list_changed.add_session(context.peer);
+        self.negotiate_initialize(&request)
+    }
+
+    // Tools.
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.and_then(|request| request.cursor);
-        let version = wire::protocol_version(context.protocol_version());
-        let page = self
+        let version = message::protocol_version(context.protocol_version());
+        let tools = self.tools.current();
+        let page = tools
             .toolbox
             .list_for(version, cursor.as_deref())
             .map_err(error_data)?;
-        wire::list_to_rmcp(&page)
+        message::list_to_rmcp(&page)
     }
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(task) = task_call::call_tool(self, &request, &context).await {
-            return task;
+        // The toolbox served when the call came: the call finishes on it, whatever replaces
+        // it meanwhile.
+        let toolbox = self.tools.current().toolbox.clone();
+        match task_call::call_tool(self, &toolbox, &request, &context).await {
+            Some(task) => task,
+            None => self.call(&toolbox, request, context).await,
         }
-        let call = self.prepare_call(&request, &context, |peer| Arc::new(peer))?;
-        // Input rounds seal the arguments into `requestState`, so they keep a copy.
-        let arguments = if call.rounds {
-            request.arguments.clone()
-        } else {
-            request.arguments.take()
-        };
-        let result = self.toolbox.call(&request.name, arguments, &call.cx);
-        tokio::pin!(result);
-        // `rmcp` cancels `ct` on `notifications/cancelled`; the handler sees it through its
-        // context and decides how to stop.
-        let result = tokio::select! {
-            result = &mut result => result,
-            () = context.ct.cancelled() => {
-                call.cancellation.cancel();
-                result.await
-            }
-        };
-        let result = match result {
-            Err(toolmodel::Error::InputRequired(required)) if call.rounds => {
-                return self.input_required(&request, &call.cx, &required);
-            }
-            other => other.map_err(error_data)?,
-        };
-        let version = call.version;
-        Ok(CallToolResponse::Complete(wire::result_to_rmcp(
-            result, version,
-        )?))
     }
 
     /// The tool's `inputSchema`, for `rmcp`'s check of `x-mcp-header` parameters against
     /// their `Mcp-Param-*` headers (MCP 2026-07-28, Streamable HTTP).
     fn get_tool(&self, name: &str) -> Option<RmcpTool> {
-        self.rmcp_tools.get(name).cloned()
+        self.tools.current().rmcp_tool(name)
     }
 
     /// A request `rmcp` could not read as its method: `-32602` for an MCP method whose
@@ -103,19 +99,131 @@ impl ServerHandler for ToolboxServer {
         Err(misrouted::error(&request))
     }
 
+    // Tool list changes under MCP 2026-07-28: `subscriptions/listen`.
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        ListChanged::accepted_filter(requested)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        self.list_changed.listen(subscription).await
+    }
+
+    // Logging.
+
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let level = wire::log_level_from_rmcp(&request.level);
+        let level = message::log_level_from_rmcp(&request.level);
         if let Ok(mut current) = self.log_level.lock() {
             *current = level;
         }
         Ok(())
     }
 
-    // Prompts, resources, completion: the handler of `with_handler`.
-    super::compose::forward_to_composed!();
-    super::tasks::serve_tasks!();
+    // Tasks (the tasks extension, `tasks.rs`).
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks.get_task(&request)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update_task(request)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request)
+    }
+
+    // Prompts, resources and completion: the handler of `with_handler` (`compose.rs`).
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.composed.handler().complete(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.composed.handler().get_prompt(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.composed.handler().list_prompts(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.composed
+            .handler()
+            .list_resources(request, context)
+            .await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.composed
+            .handler()
+            .list_resource_templates(request, context)
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.composed
+            .handler()
+            .read_resource(request, context)
+            .await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.composed.handler().subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.composed.handler().unsubscribe(request, context).await
+    }
 }

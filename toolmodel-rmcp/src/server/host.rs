@@ -5,8 +5,10 @@
 //! forgets it (`rmcp` keeps a responder per pending request until then):
 //!
 //! - the client answers;
-//! - it goes unanswered for [`Limits::client_request_timeout`](super::Limits): `rmcp` sends
-//!   `notifications/cancelled` for it and the handler gets `-32603` naming the limit;
+//! - it goes unanswered for
+//!   [`HttpLimits::client_request_timeout`](super::HttpLimits::client_request_timeout):
+//!   `rmcp` sends `notifications/cancelled` for it and the handler gets `-32603` naming the
+//!   limit;
 //! - the `tools/call` is cancelled (`notifications/cancelled` from the client, or its session
 //!   or connection ends): `notifications/cancelled` for it, and the handler gets
 //!   [`Error::Cancelled`];
@@ -40,7 +42,7 @@ use toolmodel::{
     host::{BoxFuture, CallHost, LogLevel, LogNotification, ProgressNotification},
 };
 
-use super::wire::{from_wire, to_wire};
+use crate::convert::message::{from_wire, to_wire};
 
 /// Which log notifications a call sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +88,7 @@ pub(crate) struct HostSettings {
     pub(crate) rounds: bool,
     /// The call's cancellation flag.
     pub(crate) cancellation: Cancellation,
-    /// [`Limits::client_request_timeout`](super::Limits).
+    /// [`HttpLimits::client_request_timeout`](super::HttpLimits::client_request_timeout).
     pub(crate) timeout: Option<Duration>,
 }
 

@@ -1,6 +1,35 @@
 //! [`ToolboxServer`]: an `rmcp` [`ServerHandler`] that serves a [`Toolbox`] (MCP 2025-11-25,
 //! "Tools"), and its transports.
 //!
+//! How a request flows, by module:
+//!
+//! ```text
+//!          serve_stdio (transport)                  serve_http (transport)
+//!                   │                                        │
+//!                   ▼                                        ▼
+//!   stdio: lines; parse errors answered      connections: accept, connection limit,
+//!                   │                          header timeout
+//!                   │                                        ▼
+//!                   │                        http_front: path, Host and Origin (origin),
+//!                   │                          limits, sessions; rmcp's wrong answers fixed
+//!                   └───────────────────┬────────────────────┘
+//!                                       ▼
+//!                 rmcp: JSON-RPC, initialize, Streamable HTTP sessions
+//!                                       │ ServerHandler
+//!                                       ▼
+//! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
+//!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
+//!          ├─ tools/call ─▶ task_call, as a task (tasks, task_input)
+//!          │                or call (context: host, request_state) ─▶ Toolbox::call
+//!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ tasks
+//!          ├─ logging/setLevel: a level per session
+//!          ├─ prompts, resources, completion ─▶ compose (the handler of with_handler)
+//!          └─ a request rmcp could not read ─▶ misrouted
+//! ```
+//!
+//! `toolbox_server` holds the struct they all serve, and says in which order the modules
+//! import one another.
+//!
 //! - `tools/list`: the toolbox's pages written for the request's protocol version
 //!   ([`Toolbox::list_for`]: the version in the request's `_meta`, else the one negotiated at
 //!   `initialize`, else the newest), with `nextCursor` (and, for 2026-07-28, `ttlMs` and
@@ -18,7 +47,11 @@
 //!   filtered by `logging/setLevel` or the request's `io.modelcontextprotocol/logLevel`),
 //!   `sampling/createMessage` and `elicitation/create`; `notifications/cancelled` sets the
 //!   context's [`Cancellation`](toolmodel::Cancellation).
-//! - Capabilities: `tools` and `logging`.
+//! - Capabilities: `tools` (with `listChanged`) and `logging`.
+//! - [`ToolboxServer::set_toolbox`] replaces the toolbox in every clone and session and sends
+//!   `notifications/tools/list_changed`: to each session that went through `initialize`, and,
+//!   under MCP 2026-07-28, on each `subscriptions/listen` stream that asked for
+//!   `toolsListChanged`. A request keeps the toolbox it started with.
 //! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
 //!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
 //!   one, those methods are JSON-RPC `-32601`.
@@ -68,25 +101,21 @@
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
 mod call;
 mod compose;
-mod connections;
 mod handler;
 mod host;
-mod http_front;
-mod limits;
+mod http;
+mod list_changed;
 mod misrouted;
-mod origin;
 mod request_state;
-mod sessions;
 mod stdio;
 mod task_call;
 mod task_input;
 mod tasks;
+mod tool_list;
 mod toolbox_server;
 mod transport;
-mod wire;
 
-pub use http_front::MCP_PATH;
-pub use limits::Limits;
+pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService};
 pub use request_state::{
     DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
 };

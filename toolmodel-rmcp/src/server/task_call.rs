@@ -18,12 +18,8 @@ use std::{
 
 use toolmodel::{Toolbox, model::TaskSupport};
 
-use super::{
-    call::Prepared,
-    task_input::TaskHost,
-    toolbox_server::ToolboxServer,
-    wire::{self, error_data},
-};
+use super::{call::Prepared, task_input::TaskHost, toolbox_server::ToolboxServer};
+use crate::convert::message::{self, error_data};
 
 fn task_support(toolbox: &Toolbox, name: &str) -> Option<TaskSupport> {
     toolbox.get(name)?.execution.as_ref()?.task_support
@@ -33,14 +29,15 @@ fn task_support(toolbox: &Toolbox, name: &str) -> Option<TaskSupport> {
 /// `InputRequiredResult` for input the handler asks before its task
 /// ([`CallContext::input_before_task`](toolmodel::CallContext::input_before_task)), or
 /// `-32021` for a tool that requires tasks called by a client that did not declare them.
-/// `None`: an ordinary call.
+/// `None`: an ordinary call. The task runs on `toolbox`, the one served when the call came.
 pub(super) async fn call_tool(
     server: &ToolboxServer,
+    toolbox: &Toolbox,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Option<Result<CallToolResponse, ErrorData>> {
     let manager = server.tasks.task_manager()?;
-    let support = task_support(server.toolbox(), &request.name)?;
+    let support = task_support(toolbox, &request.name)?;
     let declared = context
         .client_capabilities()
         .is_some_and(|capabilities| capabilities.supports_tasks());
@@ -53,7 +50,7 @@ pub(super) async fn call_tool(
         (TaskSupport::Optional | TaskSupport::Required, true) => {}
         _ => return None,
     }
-    Some(start(manager, server, request, context).await)
+    Some(start(manager, server, toolbox, request, context).await)
 }
 
 /// The handler's run: boxed, so it can move from the request into its task.
@@ -65,6 +62,7 @@ type Run =
 async fn start(
     manager: &TaskManager,
     server: &ToolboxServer,
+    toolbox: &Toolbox,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
@@ -81,7 +79,7 @@ async fn start(
         version,
         rounds,
     } = call;
-    let toolbox = server.toolbox().clone();
+    let toolbox = toolbox.clone();
     let name = request.name.to_string();
     let arguments = request.arguments.clone();
     let handler_cx = cx.clone();
@@ -109,7 +107,7 @@ async fn start(
                 }
             };
             match result {
-                Ok(result) => wire::result_to_rmcp(result, version).map_err(TaskExit::Error),
+                Ok(result) => message::result_to_rmcp(result, version).map_err(TaskExit::Error),
                 Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
                 Err(err) => Err(TaskExit::Error(error_data(err))),
             }

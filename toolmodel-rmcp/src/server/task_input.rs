@@ -23,7 +23,8 @@ use toolmodel::{
     input::InputRequests,
 };
 
-use super::{host::PeerHost, wire::from_wire};
+use super::host::PeerHost;
+use crate::convert::message::from_wire;
 
 /// Starts the task of a [`TaskHost`]: hands it `rmcp`'s [`TaskContext`] once the task exists.
 pub(crate) struct TaskStart(watch::Sender<Option<TaskContext>>);

@@ -11,8 +11,10 @@
 //!   extension in `data.requiredCapabilities`) when the client did not declare it.
 //! - `"forbidden"` or none: always an ordinary call.
 //!
-//! The server advertises the extension (`capabilities.extensions`) when one of its tools
-//! declares `"optional"` or `"required"`.
+//! The server advertises the extension (`capabilities.extensions`) from the first toolbox it
+//! serves (at `ToolboxServer::new` or `set_toolbox`) with a tool that declares `"optional"`
+//! or `"required"`, and from then on: a task outlives the toolbox it started in, and a client
+//! that saw the extension can poll its tasks after the toolbox is replaced.
 //!
 //! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`
 //! in `call.rs`: the request's `_meta`, its client capabilities, its log level, its input
@@ -45,6 +47,8 @@
 //! `failed` with the JSON-RPC error inlined. Tasks live in memory, shared by every session and
 //! clone of the server, for `rmcp`'s default TTL (5 minutes).
 
+use std::sync::{Arc, OnceLock};
+
 use rmcp::{
     ErrorData,
     model::{
@@ -55,13 +59,14 @@ use rmcp::{
 };
 use toolmodel::{Toolbox, model::TaskSupport};
 
-/// The tasks of a server whose toolbox has a tool that supports them; none otherwise.
+/// The tasks of a server, shared by every clone and session: off until a toolbox it serves
+/// has a tool that supports them, then on for good.
 #[derive(Clone, Default)]
-pub(crate) struct Tasks(Option<TaskManager>);
+pub(crate) struct Tasks(Arc<OnceLock<TaskManager>>);
 
 impl std::fmt::Debug for Tasks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
+        match self.0.get() {
             Some(manager) => write!(f, "Tasks({} running)", manager.running_task_count()),
             None => f.write_str("Tasks(off)"),
         }
@@ -69,8 +74,9 @@ impl std::fmt::Debug for Tasks {
 }
 
 impl Tasks {
-    /// On when a tool of `toolbox` declares `"optional"` or `"required"` task support.
-    pub(crate) fn for_toolbox(toolbox: &Toolbox) -> Self {
+    /// Turns tasks on when a tool of `toolbox` declares `"optional"` or `"required"` task
+    /// support; tasks already on stay on.
+    pub(crate) fn enable_for(&self, toolbox: &Toolbox) {
         let supported = toolbox.tools().iter().any(|tool| {
             matches!(
                 tool.execution
@@ -79,12 +85,14 @@ impl Tasks {
                 Some(TaskSupport::Optional | TaskSupport::Required)
             )
         });
-        Self(supported.then(TaskManager::new))
+        if supported {
+            self.0.get_or_init(TaskManager::new);
+        }
     }
 
     /// `capabilities` with the extension advertised when tasks are on.
     pub(crate) fn capabilities(&self, mut capabilities: ServerCapabilities) -> ServerCapabilities {
-        if self.0.is_some() {
+        if self.0.get().is_some() {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -95,13 +103,13 @@ impl Tasks {
 
     /// The task manager, when tasks are on.
     pub(super) fn task_manager(&self) -> Option<&TaskManager> {
-        self.0.as_ref()
+        self.0.get()
     }
 
     fn manager(&self) -> Result<&TaskManager, ErrorData> {
         // rmcp answers `tasks/*` with -32601 itself when the extension is not advertised.
         self.0
-            .as_ref()
+            .get()
             .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
     }
 
@@ -120,34 +128,3 @@ impl Tasks {
         self.manager()?.cancel_task(&request.task_id)
     }
 }
-
-/// The `tasks/*` methods of [`ToolboxServer`](super::ToolboxServer)'s `ServerHandler`,
-/// answered by `self.tasks`.
-macro_rules! serve_tasks {
-    () => {
-        async fn get_task(
-            &self,
-            request: ::rmcp::model::GetTaskParams,
-            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
-        ) -> Result<::rmcp::model::GetTaskResult, ::rmcp::ErrorData> {
-            self.tasks.get_task(&request)
-        }
-
-        async fn update_task(
-            &self,
-            request: ::rmcp::model::UpdateTaskParams,
-            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
-        ) -> Result<(), ::rmcp::ErrorData> {
-            self.tasks.update_task(request)
-        }
-
-        async fn cancel_task(
-            &self,
-            request: ::rmcp::model::CancelTaskParams,
-            _context: ::rmcp::service::RequestContext<::rmcp::RoleServer>,
-        ) -> Result<(), ::rmcp::ErrorData> {
-            self.tasks.cancel_task(&request)
-        }
-    };
-}
-pub(crate) use serve_tasks;

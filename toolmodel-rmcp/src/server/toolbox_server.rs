@@ -1,41 +1,43 @@
-//! [`ToolboxServer`]: the struct, its constructor and its builder setters (every `with_*`), and
-//! the [`HttpSettings`] it carries for `serve_http`.
+//! [`ToolboxServer`]: the struct, its constructor, its builder setters (every `with_*`, among
+//! them those of the [`HttpSettings`] it carries for Streamable HTTP), and the toolbox it
+//! serves ([`toolbox`](ToolboxServer::toolbox), [`set_toolbox`](ToolboxServer::set_toolbox)).
 //!
 //! The modules of `server` import one another in one direction only, from the state a server
-//! holds up to the `ServerHandler` impl that serves it:
+//! holds up to the `ServerHandler` impl that serves it (the conversions they share are
+//! [`crate::convert`]'s, outside `server`):
 //!
-//! 1. state and conversions that know nothing of `ToolboxServer`: `limits`, `origin`,
-//!    `request_state` (the [`Sealer`]), `compose` (the [`Composed`] handler), `tasks` (the
-//!    [`Tasks`] manager), `wire`, `host`, `task_input`, `sessions`, `stdio`, `misrouted`;
+//! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
+//!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
+//!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
+//!    (the [`Composed`] handler), `tasks` (the [`Tasks`] manager), `host`, `task_input`,
+//!    `stdio`, `misrouted`;
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
-//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `http_front`,
-//!    `connections` and `transport` (serving it over stdio and Streamable HTTP);
-//! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them.
+//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `http`'s `front`
+//!    and `connections`, and `transport` (serving it over stdio and Streamable HTTP);
+//! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them: every method it
+//!    serves is written out there, each a short delegation to the module that does the work.
 //!
-//! `server/mod.rs` only declares the modules and re-exports the public items.
+//! `server/mod.rs` declares the modules, re-exports the public items and sketches how a
+//! request flows through them.
 
 use std::{
-    collections::HashMap,
     sync::{Arc, Mutex},
     time::Duration,
 };
 
-use rmcp::{
-    ServerHandler,
-    model::{Implementation, Tool as RmcpTool},
-};
+use rmcp::{ServerHandler, model::Implementation};
 use toolmodel::{Toolbox, host::LogLevel};
 
 use super::{
     compose::Composed,
-    limits::Limits,
-    origin::default_port,
+    http::{HttpLimits, HttpSettings, default_port},
+    list_changed::ListChanged,
     request_state::{RequestStateKey, Sealer},
     tasks::Tasks,
+    tool_list::ServedTools,
 };
-use crate::convert::to_rmcp_lossy;
 
 /// Serves a [`Toolbox`] over MCP with `rmcp`: see the [module docs](crate::server) for what
 /// each request does.
@@ -43,7 +45,8 @@ use crate::convert::to_rmcp_lossy;
 /// Build one with [`ToolboxServer::new`], then run it with
 /// [`serve_stdio`](Self::serve_stdio) or [`serve_http`](Self::serve_http), or hand it to any
 /// `rmcp` transport (it is an `rmcp` [`ServerHandler`]). Cloning is cheap; a clone shares the
-/// toolbox and the `logging/setLevel` level (each Streamable HTTP session gets its own level).
+/// toolbox ([`set_toolbox`](Self::set_toolbox) on one replaces it in all) and the
+/// `logging/setLevel` level (each Streamable HTTP session gets its own level).
 ///
 /// ```no_run
 /// use serde::Deserialize;
@@ -69,33 +72,24 @@ use crate::convert::to_rmcp_lossy;
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolboxServer {
-    pub(super) toolbox: Toolbox,
+    /// The toolbox served and what is derived from it, replaced whole by
+    /// [`set_toolbox`](Self::set_toolbox).
+    pub(super) tools: ServedTools,
+    /// Whom to tell when the toolbox is replaced.
+    pub(super) list_changed: ListChanged,
     pub(super) info: Implementation,
     pub(super) instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
     pub(super) log_level: Arc<Mutex<Option<LogLevel>>>,
-    /// Each listed tool as `rmcp` holds it, by MCP name, converted once: `rmcp` asks for a
-    /// tool's `inputSchema` on every Streamable HTTP request (`get_tool`), and converting the
-    /// tool each time would copy its schemas on every call.
-    pub(super) rmcp_tools: Arc<HashMap<String, RmcpTool>>,
     /// Seals and opens MCP 2026-07-28 `requestState`.
     pub(super) sealer: Sealer,
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
     pub(super) composed: Composed,
-    /// The tasks extension, on when a tool supports tasks (`tasks.rs`).
+    /// The tasks extension, on once a toolbox served has a tool that supports tasks
+    /// (`tasks.rs`).
     pub(super) tasks: Tasks,
-    /// What `serve_http` enforces (limits, allowed hosts and origins).
+    /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
-}
-
-/// What [`ToolboxServer::serve_http`] enforces: set with [`ToolboxServer::with_limits`],
-/// [`ToolboxServer::with_allowed_hosts`] and [`ToolboxServer::with_allowed_origins`].
-#[derive(Clone, Debug, Default)]
-pub(super) struct HttpSettings {
-    pub(super) limits: Limits,
-    /// Empty: loopback.
-    pub(super) allowed_hosts: Vec<String>,
-    pub(super) allowed_origins: Vec<String>,
 }
 
 impl ToolboxServer {
@@ -103,15 +97,12 @@ impl ToolboxServer {
     /// (change it with [`with_server_info`](Self::with_server_info)).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
-        let rmcp_tools = toolbox
-            .tools()
-            .iter()
-            .map(|tool| (tool.name.clone(), to_rmcp_lossy(tool).0))
-            .collect();
+        let tasks = Tasks::default();
+        tasks.enable_for(&toolbox);
         Self {
-            tasks: Tasks::for_toolbox(&toolbox),
-            rmcp_tools: Arc::new(rmcp_tools),
-            toolbox,
+            tasks,
+            tools: ServedTools::new(toolbox),
+            list_changed: ListChanged::default(),
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::new(Mutex::new(None)),
@@ -181,18 +172,19 @@ impl ToolboxServer {
         self
     }
 
-    /// The [`Limits`] [`serve_http`](Self::serve_http) enforces (default:
-    /// [`Limits::default`]). The stdio transport has one client and ignores them, all but
-    /// [`client_request_timeout`](Limits::client_request_timeout), which holds for every
+    /// The [`HttpLimits`] [`serve_http`](Self::serve_http) and
+    /// [`http_service`](Self::http_service) enforce (default: [`HttpLimits::default`]). The
+    /// stdio transport has one client and ignores them, all but
+    /// [`client_request_timeout`](HttpLimits::client_request_timeout), which holds for every
     /// transport.
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
+    pub fn with_limits(mut self, limits: HttpLimits) -> Self {
         self.http.limits = limits;
         self
     }
 
-    /// The host names (or `host:port` authorities) [`serve_http`](Self::serve_http) answers
-    /// to, replacing the default loopback ones: the names clients reach a public server by.
+    /// The host names (or `host:port` authorities) [`serve_http`](Self::serve_http) and
+    /// [`http_service`](Self::http_service) answer to, replacing the default loopback ones: the names clients reach a public server by.
     /// Their `http` and `https` origins are allowed too (the server's own). A `Host` not on
     /// the list is 403 Forbidden (against DNS rebinding).
     #[must_use]
@@ -227,6 +219,10 @@ impl ToolboxServer {
     /// `resources/subscribe` and `unsubscribe`) and completion (`completion/complete`), as
     /// written by hand or with `rmcp`'s prompt router. The toolbox keeps `tools/list`,
     /// `tools/call` and `logging/setLevel`; `handler`'s own tool methods are never called.
+    /// MCP 2026-07-28's `subscriptions/listen` is the toolbox's too (its
+    /// `toolsListChanged`, see [`set_toolbox`](Self::set_toolbox)): `rmcp` hands each stream
+    /// to one handler, so `handler`'s list changes and resource updates do not reach a
+    /// 2026-07-28 client.
     ///
     /// The capabilities announced are the toolbox's (`tools`, `logging`) with `handler`'s
     /// `prompts`, `resources`, `completions` and `experimental`, and its `extensions` added
@@ -276,13 +272,64 @@ impl ToolboxServer {
         self
     }
 
-    /// The toolbox served.
+    /// The toolbox served now: the one given to [`new`](Self::new), or to the last
+    /// [`set_toolbox`](Self::set_toolbox). A [`Toolbox`] is shared, so this is a cheap handle
+    /// to it, which stays this toolbox when another replaces it.
     #[must_use]
-    pub fn toolbox(&self) -> &Toolbox {
-        &self.toolbox
+    pub fn toolbox(&self) -> Toolbox {
+        self.tools.current().toolbox.clone()
     }
 
-    /// A copy for a new session: the same toolbox and identity, its own log level.
+    /// Serves `toolbox` from now on, in this server, every clone of it and every session
+    /// (stdio, Streamable HTTP), and tells the clients that the tool list changed with
+    /// `notifications/tools/list_changed` (MCP 2025-11-25 "Tools", List Changed
+    /// Notification; the server declares `tools.listChanged: true`):
+    ///
+    /// - every session that went through `initialize` (MCP 2025-11-25 and older) whose
+    ///   transport is still open gets it;
+    /// - under MCP 2026-07-28 a server sends no notification the client did not ask for
+    ///   (2026-07-28 "Subscriptions"): each open `subscriptions/listen` stream whose filter
+    ///   has `toolsListChanged: true` gets it, carrying the stream's
+    ///   `io.modelcontextprotocol/subscriptionId` (`rmcp` serves the stream; this server
+    ///   accepts `toolsListChanged` alone in its filter, and refuses a stream that does not
+    ///   ask for it with `-32601`, see [`with_handler`](Self::with_handler)).
+    ///
+    /// Every call notifies, whether the list differs or not. The notifications are sent
+    /// from tasks on the runtime serving each session, so this returns at once and may be
+    /// called from any thread, in a runtime or not.
+    ///
+    /// A request keeps the toolbox it started with: a `tools/call` in flight (or a task of
+    /// the tasks extension) finishes on it; `tools/list` and `tools/call` that arrive after
+    /// this returns see `toolbox`. A cursor of the old list is read as a position in the new
+    /// one (`-32602` when the new list has no page there): the notification tells the client
+    /// to list again from the start. The tasks extension turns on when `toolbox` has a tool
+    /// that supports tasks, and stays on once on, so that tasks started before remain
+    /// reachable; a client learns that it turned on from its next `initialize` (or, under
+    /// 2026-07-28, `server/discover`).
+    ///
+    /// ```
+    /// use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
+    /// use toolmodel_rmcp::ToolboxServer;
+    ///
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?);
+    /// let session = server.clone(); // say, serving stdio on another task
+    /// let upstream = Toolbox::builder()
+    ///     .with_tool(Tool::new("search", ToolSchema::empty_object()), |_, _| async {
+    ///         Ok(CallToolResult::text("found"))
+    ///     })
+    ///     .build()?;
+    /// server.set_toolbox(upstream);
+    /// assert!(session.toolbox().get("search").is_some());
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    pub fn set_toolbox(&self, toolbox: Toolbox) {
+        self.tasks.enable_for(&toolbox);
+        self.tools.replace(toolbox);
+        self.list_changed.notify();
+    }
+
+    /// A copy for a new session: the same toolbox (and its replacements) and identity, its
+    /// own log level.
     pub(super) fn session(&self) -> Self {
         Self {
             log_level: Arc::new(Mutex::new(None)),

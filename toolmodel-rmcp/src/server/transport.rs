@@ -1,5 +1,6 @@
-//! Running a [`ToolboxServer`]: stdio, and Streamable HTTP on a TCP listener (`rmcp`'s
-//! transports, with the connection handling, limits and fixes of this crate in front).
+//! Running a [`ToolboxServer`]: stdio, and Streamable HTTP on a TCP listener or in a server
+//! of your own (`rmcp`'s transports, with the connection handling, limits and fixes of this
+//! crate in front).
 
 use std::sync::Arc;
 
@@ -12,7 +13,8 @@ use rmcp::{
 use tokio::net::TcpListener;
 
 use super::{
-    connections, http_front::HttpFront, origin, sessions::SessionTable, stdio::StdioTransport,
+    http::{self, MCP_PATH, McpHttpService},
+    stdio::StdioTransport,
     toolbox_server::ToolboxServer,
 };
 use crate::error::Error;
@@ -46,15 +48,28 @@ impl ToolboxServer {
         Ok(())
     }
 
-    /// `rmcp`'s Streamable HTTP service for this server (MCP "Streamable HTTP" transport),
-    /// one session per client (each with its own `logging/setLevel` level), for mounting in
-    /// your own `axum` router or `tower` stack. `config` is `rmcp`'s: it accepts only
-    /// loopback `Host` headers by default (against DNS rebinding) and checks no `Origin`
-    /// unless told to, so a public server lists its host names and origins there. This is
-    /// `rmcp`'s service alone: the [`Limits`](super::Limits), the `Origin` default and the
-    /// fixes of [`serve_http`](Self::serve_http) are not in it.
+    /// This server over Streamable HTTP (MCP "Streamable HTTP" transport) as a `tower`
+    /// service, to mount in a server or router of your own: one session per client (each
+    /// with its own `logging/setLevel` level), with the `Host` and `Origin` rules of
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts) and
+    /// [`with_allowed_origins`](Self::with_allowed_origins), the
+    /// [`HttpLimits`](super::HttpLimits) of [`with_limits`](Self::with_limits) but the
+    /// connection ones, and the answers fixed in front of `rmcp`: see [`McpHttpService`] (how
+    /// to mount it, and the order in which a request is checked).
+    /// [`serve_http`](Self::serve_http) serves the same service.
     #[must_use]
-    pub fn http_service(
+    pub fn http_service(self) -> McpHttpService {
+        McpHttpService::new(self)
+    }
+
+    /// `rmcp`'s own `StreamableHttpService` for this server, with `config` as it is: the raw
+    /// path, for an `rmcp` setting [`http_service`](Self::http_service) does not expose
+    /// (a session manager, stateless mode, SSE keep-alive). None of the front is in it: no
+    /// [`HttpLimits`](super::HttpLimits), no `Origin` check unless `config` asks for one
+    /// (`rmcp` checks only loopback `Host` headers by default), none of the fixes
+    /// [`McpHttpService`] lists.
+    #[must_use]
+    pub fn rmcp_http_service(
         self,
         config: StreamableHttpServerConfig,
     ) -> StreamableHttpService<Self, LocalSessionManager> {
@@ -65,31 +80,29 @@ impl ToolboxServer {
         )
     }
 
-    /// Serves clients over Streamable HTTP at [`MCP_PATH`](super::MCP_PATH) (`/mcp`) on
+    /// Serves clients over Streamable HTTP at [`MCP_PATH`] (`/mcp`) on
     /// `listener`, forever. Bind the listener yourself (`TcpListener::bind("127.0.0.1:0")`
     /// picks a free port; `listener.local_addr()` tells which).
     ///
     /// - Every accepted socket has `TCP_NODELAY` (without it, each response waited about
     ///   40 ms for the client's delayed ACK).
-    /// - `Host` must be a loopback name (`localhost`, `127.0.0.1`, `::1`) or one of
-    ///   [`with_allowed_hosts`](Self::with_allowed_hosts), else 403 (against DNS rebinding).
-    /// - `Origin`, when present, must be a loopback origin (`http` or `https`, any port), the
+    /// - Each request is answered by the [`McpHttpService`] of
+    ///   [`http_service`](Self::http_service), served at [`MCP_PATH`] only: `Host` must be a
+    ///   loopback name (`localhost`, `127.0.0.1`, `::1`) or one of
+    ///   [`with_allowed_hosts`](Self::with_allowed_hosts), else 403 (against DNS rebinding);
+    ///   `Origin`, when present, must be a loopback origin (`http` or `https`, any port), the
     ///   server's own (`http` or `https` on an allowed host) or one of
     ///   [`with_allowed_origins`](Self::with_allowed_origins), else 403 (MCP 2025-11-25 and
-    ///   2026-07-28, Streamable HTTP, "Security Warning": servers MUST validate `Origin`).
-    ///   `Origin: null` is 403 unless allowed. `rmcp` checks both with the lists built here.
-    /// - The [`Limits`](super::Limits) of [`with_limits`](Self::with_limits) bound sessions,
-    ///   connections, reads and calls in flight; each refusal names its limit.
-    ///
-    /// Answers `rmcp` 3.11's service gets wrong, fixed in front of it (upstream behaviour):
-    ///
-    /// | request | `rmcp` 3.11 | here |
-    /// |---|---|---|
-    /// | a body that is not JSON, with `Content-Type: application/json` | 415, a text body | 400 with a JSON-RPC `-32700` Parse error |
-    /// | JSON that is no JSON-RPC message | 415, a text body | 400 with `-32600` Invalid Request (with the `id` when it has one) |
-    /// | `DELETE` of a session the server does not hold | 202 | 404 (MCP, Streamable HTTP, "Session Management") |
-    /// | two `Host` headers | served with the first | 400 (RFC 9112, 3.2) |
-    /// | `tools/call` whose `arguments` is not an object, or with no `name` | `-32601` | `-32602` naming `/params/arguments` or `/params/name` |
+    ///   2026-07-28, Streamable HTTP, "Security Warning": servers MUST validate `Origin`);
+    ///   `Origin: null` is 403 unless allowed. Both are checked before the body is read or a
+    ///   session admitted, and the refusal closes the connection.
+    /// - The [`HttpLimits`](super::HttpLimits) of [`with_limits`](Self::with_limits) bound
+    ///   sessions, connections, reads and calls in flight; each refusal names its limit.
+    /// - The answers `rmcp` 3.11's service gets wrong are fixed as
+    ///   [`McpHttpService`](McpHttpService#answers-fixed-in-front-of-rmcp) lists; a
+    ///   `tools/call` whose `arguments` is not an object, or with no `name`, is `-32602`
+    ///   naming `/params/arguments` or `/params/name` on every transport (`rmcp` 3.11:
+    ///   `-32601`).
     ///
     /// # Errors
     ///
@@ -130,25 +143,14 @@ impl ToolboxServer {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send,
     ) -> Result<(), Error> {
-        let settings = self.http.clone();
-        let mut manager = LocalSessionManager::default();
-        manager.session_config.keep_alive = Some(settings.limits.session_idle_timeout);
-        let manager = Arc::new(manager);
-        let config = origin::http_config(
-            &settings.allowed_hosts,
-            &settings.allowed_origins,
-            settings.limits.max_body_bytes,
-        );
-        let stop_sessions = config.cancellation_token.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(self.session()), Arc::clone(&manager), config);
-        let sessions = SessionTable::new(manager, &settings.limits);
-        let front = Arc::new(HttpFront::new(service, sessions, &settings.limits));
+        let limits = self.http.limits.clone();
+        let service = self.http_service().with_path(MCP_PATH);
+        let sessions = service.clone();
         let shutdown = async move {
             shutdown.await;
-            stop_sessions.cancel();
+            sessions.close_sessions();
         };
-        connections::serve(listener, front, &settings.limits, shutdown).await;
+        http::serve(listener, service, &limits, shutdown).await;
         Ok(())
     }
 }

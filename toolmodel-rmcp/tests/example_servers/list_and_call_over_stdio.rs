@@ -2,13 +2,16 @@
 //! started over stdio as child processes, driven by `rmcp`'s client. Every tool is listed and
 //! called; results, `isError` results for bad arguments (each violation with its pointer),
 //! the `-32602` errors, progress, logging, sampling and elicitation are checked.
+//!
+//! A test of the `toolmodel-tests` package, which builds the example programs (see
+//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test list_and_call_over_stdio`.
 
 // Sampling and logging are deprecated by SEP-2577 (MCP 2026-07-28); these servers speak
 // 2025-11-25, which has them.
 #![allow(deprecated)]
 
 #[allow(dead_code)]
-#[path = "../../examples/quickstart.rs"]
+#[path = "../../../examples/quickstart.rs"]
 mod quickstart;
 
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,12 @@
-//! Between `toolmodel`'s MCP JSON and `rmcp`'s types: listed tools, results, errors, log
-//! levels. Both sides serialize to the MCP wire shape, so each conversion goes through it.
+//! The MCP messages around tools, between `toolmodel`'s types and `rmcp`'s: a `tools/list`
+//! page, a `CallToolResult`, a JSON-RPC error, a log level, a protocol version. Both sides
+//! serialize to the MCP wire shape, so each conversion goes through it (or, for the common
+//! result, builds what that JSON would read as).
+//!
+//! Nothing here knows which side of a connection it is on: [`crate::server`] uses it, and a
+//! client of `rmcp` reads the same types.
 
-// Logging and sampling are deprecated by SEP-2577 (MCP 2026-07-28); MCP 2025-11-25 clients,
-// which this server serves, use them.
+// Logging is deprecated by SEP-2577 (MCP 2026-07-28); MCP 2025-11-25 peers use it.
 #![allow(deprecated)]
 
 use rmcp::{

@@ -1,7 +1,12 @@
-//! Issue 21, finding 5 (stdio) and finding 6: the example server over stdio, driven line by
-//! line. `rmcp` 3.11 ignored a line that is not JSON (a request with an id waited forever)
-//! and exited on a notification before `initialize`; `arguments` that are not an object got
-//! `-32601`. Each is a regression test against the real binary.
+//! The stdio transport holds up against the lines a client gets wrong: the example server
+//! (`examples/server.rs`) as a child process, driven line by line. A line that is not JSON
+//! gets `-32700` (`rmcp` 3.11 ignored it, so a request with an id waited forever), a
+//! notification before `initialize` is dropped (`rmcp` 3.11 exited), a `tools/call` whose
+//! `arguments` is not an object gets `-32602` (`rmcp` 3.11: `-32601`), and an integer-valued
+//! float reaches an integer field. Each is a regression test against the real binary.
+//!
+//! A test of the `toolmodel-tests` package, which builds the example programs (see
+//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test stdio_robustness`.
 
 use std::time::Duration;
 

@@ -1,25 +1,98 @@
-//! What becomes of the requests a `tools/call` sends to the client (`sampling/createMessage`,
-//! `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody answers them: cancelled with
-//! `notifications/cancelled` when the call is cancelled, when the client's connection ends,
-//! when [`Limits::client_request_timeout`] passes, and when the handler stops waiting.
+//! Cancellation: `notifications/cancelled` from the client reaches the handler of the
+//! `tools/call` it names; and what becomes of the requests a `tools/call` sends to the client
+//! (`sampling/createMessage`, `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody
+//! answers them: cancelled with `notifications/cancelled` when the call is cancelled, when the
+//! client's connection ends, when [`HttpLimits::client_request_timeout`] passes, and when the
+//! handler stops waiting.
 //!
-//! The client is a raw JSON-RPC peer over an in-memory pipe, so every line the server writes
-//! is seen as it is.
+//! The first test drives the server with `rmcp`'s client; the others with a raw JSON-RPC peer
+//! over an in-memory pipe, so every line the server writes is seen as it is.
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
-use rmcp::ServiceExt as _;
+use rmcp::{
+    ServiceExt as _,
+    model::{CallToolRequestParams, ErrorCode},
+    service::ServiceError,
+};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::{
     io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, Lines, ReadHalf},
     io::{WriteHalf, split},
-    sync::mpsc,
+    sync::{Notify, mpsc},
 };
 use toolmodel::{
-    CallContext, CallToolResult, Tool, ToolError, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
     input::{ElicitRequest, InputRequest, InputRequests},
+    schemars::{self, JsonSchema},
 };
-use toolmodel_rmcp::{ToolboxServer, server::Limits};
+use toolmodel_rmcp::{ToolboxServer, server::HttpLimits};
+
+#[path = "support/pipe.rs"]
+mod pipe;
+use pipe::connect;
+
+#[derive(Deserialize, JsonSchema)]
+struct WaitArgs {}
+
+/// Waits until its call is cancelled, then says so.
+#[derive(toolmodel::Tool)]
+#[tool(input = WaitArgs)]
+struct Wait {
+    started: Arc<Notify>,
+    stopped: Arc<Notify>,
+}
+
+impl ToolHandler for Wait {
+    type Reply = &'static str;
+    async fn call(&self, _: WaitArgs, cx: &CallContext) -> Result<&'static str, ToolError> {
+        self.started.notify_one();
+        cx.cancelled().await;
+        self.stopped.notify_one();
+        Err(ToolError::Cancelled)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_cancelled_reaches_the_handler() {
+    let started = Arc::new(Notify::new());
+    let stopped = Arc::new(Notify::new());
+    let toolbox = Toolbox::builder()
+        .with(Wait {
+            started: Arc::clone(&started),
+            stopped: Arc::clone(&stopped),
+        })
+        .build()
+        .expect("toolbox");
+    let service = connect(ToolboxServer::new(toolbox), ()).await;
+
+    // rmcp's client sends notifications/cancelled for a tools/call it abandons.
+    let call = service.call_tool(CallToolRequestParams::new("wait"));
+    let abandoned = tokio::time::timeout(Duration::from_secs(5), async {
+        tokio::select! {
+            _ = call => panic!("the call finished without being cancelled"),
+            () = started.notified() => {}
+        }
+    })
+    .await;
+    assert!(abandoned.is_ok(), "the handler started");
+    tokio::time::timeout(Duration::from_secs(5), stopped.notified())
+        .await
+        .expect("the handler saw the cancellation");
+
+    let unknown = service
+        .call_tool(
+            CallToolRequestParams::new("nothing")
+                .with_arguments(json!({}).as_object().cloned().unwrap_or_default()),
+        )
+        .await;
+    match unknown {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    service.cancel().await.expect("closes");
+}
 
 /// How long a test waits for a line the server should write.
 const WAIT: Duration = Duration::from_secs(5);
@@ -38,7 +111,10 @@ fn request_of(kind: &str) -> InputRequest {
 
 /// A server with two tools: `ask` asks the client for `kind` (sampling, elicitation, roots)
 /// and reports how its wait ended on `outcomes`; `ask_briefly` stops waiting after 100 ms.
-fn server(limits: Limits, outcomes: mpsc::UnboundedSender<Result<(), ToolError>>) -> ToolboxServer {
+fn server(
+    limits: HttpLimits,
+    outcomes: mpsc::UnboundedSender<Result<(), ToolError>>,
+) -> ToolboxServer {
     let Value::Object(kind_schema) = json!({
         "type": "object",
         "properties": {"kind": {"enum": ["sampling", "elicitation", "roots"]}},
@@ -175,7 +251,7 @@ impl RawClient {
 async fn a_cancelled_call_cancels_its_requests_to_the_client() {
     for kind in ["sampling", "elicitation", "roots"] {
         let (outcomes, mut outcome) = mpsc::unbounded_channel();
-        let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+        let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
         let asked = client.call_and_get_asked(1, "ask", kind).await;
         client
             .send(
@@ -205,7 +281,7 @@ async fn a_cancelled_call_cancels_its_requests_to_the_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_request_to_the_client_times_out() {
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let limits = Limits::default().client_request_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().client_request_timeout(Duration::from_millis(300));
     let mut client = RawClient::start(server(limits, outcomes)).await;
     let started = std::time::Instant::now();
     let asked = client.call_and_get_asked(7, "ask", "sampling").await;
@@ -227,7 +303,7 @@ async fn an_unanswered_request_to_the_client_times_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_the_handler_stops_waiting_for_is_cancelled() {
     let (outcomes, _outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     let asked = client
         .call_and_get_asked(3, "ask_briefly", "elicitation")
         .await;
@@ -242,10 +318,10 @@ async fn a_request_the_handler_stops_waiting_for_is_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_timeout_is_documented_and_settable() {
     assert_eq!(
-        Limits::default().client_request_timeout,
-        Limits::DEFAULT_CLIENT_REQUEST_TIMEOUT
+        HttpLimits::default().client_request_timeout,
+        HttpLimits::DEFAULT_CLIENT_REQUEST_TIMEOUT
     );
-    let limits = Limits::default().client_request_timeout(Duration::from_secs(5));
+    let limits = HttpLimits::default().client_request_timeout(Duration::from_secs(5));
     assert_eq!(limits.client_request_timeout, Duration::from_secs(5));
 }
 
@@ -254,7 +330,7 @@ async fn many_cancelled_calls_leave_no_request_pending() {
     // The rounds, in small: calls whose sampling request is never answered, each
     // cancelled; every one of the server's requests is cancelled in turn.
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     for id in 1..=200_u64 {
         let asked = client.call_and_get_asked(id, "ask", "sampling").await;
         client
@@ -272,7 +348,7 @@ async fn many_cancelled_calls_leave_no_request_pending() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_connection_ends_the_calls_waiting_on_the_client() {
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let mut client = RawClient::start(server(Limits::default(), outcomes)).await;
+    let mut client = RawClient::start(server(HttpLimits::default(), outcomes)).await;
     client.call_and_get_asked(1, "ask", "roots").await;
     drop(client);
     // `rmcp` gives the calls in flight 5 s to answer a closed stdin, then cancels them; the

@@ -1,6 +1,7 @@
-//! The TCP connections of [`ToolboxServer::serve_http`](super::ToolboxServer::serve_http):
+//! The TCP connections of [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http):
 //! accepted with `TCP_NODELAY`, served with `hyper` (HTTP/1.1, keep-alive,
-//! [`Limits::header_read_timeout`]), and at most [`Limits::max_connections`] at once.
+//! [`HttpLimits::header_read_timeout`]), each request answered by the
+//! [`McpHttpService`], and at most [`HttpLimits::max_connections`] at once.
 //!
 //! - **`TCP_NODELAY`.** A response leaves in two writes (head, then body); with Nagle's
 //!   algorithm on, the second waits for the client's delayed ACK, about 40 ms on Linux, and
@@ -10,7 +11,9 @@
 //!   slowloris attack, a pool of keep-alive sockets) never lock a fresh one out; when every
 //!   connection has a request in flight, the new one gets `503 Service Unavailable` with
 //!   `Retry-After` and is closed. When accepting fails (the process is out of file
-//!   descriptors), the longest idle connection is closed too.
+//!   descriptors), the longest idle connection is closed too. A connection whose request
+//!   was refused before its body was read is closed once the response is written (the
+//!   response says `Connection: close`), so refused clients free their slots at once.
 
 use std::{
     collections::HashMap,
@@ -30,10 +33,7 @@ use tokio::{
     sync::Notify,
 };
 
-use super::{
-    http_front::{HttpFront, hold},
-    limits::Limits,
-};
+use super::{front::McpHttpService, limits::HttpLimits, response::hold};
 
 /// One connection's state, seen by the others.
 #[derive(Debug)]
@@ -114,10 +114,10 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// Accepts and serves connections on `listener` until `shutdown` completes; then stops
 /// accepting (the listener is closed), waits for the requests in flight (at most
 /// [`DRAIN_LIMIT`]) and closes every connection.
-pub(super) async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
-    front: Arc<HttpFront>,
-    limits: &Limits,
+    service: McpHttpService,
+    limits: &HttpLimits,
     shutdown: impl Future<Output = ()>,
 ) {
     let connections = Arc::new(Connections::default());
@@ -159,16 +159,16 @@ pub(super) async fn serve(
         });
         connections.lock().insert(id, Arc::clone(&connection));
         let connections = Arc::clone(&connections);
-        let front = Arc::clone(&front);
+        let service = service.clone();
         let header_read_timeout = limits.header_read_timeout;
         tokio::spawn(async move {
-            let service = {
+            let hyper_service = {
                 let connection = Arc::clone(&connection);
                 service_fn(move |request| {
                     let in_flight = InFlight::start(&connection);
-                    let front = Arc::clone(&front);
+                    let service = service.clone();
                     async move {
-                        let response = front.handle(request).await;
+                        let response = service.respond(request).await;
                         Ok::<_, Infallible>(hold(response, in_flight))
                     }
                 })
@@ -177,7 +177,7 @@ pub(super) async fn serve(
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_read_timeout)
                 .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(stream), hyper_service);
             tokio::select! {
                 _ = served => {}
                 // Closed to make room: dropping the connection closes the socket.

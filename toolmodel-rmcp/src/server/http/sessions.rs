@@ -1,11 +1,14 @@
-//! The handshake-era sessions of a Streamable HTTP server, as the layer in front of `rmcp`
-//! sees them: when each was last used and how many of its requests are in flight, to bound
-//! their number ([`Limits::max_sessions`]) and their calls in flight
-//! ([`Limits::max_calls_per_session`]).
+//! [`SessionTable`]: the handshake-era sessions of a Streamable HTTP server as the front
+//! sees them (when each was last used, whether its client came back after `initialize`, how
+//! many of its requests are in flight), to bound their number
+//! ([`HttpLimits::max_sessions`]) and their requests in flight
+//! ([`HttpLimits::max_calls_per_session`]).
 //!
 //! `rmcp`'s `LocalSessionManager` holds the sessions themselves (and closes those idle for
-//! [`Limits::session_idle_timeout`]); this table follows it and prunes the ids it no longer
-//! has.
+//! [`HttpLimits::session_idle_timeout`]); this table follows it and prunes the ids it no
+//! longer has. It only records sessions whose `initialize` response has left: a session
+//! `rmcp` holds and the table has not seen yet is being made by an `initialize` in flight,
+//! and is never closed.
 //!
 //! **Which session makes room.** When `max_sessions` are held, a new `initialize` closes one
 //! of the sessions this table knows with no request in flight, taking the first tier that
@@ -18,28 +21,17 @@
 //! 3. *handshaking*: made less than [`FRESH_SESSION_GRACE`] ago, its client not back yet;
 //! 4. *active*: its client came back less than [`FRESH_SESSION_GRACE`] ago.
 //!
-//! A flood of `initialize` requests never followed up (the soak's 10,000) so replaces its
-//! own sessions, a client that finished its handshake and keeps using its session keeps it,
-//! and a fresh client between its `initialize` response and its next request is never the
-//! first to go. The price: a flood that fills `max_sessions` within the grace (1,000
-//! `initialize` a second with the default limit) leaves no abandoned session, and closes
-//! idle sessions (their clients get 404 on their next request and initialize again, as MCP
-//! says) before its own. What no order can fix: while such a flood lasts, its sessions and a
-//! fresh client's look alike, and the oldest goes first, so a fresh client must come back
-//! within `max_sessions` divided by the flood's rate (in `serve/soak.sh`, sessions closed
-//! during the flood were 354 to 999 ms old).
+//! So a flood of `initialize` requests never followed up replaces its own sessions, a client
+//! that finished its handshake and keeps using its session keeps it, and a fresh client
+//! between its `initialize` response and its next request is never the first to go. The
+//! price: a flood that fills `max_sessions` within the grace (1,000 `initialize` a second
+//! with the default limit) leaves no abandoned session, and closes idle sessions (their
+//! clients get 404 on their next request and initialize again, as MCP says) before its own.
+//! While such a flood lasts, its sessions and a fresh client's look alike and the oldest goes
+//! first, so a fresh client must come back within `max_sessions` divided by the flood's rate.
 //!
-//! Before the grace, sessions whose client had not come back went first, however young:
-//! once no abandoned session was older than a fresh client's (the flood's gone, closed by
-//! later `initialize`s), the fresh client's was closed first, between its `initialize`
-//! response and its `notifications/initialized`, and its next request got 404.
-//!
-//! `serve/soak.sh` ended `lockouts=65` (then 132 of 297 probes) before this: each
-//! `initialize` pruned the table to a snapshot of `rmcp`'s sessions taken before it, so a
-//! session made meanwhile (a fresh client's) was forgotten, and a session the table did not
-//! know was the first to close: the fresh client's next request got 404. A session `rmcp`
-//! holds and the table has not seen yet is one whose `initialize` is still in flight:
-//! closing it made that `initialize` fail with 500. Neither is closed now.
+//! Requests the front refuses before this stage (path, `Host`, `Origin`, the gate, the body)
+//! never reach the table: they close no session.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -51,7 +43,7 @@ use rmcp::transport::streamable_http_server::session::{
     SessionId, SessionManager as _, local::LocalSessionManager,
 };
 
-use super::limits::Limits;
+use super::{limits::HttpLimits, refusal::Refusal};
 
 /// How long a session counts as fresh after its `initialize` or its client's last request:
 /// while fresh it is among the last to close when a new `initialize` needs room (module
@@ -115,15 +107,6 @@ fn victim(
         .map(|(id, _)| id.clone())
 }
 
-/// Why a request was refused.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Refusal {
-    /// Every one of the `max_sessions` sessions has a request in flight.
-    SessionsBusy(usize),
-    /// The session has `max_calls_per_session` requests in flight.
-    CallsInFlight(usize),
-}
-
 /// The sessions' activity, shared by every connection.
 #[derive(Debug)]
 pub(super) struct SessionTable {
@@ -155,7 +138,7 @@ impl Drop for InFlight {
 }
 
 impl SessionTable {
-    pub(super) fn new(manager: Arc<LocalSessionManager>, limits: &Limits) -> Self {
+    pub(super) fn new(manager: Arc<LocalSessionManager>, limits: &HttpLimits) -> Self {
         Self {
             manager,
             sessions: Mutex::new(HashMap::new()),
@@ -188,10 +171,10 @@ impl SessionTable {
         let victim = {
             // Only sessions this table knows: one `rmcp` holds that the table has not seen yet
             // is being made by an `initialize` in flight (the table learns of it when its
-            // response leaves), and closing it failed that client's handshake with 500. The
-            // table is not pruned to `live` here: a session made after that snapshot (a
-            // fresh client's) would be forgotten, and chosen next (`soak.sh`: 404 on the
-            // call right after `initialize`). `created` prunes, under `rmcp`'s lock.
+            // response leaves), and closing it would fail that client's handshake with 500.
+            // The table is not pruned to `live` here: a session made after that snapshot (a
+            // fresh client's) would be forgotten, and chosen next. `created` prunes, under
+            // `rmcp`'s lock.
             victim(&self.lock(), &live, Instant::now())
         };
         let Some(victim) = victim else {

@@ -3,6 +3,9 @@
 //! mode: an input round answered by one replica and its retry by another, what a load balancer
 //! does in `scale/run.sh`, here without one. The same retry is refused by a replica with
 //! another key.
+//!
+//! A test of the `toolmodel-tests` package, which builds the example programs (see
+//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test input_rounds_across_replicas`.
 
 use std::process::Stdio;
 

@@ -1,42 +1,50 @@
-//! [`Limits`]: what one client, or all of them together, may hold on a server served with
-//! [`ToolboxServer::serve_http`](super::ToolboxServer::serve_http), each with a default meant
-//! for a production server on a machine with the common open-file limit of 1,024.
+//! [`HttpLimits`]: what one client, or all of them together, may hold on a Streamable HTTP
+//! server ([`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http), or the
+//! [`McpHttpService`](super::McpHttpService) mounted in a server of your own), each with a
+//! default meant for a production server on a machine with the common open-file limit of
+//! 1,024.
 
 use std::time::Duration;
 
 /// Bounds on sessions, connections, reads and calls of a Streamable HTTP server (MCP
 /// 2025-11-25, "Transports": Streamable HTTP), set with
-/// [`ToolboxServer::with_limits`](super::ToolboxServer::with_limits). Every refusal names the
+/// [`ToolboxServer::with_limits`](crate::ToolboxServer::with_limits). Every refusal names the
 /// limit it hit.
 ///
 /// | limit | default | when reached |
 /// |---|---|---|
-/// | [`max_sessions`](Self::max_sessions) | 1,000 | a session with no call in flight is closed, abandoned ones first, fresh ones last (order in the `sessions` module docs; its client gets 404 and initializes again, as MCP says); when every session is busy, `initialize` gets 503 with `Retry-After` |
+/// | [`max_sessions`](Self::max_sessions) | 1,000 | a session with no call in flight is closed, abandoned ones first, fresh ones last (its client gets 404 and initializes again, as MCP says; abandoned: no request since `initialize` for 1 s; fresh: made or used less than 1 s ago); when every session is busy, `initialize` gets 503 with `Retry-After` |
 /// | [`max_connections`](Self::max_connections) | 512 | the longest idle connection (no request in flight) is closed; when every connection is busy, the new one gets 503 with `Retry-After` and is closed |
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | the connection is closed (from the moment the server waits for a request: a new connection, or a keep-alive one after its last response) |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | 408 Request Timeout, and the connection is closed |
-/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large |
+/// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large, and the connection is closed |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 120 s | the session is closed (404 afterwards) |
 /// | [`max_calls_per_session`](Self::max_calls_per_session) | 64 | 429 Too Many Requests with `Retry-After` |
 /// | [`client_request_timeout`](Self::client_request_timeout) | 120 s | the request to the client is cancelled (`notifications/cancelled`) and the handler gets `-32603` naming the limit |
 ///
 /// [`client_request_timeout`](Self::client_request_timeout) holds on every transport (stdio
-/// too); the others are Streamable HTTP's.
+/// too); the others are Streamable HTTP's. [`max_connections`](Self::max_connections) and
+/// [`header_read_timeout`](Self::header_read_timeout) bound the TCP connections
+/// [`serve_http`](crate::ToolboxServer::serve_http) accepts; a server of your own that mounts
+/// the [`McpHttpService`](super::McpHttpService) owns its connections and sets its own, and
+/// the service enforces every other limit.
 ///
 /// Sessions are those of the handshake era (MCP before 2026-07-28: `initialize` and
 /// `Mcp-Session-Id`); a 2026-07-28 request carries its own state and holds none.
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolmodel_rmcp::server::Limits;
+/// use toolmodel_rmcp::server::HttpLimits;
 ///
-/// let limits = Limits::default().max_sessions(200).header_read_timeout(Duration::from_secs(5));
+/// let limits = HttpLimits::default()
+///     .max_sessions(200)
+///     .header_read_timeout(Duration::from_secs(5));
 /// assert_eq!(limits.max_sessions, 200);
 /// assert_eq!(limits.max_connections, 512);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Limits {
+pub struct HttpLimits {
     /// Handshake-era sessions held at once.
     pub max_sessions: usize,
     /// TCP connections held at once. Keep it below the process's open-file limit
@@ -65,7 +73,7 @@ pub struct Limits {
     pub client_request_timeout: Duration,
 }
 
-impl Limits {
+impl HttpLimits {
     /// Default of [`max_sessions`](Self::max_sessions).
     pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
     /// Default of [`max_connections`](Self::max_connections).
@@ -140,7 +148,7 @@ impl Limits {
     }
 }
 
-impl Default for Limits {
+impl Default for HttpLimits {
     fn default() -> Self {
         Self {
             max_sessions: Self::DEFAULT_MAX_SESSIONS,

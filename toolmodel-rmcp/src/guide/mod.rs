@@ -1,0 +1,45 @@
+//! # The serving guide
+//!
+//! One chapter per job of serving `toolmodel` tools over MCP. Every Rust block is compiled as
+//! a doc test, and run unless it would start a server that waits for clients. Defining tools,
+//! writing handlers, validation and the model loop are the guide of `toolmodel`:
+//! [`toolmodel::guide`].
+//!
+//! | chapter | the job |
+//! |---|---|
+//! | [`stdio`] | serve a toolbox to a client that starts your program; what clients get |
+//! | [`http`] | serve Streamable HTTP: on loopback, on a public address, graceful shutdown, `Host` and `Origin`, in your own router |
+//! | [`input`] | handlers that ask the client for input: both protocol eras, the sealed `requestState` and its key |
+//! | [`tasks`] | long-running tools as tasks (the tasks extension), and tasks that ask for input |
+//! | [`composition`] | one server of your tools and another handler's prompts, resources and completion |
+//! | [`production`] | connection, session and size limits, cancellation, the soak CI runs |
+//! | [`scale_out`] | stateless replicas behind nginx, and what a client may re-issue |
+//! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
+//! | [`rmcp_types`] | converting tools to and from `rmcp::model::Tool` |
+
+#[doc = include_str!("stdio.md")]
+pub mod stdio {}
+
+#[doc = include_str!("http.md")]
+pub mod http {}
+
+#[doc = include_str!("input.md")]
+pub mod input {}
+
+#[doc = include_str!("tasks.md")]
+pub mod tasks {}
+
+#[doc = include_str!("composition.md")]
+pub mod composition {}
+
+#[doc = include_str!("production.md")]
+pub mod production {}
+
+#[doc = include_str!("scale_out.md")]
+pub mod scale_out {}
+
+#[doc = include_str!("conformance.md")]
+pub mod conformance {}
+
+#[doc = include_str!("rmcp_types.md")]
+pub mod rmcp_types {}

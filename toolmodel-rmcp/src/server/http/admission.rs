@@ -1,0 +1,222 @@
+//! The session stage: admits a request into the [`SessionTable`] before `rmcp` serves it
+//! ([`admit`]), and records what `rmcp` did with the session once it has answered
+//! ([`Ticket::after`]).
+//!
+//! | request | before `rmcp` | after |
+//! |---|---|---|
+//! | `POST` without `Mcp-Session-Id`, an `initialize` | room for a session ([`HttpLimits::max_sessions`](super::HttpLimits::max_sessions)), else 503 | the session the response names is recorded |
+//! | `POST` without `Mcp-Session-Id`, anything else | — | as above (`rmcp` makes no session for it) |
+//! | `DELETE` with `Mcp-Session-Id` | 404 when `rmcp` does not hold the session (`rmcp` 3.11 answers 202) | the session is forgotten once deleted |
+//! | any other with `Mcp-Session-Id` | a place among the session's requests in flight ([`HttpLimits::max_calls_per_session`](super::HttpLimits::max_calls_per_session)), else 429 | the place is held as long as the response's body |
+//! | any other | — | — |
+
+use std::{borrow::Cow, sync::Arc};
+
+use http::{Method, Response, request::Parts};
+use rmcp::transport::streamable_http_server::session::SessionId;
+
+use super::{
+    refusal::Refusal,
+    response::{Body, hold},
+    sessions::{InFlight, SessionTable},
+};
+
+/// The `Mcp-Session-Id` header (MCP, Streamable HTTP, "Session Management").
+const SESSION_ID: &str = "mcp-session-id";
+
+/// What the session stage does once `rmcp` has answered an admitted request.
+#[derive(Debug)]
+pub(super) enum Ticket {
+    /// A request in a session: its place among the session's requests in flight, held until
+    /// the response's body is dropped.
+    InSession(InFlight),
+    /// A `DELETE` of a session the server holds: forgotten when `rmcp` deleted it.
+    Delete(SessionId),
+    /// A `POST` without a session: the session `rmcp` makes for it (an `initialize`) is
+    /// recorded.
+    New,
+    /// Nothing to record.
+    Free,
+}
+
+/// The session id a request names.
+fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
+    headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+        .map(SessionId::from)
+}
+
+/// Whether a body is an `initialize` request.
+fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method<'_>>(body)
+        .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
+}
+
+/// Admits the request of `head` and `body` (empty unless it is a `POST`) into `table` (the
+/// module's table says how).
+///
+/// # Errors
+///
+/// [`Refusal::SessionNotFound`] for a `DELETE` of a session `rmcp` does not hold,
+/// [`Refusal::CallsInFlight`] for a request in a session with
+/// `max_calls_per_session` in flight, [`Refusal::SessionsBusy`] for an `initialize` when
+/// every one of `max_sessions` sessions has a request in flight.
+pub(super) async fn admit(
+    table: &Arc<SessionTable>,
+    head: &Parts,
+    body: &[u8],
+) -> Result<Ticket, Refusal> {
+    match (&head.method, session_id(&head.headers)) {
+        (&Method::DELETE, Some(id)) => {
+            if table.exists(&id).await {
+                Ok(Ticket::Delete(id))
+            } else {
+                Err(Refusal::SessionNotFound)
+            }
+        }
+        (_, Some(id)) => table.start(&id).map(Ticket::InSession),
+        (&Method::POST, None) => {
+            if is_initialize(body) {
+                table.make_room().await?;
+            }
+            Ok(Ticket::New)
+        }
+        (_, None) => Ok(Ticket::Free),
+    }
+}
+
+impl Ticket {
+    /// `response`, `rmcp`'s answer to the admitted request, after recording in `table` what
+    /// it did (the module's table).
+    pub(super) fn after(self, table: &SessionTable, response: Response<Body>) -> Response<Body> {
+        match self {
+            Self::InSession(in_flight) => hold(response, in_flight),
+            Self::Delete(id) => {
+                if response.status().is_success() {
+                    table.deleted(&id);
+                }
+                response
+            }
+            Self::New => {
+                if let Some(id) = session_id(response.headers()) {
+                    table.created(id);
+                }
+                response
+            }
+            Self::Free => response,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::transport::streamable_http_server::session::{
+        SessionManager as _, local::LocalSessionManager,
+    };
+
+    use super::{super::limits::HttpLimits, *};
+
+    const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+
+    fn head(method: Method, session: Option<&str>) -> Parts {
+        let mut request = http::Request::builder().method(method).uri("/mcp");
+        if let Some(session) = session {
+            request = request.header(SESSION_ID, session);
+        }
+        request.body(()).unwrap().into_parts().0
+    }
+
+    /// A table over a fresh `rmcp` session manager, with these limits.
+    fn table(
+        max_sessions: usize,
+        max_calls: usize,
+    ) -> (Arc<LocalSessionManager>, Arc<SessionTable>) {
+        let manager = Arc::new(LocalSessionManager::default());
+        let limits = HttpLimits::default()
+            .max_sessions(max_sessions)
+            .max_calls_per_session(max_calls);
+        let table = Arc::new(SessionTable::new(Arc::clone(&manager), &limits));
+        (manager, table)
+    }
+
+    /// A response of `rmcp` that names session `id`.
+    fn naming(id: &SessionId) -> Response<Body> {
+        let mut response = super::super::response::plain(http::StatusCode::OK, "");
+        response
+            .headers_mut()
+            .insert(SESSION_ID, id.as_ref().parse().unwrap());
+        response
+    }
+
+    #[test]
+    fn only_initialize_is_initialize() {
+        assert!(is_initialize(INITIALIZE));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
+        assert!(!is_initialize(b"not json"));
+    }
+
+    #[tokio::test]
+    async fn deleting_a_session_the_server_does_not_hold_is_refused() {
+        let (_, table) = table(3, 1);
+        let refused = admit(&table, &head(Method::DELETE, Some("made-up")), b"").await;
+        assert_eq!(refused.unwrap_err(), Refusal::SessionNotFound);
+    }
+
+    #[tokio::test]
+    async fn requests_without_a_session_are_free_unless_posted() {
+        let (_, table) = table(3, 1);
+        let ticket = admit(&table, &head(Method::GET, None), b"").await.unwrap();
+        assert!(matches!(ticket, Ticket::Free));
+        let ticket = admit(&table, &head(Method::POST, None), INITIALIZE)
+            .await
+            .unwrap();
+        assert!(matches!(ticket, Ticket::New));
+    }
+
+    /// A session recorded after its `initialize` holds at most `max_calls_per_session`
+    /// requests in flight; a place frees when the response's body is dropped.
+    #[tokio::test]
+    async fn a_sessions_requests_in_flight_are_bounded() {
+        let (manager, table) = table(3, 1);
+        let (id, _transport) = manager.create_session().await.unwrap();
+        let response = Ticket::New.after(&table, naming(&id));
+        let post = head(Method::POST, Some(id.as_ref()));
+        let first = admit(&table, &post, b"{}").await.unwrap();
+        let refused = admit(&table, &post, b"{}").await.unwrap_err();
+        assert_eq!(refused, Refusal::CallsInFlight(1));
+        let held = first.after(&table, response);
+        assert!(admit(&table, &post, b"{}").await.is_err());
+        drop(held);
+        assert!(matches!(
+            admit(&table, &post, b"{}").await.unwrap(),
+            Ticket::InSession(_)
+        ));
+    }
+
+    /// At `max_sessions`, an `initialize` closes an idle session; when every session has a
+    /// request in flight, it is refused and closes none.
+    #[tokio::test]
+    async fn an_initialize_makes_room_or_is_refused_when_all_are_busy() {
+        let (manager, table) = table(1, 4);
+        let (id, _transport) = manager.create_session().await.unwrap();
+        let _ = Ticket::New.after(&table, naming(&id));
+        let in_flight = admit(&table, &head(Method::POST, Some(id.as_ref())), b"{}")
+            .await
+            .unwrap();
+        let refused = admit(&table, &head(Method::POST, None), INITIALIZE).await;
+        assert_eq!(refused.unwrap_err(), Refusal::SessionsBusy(1));
+        assert!(manager.has_session(&id).await.unwrap());
+        drop(in_flight);
+        let admitted = admit(&table, &head(Method::POST, None), INITIALIZE).await;
+        assert!(matches!(admitted, Ok(Ticket::New)));
+        assert!(!manager.has_session(&id).await.unwrap());
+    }
+}

@@ -1,0 +1,323 @@
+//! [`McpHttpService`]: the front, a `tower` service that runs each request through the
+//! stages of the [`http`](super) module in their order, `rmcp`'s service among them.
+
+use std::{
+    convert::Infallible,
+    fmt,
+    future::Future,
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use bytes::Bytes;
+use http::{Method, Request, Response};
+use http_body_util::Full;
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpService, session::local::LocalSessionManager,
+};
+
+use super::{
+    admission,
+    body::{self, BoxError},
+    fixes,
+    gate::Gate,
+    host_origin::AllowList,
+    path,
+    refusal::Refusal,
+    response::{Body, McpHttpBody},
+    sessions::SessionTable,
+};
+use crate::server::ToolboxServer;
+
+/// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
+/// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
+/// everything [`serve_http`](ToolboxServer::serve_http) enforces but the TCP connections:
+/// the `Host` and `Origin` rules, the [`HttpLimits`](super::HttpLimits) on bodies,
+/// sessions and calls in flight, and the answers fixed in front of `rmcp`. Get one from
+/// [`ToolboxServer::http_service`]; `serve_http` serves the same service at
+/// [`MCP_PATH`](super::MCP_PATH).
+///
+/// It takes any request body (`hyper`'s `Incoming`, `axum`'s `Body`, `Full<Bytes>`...): an
+/// [`http_body::Body`] whose errors convert into a boxed error. It never fails
+/// (`Error = Infallible`): every refusal is a response. Cloning is cheap; clones share the
+/// sessions.
+///
+/// Each request goes through these stages in order; the first three read only the head, so a
+/// request they refuse costs no body read, no session and (its response carries
+/// `Connection: close`) no connection:
+///
+/// 1. the path, when set with [`with_path`](Self::with_path) (404 otherwise);
+/// 2. `Host` and `Origin`: one `Host` among the host names the server answers to, every
+///    `Origin` an allowed one ([`ToolboxServer::with_allowed_hosts`],
+///    [`ToolboxServer::with_allowed_origins`]; 400 or 403);
+/// 3. the gate, which admits or refuses a request on its head alone (open: authorization
+///    will sit here);
+/// 4. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
+///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
+///    connection closed);
+/// 5. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
+///    503), a place among its session's requests in flight
+///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
+/// 6. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
+///    lists, and serves MCP;
+/// 7. the fixes to what `rmcp` answers.
+///
+/// # Answers fixed in front of `rmcp`
+///
+/// `rmcp` 3.11's `StreamableHttpService` answers these wrong (upstream behaviour, fixed here
+/// until an `rmcp` release changes it):
+///
+/// | request | `rmcp` 3.11 | here |
+/// |---|---|---|
+/// | a body that is not JSON, with `Content-Type: application/json` | 415 Unsupported Media Type, a text body | 400 with a JSON-RPC `-32700` Parse error (JSON-RPC 2.0, 5.1) |
+/// | JSON that is no JSON-RPC message | 415, a text body | 400 with a JSON-RPC `-32600` Invalid Request, with the message's `id` when it has one |
+/// | `DELETE` of a session the server does not hold | 202 Accepted | 404 Not Found (MCP, Streamable HTTP, "Session Management") |
+/// | two `Host` headers | served with the first | 400 Bad Request (RFC 9112, 3.2) |
+/// | a body slower than [`body_read_timeout`](super::HttpLimits::body_read_timeout) | waits | 408 Request Timeout |
+///
+/// # Mounting it
+///
+/// With `hyper` alone (`serve_http` does this, and more: `TCP_NODELAY`, the connection limit,
+/// graceful shutdown). In `axum`, `Router::new().route_service(MCP_PATH, service)` mounts it
+/// (the router picks the path, so leave [`with_path`](Self::with_path) unset).
+///
+/// ```no_run
+/// use hyper::{server::conn::http1, service::service_fn};
+/// use hyper_util::rt::TokioIo;
+/// use tower_service::Service as _;
+/// use toolmodel::Toolbox;
+/// use toolmodel_rmcp::{ToolboxServer, server::MCP_PATH};
+///
+/// # async fn run(toolbox: Toolbox) -> Result<(), Box<dyn std::error::Error>> {
+/// let mcp = ToolboxServer::new(toolbox).http_service().with_path(MCP_PATH);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// loop {
+///     let (stream, _) = listener.accept().await?;
+///     let mcp = mcp.clone();
+///     tokio::spawn(async move {
+///         let service = service_fn(move |request| mcp.clone().call(request));
+///         let _ = http1::Builder::new()
+///             .serve_connection(TokioIo::new(stream), service)
+///             .await;
+///     });
+/// }
+/// # }
+/// ```
+///
+/// When your server stops, [`close_sessions`](Self::close_sessions) ends the sessions and
+/// their open event streams.
+#[derive(Clone)]
+pub struct McpHttpService {
+    front: Arc<Front>,
+    /// The only path served; `None`: any (a router chose it).
+    path: Option<Arc<str>>,
+}
+
+/// What the stages hold, shared by every clone.
+struct Front {
+    allow: AllowList,
+    gate: Gate,
+    max_body_bytes: usize,
+    body_read_timeout: Duration,
+    sessions: Arc<SessionTable>,
+    rmcp: StreamableHttpService<ToolboxServer, LocalSessionManager>,
+}
+
+impl fmt::Debug for McpHttpService {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("McpHttpService")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHttpService {
+    /// The front of `server`, with the limits, hosts and origins it was given.
+    pub(crate) fn new(server: ToolboxServer) -> Self {
+        let settings = server.http.clone();
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(settings.limits.session_idle_timeout);
+        let manager = Arc::new(manager);
+        let allow = AllowList::new(&settings.allowed_hosts, &settings.allowed_origins);
+        let rmcp = StreamableHttpService::new(
+            move || Ok(server.session()),
+            Arc::clone(&manager),
+            allow.rmcp_config(settings.limits.max_body_bytes),
+        );
+        let front = Front {
+            allow,
+            gate: Gate::Open,
+            max_body_bytes: settings.limits.max_body_bytes,
+            body_read_timeout: settings.limits.body_read_timeout,
+            sessions: Arc::new(SessionTable::new(manager, &settings.limits)),
+            rmcp,
+        };
+        Self {
+            front: Arc::new(front),
+            path: None,
+        }
+    }
+
+    /// Serves only requests for `path` (a request for any other is 404 Not Found, before
+    /// anything else is read). Without it, every path is served: the router that mounts the
+    /// service chose it.
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(Arc::from(path.into()));
+        self
+    }
+
+    /// Ends every session and its open event streams (`rmcp`'s cancellation token), for a
+    /// graceful shutdown: call it once your server stops accepting requests, then wait for
+    /// the requests in flight.
+    pub fn close_sessions(&self) {
+        self.front.rmcp.config.cancellation_token.cancel();
+    }
+
+    /// Answers `request` (the stages of the [type docs](Self), in order).
+    pub(super) async fn respond<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        self.stages(request)
+            .await
+            .unwrap_or_else(|refusal| refusal.response())
+    }
+
+    async fn stages<B>(&self, request: Request<B>) -> Result<Response<Body>, Refusal>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        let front = &*self.front;
+        let (head, body) = request.into_parts();
+        path::check(self.path.as_deref(), &head.uri)?;
+        front.allow.check(&head)?;
+        front.gate.admit(&head).await?;
+        let body = if head.method == Method::POST {
+            body::read(body, front.max_body_bytes, front.body_read_timeout).await?
+        } else {
+            Bytes::new()
+        };
+        let ticket = admission::admit(&front.sessions, &head, &body).await?;
+        let json_body = head.method == Method::POST && fixes::is_json(&head.headers);
+        let response = front
+            .rmcp
+            .handle(Request::from_parts(head, Full::new(body.clone())))
+            .await;
+        let response = fixes::json_body(response, json_body, &body);
+        Ok(ticket.after(&front.sessions, response))
+    }
+}
+
+/// The future of [`McpHttpService`]'s responses.
+type ResponseFuture =
+    Pin<Box<dyn Future<Output = Result<Response<McpHttpBody>, Infallible>> + Send>>;
+
+impl<B> tower_service::Service<Request<B>> for McpHttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<McpHttpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    /// Always ready: the limits answer with refusals instead of back-pressure.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.respond(request).await.map(McpHttpBody::new)) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{StatusCode, header};
+    use http_body_util::BodyExt as _;
+    use tower_service::Service as _;
+
+    use super::{super::body::tests::Missing, *};
+
+    fn service() -> McpHttpService {
+        let toolbox = toolmodel::Toolbox::builder().build().unwrap();
+        ToolboxServer::new(toolbox).http_service()
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+    fn initialize(origin: Option<&str>) -> http::request::Builder {
+        let mut request = Request::post("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        if let Some(origin) = origin {
+            request = request.header(header::ORIGIN, origin);
+        }
+        request
+    }
+
+    /// A body of any type is served: here `String`, through `tower`'s `Service`.
+    #[tokio::test]
+    async fn an_initialize_of_any_body_type_makes_a_session() {
+        let mut service = service();
+        let request = initialize(None).body(INITIALIZE.to_owned()).unwrap();
+        let response = service.call(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers().contains_key("mcp-session-id"));
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        assert!(String::from_utf8_lossy(&bytes).contains("serverInfo"));
+    }
+
+    /// The `Origin` stage answers before the body is read: a body that never arrives does
+    /// not hold the refusal up.
+    #[tokio::test]
+    async fn a_foreign_origin_is_refused_before_the_body_is_read() {
+        let request = initialize(Some("http://evil.example"))
+            .body(Missing::Stalled)
+            .unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(5), service().respond(request))
+            .await
+            .expect("answered without the body");
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        assert_eq!(response.headers()[header::CONNECTION], "close");
+    }
+
+    /// The path is checked first, when one is set, and not otherwise.
+    #[tokio::test]
+    async fn the_path_comes_first_when_set() {
+        let request = || {
+            Request::post("/elsewhere")
+                .header(header::HOST, "evil.example")
+                .body(Missing::Stalled)
+                .unwrap()
+        };
+        let served = service().with_path("/mcp");
+        assert_eq!(
+            served.respond(request()).await.status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            service().respond(request()).await.status(),
+            StatusCode::FORBIDDEN
+        );
+    }
+
+    /// A JSON body `rmcp` cannot read gets the JSON-RPC error, through the whole front.
+    #[tokio::test]
+    async fn the_fixes_apply_after_rmcp() {
+        let request = initialize(None).body(Full::new(Bytes::from("{"))).unwrap();
+        let response = service().respond(request).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        assert!(String::from_utf8_lossy(&bytes).contains("-32700"));
+    }
+}

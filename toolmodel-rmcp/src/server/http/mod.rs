@@ -1,0 +1,46 @@
+//! The Streamable HTTP front of a [`ToolboxServer`](crate::ToolboxServer) (MCP 2025-11-25
+//! and 2026-07-28, "Transports", Streamable HTTP): [`McpHttpService`], a `tower` service that
+//! runs every request through ordered stages around `rmcp`'s `StreamableHttpService`, and
+//! the TCP connections [`serve_http`](crate::ToolboxServer::serve_http) serves it on.
+//!
+//! One module per stage, in the order a request meets them (each may answer the request
+//! itself and stop it there, as a [`Refusal`](refusal::Refusal)):
+//!
+//! 1. `path`: the served path, when one is set ([`MCP_PATH`] under `serve_http`);
+//! 2. `host_origin`: the `Host` and `Origin` allow-lists;
+//! 3. `gate`: a check of the request head alone (open today; authorization goes here);
+//! 4. `body`: the whole body, within the limits;
+//! 5. `admission`: the session limits, over the `sessions` table;
+//! 6. `rmcp`'s service;
+//! 7. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
+//!
+//! `front` runs them in that order ([`McpHttpService`], whose docs have the table of the
+//! answers fixed in front of `rmcp`); `refusal` says what each refusal answers and which
+//! close the connection; `response` holds the response bodies; `limits` ([`HttpLimits`]) and
+//! `settings` what a server is configured with; `connections` the TCP side of `serve_http`.
+//!
+//! The modules import one another in one direction: `limits`, `settings`, `response`,
+//! `refusal`; then the stages (`path`, `host_origin`, `gate`, `body`, `sessions`,
+//! `admission`, `fixes`); then `front`; then `connections`.
+
+mod admission;
+mod body;
+mod connections;
+mod fixes;
+mod front;
+mod gate;
+mod host_origin;
+mod limits;
+mod path;
+mod refusal;
+mod response;
+mod sessions;
+mod settings;
+
+pub(crate) use connections::serve;
+pub use front::McpHttpService;
+pub(crate) use host_origin::default_port;
+pub use limits::HttpLimits;
+pub use path::MCP_PATH;
+pub use response::McpHttpBody;
+pub(crate) use settings::HttpSettings;

@@ -1,0 +1,209 @@
+//! [`Refusal`]: why a stage of the front answered a request itself, and the response it
+//! answers with (a text body naming the rule or the limit).
+//!
+//! **The connection.** A refusal before the body is read (path, `Host`, `Origin`, the gate)
+//! or while it is read (too large, too slow, unreadable) carries `Connection: close`: the
+//! body left unread makes the connection useless for a next request anyway, and closing it
+//! at once frees the client's connection slot
+//! ([`HttpLimits::max_connections`](super::HttpLimits::max_connections)) as soon as the
+//! response is written, so refused clients never hold the slots others need. A refusal after
+//! the body is read (the session limits, a `DELETE` of an unknown session) keeps the
+//! connection open for the client's next request (HTTP/1.1 keep-alive). `Connection` is
+//! HTTP/1.1's: over HTTP/2 a server (`hyper`'s) drops it, and the stream ends alone.
+
+use std::time::Duration;
+
+use http::{HeaderValue, Response, StatusCode, header};
+
+use super::response::{Body, plain};
+
+/// The seconds a client refused by a session limit is told to wait (`Retry-After`).
+const RETRY_AFTER_SECS: u64 = 1;
+
+/// Why a stage refused a request (each variant says its status).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// 404: the path is not the one served (this one).
+    NotServedPath(String),
+    /// 400: more than one `Host` header (RFC 9112, 3.2).
+    TwoHosts,
+    /// 400: no `Host`, or one that is no `host[:port]` (what is wrong).
+    BadHost(String),
+    /// 403: a `Host` not on the allow-list (its value), against DNS rebinding.
+    HostNotAllowed(String),
+    /// 403: an `Origin` that is no allowed origin (its value; MCP, Streamable HTTP,
+    /// "Security Warning").
+    OriginNotAllowed(String),
+    /// 413: the body is larger than `max_body_bytes` (this many).
+    BodyTooLarge(usize),
+    /// 408: the body did not arrive within `body_read_timeout` (this long).
+    BodyTimeout(Duration),
+    /// 400: reading the body failed (why).
+    BodyUnreadable(String),
+    /// 503: every one of the `max_sessions` sessions (this many) has a request in flight.
+    SessionsBusy(usize),
+    /// 429: the session has `max_calls_per_session` requests (this many) in flight.
+    CallsInFlight(usize),
+    /// 404: a `DELETE` of a session the server does not hold (MCP, Streamable HTTP,
+    /// "Session Management").
+    SessionNotFound,
+}
+
+impl Refusal {
+    /// Whether the response closes the connection: the body was not read, or not all of it
+    /// (module docs).
+    pub(super) fn closes_connection(&self) -> bool {
+        match self {
+            Self::NotServedPath(_)
+            | Self::TwoHosts
+            | Self::BadHost(_)
+            | Self::HostNotAllowed(_)
+            | Self::OriginNotAllowed(_)
+            | Self::BodyTooLarge(_)
+            | Self::BodyTimeout(_)
+            | Self::BodyUnreadable(_) => true,
+            Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::SessionNotFound => false,
+        }
+    }
+
+    /// The response: its status, a text body naming the rule or limit, `Retry-After` for a
+    /// session limit and `Connection: close` when [`closes_connection`](Self::closes_connection).
+    pub(super) fn response(&self) -> Response<Body> {
+        let (status, message) = match self {
+            Self::NotServedPath(path) => (
+                StatusCode::NOT_FOUND,
+                format!("Not Found: MCP is served at {path}"),
+            ),
+            Self::TwoHosts => (
+                StatusCode::BAD_REQUEST,
+                "Bad Request: more than one Host header (RFC 9112, 3.2)".to_owned(),
+            ),
+            Self::BadHost(problem) => (StatusCode::BAD_REQUEST, format!("Bad Request: {problem}")),
+            Self::HostNotAllowed(host) => (
+                StatusCode::FORBIDDEN,
+                format!("Forbidden: Host {host:?} is not allowed (with_allowed_hosts)"),
+            ),
+            Self::OriginNotAllowed(origin) => (
+                StatusCode::FORBIDDEN,
+                format!("Forbidden: Origin {origin:?} is not allowed (with_allowed_origins)"),
+            ),
+            Self::BodyTooLarge(max) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Content Too Large: the body exceeds the limit of {max} bytes (max_body_bytes)"
+                ),
+            ),
+            Self::BodyTimeout(timeout) => (
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "Request Timeout: the body did not arrive within {timeout:?} (body_read_timeout)"
+                ),
+            ),
+            Self::BodyUnreadable(err) => (
+                StatusCode::BAD_REQUEST,
+                format!("Bad Request: reading the body failed: {err}"),
+            ),
+            Self::SessionsBusy(max) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "Service Unavailable: all {max} sessions (max_sessions) have a request in flight"
+                ),
+            ),
+            Self::CallsInFlight(max) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too Many Requests: the session has {max} requests in flight (max_calls_per_session)"
+                ),
+            ),
+            Self::SessionNotFound => (
+                StatusCode::NOT_FOUND,
+                "Not Found: Session not found".to_owned(),
+            ),
+        };
+        let mut response = plain(status, message);
+        let headers = response.headers_mut();
+        if matches!(self, Self::SessionsBusy(_) | Self::CallsInFlight(_)) {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        if self.closes_connection() {
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_before_the_body_is_read_close_the_connection() {
+        for refusal in [
+            Refusal::NotServedPath("/mcp".into()),
+            Refusal::TwoHosts,
+            Refusal::BadHost("no Host header".into()),
+            Refusal::HostNotAllowed("evil.example".into()),
+            Refusal::OriginNotAllowed("http://evil.example".into()),
+            Refusal::BodyTooLarge(64),
+            Refusal::BodyTimeout(Duration::from_secs(1)),
+            Refusal::BodyUnreadable("reset".into()),
+        ] {
+            let response = refusal.response();
+            assert_eq!(
+                response.headers().get(header::CONNECTION),
+                Some(&HeaderValue::from_static("close")),
+                "{refusal:?}"
+            );
+            assert!(response.headers().get(header::RETRY_AFTER).is_none());
+        }
+    }
+
+    #[test]
+    fn session_limits_keep_the_connection_and_say_when_to_retry() {
+        for (refusal, status) in [
+            (Refusal::SessionsBusy(3), StatusCode::SERVICE_UNAVAILABLE),
+            (Refusal::CallsInFlight(1), StatusCode::TOO_MANY_REQUESTS),
+        ] {
+            let response = refusal.response();
+            assert_eq!(response.status(), status);
+            assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+            assert!(response.headers().get(header::CONNECTION).is_none());
+        }
+        let response = Refusal::SessionNotFound.response();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert!(response.headers().get(header::CONNECTION).is_none());
+    }
+
+    #[tokio::test]
+    async fn each_refusal_names_its_rule_or_limit() {
+        use http_body_util::BodyExt as _;
+        for (refusal, status, named) in [
+            (Refusal::NotServedPath("/mcp".into()), 404, "/mcp"),
+            (Refusal::TwoHosts, 400, "RFC 9112"),
+            (
+                Refusal::HostNotAllowed("evil.example".into()),
+                403,
+                "with_allowed_hosts",
+            ),
+            (
+                Refusal::OriginNotAllowed("null".into()),
+                403,
+                "with_allowed_origins",
+            ),
+            (Refusal::BodyTooLarge(64), 413, "max_body_bytes"),
+            (
+                Refusal::BodyTimeout(Duration::from_secs(1)),
+                408,
+                "body_read_timeout",
+            ),
+            (Refusal::SessionsBusy(3), 503, "max_sessions"),
+            (Refusal::CallsInFlight(1), 429, "max_calls_per_session"),
+        ] {
+            let response = refusal.response();
+            assert_eq!(response.status().as_u16(), status, "{refusal:?}");
+            let bytes = response.into_body().collect().await.unwrap().to_bytes();
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(text.contains(named), "{refusal:?}: {text}");
+        }
+    }
+}

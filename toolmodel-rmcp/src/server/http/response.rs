@@ -1,0 +1,129 @@
+//! The bodies of the front's responses: [`McpHttpBody`], the body type
+//! [`McpHttpService`](super::McpHttpService) answers with, the text responses the stages write
+//! ([`plain`]), and [`hold`], which keeps a guard alive as long as a response's body.
+
+use std::{
+    convert::Infallible,
+    fmt,
+    pin::Pin,
+    task::{Context, Poll},
+};
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body::{Frame, SizeHint};
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+
+/// The body of every response inside the front (`rmcp`'s own body type).
+pub(super) type Body = BoxBody<Bytes, Infallible>;
+
+/// The body of a response of [`McpHttpService`](super::McpHttpService): JSON, a text
+/// message, or a Server-Sent Events stream (MCP, Streamable HTTP) that ends when the
+/// response's request is answered or its session closes. It implements
+/// [`http_body::Body`] with `Data = Bytes` and never fails (`Error = Infallible`), so
+/// `hyper`, `axum` and `tower-http` accept it as it is.
+pub struct McpHttpBody(Body);
+
+impl McpHttpBody {
+    pub(super) fn new(body: Body) -> Self {
+        Self(body)
+    }
+}
+
+impl fmt::Debug for McpHttpBody {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("McpHttpBody")
+            .finish_non_exhaustive()
+    }
+}
+
+impl http_body::Body for McpHttpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.0).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.0.size_hint()
+    }
+}
+
+/// A text response with `status` and `message`.
+pub(super) fn plain(status: StatusCode, message: impl Into<String>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(message.into())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `response` with `guard` kept alive until its body is dropped (sent, or the client gone).
+pub(super) fn hold<G: Send + Sync + 'static>(response: Response<Body>, guard: G) -> Response<Body> {
+    response.map(|body| {
+        body.map_frame(move |frame| {
+            let _ = &guard;
+            frame
+        })
+        .boxed()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    };
+
+    use http_body::Body as _;
+
+    use super::*;
+
+    struct Flag(Arc<AtomicBool>);
+
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_held_guard_lives_as_long_as_the_body() {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let response = hold(plain(StatusCode::OK, "held"), Flag(Arc::clone(&dropped)));
+        assert!(!dropped.load(Ordering::SeqCst));
+        let body = McpHttpBody::new(response.into_body());
+        let bytes = body.collect().await.unwrap().to_bytes();
+        assert_eq!(&bytes[..], b"held");
+        assert!(dropped.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn an_mcp_body_tells_its_length() {
+        let body = McpHttpBody::new(plain(StatusCode::OK, "four").into_body());
+        assert_eq!(body.size_hint().exact(), Some(4));
+        assert!(!body.is_end_stream());
+    }
+
+    #[test]
+    fn plain_responses_are_utf8_text() {
+        let response = plain(StatusCode::NOT_FOUND, "Not Found");
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/plain; charset=utf-8"
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! [`HttpSettings`]: what a [`ToolboxServer`](crate::ToolboxServer) carries for its
+//! Streamable HTTP front, set with its `with_limits`, `with_allowed_hosts` and
+//! `with_allowed_origins`.
+
+use super::limits::HttpLimits;
+
+/// What [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http) and
+/// [`ToolboxServer::http_service`](crate::ToolboxServer::http_service) enforce.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HttpSettings {
+    pub(crate) limits: HttpLimits,
+    /// Empty: loopback.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Besides loopback and the server's own, each with its port (`:*` for any).
+    pub(crate) allowed_origins: Vec<String>,
+}

@@ -1,0 +1,105 @@
+//! The tools a server serves: [`ToolList`], a toolbox and what is derived from it, and
+//! [`ServedTools`], the slot every clone and session of a server reads it from and
+//! `ToolboxServer::set_toolbox` replaces it in.
+//!
+//! A request takes the list served when it starts and keeps it to its end, so a replacement
+//! never changes a request half way: a `tools/call` in flight finishes on the toolbox it
+//! started with.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, PoisonError, RwLock},
+};
+
+use rmcp::model::Tool as RmcpTool;
+use toolmodel::Toolbox;
+
+use crate::convert::to_rmcp_lossy;
+
+/// A toolbox and its tools as `rmcp` holds them; never changed once built.
+#[derive(Debug)]
+pub(crate) struct ToolList {
+    pub(crate) toolbox: Toolbox,
+    /// Each listed tool as `rmcp` holds it, by MCP name, converted once: `rmcp` asks for a
+    /// tool's `inputSchema` on every Streamable HTTP request (`get_tool`), and converting the
+    /// tool each time would copy its schemas on every call.
+    rmcp_tools: HashMap<String, RmcpTool>,
+}
+
+impl ToolList {
+    fn new(toolbox: Toolbox) -> Self {
+        let rmcp_tools = toolbox
+            .tools()
+            .iter()
+            .map(|tool| (tool.name.clone(), to_rmcp_lossy(tool).0))
+            .collect();
+        Self {
+            toolbox,
+            rmcp_tools,
+        }
+    }
+
+    /// The tool named `name` as `rmcp` holds it (without `execution` and unknown keys: see
+    /// [`convert`](crate::convert)).
+    pub(crate) fn rmcp_tool(&self, name: &str) -> Option<RmcpTool> {
+        self.rmcp_tools.get(name).cloned()
+    }
+}
+
+/// The [`ToolList`] served now, shared by every clone of a server; replaced whole.
+///
+/// A `std` lock around an `Arc`: a request holds the lock only to clone the `Arc` (a read
+/// lock, so requests do not wait for one another), and a replacement only to store the new
+/// one, built before.
+#[derive(Clone, Debug)]
+pub(crate) struct ServedTools(Arc<RwLock<Arc<ToolList>>>);
+
+impl ServedTools {
+    pub(crate) fn new(toolbox: Toolbox) -> Self {
+        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(toolbox)))))
+    }
+
+    /// The list served now; whoever holds it keeps it as it is.
+    pub(crate) fn current(&self) -> Arc<ToolList> {
+        // The lock guards an `Arc` that is only cloned or replaced: a panic cannot leave it
+        // half written, so a poisoned lock holds a whole value.
+        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Serves `toolbox` from now on.
+    pub(crate) fn replace(&self, toolbox: Toolbox) {
+        let list = Arc::new(ToolList::new(toolbox));
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = list;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolmodel::{CallToolResult, Tool, ToolSchema};
+
+    use super::*;
+
+    fn toolbox(names: &[&str]) -> Toolbox {
+        let mut builder = Toolbox::builder();
+        for name in names {
+            builder = builder
+                .with_tool(Tool::new(*name, ToolSchema::empty_object()), |_, _| async {
+                    Ok(CallToolResult::text("ok"))
+                });
+        }
+        builder.build().unwrap()
+    }
+
+    #[test]
+    fn a_replacement_reaches_every_clone_and_spares_the_list_held() {
+        let served = ServedTools::new(toolbox(&["a"]));
+        let clone = served.clone();
+        let held = served.current();
+        served.replace(toolbox(&["b", "c"]));
+        assert_eq!(clone.current().toolbox.len(), 2);
+        assert!(clone.current().rmcp_tool("b").is_some());
+        assert!(clone.current().rmcp_tool("a").is_none());
+        assert_eq!(held.toolbox.len(), 1);
+        assert!(held.rmcp_tool("a").is_some());
+    }
+}
