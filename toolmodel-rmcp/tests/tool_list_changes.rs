@@ -172,17 +172,21 @@ async fn a_2026_07_28_client_hears_of_a_new_toolbox_on_its_subscription_only() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2026_07_28_stream_that_asks_for_no_tool_list_changes_is_refused() {
-    let service = pipe::connect_2026_07_28(ToolboxServer::new(toolbox(&["old"])), ()).await;
+async fn a_2026_07_28_stream_that_asks_for_no_tool_list_changes_is_acknowledged_with_nothing() {
+    let server = ToolboxServer::new(toolbox(&["old"]));
+    let service = pipe::connect_2026_07_28(server.clone(), ()).await;
     let requested = SubscriptionFilter::builder()
+        .prompts_list_changed()
         .resources_list_changed()
         .build();
-    match service.peer().listen(requested).await {
-        Err(ServiceError::McpError(error)) => {
-            assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
-        }
-        other => panic!("expected -32601, got {other:?}"),
-    }
+    let mut subscription = service.peer().listen(requested).await.expect("listen");
+    // The server honors neither: the acknowledgment omits both.
+    assert_eq!(subscription.acknowledged(), &SubscriptionFilter::new());
+    // A tool list change is not sent on a stream that did not ask for it.
+    server.set_toolbox(toolbox(&["new"]));
+    let next = tokio::time::timeout(Duration::from_millis(500), subscription.next()).await;
+    assert!(next.is_err(), "nothing is sent on the stream: {next:?}");
+    subscription.cancel().await.expect("the stream ends");
     service.cancel().await.expect("closes");
 }
 

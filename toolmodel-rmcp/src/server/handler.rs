@@ -105,7 +105,7 @@ impl ServerHandler for ToolboxServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        ListChanged::accepted_filter(requested)
+        Some(ListChanged::accepted_filter(requested))
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {

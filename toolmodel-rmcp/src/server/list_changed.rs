@@ -10,10 +10,12 @@
 //! - **Subscriptions** (MCP 2026-07-28, "Subscriptions"): there are no sessions, and a server
 //!   MUST NOT send a notification the client did not ask for. A client opens a
 //!   `subscriptions/listen` stream with `toolsListChanged: true`; `rmcp` acknowledges it
-//!   (`notifications/subscriptions/acknowledged`, the filter this server accepts: only
-//!   `toolsListChanged`; a stream that does not ask for it is `-32601`), then [`ListChanged::listen`] sends the notification on the stream
-//!   (with its `io.modelcontextprotocol/subscriptionId`) on each change until the client
-//!   cancels it or the connection ends.
+//!   (`notifications/subscriptions/acknowledged` with the subset this server honors: only
+//!   `toolsListChanged`, the other types omitted, as "Subscriptions", Acknowledgment, says),
+//!   then [`ListChanged::listen`] sends the notification on the stream (with its
+//!   `io.modelcontextprotocol/subscriptionId`) on each change until the client cancels it or
+//!   the connection ends. A stream that asks for nothing this server honors is acknowledged
+//!   with an empty filter and sent nothing.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -93,14 +95,19 @@ impl ListChanged {
         }
     }
 
-    /// The filter a `subscriptions/listen` stream asking for `requested` is granted:
-    /// `toolsListChanged`, nothing else. A stream that does not ask for it is refused (`None`:
-    /// `rmcp` answers `-32601`, as for a server without subscriptions), so that what a
-    /// composed handler's clients ask for (resource updates, prompt list changes) is answered
-    /// as before this server served streams, not acknowledged and then never sent.
-    pub(crate) fn accepted_filter(requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        (requested.tools_list_changed == Some(true))
-            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    /// The filter a `subscriptions/listen` stream asking for `requested` is granted: the
+    /// subset this server honors, `toolsListChanged` when asked for and nothing else (MCP
+    /// 2026-07-28, "Subscriptions", Acknowledgment: "Notification types the server does not
+    /// support are omitted"). A stream that asks for nothing it honors (only prompt or resource
+    /// changes, which a composed handler's clients may ask for) is acknowledged with an empty
+    /// filter, so its client learns that none will come; a server that declares
+    /// `tools.listChanged` answers every stream, never `-32601`.
+    pub(crate) fn accepted_filter(requested: &SubscriptionFilter) -> SubscriptionFilter {
+        if requested.tools_list_changed == Some(true) {
+            SubscriptionFilter::builder().tools_list_changed().build()
+        } else {
+            SubscriptionFilter::new()
+        }
     }
 
     /// Serves one `subscriptions/listen` stream until the client cancels it or the

@@ -291,8 +291,8 @@ impl ToolboxServer {
     ///   (2026-07-28 "Subscriptions"): each open `subscriptions/listen` stream whose filter
     ///   has `toolsListChanged: true` gets it, carrying the stream's
     ///   `io.modelcontextprotocol/subscriptionId` (`rmcp` serves the stream; this server
-    ///   accepts `toolsListChanged` alone in its filter, and refuses a stream that does not
-    ///   ask for it with `-32601`, see [`with_handler`](Self::with_handler)).
+    ///   acknowledges `toolsListChanged` alone in its filter and omits the types it does not
+    ///   honor, prompt and resource changes included, see [`with_handler`](Self::with_handler)).
     ///
     /// Every call notifies, whether the list differs or not. The notifications are sent
     /// from tasks on the runtime serving each session, so this returns at once and may be
