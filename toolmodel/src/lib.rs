@@ -152,7 +152,10 @@ pub use validate::dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use validate::issue::{InstanceError, SchemaIssue};
 pub use validate::limits::{self, Limits};
 pub use validate::validator::{DefaultValidator, SchemaValidator};
-pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot, Violation};
+pub use validate::violation::{
+    CategoryProblem, HeaderProblem, ICON_SCHEMES, MAX_CATEGORY_LEN, MetaKeyProblem, SchemaSlot,
+    ScopeProblem, Violation,
+};
 pub use wire::catalog;
 pub use wire::json::McpTool;
 pub use wire::keys::MCP_KEYS as MCP_TOOL_KEYS;

@@ -5,6 +5,7 @@ pub(crate) mod compiled;
 pub(crate) mod content_cache;
 pub(crate) mod dialect;
 pub(crate) mod expansion;
+pub(crate) mod extension_rules;
 pub(crate) mod feedback;
 pub(crate) mod issue;
 pub mod limits;

@@ -9,6 +9,7 @@ use crate::model::protocol::version::ProtocolVersion;
 use crate::model::schema::ToolSchema;
 use crate::model::tags::{is_normalized, normalize_tags};
 use crate::model::tool::Tool;
+use crate::validate::extension_rules::{category_problem, scope_problems, timeout_allowed};
 use crate::validate::limits::{Limits, shallow_text, tool_deeper_than};
 use crate::validate::mcp_header::header_violations;
 use crate::validate::meta_keys::meta_key_problem;
@@ -119,6 +120,11 @@ impl Tool {
     /// - `tags`: already normalized ([`normalize_tags`]).
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
+    /// - `category`: not empty, no leading or trailing whitespace, no control character, at
+    ///   most [`MAX_CATEGORY_LEN`](crate::MAX_CATEGORY_LEN) characters.
+    /// - `requiredScopes`: each an RFC 6749 §3.3 `scope-token` (`1*( %x21 / %x23-5B /
+    ///   %x5D-7E )`), none repeated.
+    /// - `timeout`: not zero, whole milliseconds.
     /// - `extra`: no key that is a tool key.
     /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
     ///   levels below the tool's own object, checked without recursion.
@@ -272,6 +278,26 @@ impl Tool {
                     });
                 }
             }
+        }
+        if let Some(category) = &self.category
+            && let Some(problem) = category_problem(category)
+        {
+            out.push(Violation::Category {
+                value: category.clone(),
+                problem,
+            });
+        }
+        for (index, problem) in scope_problems(&self.required_scopes) {
+            out.push(Violation::Scope {
+                index,
+                scope: self.required_scopes.get(index).cloned().unwrap_or_default(),
+                problem,
+            });
+        }
+        if let Some(timeout) = self.timeout
+            && !timeout_allowed(timeout)
+        {
+            out.push(Violation::Timeout { value: timeout });
         }
         for key in self
             .extra

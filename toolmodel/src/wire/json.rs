@@ -2,6 +2,8 @@
 //!
 //! See [`Tool`](struct@crate::Tool) for the policy on unknown keys and `null`s.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -64,6 +66,12 @@ struct FullOut<'a> {
     tags: &'a [String],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     backends: &'a [Backend],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'a str>,
+    #[serde(rename = "requiredScopes", skip_serializing_if = "<[_]>::is_empty")]
+    required_scopes: &'a [String],
+    #[serde(rename = "timeoutMs", skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +109,23 @@ struct FullIn {
     tags: Vec<String>,
     #[serde(default, deserialize_with = "null_as_default")]
     backends: Vec<Backend>,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(
+        rename = "requiredScopes",
+        default,
+        deserialize_with = "null_as_default"
+    )]
+    required_scopes: Vec<String>,
+    #[serde(rename = "timeoutMs", default)]
+    timeout_ms: Option<u64>,
+}
+
+/// A timeout in whole milliseconds, rounded up (so that a limit is never written shorter than
+/// it is); `u64::MAX` beyond.
+fn whole_millis(timeout: Duration) -> u64 {
+    let rounded_up = timeout.as_millis() + u128::from(timeout.subsec_nanos() % 1_000_000 != 0);
+    u64::try_from(rounded_up).unwrap_or(u64::MAX)
 }
 
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -133,6 +158,9 @@ impl From<FullIn> for Tool {
         tool.version = input.version;
         tool.tags = input.tags;
         tool.backends = input.backends;
+        tool.category = input.category;
+        tool.required_scopes = input.required_scopes;
+        tool.timeout = input.timeout_ms.map(Duration::from_millis);
         tool
     }
 }
@@ -210,6 +238,9 @@ impl Tool {
             version: self.version.as_deref(),
             tags: &self.tags,
             backends: &self.backends,
+            category: self.category.as_deref(),
+            required_scopes: &self.required_scopes,
+            timeout_ms: self.timeout.map(whole_millis),
         }
     }
 
@@ -287,8 +318,11 @@ impl Tool {
         from_slice::<McpIn>(bytes).map(Self::from)
     }
 
-    /// The tool as full JSON: the MCP form plus `namespace`, `version`, `tags` and `backends`
-    /// (each left out when empty). Lossless: `Tool::from_json(&t.to_json()) == Ok(t)`.
+    /// The tool as full JSON: the MCP form plus `namespace`, `version`, `tags`, `backends`,
+    /// `category`, `requiredScopes` and `timeoutMs` (each left out when empty; `timeoutMs` is
+    /// the [`timeout`](Self::timeout) in milliseconds, rounded up). Lossless for a tool
+    /// [`Tool::validate`] accepts: `Tool::from_json(&t.to_json()) == Ok(t)` (a timeout of a
+    /// fraction of a millisecond, which it refuses, is written rounded up).
     #[must_use]
     pub fn to_json(&self) -> Value {
         to_value(&self.full_out())
@@ -299,8 +333,9 @@ impl Tool {
     /// # Errors
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value, as for
-    /// [`Tool::from_mcp_json`] (a value nested too deep included), and for a backend of
-    /// unknown kind or without its body.
+    /// [`Tool::from_mcp_json`] (a value nested too deep included), for a backend of
+    /// unknown kind or without its body, and for a `timeoutMs` that is not a non-negative
+    /// integer below 2^64.
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         from_value::<FullIn>(value).map(Self::from)
     }
