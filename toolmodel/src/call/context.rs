@@ -7,6 +7,7 @@ use std::{
     future::Future,
     pin::Pin,
     sync::{Arc, Mutex, PoisonError},
+    time::Duration,
 };
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -138,6 +139,18 @@ pub trait CallHost: Send + Sync {
     /// Sends `roots/list` and returns the client's result (MCP `ListRootsResult`).
     fn list_roots(&self) -> BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async { Err(no_host("roots/list")) })
+    }
+
+    /// A future that completes once `duration` has passed, on this host's runtime: the timer
+    /// [`Toolbox::call`](crate::Toolbox::call) races a call against to enforce the tool's
+    /// [`timeout`](crate::Tool::timeout) (`toolmodel` has no runtime, so no timer of its own).
+    ///
+    /// `None` (the default): the host has no timer, and a tool's `timeout` is **not
+    /// enforced** for its calls (the handler runs to its end; a host may still bound the call
+    /// itself). `toolmodel-rmcp`'s hosts return tokio's `sleep`.
+    fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
+        let _ = duration;
+        None
     }
 
     /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`,
@@ -425,6 +438,11 @@ impl CallContext {
     /// Completes when the client cancels the request.
     pub async fn cancelled(&self) {
         self.request.cancellation.cancelled().await;
+    }
+
+    /// The host's timer for `duration` ([`CallHost::sleep`]), or `None` without one.
+    pub(crate) fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
+        self.request.host.sleep(duration)
     }
 
     /// The cancellation flag itself, to hand to work the handler spawns.

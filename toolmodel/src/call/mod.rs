@@ -11,6 +11,7 @@ pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;
 pub(crate) mod result;
+pub(crate) mod timeout;
 pub(crate) mod tool_error;
 pub(crate) mod toolbox;
 pub(crate) mod tools_page;

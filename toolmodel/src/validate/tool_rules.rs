@@ -419,6 +419,32 @@ mod tests {
     }
 
     #[test]
+    fn category_scopes_and_timeout_are_reported_with_their_pointers() {
+        let mut t = tool();
+        t.category = Some(" notes".into());
+        t.required_scopes = vec![
+            "notes:write".into(),
+            "notes write".into(),
+            "notes:write".into(),
+        ];
+        t.timeout = Some(std::time::Duration::ZERO);
+        let text: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "/category: category \" notes\" starts or ends with whitespace",
+                "/requiredScopes/1: required scope \"notes write\" holds ' ' (U+0020) at position 5, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '\"' and '\\')",
+                "/requiredScopes/2: required scope \"notes:write\" repeats requiredScopes/0",
+                "/timeoutMs: timeout 0ns must be a whole, non-zero number of milliseconds",
+            ]
+        );
+        t.category = Some("notes".into());
+        t.required_scopes.truncate(1);
+        t.timeout = Some(std::time::Duration::from_secs(30));
+        assert_eq!(t.violations(), []);
+    }
+
+    #[test]
     fn schema_members_by_version() {
         let mut t = Tool::new(
             "ok",

@@ -374,3 +374,71 @@ impl<'de> Deserialize<'de> for Tool {
         FullIn::deserialize(deserializer).map(Self::from)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn with_extensions() -> Tool {
+        let mut tool = Tool::new("t", ToolSchema::empty_object());
+        tool.category = Some("notes".into());
+        tool.required_scopes = vec!["notes:read".into(), "notes:write".into()];
+        tool.timeout = Some(Duration::from_secs(30));
+        tool
+    }
+
+    #[test]
+    fn the_full_form_carries_category_scopes_and_timeout_in_milliseconds() {
+        let tool = with_extensions();
+        let json = tool.to_json();
+        assert_eq!(json["category"], json!("notes"));
+        assert_eq!(json["requiredScopes"], json!(["notes:read", "notes:write"]));
+        assert_eq!(json["timeoutMs"], json!(30_000));
+        assert_eq!(Tool::from_json(&json).unwrap(), tool);
+    }
+
+    #[test]
+    fn the_mcp_form_leaves_them_out_and_reads_them_as_unknown_keys() {
+        let tool = with_extensions();
+        let mcp = tool.to_mcp_json();
+        assert_eq!(
+            mcp,
+            json!({"name": "t", "inputSchema": {"type": "object", "additionalProperties": false}})
+        );
+        let read = Tool::from_mcp_json(&tool.to_json()).unwrap();
+        assert_eq!(read.timeout, None);
+        assert_eq!(read.extra["timeoutMs"], json!(30_000));
+        assert_eq!(
+            read.extra["requiredScopes"],
+            json!(["notes:read", "notes:write"])
+        );
+    }
+
+    #[test]
+    fn a_sub_millisecond_timeout_is_written_rounded_up() {
+        let mut tool = Tool::new("t", ToolSchema::empty_object());
+        tool.timeout = Some(Duration::from_micros(1_500));
+        assert_eq!(tool.to_json()["timeoutMs"], json!(2));
+    }
+
+    #[test]
+    fn a_timeout_that_is_not_a_non_negative_integer_is_an_error_at_its_pointer() {
+        for bad in [json!(-1), json!(1.5), json!("30s")] {
+            let value = json!({"name": "t", "inputSchema": {"type": "object"}, "timeoutMs": bad});
+            let Err(Error::Json { path, .. }) = Tool::from_json(&value) else {
+                panic!("{bad} is not a timeoutMs")
+            };
+            assert_eq!(path, "/timeoutMs");
+        }
+        let null = json!({"name": "t", "inputSchema": {"type": "object"}, "timeoutMs": null,
+            "requiredScopes": null, "category": null});
+        assert_eq!(
+            Tool::from_json(&null).unwrap(),
+            Tool::new(
+                "t",
+                ToolSchema::try_from(json!({"type": "object"})).unwrap()
+            )
+        );
+    }
+}
