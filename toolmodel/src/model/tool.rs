@@ -1,4 +1,5 @@
-//! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`], [`Icon`], [`ToolExecution`].
+//! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`],
+//! [`Icon`], [`ToolExecution`].
 
 use std::time::Duration;
 
@@ -8,8 +9,8 @@ use serde_json::{Map, Value};
 use crate::model::backend::Backend;
 use crate::model::schema::ToolSchema;
 
-/// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool`
-/// of 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
+/// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool` of
+/// 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
 /// for what each version carries and [`Tool::to_mcp_json_for`] to write for one), plus the
 /// `toolmodel` extensions `namespace`, `version`, `tags`, `backends`, `category`,
 /// `required_scopes` and `timeout`.
@@ -54,7 +55,8 @@ use crate::model::schema::ToolSchema;
 ///   repeated within an object is an error** naming the key, its line and column: JSON leaves
 ///   its meaning to each parser, so the tool could mean something else to another reader.
 /// - **Bounds**: a value nested more than 128 levels is an error when reading a `Value` and a
-///   violation for [`Tool::validate`] (see [`Limits`](crate::Limits)).
+///   violation for [`Tool::validate`] (see
+///   [`ValidationLimits`](crate::validate::ValidationLimits)).
 ///
 /// Clones share the schemas (see [`ToolSchema`]); share whole tools with `Arc<Tool>` when you
 /// hold thousands.
@@ -106,13 +108,13 @@ pub struct Tool {
     pub namespace: Option<String>,
     /// Extension: the tool's version, a semantic version (`1.2.3` or `v1.2.3`).
     pub version: Option<String>,
-    /// Extension: tags in normal form (see [`normalize_tags`](crate::normalize_tags)).
+    /// Extension: tags in normal form (see [`normalize_tags`](crate::model::tags::normalize_tags)).
     pub tags: Vec<String>,
     /// Extension: where calls to this tool go. A tool may have several backends.
     pub backends: Vec<Backend>,
     /// Extension: the tool's category, for a registry to group tools by (full form:
     /// `category`). Checked by [`Tool::validate`]: not empty, no leading or trailing
-    /// whitespace, no control character, at most [`MAX_CATEGORY_LEN`](crate::MAX_CATEGORY_LEN)
+    /// whitespace, no control character, at most [`MAX_CATEGORY_LEN`](crate::validate::MAX_CATEGORY_LEN)
     /// (64) characters ([`Violation::Category`](crate::Violation::Category)). Compared as
     /// written (case-sensitive); no list of categories is imposed.
     pub category: Option<String>,
@@ -126,7 +128,7 @@ pub struct Tool {
     /// Extension: the longest a call may run (full form: `timeoutMs`, whole milliseconds).
     /// Checked by [`Tool::validate`]: not zero, whole milliseconds
     /// ([`Violation::Timeout`](crate::Violation::Timeout)). [`Toolbox::call`](crate::Toolbox::call)
-    /// enforces it when the call's host gives a timer ([`CallHost::sleep`](crate::CallHost::sleep));
+    /// enforces it when the call's host gives a timer ([`CallHost::sleep`](crate::host::CallHost::sleep));
     /// see the guide chapter [calling](crate::guide::calling) for who enforces what.
     pub timeout: Option<Duration>,
 }

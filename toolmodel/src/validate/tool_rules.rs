@@ -10,7 +10,7 @@ use crate::model::schema::ToolSchema;
 use crate::model::tags::{is_normalized, normalize_tags};
 use crate::model::tool::Tool;
 use crate::validate::extension_rules::{category_problem, scope_problems, timeout_allowed};
-use crate::validate::limits::{Limits, shallow_text, tool_deeper_than};
+use crate::validate::limits::{ValidationLimits, shallow_text, tool_deeper_than};
 use crate::validate::mcp_header::header_violations;
 use crate::validate::meta_keys::meta_key_problem;
 use crate::validate::violation::{ICON_SCHEMES, SchemaSlot, Violation};
@@ -121,13 +121,14 @@ impl Tool {
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
     /// - `category`: not empty, no leading or trailing whitespace, no control character, at
-    ///   most [`MAX_CATEGORY_LEN`](crate::MAX_CATEGORY_LEN) characters.
+    ///   most [`MAX_CATEGORY_LEN`](crate::validate::MAX_CATEGORY_LEN) characters.
     /// - `requiredScopes`: each an RFC 6749 §3.3 `scope-token` (`1*( %x21 / %x23-5B /
     ///   %x5D-7E )`), none repeated.
     /// - `timeout`: not zero, whole milliseconds.
     /// - `extra`: no key that is a tool key.
-    /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
-    ///   levels below the tool's own object, checked without recursion.
+    /// - every value: nested at most
+    ///   [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels
+    ///   below the tool's own object, checked without recursion.
     ///
     /// By version:
     /// - 2025-11-25 and older: `outputSchema` root `"type": "object"` (a version before
@@ -155,7 +156,7 @@ impl Tool {
     /// [`DefaultValidator::compile`](crate::DefaultValidator::compile). It never dereferences a
     /// network `$ref` (2026-07-28 `basic`, "`$ref` Resolution": MUST NOT) and bounds what a
     /// schema may make it do (2026-07-28 `basic`, "Composition-Keyword Resource Use": SHOULD;
-    /// see [`crate::Limits`]).
+    /// see [`crate::validate::ValidationLimits`]).
     ///
     /// # Errors
     ///
@@ -232,7 +233,7 @@ impl Tool {
         }
         let schemas = std::iter::once((SchemaSlot::Input, &self.input_schema))
             .chain(self.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
-        let max_depth = Limits::DEFAULT.max_depth;
+        let max_depth = ValidationLimits::DEFAULT.max_depth;
         for (slot, schema) in schemas {
             let object_root = slot == SchemaSlot::Input || version.requires_object_output();
             if object_root && !schema.has_object_root() {
