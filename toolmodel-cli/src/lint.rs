@@ -213,11 +213,11 @@ fn extension_findings(tool: &Tool, base: &str, errors: &mut Vec<Finding>) -> Opt
             });
         }
     }
-    let mut extensions = Extensions::default();
-    extensions.category = full.category;
-    extensions.required_scopes = full.required_scopes;
-    extensions.timeout_ms = full.timeout.map(|timeout| timeout.as_millis());
-    Some(extensions)
+    Some(Extensions {
+        category: full.category,
+        required_scopes: full.required_scopes,
+        timeout_ms: full.timeout.map(|timeout| timeout.as_millis()),
+    })
 }
 
 /// What `version` loses and breaks of `tool`.

@@ -56,9 +56,9 @@ pub(crate) fn timed_out(tool: &str, limit: Duration) -> CallToolResult {
 /// `1500ms`.
 fn spelled(limit: Duration) -> String {
     let millis = limit.as_millis();
-    if millis != 0 && millis % 60_000 == 0 {
+    if millis != 0 && millis.is_multiple_of(60_000) {
         format!("{}m", millis / 60_000)
-    } else if millis != 0 && millis % 1_000 == 0 {
+    } else if millis != 0 && millis.is_multiple_of(1_000) {
         format!("{}s", millis / 1_000)
     } else {
         format!("{millis}ms")

@@ -60,7 +60,7 @@ pub(crate) fn category_problem(category: &str) -> Option<CategoryProblem> {
 /// Whether a timeout can be a tool's: not zero, a whole number of milliseconds (what
 /// `timeoutMs` writes).
 pub(crate) fn timeout_allowed(timeout: Duration) -> bool {
-    !timeout.is_zero() && timeout.subsec_nanos() % 1_000_000 == 0
+    !timeout.is_zero() && timeout.subsec_nanos().is_multiple_of(1_000_000)
 }
 
 #[cfg(test)]

@@ -124,7 +124,8 @@ struct FullIn {
 /// A timeout in whole milliseconds, rounded up (so that a limit is never written shorter than
 /// it is); `u64::MAX` beyond.
 fn whole_millis(timeout: Duration) -> u64 {
-    let rounded_up = timeout.as_millis() + u128::from(timeout.subsec_nanos() % 1_000_000 != 0);
+    let rounded_up =
+        timeout.as_millis() + u128::from(!timeout.subsec_nanos().is_multiple_of(1_000_000));
     u64::try_from(rounded_up).unwrap_or(u64::MAX)
 }
 
