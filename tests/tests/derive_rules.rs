@@ -44,36 +44,35 @@ fn runtime_header_problem(name: &str) -> Option<String> {
     let tool = Tool::from_mcp_json(&json!({"name": "t", "inputSchema": {"type": "object",
         "properties": {"p": {"type": "string", "x-mcp-header": name}}}}))
     .unwrap();
-    tool.violations()
-        .into_iter()
-        .find_map(|violation| match violation {
-            Violation::Header { problem, .. } => Some(problem.to_string()),
-            _ => None,
-        })
+    first_problem(&tool, |violation| match violation {
+        Violation::Header { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
+}
+
+/// The text `pick` makes of the first violation of `tool` it picks.
+fn first_problem(tool: &Tool, pick: impl Fn(Violation) -> Option<String>) -> Option<String> {
+    tool.violations().into_iter().find_map(pick)
 }
 
 /// The runtime's verdict on one required scope, as text.
 fn runtime_scope_problem(scope: &str) -> Option<String> {
     let mut tool = tool();
     tool.required_scopes = vec![scope.to_owned()];
-    tool.violations()
-        .into_iter()
-        .find_map(|violation| match violation {
-            Violation::Scope { problem, .. } => Some(problem.to_string()),
-            _ => None,
-        })
+    first_problem(&tool, |violation| match violation {
+        Violation::Scope { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
 }
 
 /// The runtime's verdict on a category, as text.
 fn runtime_category_problem(category: &str) -> Option<String> {
     let mut tool = tool();
     tool.category = Some(category.to_owned());
-    tool.violations()
-        .into_iter()
-        .find_map(|violation| match violation {
-            Violation::Category { problem, .. } => Some(problem.to_string()),
-            _ => None,
-        })
+    first_problem(&tool, |violation| match violation {
+        Violation::Category { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
 }
 
 #[test]

@@ -128,16 +128,11 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
     };
 
     let version = attrs.version.as_ref().map(|version| {
-        let text = version.value();
-        if let Some(reason) = rules::version_problem(&text) {
-            cx.error_spanned_by(
-                version,
-                format!(
-                    "version {text:?} is not a semantic version ({reason}); write MAJOR.MINOR.PATCH, e.g. \"1.0.0\" or \"v1.0.0\""
-                ),
-            );
-        }
-        text
+        checked_text(cx, version, |text| {
+            rules::version_problem(text).map(|reason| format!(
+                "version {text:?} is not a semantic version ({reason}); write MAJOR.MINOR.PATCH, e.g. \"1.0.0\" or \"v1.0.0\""
+            ))
+        })
     });
 
     let tags = attrs
@@ -146,11 +141,9 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         .map(|tags| check_tags(cx, tags))
         .unwrap_or_default();
     let category = attrs.category.as_ref().map(|category| {
-        let text = category.value();
-        if let Some(problem) = rules::category_problem(&text) {
-            cx.error_spanned_by(category, format!("category {text:?} {problem}"));
-        }
-        text
+        checked_text(cx, category, |text| {
+            rules::category_problem(text).map(|problem| format!("category {text:?} {problem}"))
+        })
     });
     let scopes = attrs
         .scopes
@@ -533,6 +526,19 @@ fn check_tags(cx: &mut Ctxt, tags: &[LitStr]) -> Vec<String> {
         cx.error_spanned_by(tag, message);
     }
     texts
+}
+
+/// The text of a string literal, with the error `problem` finds in it (if any) reported on it.
+fn checked_text(
+    cx: &mut Ctxt,
+    lit: &LitStr,
+    problem: impl FnOnce(&str) -> Option<String>,
+) -> String {
+    let text = lit.value();
+    if let Some(message) = problem(&text) {
+        cx.error_spanned_by(lit, message);
+    }
+    text
 }
 
 /// Each required scope an RFC 6749 §3.3 `scope-token`, none repeated.
