@@ -100,7 +100,8 @@ pub enum Violation {
     },
     /// A key in [`Tool::extra`](crate::Tool::extra) that is also a key of the tool. An MCP key
     /// (`name`, `inputSchema`, ...) is never written from `extra` (the field wins). An extension
-    /// key (`namespace`, `version`, `tags`, `backends`; a server may send one in its MCP JSON) is
+    /// key (`namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`;
+    /// a server may send one in its MCP JSON) is
     /// written by [`Tool::to_mcp_json`](crate::Tool::to_mcp_json), but
     /// [`Tool::to_json`](crate::Tool::to_json) writes the extension field instead and loses it.
     ShadowedKey {
