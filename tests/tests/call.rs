@@ -1108,3 +1108,104 @@ fn a_schema_that_does_not_compile_is_a_build_problem_not_a_failing_call() {
         "{err:?}"
     );
 }
+
+// ---------------------------------------------------------------- timeouts
+
+/// A host whose only service is tokio's timer: what `toolmodel-rmcp`'s hosts give.
+struct TokioTimer;
+
+impl CallHost for TokioTimer {
+    fn sleep(&self, duration: Duration) -> Option<toolmodel::host::BoxFuture<'static, ()>> {
+        Some(Box::pin(tokio::time::sleep(duration)))
+    }
+}
+
+/// A hand-built tool with a 50 ms timeout whose handler waits `delay`, or until cancelled,
+/// and leaves its context's cancellation flag in `seen`.
+fn slow_toolbox(delay: Duration, seen: Arc<Mutex<Option<Cancellation>>>) -> Toolbox {
+    let mut tool = Tool::new("slow", ToolSchema::empty_object());
+    tool.timeout = Some(Duration::from_millis(50));
+    Toolbox::builder()
+        .with_tool(tool, move |_, cx| {
+            *seen.lock().unwrap() = Some(cx.cancellation().clone());
+            async move {
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => Ok(CallToolResult::text("done")),
+                    () = cx.cancelled() => Err(ToolError::Cancelled),
+                }
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_call_past_its_timeout_is_an_error_result_naming_the_limit_and_cancels_the_handler() {
+    let seen = Arc::new(Mutex::new(None));
+    let toolbox = slow_toolbox(Duration::from_secs(30), Arc::clone(&seen));
+    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let started = std::time::Instant::now();
+    let result = checked(toolbox.call("slow", None, &cx).await.unwrap());
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(result.is_error());
+    assert_eq!(
+        result.text_content(),
+        "tool \"slow\" did not finish within its timeout of 50ms (timeoutMs 50); the call was cancelled"
+    );
+    let handler_flag = seen.lock().unwrap().clone().unwrap();
+    assert!(handler_flag.is_cancelled());
+    assert!(cx.is_cancelled());
+}
+
+#[tokio::test]
+async fn a_call_within_its_timeout_returns_its_own_result_uncancelled() {
+    let seen = Arc::new(Mutex::new(None));
+    let toolbox = slow_toolbox(Duration::from_millis(1), Arc::clone(&seen));
+    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let result = toolbox.call("slow", None, &cx).await.unwrap();
+    assert_eq!(result.text_content(), "done");
+    assert!(!cx.is_cancelled());
+}
+
+#[tokio::test]
+async fn without_a_timer_the_timeout_is_not_enforced() {
+    let seen = Arc::new(Mutex::new(None));
+    let toolbox = slow_toolbox(Duration::from_millis(150), Arc::clone(&seen));
+    let result = toolbox
+        .call("slow", None, &CallContext::new())
+        .await
+        .unwrap();
+    assert_eq!(result.text_content(), "done");
+    assert!(!seen.lock().unwrap().clone().unwrap().is_cancelled());
+}
+
+/// Waits until cancelled.
+#[derive(Deserialize, JsonSchema, toolmodel::Tool)]
+#[tool(timeout = "20ms")]
+struct Stuck {}
+
+impl ToolHandler for Stuck {
+    type Reply = String;
+
+    async fn call(&self, _: Stuck, cx: &CallContext) -> Result<String, ToolError> {
+        cx.cancelled().await;
+        Err(ToolError::Cancelled)
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_derived_tool_s_timeout_is_enforced_too() {
+    let toolbox = Toolbox::builder().with(Stuck {}).build().unwrap();
+    assert_eq!(
+        toolbox.get("stuck").unwrap().timeout,
+        Some(Duration::from_millis(20))
+    );
+    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let result = toolbox.call("stuck", None, &cx).await.unwrap();
+    assert!(
+        result
+            .text_content()
+            .contains("timeout of 20ms (timeoutMs 20)")
+    );
+    assert!(cx.is_cancelled());
+}

@@ -1,5 +1,5 @@
-//! `#[derive(Tool)]` checks names, namespaces, versions, tags, icons, themes, task support and
-//! the local handler name at compile time with a copy of the runtime's rules
+//! `#[derive(Tool)]` checks names, namespaces, versions, tags, icons, themes, task support,
+//! the local handler name, the category, required scopes and the timeout at compile time with a copy of the runtime's rules
 //! (`toolmodel-derive/src/rules.rs`: the derive cannot depend on `toolmodel`). This test
 //! includes that very file and holds it and the runtime to one table of cases, plus random
 //! inputs.
@@ -44,12 +44,96 @@ fn runtime_header_problem(name: &str) -> Option<String> {
     let tool = Tool::from_mcp_json(&json!({"name": "t", "inputSchema": {"type": "object",
         "properties": {"p": {"type": "string", "x-mcp-header": name}}}}))
     .unwrap();
-    tool.violations()
-        .into_iter()
-        .find_map(|violation| match violation {
-            Violation::Header { problem, .. } => Some(problem.to_string()),
-            _ => None,
-        })
+    first_problem(&tool, |violation| match violation {
+        Violation::Header { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
+}
+
+/// The text `pick` makes of the first violation of `tool` it picks.
+fn first_problem(tool: &Tool, pick: impl Fn(Violation) -> Option<String>) -> Option<String> {
+    tool.violations().into_iter().find_map(pick)
+}
+
+/// The runtime's verdict on one required scope, as text.
+fn runtime_scope_problem(scope: &str) -> Option<String> {
+    let mut tool = tool();
+    tool.required_scopes = vec![scope.to_owned()];
+    first_problem(&tool, |violation| match violation {
+        Violation::Scope { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
+}
+
+/// The runtime's verdict on a category, as text.
+fn runtime_category_problem(category: &str) -> Option<String> {
+    let mut tool = tool();
+    tool.category = Some(category.to_owned());
+    first_problem(&tool, |violation| match violation {
+        Violation::Category { problem, .. } => Some(problem.to_string()),
+        _ => None,
+    })
+}
+
+#[test]
+fn scopes_categories_and_timeouts_one_table() {
+    for scope in [
+        "notes:write",
+        "",
+        "a b",
+        "a\"b",
+        "a\\b",
+        "é",
+        "https://x/y",
+        "!#[]~",
+    ] {
+        assert_eq!(
+            rules::scope_problem(scope),
+            runtime_scope_problem(scope),
+            "{scope:?}"
+        );
+    }
+    for category in [
+        "Notes",
+        "",
+        " a",
+        "a\t",
+        "a\u{7}b",
+        &"x".repeat(64),
+        &"x".repeat(65),
+    ] {
+        assert_eq!(
+            rules::category_problem(category),
+            runtime_category_problem(category),
+            "{category:?}"
+        );
+    }
+    let good = [
+        ("1ms", 1),
+        ("30s", 30_000),
+        ("2m", 120_000),
+        ("0030s", 30_000),
+    ];
+    for (text, millis) in good {
+        assert_eq!(rules::parse_timeout(text), Ok(millis), "{text}");
+        let mut tool = tool();
+        tool.timeout = Some(std::time::Duration::from_millis(millis));
+        assert_eq!(tool.violations(), [], "{text}");
+    }
+    for bad in [
+        "",
+        "30",
+        "s",
+        "0s",
+        "1.5s",
+        "-1s",
+        "30 s",
+        "30S",
+        "1h",
+        "18446744073709551615s",
+    ] {
+        assert!(rules::parse_timeout(bad).is_err(), "{bad:?}");
+    }
 }
 
 fn runtime_icon_allowed(src: &str) -> bool {
@@ -235,6 +319,16 @@ proptest! {
     #[test]
     fn headers_agree(text in "[A-Za-z0-9!#$%&'*+.^_`|~:\"(),/ \r\n\t\u{7f}é-]{0,12}") {
         prop_assert_eq!(rules::header_problem(&text), runtime_header_problem(&text));
+    }
+
+    #[test]
+    fn scopes_agree(text in "[a-z:!\"#\\\\ \t\u{7f}é~]{0,6}") {
+        prop_assert_eq!(rules::scope_problem(&text), runtime_scope_problem(&text));
+    }
+
+    #[test]
+    fn categories_agree(text in "[a-z \t\u{7}é]{0,70}") {
+        prop_assert_eq!(rules::category_problem(&text), runtime_category_problem(&text));
     }
 
     #[test]

@@ -214,14 +214,24 @@ fn full_tool() -> impl Strategy<Value = Tool> {
         option::of((0u8..20, 0u8..20, 0u8..20).prop_map(|(a, b, c)| format!("{a}.{b}.{c}"))),
         collection::vec("[a-z][a-z0-9-]{0,10}", 0..4),
         collection::vec(backend(), 0..3),
+        (
+            option::of("[A-Za-z][A-Za-z /-]{0,20}"),
+            collection::vec("[!#-\\[\\]-~]{1,12}", 0..3),
+            option::of(1u64..10_000_000),
+        ),
     )
-        .prop_map(|(mut tool, namespace, version, tags, backends)| {
-            tool.namespace = namespace;
-            tool.version = version;
-            tool.tags = tags;
-            tool.backends = backends;
-            tool
-        })
+        .prop_map(
+            |(mut tool, namespace, version, tags, backends, (category, scopes, timeout_ms))| {
+                tool.namespace = namespace;
+                tool.version = version;
+                tool.tags = tags;
+                tool.backends = backends;
+                tool.category = category;
+                tool.required_scopes = scopes;
+                tool.timeout = timeout_ms.map(std::time::Duration::from_millis);
+                tool
+            },
+        )
 }
 
 /// `#/$defs/Tool` of the official MCP 2025-11-25 schema, when `../shared` is present.
@@ -252,6 +262,9 @@ proptest! {
         mcp_only.version = None;
         mcp_only.tags.clear();
         mcp_only.backends.clear();
+        mcp_only.category = None;
+        mcp_only.required_scopes.clear();
+        mcp_only.timeout = None;
         prop_assert_eq!(Tool::from_mcp_json(&tool.to_mcp_json()), Ok(mcp_only));
     }
 

@@ -72,6 +72,9 @@ pub enum Kind {
     ExternalRef,
     /// A name an earlier tool of the same server has.
     DuplicateName,
+    /// A `toolmodel` extension key the tool carries (`category`, `requiredScopes`,
+    /// `timeoutMs`) breaks its rules, or does not have its type.
+    Extension,
 }
 
 impl Kind {
@@ -89,6 +92,7 @@ impl Kind {
             Self::InvalidSchema => "invalid-schema",
             Self::ExternalRef => "external-ref",
             Self::DuplicateName => "duplicate-name",
+            Self::Extension => "extension",
         }
     }
 }
@@ -177,6 +181,46 @@ pub struct ToolReport {
     pub targets: Vec<TargetReport>,
     /// One report per protocol version, oldest first (empty when the tool cannot be read).
     pub versions: Vec<VersionReport>,
+    /// The registry and execution keys the tool carries beside MCP's (`category`,
+    /// `requiredScopes`, `timeoutMs`, the `toolmodel` extensions of the full form), when it
+    /// carries any and they can be read; left out of the JSON report otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Extensions>,
+}
+
+/// The `toolmodel` extensions a registry and an execution engine read, as a tool carries them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Extensions {
+    /// `category`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// `requiredScopes`: the OAuth scopes a caller's token must carry.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub required_scopes: Vec<String>,
+    /// `timeoutMs`: the execution limit, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u128>,
+}
+
+impl Extensions {
+    /// One line for the text report: `category "Notes", scopes notes:read notes:write,
+    /// timeout 30000ms`.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(category) = &self.category {
+            parts.push(format!("category {category:?}"));
+        }
+        if !self.required_scopes.is_empty() {
+            parts.push(format!("scopes {}", self.required_scopes.join(" ")));
+        }
+        if let Some(millis) = self.timeout_ms {
+            parts.push(format!("timeout {millis}ms"));
+        }
+        parts.join(", ")
+    }
 }
 
 impl ToolReport {

@@ -14,7 +14,14 @@
 //!   ([`Kind::InvalidSchema`], one finding per problem), a `$ref` outside the schema
 //!   ([`Kind::ExternalRef`]);
 //! - a name used by an earlier tool of the same server ([`Kind::DuplicateName`]; MCP: names
-//!   should be unique within a server).
+//!   should be unique within a server);
+//! - the `toolmodel` extensions a registry or gateway may send beside the MCP keys
+//!   (`category`, `requiredScopes`, `timeoutMs`; [`Kind::Extension`]): read as the full form
+//!   reads them ([`Tool::from_json`](toolmodel::Tool::from_json)) and checked by their rules
+//!   (a category not empty, trimmed, at most 64 characters; each scope an RFC 6749 §3.3
+//!   `scope-token`, none repeated; a timeout a positive integer of milliseconds). What they
+//!   hold is shown too ([`ToolReport::extensions`], and a `note[extensions]` line in the
+//!   detailed text report).
 //!
 //! Versions: for every protocol version, what writing the tool for it leaves out
 //! ([`Tool::to_mcp_json_for`](toolmodel::Tool::to_mcp_json_for)) and which of its rules the
@@ -38,7 +45,8 @@ use toolmodel::{
 };
 
 pub use crate::findings::{
-    Finding, Kind, LintOptions, Rejection, TargetReport, ToolReport, VersionReport, WarningReport,
+    Extensions, Finding, Kind, LintOptions, Rejection, TargetReport, ToolReport, VersionReport,
+    WarningReport,
 };
 
 use crate::cli::{Format, LintArgs};
@@ -88,6 +96,7 @@ fn lint_entry(entry: &Entry, options: &LintOptions, validator: &DefaultValidator
         errors: Vec::new(),
         targets: Vec::new(),
         versions: Vec::new(),
+        extensions: None,
     };
     let tool = match &entry.tool {
         Ok(tool) => tool,
@@ -101,6 +110,7 @@ fn lint_entry(entry: &Entry, options: &LintOptions, validator: &DefaultValidator
             report.errors.push(finding);
         }
     }
+    report.extensions = extension_findings(tool, base, &mut report.errors);
     report.versions = ProtocolVersion::ALL
         .into_iter()
         .map(|version| version_report(tool, base, version))
@@ -155,6 +165,58 @@ fn violation_finding(base: &str, violation: &Violation) -> Option<Finding> {
         kind,
         pointer,
         message,
+    })
+}
+
+/// The keys of the extensions [`extension_findings`] reads.
+const EXTENSION_KEYS: [&str; 3] = ["category", "requiredScopes", "timeoutMs"];
+
+/// The extensions `tool` carries among its unknown keys (MCP JSON keeps them there), read as
+/// the full form reads them: their violations pushed to `errors` ([`Kind::Extension`]), and
+/// what they hold, when the tool carries any and they can be read.
+fn extension_findings(tool: &Tool, base: &str, errors: &mut Vec<Finding>) -> Option<Extensions> {
+    if !EXTENSION_KEYS
+        .iter()
+        .any(|key| tool.extra.contains_key(*key))
+    {
+        return None;
+    }
+    let mut carried = serde_json::Map::new();
+    carried.insert("name".into(), Value::from(tool.name.clone()));
+    carried.insert("inputSchema".into(), Value::Object(serde_json::Map::new()));
+    for key in EXTENSION_KEYS {
+        if let Some(value) = tool.extra.get(key) {
+            carried.insert(key.into(), value.clone());
+        }
+    }
+    let full = match Tool::from_json(&Value::Object(carried)) {
+        Ok(full) => full,
+        Err(err) => {
+            let mut finding = shape_finding(base, &err);
+            finding.kind = Kind::Extension;
+            finding.message = finding
+                .message
+                .replace("not an MCP tool: ", "unreadable extension: ");
+            errors.push(finding);
+            return None;
+        }
+    };
+    for violation in full.violations() {
+        if matches!(
+            violation,
+            Violation::Category { .. } | Violation::Scope { .. } | Violation::Timeout { .. }
+        ) {
+            errors.push(Finding {
+                kind: Kind::Extension,
+                pointer: format!("{base}{}", violation.pointer()),
+                message: without_pointer(&violation),
+            });
+        }
+    }
+    Some(Extensions {
+        category: full.category,
+        required_scopes: full.required_scopes,
+        timeout_ms: full.timeout.map(|timeout| timeout.as_millis()),
     })
 }
 

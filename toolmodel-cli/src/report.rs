@@ -283,6 +283,14 @@ fn write_findings(
                 }
             }
         }
+        if details && let Some(extensions) = &tool.extensions {
+            writeln!(
+                out,
+                "{path}#{}: note[extensions]: {name}: {}",
+                tool.pointer,
+                clip(&extensions.summary())
+            )?;
+        }
         if details {
             for version in &tool.versions {
                 let tag = format!("mcp-{}", version.version);
@@ -405,8 +413,9 @@ fn write_versions(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
 /// Each file is `{"path", "error", "tools", "summary"}`: `error` is `null` or
 /// `{"kind", "message", "line", "column", "pointer"}` (the location keys present when known);
 /// `tools` holds each tool's `pointer`, `name`, `errors` (`kind`, `pointer`, `message`),
-/// `targets` (`profile`, `rejection`, `warnings`) and `versions` (`version`, `losses`,
-/// `breaks`). Input errors also go to `errors` (stderr),
+/// `targets` (`profile`, `rejection`, `warnings`), `versions` (`version`, `losses`,
+/// `breaks`) and, when it carries any, `extensions` (`category`, `requiredScopes`,
+/// `timeoutMs`). Input errors also go to `errors` (stderr),
 /// as in the text form.
 ///
 /// # Errors

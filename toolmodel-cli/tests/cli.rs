@@ -1057,3 +1057,55 @@ fn validate_needs_exactly_one_usable_tool() {
             "standard input can be read only once",
         ));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The toolmodel extensions a registry sends beside the MCP keys
+
+const WITH_EXTENSIONS: &str = r#"{"tools": [
+  {"name": "write_note", "inputSchema": {"type": "object"},
+   "category": "Notes", "requiredScopes": ["notes:read", "notes:write"], "timeoutMs": 30000},
+  {"name": "bad_note", "inputSchema": {"type": "object"},
+   "category": " Notes", "requiredScopes": ["notes write", "a", "a"], "timeoutMs": 0},
+  {"name": "unreadable", "inputSchema": {"type": "object"}, "timeoutMs": "30s"}
+]}"#;
+
+#[test]
+fn lint_shows_category_scopes_and_timeout_and_reports_their_rules() {
+    let dir = folder(&[("tools.json", WITH_EXTENSIONS)]);
+    let path = dir.path().join("tools.json");
+    let (code, stdout, _) = stdout_of(toolmodel().args(["lint", "--verbose"]).arg(&path));
+    assert_eq!(code, 1, "{stdout}");
+    let file = path.display();
+    for line in [
+        format!(
+            "{file}#/tools/0: note[extensions]: \"write_note\": category \"Notes\", scopes notes:read notes:write, timeout 30000ms"
+        ),
+        format!(
+            "{file}#/tools/1/category: error[extension]: \"bad_note\": category \" Notes\" starts or ends with whitespace"
+        ),
+        format!(
+            "{file}#/tools/1/requiredScopes/0: error[extension]: \"bad_note\": required scope \"notes write\" holds ' ' (U+0020) at position 5"
+        ),
+        format!(
+            "{file}#/tools/1/requiredScopes/2: error[extension]: \"bad_note\": required scope \"a\" repeats requiredScopes/1"
+        ),
+        format!(
+            "{file}#/tools/1/timeoutMs: error[extension]: \"bad_note\": timeout 0ns must be a whole, non-zero number of milliseconds"
+        ),
+        format!(
+            "{file}#/tools/2/timeoutMs: error[extension]: \"unreadable\": unreadable extension: "
+        ),
+    ] {
+        assert!(stdout.contains(&line), "missing {line:?} in:\n{stdout}");
+    }
+
+    let (_, report) = json_stdout(toolmodel().args(["lint", "--format", "json"]).arg(&path));
+    let tools = &report["files"][0]["tools"];
+    assert_eq!(
+        tools[0]["extensions"],
+        json!({"category": "Notes", "requiredScopes": ["notes:read", "notes:write"], "timeoutMs": 30000})
+    );
+    assert!(tools[0]["errors"].as_array().unwrap().is_empty());
+    assert_eq!(tools[1]["errors"].as_array().unwrap().len(), 4);
+    assert!(tools[2].get("extensions").is_none());
+}

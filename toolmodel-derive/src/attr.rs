@@ -19,6 +19,9 @@ const KEYS: &[&str] = &[
     "input",
     "output",
     "tags",
+    "category",
+    "scopes",
+    "timeout",
     "annotations",
     "icon",
     "task_support",
@@ -59,6 +62,9 @@ pub struct Attrs {
     pub input: Option<Keyed<Type>>,
     pub output: Option<Keyed<Type>>,
     pub tags: Option<Vec<LitStr>>,
+    pub category: Option<LitStr>,
+    pub scopes: Option<Vec<LitStr>>,
+    pub timeout: Option<LitStr>,
     pub annotations: Option<Annotations>,
     pub icons: Vec<Keyed<IconAttr>>,
     pub task_support: Option<LitStr>,
@@ -141,6 +147,8 @@ fn top_level_entry(
         "title" => out.title = Some(string_value(&key, input)?),
         "description" => out.description = Some(string_value(&key, input)?),
         "task_support" => out.task_support = Some(string_value(&key, input)?),
+        "category" => out.category = Some(string_value(&key, input)?),
+        "timeout" => out.timeout = Some(string_value(&key, input)?),
         "local" => out.local = Some(string_value(&key, input)?),
         "input" | "output" => {
             let value = type_value(&key, input)?;
@@ -167,6 +175,10 @@ fn top_level_entry(
         "tags" => {
             let content = list_value(&key, input, "tags(\"search\", \"web\")")?;
             out.tags = Some(string_items(cx, &content));
+        }
+        "scopes" => {
+            let content = list_value(&key, input, "scopes(\"notes:read\", \"notes:write\")")?;
+            out.scopes = Some(string_items(cx, &content));
         }
         "annotations" => {
             let content = list_value(

@@ -51,6 +51,12 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
         None => quote!(#krate::__private::None),
     };
     let tags = &tool.tags;
+    let category = option_str(krate, tool.category.as_deref());
+    let scopes = &tool.scopes;
+    let timeout_ms = match tool.timeout_ms {
+        Some(millis) => quote!(#krate::__private::Some(#millis)),
+        None => quote!(#krate::__private::None),
+    };
     let annotations = match &tool.annotations {
         Some(a) => {
             let title = option_str(krate, a.title.as_ref().map(syn::LitStr::value).as_deref());
@@ -130,6 +136,9 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
                         title: #title,
                         description: #description,
                         tags: &[#(#tags),*],
+                        category: #category,
+                        required_scopes: &[#(#scopes),*],
+                        timeout_ms: #timeout_ms,
                         annotations: #annotations,
                         icons: &[#(#icons),*],
                         task_support: #task_support,

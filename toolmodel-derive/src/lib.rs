@@ -85,6 +85,9 @@ use proc_macro::TokenStream;
 /// | `input` | a type: `Deserialize + JsonSchema` | the struct itself (named fields), none (unit struct) | the traits, with a readable message; not the struct itself |
 /// | `output` | a type: `Serialize + JsonSchema` | none: no `outputSchema`, output `toolmodel::NoOutput` | the traits; any schema (see below) |
 /// | `tags(...)` | `"a", "b"` | none | each in normal form (the error shows it), no duplicates, at most 20 |
+/// | `category` | `"..."` | none (`Tool::category`, full JSON `category`) | not empty, no leading or trailing whitespace, no control character, at most 64 characters |
+/// | `scopes(...)` | `"notes:read", "notes:write"` | none (`Tool::required_scopes`, full JSON `requiredScopes`) | each an RFC 6749 §3.3 `scope-token` (not empty; printable ASCII but space, `"`, `\`), no duplicates |
+/// | `timeout` | `"500ms"`, `"30s"`, `"2m"` | none (`Tool::timeout`, full JSON `timeoutMs`) | a whole number and a unit `ms`, `s` or `m`; not zero; at most `u64::MAX` ms |
 /// | `annotations(...)` | `read_only`, `destructive`, `idempotent`, `open_world` (each alone or `= bool`), `title = "..."` | none | |
 /// | `icon(...)` (repeatable) | `src = "..."`, `mime_type = "..."`, `sizes = ["48x48", "any"]`, `theme = "light"` or `"dark"` | none | `src` given, scheme `https:`, `http:` or `data:`; `theme` |
 /// | `task_support` | `"forbidden"`, `"optional"` or `"required"` | none (MCP: forbidden) | the value |

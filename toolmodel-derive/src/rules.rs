@@ -1,5 +1,5 @@
 //! The runtime's rules, for compile-time checks: a small copy of `toolmodel`'s name, tag, icon,
-//! theme, task-support, version and backend rules (the derive cannot depend on `toolmodel`,
+//! theme, task-support, version, backend, category, scope and timeout rules (the derive cannot depend on `toolmodel`,
 //! which depends on it).
 //!
 //! This file depends on nothing but `std` and `semver`, so that `tests/tests/derive_rules.rs`
@@ -17,6 +17,8 @@ pub const ICON_SCHEMES: &[&str] = &["https", "http", "data"];
 pub const THEMES: &[&str] = &["light", "dark"];
 /// The values of `ToolExecution.taskSupport`.
 pub const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
+/// The longest category, in characters (the runtime's `MAX_CATEGORY_LEN`).
+pub const MAX_CATEGORY_LEN: usize = 64;
 
 /// Every problem of a tool name or namespace, in the runtime's words; empty when valid.
 pub fn name_problems(name: &str) -> Vec<String> {
@@ -149,4 +151,73 @@ pub fn header_problem(name: &str) -> Option<String> {
             "holds {ch:?} at position {position}, not an RFC 9110 token character (letters, digits, !#$%&'*+-.^_`|~)"
         )
     })
+}
+
+/// The first rule a required scope breaks, in the runtime's words (RFC 6749 §3.3
+/// `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`), or `None` for a valid one.
+pub fn scope_problem(scope: &str) -> Option<String> {
+    if scope.is_empty() {
+        return Some(
+            "is empty (RFC 6749 §3.3: a scope-token has at least one character)".to_owned(),
+        );
+    }
+    let allowed = |ch: char| matches!(ch, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E');
+    let (position, ch) = scope.chars().enumerate().find(|(_, ch)| !allowed(*ch))?;
+    Some(format!(
+        "holds {ch:?} (U+{:04X}) at position {position}, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '\"' and '\\')",
+        u32::from(ch)
+    ))
+}
+
+/// The first rule a category breaks, in the runtime's words (not empty, trimmed, no control
+/// character, at most [`MAX_CATEGORY_LEN`] characters), or `None`.
+pub fn category_problem(category: &str) -> Option<String> {
+    if category.is_empty() {
+        return Some("is empty".to_owned());
+    }
+    if category.trim() != category {
+        return Some("starts or ends with whitespace".to_owned());
+    }
+    if let Some((position, ch)) = category.chars().enumerate().find(|(_, ch)| ch.is_control()) {
+        return Some(format!(
+            "holds the control character U+{:04X} at position {position}",
+            u32::from(ch)
+        ));
+    }
+    let length = category.chars().count();
+    (length > MAX_CATEGORY_LEN)
+        .then(|| format!("is {length} characters long (at most {MAX_CATEGORY_LEN})"))
+}
+
+/// A timeout as `#[tool(timeout = "...")]` writes it: a whole number followed by `ms`, `s` or
+/// `m` (`"500ms"`, `"30s"`, `"2m"`), not zero; the result in milliseconds, or why not.
+pub fn parse_timeout(text: &str) -> Result<u64, String> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let scale: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        _ => {
+            return Err(format!(
+                "timeout {text:?} is not a whole number followed by `ms`, `s` or `m`; write e.g. \"500ms\", \"30s\" or \"2m\""
+            ));
+        }
+    };
+    if number.is_empty() {
+        return Err(format!(
+            "timeout {text:?} has no number before its unit; write e.g. \"30{unit}\""
+        ));
+    }
+    let millis = number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("timeout {text:?} is more milliseconds than a u64 holds"))?;
+    if millis == 0 {
+        return Err(format!(
+            "timeout {text:?} is zero; a tool's timeout is at least 1ms (remove `timeout` for none)"
+        ));
+    }
+    Ok(millis)
 }

@@ -32,6 +32,10 @@ pub struct Checked<'a> {
     /// The description: `description = "..."`, else the doc comment.
     pub description: Option<TokenStream>,
     pub tags: Vec<String>,
+    pub category: Option<String>,
+    pub scopes: Vec<String>,
+    /// The timeout in milliseconds.
+    pub timeout_ms: Option<u64>,
     pub annotations: Option<Annotations>,
     pub icons: Vec<Icon>,
     pub task_support: Option<Ident>,
@@ -124,16 +128,11 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
     };
 
     let version = attrs.version.as_ref().map(|version| {
-        let text = version.value();
-        if let Some(reason) = rules::version_problem(&text) {
-            cx.error_spanned_by(
-                version,
-                format!(
-                    "version {text:?} is not a semantic version ({reason}); write MAJOR.MINOR.PATCH, e.g. \"1.0.0\" or \"v1.0.0\""
-                ),
-            );
-        }
-        text
+        checked_text(cx, version, |text| {
+            rules::version_problem(text).map(|reason| format!(
+                "version {text:?} is not a semantic version ({reason}); write MAJOR.MINOR.PATCH, e.g. \"1.0.0\" or \"v1.0.0\""
+            ))
+        })
     });
 
     let tags = attrs
@@ -141,6 +140,27 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         .as_ref()
         .map(|tags| check_tags(cx, tags))
         .unwrap_or_default();
+    let category = attrs.category.as_ref().map(|category| {
+        checked_text(cx, category, |text| {
+            rules::category_problem(text).map(|problem| format!("category {text:?} {problem}"))
+        })
+    });
+    let scopes = attrs
+        .scopes
+        .as_ref()
+        .map(|scopes| check_scopes(cx, scopes))
+        .unwrap_or_default();
+    let timeout_ms =
+        attrs
+            .timeout
+            .as_ref()
+            .and_then(|timeout| match rules::parse_timeout(&timeout.value()) {
+                Ok(millis) => Some(millis),
+                Err(message) => {
+                    cx.error_spanned_by(timeout, message);
+                    None
+                }
+            });
     let icons = attrs
         .icons
         .iter()
@@ -199,6 +219,9 @@ pub fn check<'a>(cx: &mut Ctxt, mut input: Input<'a>) -> Checked<'a> {
         title: attrs.title.as_ref().map(LitStr::value),
         description,
         tags,
+        category,
+        scopes,
+        timeout_ms,
         annotations: attrs.annotations.take(),
         icons,
         task_support,
@@ -501,6 +524,32 @@ fn check_tags(cx: &mut Ctxt, tags: &[LitStr]) -> Vec<String> {
             }
         };
         cx.error_spanned_by(tag, message);
+    }
+    texts
+}
+
+/// The text of a string literal, with the error `problem` finds in it (if any) reported on it.
+fn checked_text(
+    cx: &mut Ctxt,
+    lit: &LitStr,
+    problem: impl FnOnce(&str) -> Option<String>,
+) -> String {
+    let text = lit.value();
+    if let Some(message) = problem(&text) {
+        cx.error_spanned_by(lit, message);
+    }
+    text
+}
+
+/// Each required scope an RFC 6749 §3.3 `scope-token`, none repeated.
+fn check_scopes(cx: &mut Ctxt, scopes: &[LitStr]) -> Vec<String> {
+    let texts: Vec<String> = scopes.iter().map(LitStr::value).collect();
+    for (index, (scope, text)) in scopes.iter().zip(&texts).enumerate() {
+        if let Some(problem) = rules::scope_problem(text) {
+            cx.error_spanned_by(scope, format!("required scope {text:?} {problem}"));
+        } else if texts.iter().take(index).any(|earlier| earlier == text) {
+            cx.error_spanned_by(scope, format!("duplicate scope {text:?}; remove it"));
+        }
     }
     texts
 }

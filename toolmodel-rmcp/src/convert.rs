@@ -31,8 +31,10 @@
 //! conversion copies the schema object, except when the tool is converted by value and nothing
 //! else shares the schema (from `rmcp`: nothing else shares the `Arc`).
 //!
-//! ² [`namespace`](Tool::namespace), [`version`](Tool::version), [`tags`](Tool::tags) and
-//! [`backends`](Tool::backends) are not MCP: [`Tool::to_mcp_json`] leaves them out too.
+//! ² [`namespace`](Tool::namespace), [`version`](Tool::version), [`tags`](Tool::tags),
+//! [`backends`](Tool::backends), [`category`](Tool::category),
+//! [`required_scopes`](Tool::required_scopes) and [`timeout`](Tool::timeout) are not MCP:
+//! [`Tool::to_mcp_json`] leaves them out too.
 //!
 //! Dropped values are named by their JSON Pointer in [`Tool::to_mcp_json`]. An
 //! [`extra`](Tool::extra) key that is also an MCP key (one of [`toolmodel::wire::MCP_TOOL_KEYS`],

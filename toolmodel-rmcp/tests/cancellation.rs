@@ -3,7 +3,8 @@
 //! (`sampling/createMessage`, `elicitation/create`, `roots/list`, MCP 2025-11-25) when nobody
 //! answers them: cancelled with `notifications/cancelled` when the call is cancelled, when the
 //! client's connection ends, when [`HttpLimits::client_request_timeout`] passes, and when the
-//! handler stops waiting.
+//! handler stops waiting; and a tool's `timeout`, which the server enforces with tokio's timer
+//! (an `isError` result naming the limit, the call's cancellation set).
 //!
 //! The first test drives the server with `rmcp`'s client; the others with a raw JSON-RPC peer
 //! over an in-memory pipe, so every line the server writes is seen as it is.
@@ -355,4 +356,46 @@ async fn a_closed_connection_ends_the_calls_waiting_on_the_client() {
     // handler's wait for the client ends with it.
     let ended = tokio::time::timeout(Duration::from_secs(15), outcome.recv()).await;
     assert!(matches!(ended, Ok(Some(Err(_)))), "{ended:?}");
+}
+
+/// Never answers; its tool allows 100 ms. Keeps its call's cancellation flag in `seen`.
+#[derive(toolmodel::Tool)]
+#[tool(input = WaitArgs, timeout = "100ms")]
+struct Stall {
+    seen: Arc<std::sync::Mutex<Option<toolmodel::Cancellation>>>,
+}
+
+impl ToolHandler for Stall {
+    type Reply = &'static str;
+    async fn call(&self, _: WaitArgs, cx: &CallContext) -> Result<&'static str, ToolError> {
+        if let Ok(mut seen) = self.seen.lock() {
+            *seen = Some(cx.cancellation().clone());
+        }
+        std::future::pending().await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_enforces_a_tool_s_timeout_with_tokio_s_timer() {
+    let seen = Arc::new(std::sync::Mutex::new(None));
+    let toolbox = Toolbox::builder()
+        .with(Stall {
+            seen: Arc::clone(&seen),
+        })
+        .build()
+        .expect("toolbox");
+    let service = connect(ToolboxServer::new(toolbox), ()).await;
+    let result = tokio::time::timeout(WAIT, service.call_tool(CallToolRequestParams::new("stall")))
+        .await
+        .expect("the call ends by its timeout")
+        .expect("a result, not an error");
+    assert_eq!(result.is_error, Some(true));
+    let text = serde_json::to_value(&result.content).expect("content");
+    assert_eq!(
+        text[0]["text"],
+        "tool \"stall\" did not finish within its timeout of 100ms (timeoutMs 100); the call was cancelled"
+    );
+    let flag = seen.lock().expect("lock").clone().expect("the handler ran");
+    assert!(flag.is_cancelled(), "the handler's cancellation is set");
+    service.cancel().await.expect("closes");
 }

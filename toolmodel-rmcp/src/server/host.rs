@@ -374,6 +374,11 @@ impl CallHost for PeerHost {
             result_json(METHOD, result)
         })
     }
+
+    /// tokio's `sleep`: the server enforces each tool's `timeout` (`timeoutMs`).
+    fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
+        Some(Box::pin(tokio::time::sleep(duration)))
+    }
 }
 
 #[cfg(test)]

@@ -129,6 +129,10 @@ impl CallHost for TaskHost {
         self.peer.list_roots()
     }
 
+    fn sleep(&self, duration: std::time::Duration) -> Option<BoxFuture<'static, ()>> {
+        self.peer.sleep(duration)
+    }
+
     fn task_phase(&self) -> TaskPhase {
         if self.task.borrow().is_some() {
             TaskPhase::Running

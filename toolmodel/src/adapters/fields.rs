@@ -118,9 +118,9 @@ pub(crate) fn tool_level(
             );
         }
     }
-    // The extensions (`namespace`, `version`, `tags`, `backends`) are this library's own data,
-    // never part of a provider's tool (nor of MCP JSON): leaving them out loses nothing on the
-    // wire, so it is not reported (the namespace reaches the name with `qualified_names`).
+    // The extensions (`namespace`, `version`, `tags`, `backends`, `category`, `required_scopes`,
+    // `timeout`) are this library's own data, never part of a provider's tool (nor of MCP JSON):
+    // leaving them out loses nothing on the wire, so it is not reported (the namespace reaches the name with `qualified_names`).
     if let Some(carried) = carried_keys(target) {
         for key in tool.extra.keys() {
             if !carried.contains(&key.as_str()) {

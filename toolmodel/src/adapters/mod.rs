@@ -52,7 +52,7 @@
 //! | `inputSchema` | kept | `parameters` | `input_schema` | `parameters` (OpenAPI subset) or `parametersJsonSchema` |
 //! | `outputSchema` | kept | dropped | dropped | `response` or `responseJsonSchema` |
 //! | `title`, `annotations`, `icons`, `execution`, `_meta` | kept | dropped | dropped | dropped |
-//! | `namespace`, `version`, `tags`, `backends` (extensions) | not written | not written | not written | not written |
+//! | `namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs` (extensions) | not written | not written | not written | not written |
 //! | unknown keys ([`Tool::extra`]) | kept | `strict` carried, others dropped | `strict`, `input_examples`, `cache_control`, `type`, `defer_loading`, `allowed_callers`, `eager_input_streaming` carried, others dropped | `behavior` carried, others dropped |
 //!
 //! Names are mapped as [`names`] documents (`.` to `_`, other characters to `_`, long names

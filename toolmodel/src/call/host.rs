@@ -41,7 +41,7 @@
 //! [`CallContext::input_before_task`]: crate::CallContext::input_before_task
 //! [`CallContext::with_host`]: crate::CallContext::with_host
 
-use std::{fmt, future::Future, pin::Pin};
+use std::{fmt, future::Future, pin::Pin, time::Duration};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -164,6 +164,18 @@ pub trait CallHost: Send + Sync {
     /// Sends `roots/list` and returns the client's result (MCP `ListRootsResult`).
     fn list_roots(&self) -> BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async { Err(no_host("roots/list")) })
+    }
+
+    /// A future that completes once `duration` has passed, on this host's runtime: the timer
+    /// [`Toolbox::call`](crate::Toolbox::call) races a call against to enforce the tool's
+    /// [`timeout`](crate::Tool::timeout) (`toolmodel` has no runtime, so no timer of its own).
+    ///
+    /// `None` (the default): the host has no timer, and a tool's `timeout` is **not
+    /// enforced** for its calls (the handler runs to its end; a host may still bound the call
+    /// itself). `toolmodel-rmcp`'s hosts return tokio's `sleep`.
+    fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
+        let _ = duration;
+        None
     }
 
     /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663):

@@ -12,5 +12,6 @@ pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;
 pub(crate) mod result;
+pub(crate) mod timeout;
 pub(crate) mod tool_error;
 pub(crate) mod toolbox;

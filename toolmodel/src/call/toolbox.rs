@@ -38,7 +38,12 @@ use crate::wire::versioned::Loss;
 ///    but do not deserialize, give an `isError: true` result naming every violation with its
 ///    JSON Pointer ([`CallToolResult::invalid_arguments`]): input validation errors are tool
 ///    execution errors, so that the model can retry (MCP 2025-11-25, SEP-1303).
-/// 3. The handler runs with a [`CallContext`] that knows the tool.
+/// 3. The handler runs with a [`CallContext`] that knows the tool. When the tool has a
+///    [`timeout`](Tool::timeout) and the context's host gives a timer
+///    ([`CallHost::sleep`](crate::host::CallHost::sleep)), the call is raced against it: if the
+///    timer fires first, the call's [`Cancellation`](crate::Cancellation) is set, the handler's
+///    future is dropped, and the result is an `isError: true` result naming the tool and the
+///    limit. Without a timer the timeout is not enforced here.
 /// 4. Its reply becomes the result. For a tool with an `outputSchema`, a successful result
 ///    must carry a `structuredContent` that matches it, whether the tool is derived or
 ///    hand-built ([`ToolboxBuilder::with_tool`]); a missing or failing one is
@@ -345,13 +350,22 @@ impl Toolbox {
         arguments: Option<Map<String, Value>>,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
-        match index.and_then(|index| self.inner.entries.get(index)) {
-            Some(entry) => {
-                entry
-                    .handler
-                    .call(entry, Value::Object(arguments.unwrap_or_default()), cx)
-            }
-            None => Box::pin(std::future::ready(Err(unknown()))),
+        let Some(entry) = index.and_then(|index| self.inner.entries.get(index)) else {
+            return Box::pin(std::future::ready(Err(unknown())));
+        };
+        let call = entry
+            .handler
+            .call(entry, Value::Object(arguments.unwrap_or_default()), cx);
+        let limit = entry.called.tool.timeout;
+        match limit.and_then(|limit| Some((limit, cx.sleep(limit)?))) {
+            Some((limit, timer)) => Box::pin(crate::call::timeout::within(
+                call,
+                timer,
+                limit,
+                &entry.called.name,
+                cx.cancellation(),
+            )),
+            None => call,
         }
     }
 }

@@ -301,6 +301,10 @@ pub mod private {
         pub title: Option<&'static str>,
         pub description: Option<&'static str>,
         pub tags: &'static [&'static str],
+        pub category: Option<&'static str>,
+        pub required_scopes: &'static [&'static str],
+        /// The timeout in milliseconds.
+        pub timeout_ms: Option<u64>,
         pub annotations: Option<AnnotationsSpec>,
         pub icons: &'static [IconSpec],
         pub task_support: Option<TaskSupport>,
@@ -572,6 +576,13 @@ pub mod private {
         tool.namespace = spec.namespace.map(str::to_owned);
         tool.version = spec.version.map(str::to_owned);
         tool.tags = spec.tags.iter().map(|&tag| tag.to_owned()).collect();
+        tool.category = spec.category.map(str::to_owned);
+        tool.required_scopes = spec
+            .required_scopes
+            .iter()
+            .map(|&scope| scope.to_owned())
+            .collect();
+        tool.timeout = spec.timeout_ms.map(std::time::Duration::from_millis);
         tool.annotations = spec.annotations.as_ref().map(|a| ToolAnnotations {
             title: a.title.map(str::to_owned),
             read_only_hint: a.read_only,

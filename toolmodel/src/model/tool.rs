@@ -1,6 +1,8 @@
 //! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`],
 //! [`Icon`], [`ToolExecution`].
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -10,7 +12,8 @@ use crate::model::schema::ToolSchema;
 /// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool` of
 /// 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
 /// for what each version carries and [`Tool::to_mcp_json_for`] to write for one), plus the
-/// `toolmodel` extensions `namespace`, `version`, `tags` and `backends`.
+/// `toolmodel` extensions `namespace`, `version`, `tags`, `backends`, `category`,
+/// `required_scopes` and `timeout`.
 ///
 /// | field | MCP key | source |
 /// |---|---|---|
@@ -25,6 +28,7 @@ use crate::model::schema::ToolSchema;
 /// | [`meta`](Self::meta) | `_meta` | `Tool._meta` |
 /// | [`extra`](Self::extra) | any other key | kept, see below |
 /// | [`namespace`](Self::namespace), [`version`](Self::version), [`tags`](Self::tags), [`backends`](Self::backends) | — | `toolmodel` extensions |
+/// | [`category`](Self::category), [`required_scopes`](Self::required_scopes), [`timeout`](Self::timeout) | — | `toolmodel` extensions (full form: `category`, `requiredScopes`, `timeoutMs`) |
 ///
 /// # JSON forms
 ///
@@ -33,7 +37,9 @@ use crate::model::schema::ToolSchema;
 ///   define (including `namespace`, `tags` and friends) goes to [`extra`](Self::extra).
 /// - Full form: [`Tool::to_json`] / [`Tool::from_json`], which is also what `Tool`'s own
 ///   `Serialize` and `Deserialize` give. The MCP keys plus `namespace`, `version`, `tags`
-///   (omitted when empty) and `backends` (omitted when empty).
+///   (omitted when empty), `backends` (omitted when empty), `category`, `requiredScopes`
+///   (omitted when empty) and `timeoutMs` (the [`timeout`](Self::timeout) in whole
+///   milliseconds, a JSON integer).
 ///
 /// # Policy for what MCP servers really send
 ///
@@ -106,6 +112,25 @@ pub struct Tool {
     pub tags: Vec<String>,
     /// Extension: where calls to this tool go. A tool may have several backends.
     pub backends: Vec<Backend>,
+    /// Extension: the tool's category, for a registry to group tools by (full form:
+    /// `category`). Checked by [`Tool::validate`]: not empty, no leading or trailing
+    /// whitespace, no control character, at most [`MAX_CATEGORY_LEN`](crate::validate::MAX_CATEGORY_LEN)
+    /// (64) characters ([`Violation::Category`](crate::Violation::Category)). Compared as
+    /// written (case-sensitive); no list of categories is imposed.
+    pub category: Option<String>,
+    /// Extension: the OAuth scopes an access token must carry to call this tool (full form:
+    /// `requiredScopes`), each an RFC 6749 §3.3 `scope-token`
+    /// (`1*( %x21 / %x23-5B / %x5D-7E )`: printable ASCII but space, `"` and `\`), none
+    /// repeated ([`Violation::Scope`](crate::Violation::Scope)). Empty: the tool asks for no
+    /// scope of its own. The model only carries them: the server that checks tokens enforces
+    /// them.
+    pub required_scopes: Vec<String>,
+    /// Extension: the longest a call may run (full form: `timeoutMs`, whole milliseconds).
+    /// Checked by [`Tool::validate`]: not zero, whole milliseconds
+    /// ([`Violation::Timeout`](crate::Violation::Timeout)). [`Toolbox::call`](crate::Toolbox::call)
+    /// enforces it when the call's host gives a timer ([`CallHost::sleep`](crate::host::CallHost::sleep));
+    /// see the guide chapter [calling](crate::guide::calling) for who enforces what.
+    pub timeout: Option<Duration>,
 }
 
 impl Tool {
@@ -127,6 +152,9 @@ impl Tool {
             version: None,
             tags: Vec::new(),
             backends: Vec::new(),
+            category: None,
+            required_scopes: Vec::new(),
+            timeout: None,
         }
     }
 

@@ -105,7 +105,8 @@ struct Listed {
 ///   ([`adapters::names`](crate::adapters::names)).
 /// - **Warnings.** Only what the provider's tool loses of the tool as MCP sends it (title,
 ///   annotations, `outputSchema`, unsupported schema keywords, ...); the library's own fields
-///   (`namespace`, `version`, `tags`, `backends`) are not losses.
+///   (`namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`) are
+///   not losses.
 ///
 /// ```
 /// use serde::Deserialize;

@@ -3,7 +3,8 @@
 //! crate root: a [`CompiledSchema`] and what it reports ([`InstanceError`], [`SchemaIssue`]);
 //! the JSON Schema [`Dialect`]s the validator understands ([`DIALECT_2020_12`],
 //! [`DIALECT_DRAFT_07`]); the parts of a violation of the MCP tool rules ([`SchemaSlot`],
-//! [`HeaderProblem`], [`MetaKeyProblem`], [`ICON_SCHEMES`]); and the resource bounds.
+//! [`HeaderProblem`], [`MetaKeyProblem`], [`ICON_SCHEMES`], and of the extensions'
+//! rules: [`CategoryProblem`], [`MAX_CATEGORY_LEN`], [`ScopeProblem`]); and the resource bounds.
 //!
 //! **Resource bounds.** How deep, how large and how costly the JSON `toolmodel` reads, checks
 //! and validates may be, so that hostile input (a schema from any MCP server, arguments a model
@@ -38,6 +39,7 @@ pub(crate) mod compiled;
 pub(crate) mod content_cache;
 pub(crate) mod dialect;
 pub(crate) mod expansion;
+pub(crate) mod extension_rules;
 pub(crate) mod feedback;
 pub(crate) mod issue;
 pub(crate) mod limits;
@@ -51,4 +53,7 @@ pub use compiled::CompiledSchema;
 pub use dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
 pub use issue::{InstanceError, SchemaIssue};
 pub use limits::{ValidationLimits, dismantle};
-pub use violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot};
+pub use violation::{
+    CategoryProblem, HeaderProblem, ICON_SCHEMES, MAX_CATEGORY_LEN, MetaKeyProblem, SchemaSlot,
+    ScopeProblem,
+};

@@ -9,6 +9,7 @@ use crate::model::protocol::version::ProtocolVersion;
 use crate::model::schema::ToolSchema;
 use crate::model::tags::{is_normalized, normalize_tags};
 use crate::model::tool::Tool;
+use crate::validate::extension_rules::{category_problem, scope_problems, timeout_allowed};
 use crate::validate::limits::{ValidationLimits, shallow_text, tool_deeper_than};
 use crate::validate::mcp_header::header_violations;
 use crate::validate::meta_keys::meta_key_problem;
@@ -119,6 +120,11 @@ impl Tool {
     /// - `tags`: already normalized ([`normalize_tags`]).
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
+    /// - `category`: not empty, no leading or trailing whitespace, no control character, at
+    ///   most [`MAX_CATEGORY_LEN`](crate::validate::MAX_CATEGORY_LEN) characters.
+    /// - `requiredScopes`: each an RFC 6749 §3.3 `scope-token` (`1*( %x21 / %x23-5B /
+    ///   %x5D-7E )`), none repeated.
+    /// - `timeout`: not zero, whole milliseconds.
     /// - `extra`: no key that is a tool key.
     /// - every value: nested at most
     ///   [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels
@@ -274,6 +280,26 @@ impl Tool {
                 }
             }
         }
+        if let Some(category) = &self.category
+            && let Some(problem) = category_problem(category)
+        {
+            out.push(Violation::Category {
+                value: category.clone(),
+                problem,
+            });
+        }
+        for (index, problem) in scope_problems(&self.required_scopes) {
+            out.push(Violation::Scope {
+                index,
+                scope: self.required_scopes.get(index).cloned().unwrap_or_default(),
+                problem,
+            });
+        }
+        if let Some(timeout) = self.timeout
+            && !timeout_allowed(timeout)
+        {
+            out.push(Violation::Timeout { value: timeout });
+        }
         for key in self
             .extra
             .keys()
@@ -391,6 +417,32 @@ mod tests {
                 "/version: unknown-field map holds \"version\", the name of a toolmodel extension: MCP JSON writes it, the full form (to_json) writes the extension instead and loses it",
             ]
         );
+    }
+
+    #[test]
+    fn category_scopes_and_timeout_are_reported_with_their_pointers() {
+        let mut t = tool();
+        t.category = Some(" notes".into());
+        t.required_scopes = vec![
+            "notes:write".into(),
+            "notes write".into(),
+            "notes:write".into(),
+        ];
+        t.timeout = Some(std::time::Duration::ZERO);
+        let text: Vec<String> = t.violations().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "/category: category \" notes\" starts or ends with whitespace",
+                "/requiredScopes/1: required scope \"notes write\" holds ' ' (U+0020) at position 5, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '\"' and '\\')",
+                "/requiredScopes/2: required scope \"notes:write\" repeats requiredScopes/0",
+                "/timeoutMs: timeout 0ns must be a whole, non-zero number of milliseconds",
+            ]
+        );
+        t.category = Some("notes".into());
+        t.required_scopes.truncate(1);
+        t.timeout = Some(std::time::Duration::from_secs(30));
+        assert_eq!(t.violations(), []);
     }
 
     #[test]

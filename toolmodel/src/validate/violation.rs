@@ -2,6 +2,7 @@
 //! error carries violations).
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::model::name::rules::NameError;
 use crate::model::protocol::version::ProtocolVersion;
@@ -9,6 +10,10 @@ use crate::model::protocol::version::ProtocolVersion;
 /// The URI schemes an icon `src` may use (MCP 2025-11-25, `Icon.src`: "an HTTP/HTTPS URL or a
 /// `data:` URI"; clients must reject others such as `javascript:` and `file:`).
 pub const ICON_SCHEMES: &[&str] = &["https", "http", "data"];
+
+/// The longest [`Tool::category`](crate::Tool::category) [`Tool::validate`](crate::Tool::validate)
+/// accepts, in characters: a label for grouping tools, not a description.
+pub const MAX_CATEGORY_LEN: usize = 64;
 
 /// Which schema of a tool a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,7 +100,8 @@ pub enum Violation {
     },
     /// A key in [`Tool::extra`](crate::Tool::extra) that is also a key of the tool. An MCP key
     /// (`name`, `inputSchema`, ...) is never written from `extra` (the field wins). An extension
-    /// key (`namespace`, `version`, `tags`, `backends`; a server may send one in its MCP JSON) is
+    /// key (`namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`;
+    /// a server may send one in its MCP JSON) is
     /// written by [`Tool::to_mcp_json`](crate::Tool::to_mcp_json), but
     /// [`Tool::to_json`](crate::Tool::to_json) writes the extension field instead and loses it.
     ShadowedKey {
@@ -141,6 +147,108 @@ pub enum Violation {
         /// Which part is wrong.
         problem: MetaKeyProblem,
     },
+    /// The [`category`](crate::Tool::category) breaks its rules (not empty, trimmed, no
+    /// control character, at most [`MAX_CATEGORY_LEN`] characters).
+    Category {
+        /// The category as given.
+        value: String,
+        /// Which rule.
+        problem: CategoryProblem,
+    },
+    /// A scope of [`required_scopes`](crate::Tool::required_scopes) is not an RFC 6749 §3.3
+    /// `scope-token` (`1*( %x21 / %x23-5B / %x5D-7E )`), or repeats an earlier one.
+    Scope {
+        /// The scope's index in `requiredScopes`.
+        index: usize,
+        /// The scope as given.
+        scope: String,
+        /// Which rule.
+        problem: ScopeProblem,
+    },
+    /// The [`timeout`](crate::Tool::timeout) is zero or not a whole number of milliseconds
+    /// (the full form writes `timeoutMs`, an integer).
+    Timeout {
+        /// The timeout as given.
+        value: Duration,
+    },
+}
+
+/// The rule a [`Tool::category`](crate::Tool::category) breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CategoryProblem {
+    /// The category is empty.
+    Empty,
+    /// It starts or ends with whitespace.
+    Untrimmed,
+    /// It holds a control character.
+    ControlChar {
+        /// The character.
+        ch: char,
+        /// Its position, in characters from 0.
+        position: usize,
+    },
+    /// It is longer than [`MAX_CATEGORY_LEN`] characters.
+    TooLong {
+        /// Its length, in characters.
+        length: usize,
+    },
+}
+
+/// The rule a scope of [`Tool::required_scopes`](crate::Tool::required_scopes) breaks (RFC
+/// 6749 §3.3, "Access Token Scope": `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScopeProblem {
+    /// The scope is empty (a `scope-token` has at least one character).
+    Empty,
+    /// A character outside `%x21 / %x23-5B / %x5D-7E`: a space or other whitespace (scopes
+    /// are space-separated in `scope` parameters), `"`, `\`, a control or non-ASCII character.
+    Character {
+        /// The character.
+        ch: char,
+        /// Its position, in characters from 0.
+        position: usize,
+    },
+    /// The same scope as an earlier one.
+    Duplicate {
+        /// The earlier one's index.
+        first: usize,
+    },
+}
+
+impl fmt::Display for CategoryProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => f.write_str("is empty"),
+            Self::Untrimmed => f.write_str("starts or ends with whitespace"),
+            Self::ControlChar { ch, position } => write!(
+                f,
+                "holds the control character U+{:04X} at position {position}",
+                u32::from(*ch)
+            ),
+            Self::TooLong { length } => write!(
+                f,
+                "is {length} characters long (at most {MAX_CATEGORY_LEN})"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ScopeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => {
+                f.write_str("is empty (RFC 6749 §3.3: a scope-token has at least one character)")
+            }
+            Self::Character { ch, position } => write!(
+                f,
+                "holds {ch:?} (U+{:04X}) at position {position}, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '\"' and '\\')",
+                u32::from(*ch)
+            ),
+            Self::Duplicate { first } => write!(f, "repeats requiredScopes/{first}"),
+        }
+    }
 }
 
 /// The rule an `x-mcp-header` breaks (MCP 2026-07-28, Streamable HTTP, "Schema Extension").
@@ -269,6 +377,9 @@ impl Violation {
             Self::MetaKey { key, .. } => {
                 format!("/_meta/{}", crate::pointer::escape_pointer_token(key))
             }
+            Self::Category { .. } => "/category".into(),
+            Self::Scope { index, .. } => format!("/requiredScopes/{index}"),
+            Self::Timeout { .. } => "/timeoutMs".into(),
         }
     }
 }
@@ -323,6 +434,16 @@ impl fmt::Display for Violation {
             } => write!(f, "the MCP {version} Tool schema requires {expected}"),
             Self::Header { problem, .. } => write!(f, "x-mcp-header {problem}"),
             Self::MetaKey { key, problem } => write!(f, "_meta key {key:?}: {problem}"),
+            Self::Category { value, problem } => {
+                write!(f, "category {:?} {problem}", truncate(value, 80))
+            }
+            Self::Scope { scope, problem, .. } => {
+                write!(f, "required scope {:?} {problem}", truncate(scope, 80))
+            }
+            Self::Timeout { value } => write!(
+                f,
+                "timeout {value:?} must be a whole, non-zero number of milliseconds"
+            ),
         }
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! See [`Tool`](struct@crate::Tool) for the policy on unknown keys and `null`s.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -64,6 +66,12 @@ struct FullOut<'a> {
     tags: &'a [String],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     backends: &'a [Backend],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'a str>,
+    #[serde(rename = "requiredScopes", skip_serializing_if = "<[_]>::is_empty")]
+    required_scopes: &'a [String],
+    #[serde(rename = "timeoutMs", skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +109,24 @@ struct FullIn {
     tags: Vec<String>,
     #[serde(default, deserialize_with = "null_as_default")]
     backends: Vec<Backend>,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(
+        rename = "requiredScopes",
+        default,
+        deserialize_with = "null_as_default"
+    )]
+    required_scopes: Vec<String>,
+    #[serde(rename = "timeoutMs", default)]
+    timeout_ms: Option<u64>,
+}
+
+/// A timeout in whole milliseconds, rounded up (so that a limit is never written shorter than
+/// it is); `u64::MAX` beyond.
+fn whole_millis(timeout: Duration) -> u64 {
+    let rounded_up =
+        timeout.as_millis() + u128::from(!timeout.subsec_nanos().is_multiple_of(1_000_000));
+    u64::try_from(rounded_up).unwrap_or(u64::MAX)
 }
 
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -133,6 +159,9 @@ impl From<FullIn> for Tool {
         tool.version = input.version;
         tool.tags = input.tags;
         tool.backends = input.backends;
+        tool.category = input.category;
+        tool.required_scopes = input.required_scopes;
+        tool.timeout = input.timeout_ms.map(Duration::from_millis);
         tool
     }
 }
@@ -210,6 +239,9 @@ impl Tool {
             version: self.version.as_deref(),
             tags: &self.tags,
             backends: &self.backends,
+            category: self.category.as_deref(),
+            required_scopes: &self.required_scopes,
+            timeout_ms: self.timeout.map(whole_millis),
         }
     }
 
@@ -287,8 +319,11 @@ impl Tool {
         from_slice::<McpIn>(bytes).map(Self::from)
     }
 
-    /// The tool as full JSON: the MCP form plus `namespace`, `version`, `tags` and `backends`
-    /// (each left out when empty). Lossless: `Tool::from_json(&t.to_json()) == Ok(t)`.
+    /// The tool as full JSON: the MCP form plus `namespace`, `version`, `tags`, `backends`,
+    /// `category`, `requiredScopes` and `timeoutMs` (each left out when empty; `timeoutMs` is
+    /// the [`timeout`](Self::timeout) in milliseconds, rounded up). Lossless for a tool
+    /// [`Tool::validate`] accepts: `Tool::from_json(&t.to_json()) == Ok(t)` (a timeout of a
+    /// fraction of a millisecond, which it refuses, is written rounded up).
     #[must_use]
     pub fn to_json(&self) -> Value {
         to_value(&self.full_out())
@@ -299,8 +334,9 @@ impl Tool {
     /// # Errors
     ///
     /// [`Error::Json`] with the JSON Pointer of the offending value, as for
-    /// [`Tool::from_mcp_json`] (a value nested too deep included), and for a backend of
-    /// unknown kind or without its body.
+    /// [`Tool::from_mcp_json`] (a value nested too deep included), for a backend of
+    /// unknown kind or without its body, and for a `timeoutMs` that is not a non-negative
+    /// integer below 2^64.
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         from_value::<FullIn>(value).map(Self::from)
     }
@@ -337,5 +373,73 @@ impl<'de> Deserialize<'de> for Tool {
     /// Reads the full form (see [`Tool::from_json`]).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         FullIn::deserialize(deserializer).map(Self::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn with_extensions() -> Tool {
+        let mut tool = Tool::new("t", ToolSchema::empty_object());
+        tool.category = Some("notes".into());
+        tool.required_scopes = vec!["notes:read".into(), "notes:write".into()];
+        tool.timeout = Some(Duration::from_secs(30));
+        tool
+    }
+
+    #[test]
+    fn the_full_form_carries_category_scopes_and_timeout_in_milliseconds() {
+        let tool = with_extensions();
+        let json = tool.to_json();
+        assert_eq!(json["category"], json!("notes"));
+        assert_eq!(json["requiredScopes"], json!(["notes:read", "notes:write"]));
+        assert_eq!(json["timeoutMs"], json!(30_000));
+        assert_eq!(Tool::from_json(&json).unwrap(), tool);
+    }
+
+    #[test]
+    fn the_mcp_form_leaves_them_out_and_reads_them_as_unknown_keys() {
+        let tool = with_extensions();
+        let mcp = tool.to_mcp_json();
+        assert_eq!(
+            mcp,
+            json!({"name": "t", "inputSchema": {"type": "object", "additionalProperties": false}})
+        );
+        let read = Tool::from_mcp_json(&tool.to_json()).unwrap();
+        assert_eq!(read.timeout, None);
+        assert_eq!(read.extra["timeoutMs"], json!(30_000));
+        assert_eq!(
+            read.extra["requiredScopes"],
+            json!(["notes:read", "notes:write"])
+        );
+    }
+
+    #[test]
+    fn a_sub_millisecond_timeout_is_written_rounded_up() {
+        let mut tool = Tool::new("t", ToolSchema::empty_object());
+        tool.timeout = Some(Duration::from_micros(1_500));
+        assert_eq!(tool.to_json()["timeoutMs"], json!(2));
+    }
+
+    #[test]
+    fn a_timeout_that_is_not_a_non_negative_integer_is_an_error_at_its_pointer() {
+        for bad in [json!(-1), json!(1.5), json!("30s")] {
+            let value = json!({"name": "t", "inputSchema": {"type": "object"}, "timeoutMs": bad});
+            let Err(Error::Json { path, .. }) = Tool::from_json(&value) else {
+                panic!("{bad} is not a timeoutMs")
+            };
+            assert_eq!(path, "/timeoutMs");
+        }
+        let null = json!({"name": "t", "inputSchema": {"type": "object"}, "timeoutMs": null,
+            "requiredScopes": null, "category": null});
+        assert_eq!(
+            Tool::from_json(&null).unwrap(),
+            Tool::new(
+                "t",
+                ToolSchema::try_from(json!({"type": "object"})).unwrap()
+            )
+        );
     }
 }

@@ -31,4 +31,7 @@ pub(crate) const FULL_KEYS: &[&str] = &[
     "version",
     "tags",
     "backends",
+    "category",
+    "requiredScopes",
+    "timeoutMs",
 ];

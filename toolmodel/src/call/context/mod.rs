@@ -8,6 +8,7 @@ mod rounds;
 use std::{
     fmt,
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use serde::Deserialize;
@@ -16,7 +17,7 @@ use serde_json::{Map, Value};
 use self::rounds::Rounds;
 use crate::call::cancellation::Cancellation;
 use crate::call::host::{
-    CallHost, LogLevel, LogNotification, NoHost, ProgressNotification, ProgressToken,
+    BoxFuture, CallHost, LogLevel, LogNotification, NoHost, ProgressNotification, ProgressToken,
 };
 use crate::call::input::ClientCapability;
 use crate::error::Error;
@@ -198,6 +199,11 @@ impl CallContext {
     /// Completes when the client cancels the request.
     pub async fn cancelled(&self) {
         self.request.cancellation.cancelled().await;
+    }
+
+    /// The host's timer for `duration` ([`CallHost::sleep`]), or `None` without one.
+    pub(crate) fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
+        self.request.host.sleep(duration)
     }
 
     /// The cancellation flag itself, to hand to work the handler spawns.

@@ -1,0 +1,10 @@
+use serde::Deserialize;
+use toolmodel::{Tool, schemars::{self, JsonSchema}};
+
+#[derive(Deserialize, JsonSchema, Tool)]
+#[tool(category = "notes notes notes notes notes notes notes notes notes notes notes notes")]
+struct WriteNote {
+    text: String,
+}
+
+fn main() {}
