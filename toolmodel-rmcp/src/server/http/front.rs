@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_server::{
 use super::{
     admission,
     body::{self, BoxError},
+    cors::Cors,
     fixes,
     gate::Gate,
     host_origin::AllowList,
@@ -183,12 +184,15 @@ impl McpHttpService {
         B: http_body::Body,
         B::Error: Into<BoxError>,
     {
-        self.stages(request)
+        let cors = Cors::of(&self.front.allow, request.method(), request.headers());
+        let response = self
+            .stages(request, &cors)
             .await
-            .unwrap_or_else(|refusal| refusal.response())
+            .unwrap_or_else(|refusal| refusal.response());
+        cors.finish(response)
     }
 
-    async fn stages<B>(&self, request: Request<B>) -> Result<Response<Body>, Refusal>
+    async fn stages<B>(&self, request: Request<B>, cors: &Cors) -> Result<Response<Body>, Refusal>
     where
         B: http_body::Body,
         B::Error: Into<BoxError>,
@@ -197,6 +201,9 @@ impl McpHttpService {
         let (head, body) = request.into_parts();
         path::check(self.path.as_deref(), &head.uri)?;
         front.allow.check(&head)?;
+        if cors.answers_preflight() {
+            return Ok(Cors::preflight(&head.headers));
+        }
         front.gate.admit(&head).await?;
         let body = if head.method == Method::POST {
             body::read(body, front.max_body_bytes, front.body_read_timeout).await?

@@ -26,6 +26,7 @@
 mod admission;
 mod body;
 mod connections;
+mod cors;
 mod fixes;
 mod front;
 mod gate;
