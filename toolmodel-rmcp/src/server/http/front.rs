@@ -35,8 +35,9 @@ use crate::server::ToolboxServer;
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
 /// everything [`serve_http`](ToolboxServer::serve_http) enforces but the TCP connections:
-/// the `Host` and `Origin` rules, the [`HttpLimits`](super::HttpLimits) on bodies,
-/// sessions and calls in flight, and the answers fixed in front of `rmcp`. Get one from
+/// the `Host` and `Origin` rules, CORS for browser clients on the allowed origins, the
+/// [`HttpLimits`](super::HttpLimits) on bodies, sessions and calls in flight, and the answers
+/// fixed in front of `rmcp`. Get one from
 /// [`ToolboxServer::http_service`]; `serve_http` serves the same service at
 /// [`MCP_PATH`](super::MCP_PATH).
 ///
@@ -45,25 +46,37 @@ use crate::server::ToolboxServer;
 /// (`Error = Infallible`): every refusal is a response. Cloning is cheap; clones share the
 /// sessions.
 ///
-/// Each request goes through these stages in order; the first three read only the head, so a
-/// request they refuse costs no body read, no session and (its response carries
-/// `Connection: close`) no connection:
+/// Each request goes through these stages in order; the first four read only the head, so a
+/// request they refuse or answer costs no body read and no session (and a refusal, which
+/// carries `Connection: close`, no connection):
 ///
 /// 1. the path, when set with [`with_path`](Self::with_path) (404 otherwise);
 /// 2. `Host` and `Origin`: one `Host` among the host names the server answers to, every
 ///    `Origin` an allowed one ([`ToolboxServer::with_allowed_hosts`],
 ///    [`ToolboxServer::with_allowed_origins`]; 400 or 403);
-/// 3. the gate, which admits or refuses a request on its head alone (open: authorization
+/// 3. a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`), which
+///    passed stage 2, so from an allowed origin: answered here, 204 with
+///    `Access-Control-Allow-Origin` (that origin), `-Allow-Methods` (`GET, POST, DELETE`),
+///    `-Allow-Headers` (the headers MCP clients send, and the `Mcp-Param-{Name}` ones asked
+///    for) and `-Max-Age`;
+/// 4. the gate, which admits or refuses a request on its head alone (open: authorization
 ///    will sit here);
-/// 4. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
+/// 5. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
 ///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
 ///    connection closed);
-/// 5. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
+/// 6. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
 ///    503), a place among its session's requests in flight
 ///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
-/// 6. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
+/// 7. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
 ///    lists, and serves MCP;
-/// 7. the fixes to what `rmcp` answers.
+/// 8. the fixes to what `rmcp` answers.
+///
+/// Every response carries `Vary: Origin`; one to a request from an allowed origin, a refusal
+/// of any stage included, carries `Access-Control-Allow-Origin` with that origin and
+/// `Access-Control-Expose-Headers: Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate`,
+/// so a page can read it. None carries `Access-Control-Allow-Credentials`: clients send a
+/// bearer token in `Authorization`, not cookies (the [`http` guide](crate::guide::http),
+/// "Browser clients (CORS)").
 ///
 /// # Answers fixed in front of `rmcp`
 ///
