@@ -185,6 +185,14 @@ mod tests {
         Cors::of(&allow, request.method(), request.headers())
     }
 
+    /// Asserts that `response` has each header (name, value) once, with that value.
+    fn assert_headers(response: &Response<Body>, expected: &[(HeaderName, &str)]) {
+        for (name, value) in expected {
+            let values: Vec<_> = response.headers().get_all(name).iter().collect();
+            assert_eq!(values, [value], "{name}");
+        }
+    }
+
     const PREFLIGHT: &[(&str, &str)] = &[
         ("origin", "https://app.example.com"),
         ("access-control-request-method", "POST"),
@@ -240,26 +248,25 @@ mod tests {
             HeaderValue::from_static("mcp-param-,mcp-param-region,mcp-param-a b"),
         );
         let response = cors(Method::OPTIONS, PREFLIGHT).finish(Cors::preflight(&headers));
-        let headers = response.headers();
         assert_eq!(response.status(), StatusCode::NO_CONTENT);
-        assert_eq!(
-            headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
-            "https://app.example.com"
+        assert_headers(
+            &response,
+            &[
+                (
+                    header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                    "https://app.example.com",
+                ),
+                (header::ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, DELETE"),
+                (
+                    header::ACCESS_CONTROL_ALLOW_HEADERS,
+                    "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, \
+                     Last-Event-ID, Mcp-Method, Mcp-Name, mcp-param-region, Mcp-Param-Tenant",
+                ),
+                (header::ACCESS_CONTROL_MAX_AGE, "7200"),
+                (header::VARY, "Origin, Access-Control-Request-Headers"),
+            ],
         );
-        assert_eq!(
-            headers[header::ACCESS_CONTROL_ALLOW_METHODS],
-            "GET, POST, DELETE"
-        );
-        assert_eq!(
-            headers[header::ACCESS_CONTROL_ALLOW_HEADERS],
-            "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, \
-             Last-Event-ID, Mcp-Method, Mcp-Name, mcp-param-region, Mcp-Param-Tenant"
-        );
-        assert_eq!(headers[header::ACCESS_CONTROL_MAX_AGE], "7200");
-        assert_eq!(
-            headers[header::VARY],
-            "Origin, Access-Control-Request-Headers"
-        );
+        let headers = response.headers();
         assert!(!headers.contains_key(header::ACCESS_CONTROL_EXPOSE_HEADERS));
         assert!(!headers.contains_key(header::ACCESS_CONTROL_ALLOW_CREDENTIALS));
     }
@@ -268,16 +275,17 @@ mod tests {
     fn a_response_to_an_allowed_origin_names_it_and_exposes_the_mcp_headers() {
         let post = cors(Method::POST, &[("origin", "http://127.0.0.1:5173")]);
         let response = post.finish(plain(StatusCode::FORBIDDEN, "refused"));
-        let headers = response.headers();
-        assert_eq!(
-            headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
-            "http://127.0.0.1:5173"
+        assert_headers(
+            &response,
+            &[
+                (header::ACCESS_CONTROL_ALLOW_ORIGIN, "http://127.0.0.1:5173"),
+                (
+                    header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                    "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate",
+                ),
+                (header::VARY, "Origin"),
+            ],
         );
-        assert_eq!(
-            headers[header::ACCESS_CONTROL_EXPOSE_HEADERS],
-            "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate"
-        );
-        assert_eq!(headers[header::VARY], "Origin");
     }
 
     #[test]
