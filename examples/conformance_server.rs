@@ -26,10 +26,11 @@ use std::{sync::OnceLock, time::Duration};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    AudioContent, CallContext, CallToolResult, ClientCapability, ContentBlock, ElicitRequest,
-    EmbeddedResource, ImageContent, InputRequest, InputRequests, InputResponses, LogLevel,
-    NoArguments, TextResourceContents, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
-    ToolboxBuilder,
+    CallContext, CallToolResult, ContentBlock, NoArguments, Tool, ToolError, ToolHandler,
+    ToolSchema, Toolbox, ToolboxBuilder,
+    content::{AudioContent, EmbeddedResource, ImageContent, TextResourceContents},
+    host::LogLevel,
+    input::{ClientCapability, ElicitRequest, InputRequest, InputRequests, InputResponses},
     schemars::{self, JsonSchema},
 };
 use toolmodel_examples::{

@@ -15,8 +15,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolmodel::{
-    CallContext, ElicitRequest, InputRequest, InputRequests, InputResponses, NoArguments,
-    ToolError, ToolHandler,
+    CallContext, NoArguments, ToolError, ToolHandler,
+    input::{ElicitRequest, InputRequest, InputRequests, InputResponses},
     schemars::{self, JsonSchema},
 };
 

@@ -7,10 +7,13 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use toolmodel::{
-    DefaultValidator, Dialect, Error, Limits, Tool, ToolSchema,
+    DefaultValidator, Error, Tool, ToolSchema,
     adapters::{ConvertOptions, ReadOptions, Target, convert, read},
-    normalize_tags, parse_tool_id,
-    tags::{MAX_TAG_LEN, MAX_TAGS, is_normalized},
+    model::{
+        parse_tool_id,
+        tags::{MAX_TAG_LEN, MAX_TAGS, is_normalized, normalize_tags},
+    },
+    validate::{Dialect, ValidationLimits},
 };
 
 /// MCP tool text: `from_mcp_slice` and `from_mcp_str` agree; a tool read back from its MCP
@@ -71,9 +74,9 @@ pub fn tags(data: &[u8]) {
 fn validators() -> &'static [DefaultValidator; 4] {
     static VALIDATORS: OnceLock<[DefaultValidator; 4]> = OnceLock::new();
     VALIDATORS.get_or_init(|| {
-        let mut backtracking = Limits::default();
+        let mut backtracking = ValidationLimits::default();
         backtracking.pattern_backtrack_limit = Some(10_000);
-        let mut small = Limits::default();
+        let mut small = ValidationLimits::default();
         small.max_depth = 8;
         small.max_expansion = 1_000;
         [

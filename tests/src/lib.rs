@@ -1,6 +1,7 @@
 //! Shared helpers of the integration and conformance tests: where `../shared` is, and the
-//! official MCP schema's `Tool` definition, compiled, and the external-reference cases that
-//! the adversarial suite and the no-network test share.
+//! official MCP schema's `Tool` definition, compiled, the corpus's MCP tools and BFCL
+//! functions, the adapter conversions the acceptance tests cover, and the external-reference
+//! cases that the adversarial suite and the no-network test share.
 
 use std::{
     fs,
@@ -8,7 +9,10 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use toolmodel::Error;
+use toolmodel::{
+    Error,
+    adapters::{ConvertOptions, Profile, Target},
+};
 
 /// The `shared/` data folder: `$TOOLMODEL_SHARED`, else `../shared` beside the workspace.
 ///
@@ -163,7 +167,7 @@ pub fn exclusion(rel: &str) -> Option<&'static (&'static str, &'static str)> {
 }
 
 /// Every MCP tool of the corpus's [`MCP_SOURCES`], as `("file#pointer", tool JSON)`, found by
-/// [`toolmodel::catalog::tool_values`]; files that are not JSON or hold no tools are skipped
+/// [`toolmodel::wire::catalog::tool_values`]; files that are not JSON or hold no tools are skipped
 /// (the corpus test reports them). `None` when the shared data is missing.
 ///
 /// # Panics
@@ -183,7 +187,7 @@ pub fn corpus_tools() -> Option<Vec<(String, Value)>> {
         else {
             continue;
         };
-        let Ok(found) = toolmodel::catalog::tool_values(&document) else {
+        let Ok(found) = toolmodel::wire::catalog::tool_values(&document) else {
             continue;
         };
         out.extend(
@@ -193,6 +197,66 @@ pub fn corpus_tools() -> Option<Vec<(String, Value)>> {
         );
     }
     Some(out)
+}
+
+/// Every function definition of the BFCL data (`corpus/bfcl`, JSON Lines), as
+/// `("file:line/function/i", JSON)` with the file relative to `corpus/bfcl`: question files
+/// carry a `function` list per line, `multi_turn_func_doc` files one function per line; the
+/// `possible_answer` files are left out. `None` when the shared data is missing.
+///
+/// # Panics
+///
+/// When a file cannot be read or a line is not JSON.
+#[must_use]
+pub fn bfcl_functions() -> Option<Vec<(String, Value)>> {
+    let bfcl = shared_dir("corpus/bfcl")?;
+    let mut out = Vec::new();
+    for path in corpus_files(&bfcl) {
+        let relative = relative(&bfcl, &path);
+        if relative.starts_with("possible_answer") {
+            continue;
+        }
+        for (line_no, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record: Value = serde_json::from_str(line).unwrap();
+            match record.get("function") {
+                Some(Value::Array(functions)) => {
+                    for (i, function) in functions.iter().enumerate() {
+                        out.push((
+                            format!("{relative}:{}/function/{i}", line_no + 1),
+                            function.clone(),
+                        ));
+                    }
+                }
+                _ => out.push((format!("{relative}:{}", line_no + 1), record)),
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The adapter conversions the acceptance tests cover, each named: every [`Profile`] (its
+/// text), plus Gemini's JSON Schema mode (`gemini-json-schema`).
+#[must_use]
+pub fn adapter_columns() -> Vec<(String, Target, ConvertOptions)> {
+    let mut out: Vec<_> = Profile::ALL
+        .iter()
+        .map(|p| {
+            (
+                p.to_string(),
+                p.target,
+                ConvertOptions::default().with_strict(p.strict),
+            )
+        })
+        .collect();
+    out.push((
+        "gemini-json-schema".into(),
+        Target::Gemini,
+        ConvertOptions::default().with_gemini_json_schema(true),
+    ));
+    out
 }
 
 /// Every form of reference to a resource outside the schema, each with the error

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use toolmodel::{
     DefaultValidator, Error, Tool,
     adapters::{Action, Conversion, ConvertOptions, Target, convert},
-    catalog::tool_values,
+    wire::catalog::tool_values,
 };
 use toolmodel_tests::shared_dir;
 

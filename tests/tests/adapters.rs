@@ -4,13 +4,13 @@
 //!
 //! Run with `--nocapture` to see the counts per target and per feature.
 
-use std::{collections::BTreeMap, fs};
+use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use toolmodel::{
     DefaultValidator, Error, Tool, ToolSchema,
-    adapters::{Action, ConvertOptions, Profile, ReadOptions, Target, Warning, convert, read},
+    adapters::{Action, ConvertOptions, ReadOptions, Target, Warning, convert, read},
 };
 
 /// The valid MCP tools of the corpus ([`toolmodel_tests::corpus_tools`]: BFCL and the PostHog
@@ -31,26 +31,6 @@ fn corpus_tools() -> Option<Vec<(String, Tool)>> {
         tools.len()
     );
     Some(tools)
-}
-
-/// The conversions the acceptance covers: every profile, plus Gemini's JSON Schema mode.
-fn columns() -> Vec<(String, Target, ConvertOptions)> {
-    let mut out: Vec<_> = Profile::ALL
-        .iter()
-        .map(|p| {
-            (
-                p.to_string(),
-                p.target,
-                ConvertOptions::default().with_strict(p.strict),
-            )
-        })
-        .collect();
-    out.push((
-        "gemini-json-schema".into(),
-        Target::Gemini,
-        ConvertOptions::default().with_gemini_json_schema(true),
-    ));
-    out
 }
 
 /// Reading keeps the `strict` marker a strict or Responses conversion writes (documented);
@@ -91,7 +71,7 @@ fn corpus_converts_to_every_target_and_round_trips_where_no_warning() {
     );
     let mut per_feature: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let mut per_error: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    for (column, target, options) in columns() {
+    for (column, target, options) in toolmodel_tests::adapter_columns() {
         let (mut ok, mut errors, mut warnings, mut clean, mut round_trips) = (0, 0, 0, 0, 0);
         for (origin, tool) in &tools {
             match convert(tool, target, &options) {
@@ -407,40 +387,9 @@ fn sdk_ensure_strict(schema: &mut Value, root: &Value) {
     }
 }
 
-/// Every function definition of the BFCL data: question files carry a `function` list per line,
-/// `multi_turn_func_doc` files one function per line.
-fn bfcl_functions() -> Option<Vec<(String, Value)>> {
-    let bfcl = toolmodel_tests::shared_dir("corpus/bfcl")?;
-    let mut out = Vec::new();
-    for path in toolmodel_tests::corpus_files(&bfcl) {
-        let relative = path.strip_prefix(&bfcl).unwrap().display().to_string();
-        if relative.starts_with("possible_answer") {
-            continue;
-        }
-        for (line_no, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Value = serde_json::from_str(line).unwrap();
-            match record.get("function") {
-                Some(Value::Array(functions)) => {
-                    for (i, function) in functions.iter().enumerate() {
-                        out.push((
-                            format!("{relative}:{}/function/{i}", line_no + 1),
-                            function.clone(),
-                        ));
-                    }
-                }
-                _ => out.push((format!("{relative}:{}", line_no + 1), record)),
-            }
-        }
-    }
-    Some(out)
-}
-
 #[test]
 fn bfcl_is_invalid_read_strictly_and_maps_read_leniently() {
-    let Some(functions) = bfcl_functions() else {
+    let Some(functions) = toolmodel_tests::bfcl_functions() else {
         return;
     };
     let (mut strict_ok, mut strict_invalid, mut issues) = (0usize, 0usize, 0usize);
@@ -767,7 +716,7 @@ proptest! {
     #[test]
     fn round_trips_wherever_no_warning(wire in tool_strategy()) {
         let tool = Tool::from_mcp_json(&wire).unwrap();
-        for (column, target, options) in columns() {
+        for (column, target, options) in toolmodel_tests::adapter_columns() {
             let Ok(conversion) = convert(&tool, target, &options) else {
                 continue;
             };

@@ -3,7 +3,7 @@
 //! stack overflow, a hang, unbounded memory, a fetch, or a silent change.
 //!
 //! Values nested 100,000 levels deep are built in code and taken apart with
-//! [`toolmodel::limits::dismantle`] (dropping them would recurse). Everything runs on the test
+//! [`toolmodel::validate::dismantle`] (dropping them would recurse). Everything runs on the test
 //! harness's threads (2 MB of stack), which is itself part of what is tested. Timing claims
 //! live in `cargo bench -p toolmodel --bench hostile`, not here.
 
@@ -12,12 +12,15 @@ use std::{fmt::Write as _, process::Command};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    DefaultValidator, Error, Limits, SchemaValidator, Tool, ToolSchema, Violation,
+    DefaultValidator, Error, SchemaValidator, Tool, ToolSchema, Violation,
     adapters::{self, ConvertOptions, ReadOptions, Target},
-    catalog::tool_values,
-    limits::dismantle,
-    name::{NameError, NameProblem, check_name},
-    normalize_tags, parse_tool_id,
+    model::{
+        name::{NameError, NameProblem, check_name},
+        parse_tool_id,
+        tags::normalize_tags,
+    },
+    validate::{ValidationLimits, dismantle},
+    wire::catalog::tool_values,
 };
 use toolmodel_tests::external_reference_cases;
 
@@ -193,7 +196,7 @@ fn a_billion_laughs_is_too_large() {
     };
     assert_eq!(errors.len(), 256, "2^8 paths reach the leaf");
     // The budget is a limit: lowered, fewer levels are refused.
-    let mut limits = Limits::default();
+    let mut limits = ValidationLimits::default();
     limits.max_expansion = 100;
     assert!(matches!(
         DefaultValidator::new()
@@ -567,7 +570,7 @@ fn backtracking_patterns_are_refused_by_default() {
 }
 
 fn backtracking(limit: usize) -> DefaultValidator {
-    let mut limits = Limits::default();
+    let mut limits = ValidationLimits::default();
     limits.pattern_backtrack_limit = Some(limit);
     DefaultValidator::new().with_limits(limits)
 }

@@ -13,10 +13,10 @@ use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    AudioContent, CallContext, CallHost, CallToolResult, Cancellation, ContentBlock,
-    EmbeddedResource, Error, ImageContent, LogLevel, LogNotification, ProgressNotification,
-    ResourceLink, SyncToolHandler, TextResourceContents, Tool, ToolDefinition, ToolError,
-    ToolHandler, ToolId, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Cancellation, ContentBlock, Error, SyncToolHandler, Tool,
+    ToolDefinition, ToolError, ToolHandler, ToolId, ToolSchema, Toolbox,
+    content::{AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextResourceContents},
+    host::{CallHost, LogLevel, LogNotification, ProgressNotification},
     schemars::{self, JsonSchema},
 };
 
@@ -763,6 +763,40 @@ fn hand_built_tools_validate_arguments_and_output() {
 }
 
 #[test]
+fn a_hand_built_tool_bound_elsewhere_keeps_exactly_its_bindings_and_a_bare_one_gets_local() {
+    use toolmodel::Backend;
+
+    let mut upstream = Tool::new("search", ToolSchema::empty_object());
+    upstream.namespace = Some("github".into());
+    upstream.backends = vec![
+        Backend::mcp("github-server"),
+        Backend::provider("openai", "web_search"),
+    ];
+    let bare = Tool::new("echo", ToolSchema::empty_object());
+    let toolbox = Toolbox::builder()
+        .with_tool(upstream, |_, _| async { Ok(CallToolResult::text("found")) })
+        .with_tool(bare, |_, _| async { Ok(CallToolResult::text("echo")) })
+        .build()
+        .unwrap();
+    assert_eq!(
+        toolbox.get("github.search").unwrap().backends,
+        [
+            Backend::mcp("github-server"),
+            Backend::provider("openai", "web_search")
+        ],
+        "no Local binding is added to a tool bound to an MCP server"
+    );
+    assert_eq!(
+        toolbox.get("echo").unwrap().backends,
+        [Backend::local("echo")],
+        "a tool with no binding is served locally"
+    );
+    // Both are served by their handlers all the same.
+    let found = block_on(call(&toolbox, "github.search", json!({}))).unwrap();
+    assert_eq!(found.text_content(), "found");
+}
+
+#[test]
 fn listing_pages_through_every_tool_and_refuses_foreign_cursors() {
     let toolbox = hand_built(20);
     let mut seen = Vec::new();
@@ -851,18 +885,24 @@ struct RecordingHost {
 }
 
 impl CallHost for RecordingHost {
-    fn progress(&self, n: ProgressNotification) -> toolmodel::BoxFuture<'_, Result<(), Error>> {
+    fn progress(
+        &self,
+        n: ProgressNotification,
+    ) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
         self.progress.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
-    fn log(&self, n: LogNotification) -> toolmodel::BoxFuture<'_, Result<(), Error>> {
+    fn log(&self, n: LogNotification) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
         self.logs.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
-    fn create_message(&self, params: Value) -> toolmodel::BoxFuture<'_, Result<Value, Error>> {
+    fn create_message(
+        &self,
+        params: Value,
+    ) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async move { Ok(json!({"maxTokens": params["maxTokens"]})) })
     }
-    fn elicit(&self, _: Value) -> toolmodel::BoxFuture<'_, Result<Value, Error>> {
+    fn elicit(&self, _: Value) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async { Ok(json!({"action": "decline"})) })
     }
 }
@@ -941,7 +981,7 @@ fn a_progress_token_that_is_neither_string_nor_integer_is_refused_with_its_point
 // ---------------------------------------------------------------- executors and cancellation
 
 /// The calls of [`same_answers`], as one future an executor runs.
-type Calls = toolmodel::BoxFuture<'static, Vec<String>>;
+type Calls = toolmodel::host::BoxFuture<'static, Vec<String>>;
 
 /// The same calls, run to completion by whichever executor `run` is.
 fn same_answers(run: &dyn Fn(Calls) -> Vec<String>) {

@@ -19,8 +19,8 @@ use std::{collections::BTreeMap, fmt::Write as _, fs};
 
 use serde_json::{Value, json};
 use toolmodel::{
-    DefaultValidator, Error, ProtocolVersion, Tool, Violation, catalog::tool_values,
-    name::NameProblem,
+    DefaultValidator, Error, ProtocolVersion, Tool, Violation, model::name::NameProblem,
+    wire::catalog::tool_values,
 };
 use toolmodel_tests::{EXCLUDED, MCP_SOURCES, corpus_files, exclusion, relative};
 
@@ -136,7 +136,7 @@ fn reason(violation: &Violation) -> String {
     }
 }
 
-fn compile_outcome(result: &Result<toolmodel::CompiledSchema, Error>) -> &'static str {
+fn compile_outcome(result: &Result<toolmodel::validate::CompiledSchema, Error>) -> &'static str {
     match result {
         Ok(_) => "ok",
         Err(Error::UnsupportedSchema { .. }) => "UnsupportedSchema",

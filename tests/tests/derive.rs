@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolmodel::{
-    Error, ProtocolVersion, SchemaSlot, Tool, ToolDefinition,
+    Error, ProtocolVersion, Tool, ToolDefinition,
     schemars::{self, JsonSchema},
+    validate::SchemaSlot,
 };
 
 /// A schema cannot tell an even number; a custom `Deserialize` can.

@@ -11,7 +11,8 @@ mod rules;
 use proptest::prelude::*;
 use serde_json::json;
 use toolmodel::{
-    Backend, Error, Icon, IconTheme, TaskSupport, Tool, ToolSchema, Violation, name, tags,
+    Backend, Error, Tool, ToolSchema, Violation,
+    model::{Icon, IconTheme, TaskSupport, name, tags},
 };
 
 fn tool() -> Tool {
@@ -210,7 +211,7 @@ fn icons_themes_task_support_and_backends_one_table() {
     assert_eq!(rules::MAX_NAME_LEN, name::MAX_NAME_LEN);
     assert_eq!(rules::MAX_TAG_LEN, tags::MAX_TAG_LEN);
     assert_eq!(rules::MAX_TAGS, tags::MAX_TAGS);
-    assert_eq!(rules::ICON_SCHEMES, toolmodel::ICON_SCHEMES);
+    assert_eq!(rules::ICON_SCHEMES, toolmodel::validate::ICON_SCHEMES);
 }
 
 proptest! {

@@ -13,8 +13,9 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    CallContext, DefaultValidator, Error, InstanceError, SyncToolHandler, Tool, ToolError, Toolbox,
+    CallContext, DefaultValidator, Error, SyncToolHandler, Tool, ToolError, Toolbox,
     schemars::{self, JsonSchema},
+    validate::InstanceError,
 };
 
 fn violations(schema: &Value, instance: &Value) -> Vec<InstanceError> {

@@ -24,7 +24,7 @@ mod example;
 use std::{fmt::Debug, path::PathBuf};
 
 use serde_json::{Value, json};
-use toolmodel::{CompiledSchema, DefaultValidator, Error, ToolDefinition};
+use toolmodel::{DefaultValidator, Error, ToolDefinition, validate::CompiledSchema};
 use toolmodel_examples::github::{
     self, Change, CreateIssue, CreatePullRequest, FieldValue, GetFileContents, GetMe,
     IssueFieldUpdate, IssueRead, IssueReadMethod, IssueState, IssueWrite, IssueWriteMethod,

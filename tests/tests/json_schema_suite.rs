@@ -51,7 +51,10 @@ use std::{
 
 use fluent_uri::{Uri, UriRef};
 use serde_json::Value;
-use toolmodel::{CompiledSchema, DefaultValidator, Dialect, Error};
+use toolmodel::{
+    DefaultValidator, Error,
+    validate::{CompiledSchema, Dialect},
+};
 
 /// The base `jsonschema` gives a schema without `$id`.
 const DEFAULT_BASE: &str = "json-schema:///";

@@ -27,9 +27,11 @@ use toolmodel::model_calls::{
     extend_request, model_turn, read_calls, run_calls,
 };
 use toolmodel::{
-    AudioContent, BlobResourceContents, CallContext, CallToolResult, ContentBlock,
-    EmbeddedResource, Error, ImageContent, ResourceLink, TextResourceContents, Tool, ToolError,
-    ToolSchema, Toolbox,
+    CallContext, CallToolResult, ContentBlock, Error, Tool, ToolError, ToolSchema, Toolbox,
+    content::{
+        AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink,
+        TextResourceContents,
+    },
 };
 
 // ---------------------------------------------------------------------------------------------

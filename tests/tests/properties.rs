@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 use proptest::{collection, option, prelude::*};
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    Backend, Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolId, ToolSchema,
+    Backend, Tool, ToolAnnotations, ToolId, ToolSchema,
+    model::{Icon, IconTheme, TaskSupport, ToolExecution},
 };
 
 const CASES: u32 = 256;

@@ -12,8 +12,9 @@ use proptest::prelude::*;
 use rmcp::model;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolSchema,
-    catalog::tool_values,
+    Tool, ToolAnnotations, ToolSchema,
+    model::{Icon, IconTheme, TaskSupport, ToolExecution},
+    wire::catalog::tool_values,
 };
 use toolmodel_rmcp::{Error, FromRmcp, IntoRmcp, to_rmcp_lossy};
 use toolmodel_tests::shared_dir;

@@ -3,7 +3,10 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolmodel::{DefaultValidator, Dialect, Error, InstanceError, SchemaIssue, SchemaValidator};
+use toolmodel::{
+    DefaultValidator, Error, SchemaValidator,
+    validate::{Dialect, InstanceError, SchemaIssue},
+};
 
 fn compile_err(validator: &DefaultValidator, schema: &Value) -> Error {
     match validator.compile(schema) {

@@ -18,9 +18,10 @@ use std::{collections::BTreeSet, fs};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolmodel::{
-    CacheScope, CallToolResult, Error, ListCache, ListToolsResult, Loss, LossKind, ProtocolVersion,
-    Tool, ToolDefinition, Toolbox,
+    CallToolResult, Error, ProtocolVersion, Tool, ToolDefinition, Toolbox,
+    list::{CacheScope, ListCache, ListToolsResult},
     schemars::{self, JsonSchema},
+    wire::{Loss, LossKind},
 };
 use toolmodel_tests::{corpus_tools, mcp_definition_validator, shared_dir};
 

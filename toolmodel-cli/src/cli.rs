@@ -102,8 +102,9 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Focus on these targets (comma-separated or repeated): mcp, openai, openai-strict,
-    /// openai-responses, openai-responses-strict, anthropic, anthropic-strict, gemini. Their
+    /// Focus on these targets (comma-separated or repeated): mcp, openai-chat,
+    /// openai-chat-strict, openai-responses, openai-responses-strict, anthropic,
+    /// anthropic-strict, gemini (openai and openai-strict are read as openai-chat). Their
     /// rejections and warnings are listed one per line, and a rejection counts as an error
     /// (exit status 1). Default: every provider target, counted in the table only.
     #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_profile)]
@@ -129,11 +130,12 @@ pub struct LintArgs {
 #[derive(Debug, Args)]
 #[non_exhaustive]
 pub struct ConvertArgs {
-    /// The target format: mcp, openai (Chat Completions), openai-responses, anthropic, gemini.
+    /// The target format: mcp, openai-chat (Chat Completions; openai is read too),
+    /// openai-responses, anthropic, gemini.
     #[arg(long, value_name = "TARGET", value_parser = parse_target)]
     pub to: Target,
 
-    /// Apply the target's strict mode (openai, openai-responses, anthropic).
+    /// Apply the target's strict mode (openai-chat, openai-responses, anthropic).
     #[arg(long)]
     pub strict: bool,
 

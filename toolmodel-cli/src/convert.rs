@@ -5,8 +5,9 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 use toolmodel::{
-    ProtocolVersion, Tool, Written,
+    ProtocolVersion, Tool,
     adapters::{Profile, Target, convert_all},
+    wire::Written,
 };
 
 use crate::cli::ConvertArgs;
@@ -35,7 +36,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     if args.strict && !target.has_strict_mode() {
         writeln!(
             errors,
-            "error: {target} has no strict mode; --strict applies to openai, openai-responses and anthropic"
+            "error: {target} has no strict mode; --strict applies to openai-chat, openai-responses and anthropic"
         )?;
         return Ok(Status::Failure);
     }

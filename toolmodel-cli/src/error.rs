@@ -36,7 +36,7 @@ pub enum Error {
     },
 
     /// Valid JSON, but not a document that holds MCP tools in any shape
-    /// [`toolmodel::catalog::tool_values`] knows (a string, an array of numbers,
+    /// [`toolmodel::wire::catalog::tool_values`] knows (a string, an array of numbers,
     /// `{"tools": 5}`, a JSON Schema, ...).
     #[error("{path}#{pointer}: not an MCP tool document: {reason}")]
     NotToolDocument {
@@ -135,7 +135,7 @@ impl Error {
     ///
     /// A file holding more than one JSON value (JSON Lines, such as BFCL's `.json` files) gets
     /// a hint: the command reads one JSON document per file.
-    /// `err` from [`toolmodel::catalog::parse_slice`]: an [`Error::Syntax`] with its line and
+    /// `err` from [`toolmodel::wire::catalog::parse_slice`]: an [`Error::Syntax`] with its line and
     /// column (and, for a repeated key, the pointer of its object in the message).
     pub(crate) fn syntax(path: &str, err: toolmodel::Error) -> Self {
         let toolmodel::Error::Json {

@@ -140,7 +140,7 @@ pub struct WarningReport {
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct TargetReport {
-    /// The target and strictness, e.g. `openai-strict`.
+    /// The target and strictness, e.g. `openai-chat-strict`.
     #[serde(serialize_with = "crate::text::display")]
     pub profile: Profile,
     /// Why the target rejects the tool, when it does.

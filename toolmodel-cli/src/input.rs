@@ -4,7 +4,7 @@
 //! [`parse_document`] is the whole reader on bytes, with no file system: it never panics, on
 //! any input (it is a fuzz target).
 //!
-//! Accepted documents are those of [`toolmodel::catalog::tool_values`]: one tool, an array of
+//! Accepted documents are those of [`toolmodel::wire::catalog::tool_values`]: one tool, an array of
 //! tools, a `tools/list` result `{"tools": [...]}` (other keys such as `server_info` or
 //! `nextCursor` ignored), a JSON-RPC response `{"result": {"tools": [...]}}`, LiveMCPBench's
 //! nested server list, and any nesting of these. One file holds one JSON document: a JSON Lines
@@ -17,7 +17,7 @@ use std::{
 };
 
 use serde_json::Value;
-use toolmodel::{Tool, catalog::tool_values};
+use toolmodel::{Tool, wire::catalog::tool_values};
 
 use crate::error::Error;
 
@@ -155,10 +155,10 @@ pub fn read_document(path: &Path) -> Result<Document, Error> {
 /// [`Error::Syntax`] with `label`, the line and the column: malformed or truncated JSON,
 /// invalid UTF-8 in a string, nesting deeper than 128 levels, an empty file, trailing text, a
 /// number beyond `f64`, or an object that repeats a key (the rule of
-/// [`toolmodel::catalog::parse_slice`]: JSON leaves a repeated key's meaning to each parser).
+/// [`toolmodel::wire::catalog::parse_slice`]: JSON leaves a repeated key's meaning to each parser).
 pub fn parse_json(label: &str, bytes: &[u8]) -> Result<Value, Error> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    toolmodel::catalog::parse_slice(bytes).map_err(|err| Error::syntax(label, err))
+    toolmodel::wire::catalog::parse_slice(bytes).map_err(|err| Error::syntax(label, err))
 }
 
 /// Parses a document and reads every tool in it.

@@ -10,7 +10,7 @@
 //!
 //! let file = std::env::temp_dir().join("toolmodel-cli-doc.json");
 //! std::fs::write(&file, r#"[{"name": "bad name", "inputSchema": {"type": "object"}}]"#)?;
-//! let cli = Cli::parse_from(["toolmodel", "lint", "--target", "openai", file.to_str().unwrap()]);
+//! let cli = Cli::parse_from(["toolmodel", "lint", "--target", "openai-chat", file.to_str().unwrap()]);
 //! let (mut out, mut err) = (Vec::new(), Vec::new());
 //! let status = run(&cli, &mut out, &mut err)?;
 //! assert_eq!(status, Status::Findings);

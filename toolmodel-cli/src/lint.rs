@@ -31,9 +31,10 @@ use std::{
 
 use serde_json::Value;
 use toolmodel::{
-    DefaultValidator, Error as ModelError, ProtocolVersion, SchemaSlot, Tool, Violation,
+    DefaultValidator, Error as ModelError, ProtocolVersion, Tool, Violation,
     adapters::{Action, ConvertOptions, Profile, Warning, check},
-    name::NameError,
+    model::name::NameError,
+    validate::SchemaSlot,
 };
 
 pub use crate::findings::{
@@ -185,7 +186,7 @@ fn version_report(tool: &Tool, base: &str, version: ProtocolVersion) -> VersionR
 }
 
 /// A loss's text without the pointer its `Display` starts with.
-pub(crate) fn loss_message(loss: &toolmodel::Loss) -> String {
+pub(crate) fn loss_message(loss: &toolmodel::wire::Loss) -> String {
     let text = loss.to_string();
     let prefix = format!("{}: ", loss.pointer);
     text.strip_prefix(&prefix).unwrap_or(&text).to_owned()

@@ -6,7 +6,7 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use toolmodel::{DefaultValidator, Error as ModelError, InstanceError};
+use toolmodel::{DefaultValidator, Error as ModelError, validate::InstanceError};
 
 use crate::cli::{Format, ValidateArgs};
 use crate::error::Error;

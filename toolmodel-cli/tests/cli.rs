@@ -80,8 +80,8 @@ fn lint_a_folder_of_snapshots_is_clean_with_a_table_per_target() {
         "{stdout}"
     );
     for profile in [
-        "openai ",
-        "openai-strict ",
+        "openai-chat ",
+        "openai-chat-strict ",
         "openai-responses ",
         "openai-responses-strict ",
         "anthropic ",
@@ -535,7 +535,7 @@ fn huge_names_are_one_readable_error() {
         "{stdout}"
     );
     // The adapters map both names (with a warning); nothing prints a 10,000-character line.
-    assert!(stdout.contains("warning[openai]"), "{stdout}");
+    assert!(stdout.contains("warning[openai-chat]"), "{stdout}");
     assert!(stdout.lines().all(|l| l.chars().count() < 1000), "{stdout}");
     let (_, report) = json_stdout(toolmodel().args(["lint", "--format", "json"]).arg(&path));
     assert_eq!(
@@ -637,12 +637,12 @@ fn target_focus_lists_changes_and_counts_rejections_as_errors() {
     assert_eq!(code, 0, "{stdout}");
     let row = stdout
         .lines()
-        .find(|l| l.trim_start().starts_with("openai-strict "))
+        .find(|l| l.trim_start().starts_with("openai-chat-strict "))
         .unwrap();
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(
         cells,
-        ["openai-strict", "0", "0", "1", "0", "0"],
+        ["openai-chat-strict", "0", "0", "1", "0", "0"],
         "{stdout}"
     );
     // Verbose: every rejection and warning listed, still not errors.
@@ -652,7 +652,7 @@ fn target_focus_lists_changes_and_counts_rejections_as_errors() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "#/0/inputSchema/properties/filters: rejected[openai-strict]: \"search\": rejected: ",
+            "#/0/inputSchema/properties/filters: rejected[openai-chat-strict]: \"search\": rejected: ",
         ))
         .stdout(
             predicate::str::contains("#/0/inputSchema/properties/q/minLength: warning[gemini]: ")
@@ -661,18 +661,19 @@ fn target_focus_lists_changes_and_counts_rejections_as_errors() {
         .stdout(predicate::str::contains(
             "#/0/title: warning[gemini]: \"search\": title: dropped: ",
         ));
-    // Focused: the rejection is an error, with the pointer of the open object.
+    // Focused: the rejection is an error, with the pointer of the open object (`openai-strict`
+    // is read as `openai-chat-strict`).
     toolmodel()
         .args(["lint", "--target", "openai-strict,gemini"])
         .arg(&path)
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "#/0/inputSchema/properties/filters: error[openai-strict]: \"search\": rejected: ",
+            "#/0/inputSchema/properties/filters: error[openai-chat-strict]: \"search\": rejected: ",
         ))
         .stdout(predicate::str::contains("1 tool, 1 error in 1 tool"))
         .stdout(predicate::str::contains("  gemini "))
-        .stdout(predicate::str::contains("  openai ").not());
+        .stdout(predicate::str::contains("  openai-chat ").not());
     // Focused on a target that takes it: the changes are listed, exit 0.
     toolmodel()
         .args(["lint", "--target", "anthropic"])
@@ -802,7 +803,13 @@ fn convert_each_target_plain_and_strict() {
     );
     let dir = folder(&[("tools.json", &text)]);
     let path = dir.path().join("tools.json");
-    for target in ["mcp", "openai", "openai-responses", "anthropic", "gemini"] {
+    for target in [
+        "mcp",
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+    ] {
         for strict in [false, true] {
             let mut command = toolmodel();
             command.args(["convert", "--to", target]).arg(&path);
@@ -810,7 +817,7 @@ fn convert_each_target_plain_and_strict() {
                 command.arg("--strict");
             }
             let (code, stdout, stderr) = stdout_of(&mut command);
-            let has_strict = matches!(target, "openai" | "openai-responses" | "anthropic");
+            let has_strict = matches!(target, "openai-chat" | "openai-responses" | "anthropic");
             if strict && !has_strict {
                 assert_eq!(code, 2, "{target}");
                 assert!(stdout.is_empty());
@@ -891,7 +898,9 @@ fn convert_leaves_out_a_tool_the_target_rejects() {
     assert_eq!(converted.len(), 1);
     assert_eq!(converted[0]["function"]["name"], "get_weather");
     assert!(
-        stderr.contains("#/1/inputSchema/properties/f: error[openai-strict]: \"open\": rejected: "),
+        stderr.contains(
+            "#/1/inputSchema/properties/f: error[openai-chat-strict]: \"open\": rejected: "
+        ),
         "{stderr}"
     );
     assert!(

@@ -77,7 +77,7 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
             None => quote!(#krate::__private::None),
         };
         let theme = match &icon.theme {
-            Some(theme) => quote!(#krate::__private::Some(#krate::IconTheme::#theme)),
+            Some(theme) => quote!(#krate::__private::Some(#krate::model::IconTheme::#theme)),
             None => quote!(#krate::__private::None),
         };
         quote! {
@@ -90,7 +90,7 @@ fn expand(tool: &Checked<'_>) -> TokenStream {
         }
     });
     let task_support = match &tool.task_support {
-        Some(value) => quote!(#krate::__private::Some(#krate::TaskSupport::#value)),
+        Some(value) => quote!(#krate::__private::Some(#krate::model::TaskSupport::#value)),
         None => quote!(#krate::__private::None),
     };
     let local = &tool.local;

@@ -94,7 +94,7 @@ use proc_macro::TokenStream;
 /// | `schema(...)` | `keep_schema_uri`, `keep_title`, `keep_description`, `keep_refs`, `keep_integer_widths`, `keep_formats`, `keep_open_objects` (each alone or `= bool`) | all off: `toolmodel::SchemaProfile::MCP` (input objects closed) | |
 ///
 /// **Closed input schemas.** The input schema's objects get `"additionalProperties": false`
-/// (see `toolmodel::profile::CloseObjects` for the exact rule): a misspelt argument is refused
+/// (see `toolmodel::define::CloseObjects` for the exact rule): a misspelt argument is refused
 /// by validation, naming the key, where `serde` would drop it without a word. Open them with
 /// `#[tool(schema(keep_open_objects))]`, to accept and ignore unknown keys as before.
 ///

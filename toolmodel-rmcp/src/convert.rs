@@ -35,7 +35,7 @@
 //! [`backends`](Tool::backends) are not MCP: [`Tool::to_mcp_json`] leaves them out too.
 //!
 //! Dropped values are named by their JSON Pointer in [`Tool::to_mcp_json`]. An
-//! [`extra`](Tool::extra) key that is also an MCP key (one of [`toolmodel::MCP_TOOL_KEYS`],
+//! [`extra`](Tool::extra) key that is also an MCP key (one of [`toolmodel::wire::MCP_TOOL_KEYS`],
 //! say `"execution"`) is written by neither form and is not listed; [`Tool::validate`] reports
 //! it. `rmcp` has no field that `toolmodel` lacks.
 //!
@@ -86,7 +86,11 @@ use std::{borrow::Cow, sync::Arc};
 
 use rmcp::model;
 use serde_json::{Map, Value};
-use toolmodel::{Icon, IconTheme, MCP_TOOL_KEYS, Tool, ToolAnnotations, ToolSchema};
+use toolmodel::{
+    Tool, ToolAnnotations, ToolSchema,
+    model::{Icon, IconTheme},
+    wire::MCP_TOOL_KEYS,
+};
 
 use crate::error::Error;
 
@@ -365,7 +369,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use toolmodel::{Backend, TaskSupport, ToolExecution};
+    use toolmodel::{
+        Backend,
+        model::{TaskSupport, ToolExecution},
+    };
 
     /// Asserts that `err` is [`Error::Lossy`] with this target and these pointers.
     fn assert_lossy(err: Error, expected_target: &str, expected_lost: &[&str]) {

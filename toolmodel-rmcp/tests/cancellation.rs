@@ -23,8 +23,8 @@ use tokio::{
     sync::{Notify, mpsc},
 };
 use toolmodel::{
-    CallContext, CallToolResult, ElicitRequest, InputRequest, InputRequests, Tool, ToolError,
-    ToolHandler, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
+    input::{ElicitRequest, InputRequest, InputRequests},
     schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::{ToolboxServer, server::HttpLimits};

@@ -24,8 +24,9 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use toolmodel::{
-    CallContext, ElicitRequest, InputRequest, InputRequests, InputResponses as Answers, LogLevel,
-    NoArguments, ToolError, ToolHandler, Toolbox,
+    CallContext, NoArguments, ToolError, ToolHandler, Toolbox,
+    host::LogLevel,
+    input::{ElicitRequest, InputRequest, InputRequests, InputResponses as Answers},
 };
 use toolmodel_rmcp::ToolboxServer;
 

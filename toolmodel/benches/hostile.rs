@@ -22,8 +22,9 @@ use std::{
 
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    DefaultValidator, Limits, SchemaValidator, Tool, ToolSchema,
+    DefaultValidator, SchemaValidator, Tool, ToolSchema,
     adapters::{ConvertOptions, Profile, Target, convert},
+    validate::ValidationLimits,
 };
 
 /// The best of `runs` timings of `f`.
@@ -137,7 +138,7 @@ fn patterns() {
         "pattern (a+)+$ against 30,000 characters, linear-time engine: {:.3} ms",
         ms(time)
     );
-    let mut limits = Limits::default();
+    let mut limits = ValidationLimits::default();
     limits.pattern_backtrack_limit = Some(1_000_000);
     let backtracking = DefaultValidator::new().with_limits(limits);
     let compiled = backtracking

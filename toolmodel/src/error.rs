@@ -26,7 +26,7 @@ use crate::validate::violation::Violation;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A name breaks the MCP "Tool Names" rules ([`check_name`](crate::name::check_name)).
+    /// A name breaks the MCP "Tool Names" rules ([`check_name`](crate::model::name::check_name)).
     #[error("{0}")]
     InvalidName(NameError),
 
@@ -166,7 +166,8 @@ pub enum Error {
     /// inlining them would produce a schema of more than `limit` JSON values
     /// (`adapters::ConvertOptions::inline_budget`); in
     /// [`DefaultValidator::compile`](crate::DefaultValidator::compile), expanding them would add
-    /// more than `limit` JSON values ([`Limits::max_expansion`](crate::Limits::max_expansion)). A
+    /// more than `limit` JSON values
+    /// ([`ValidationLimits::max_expansion`](crate::validate::ValidationLimits::max_expansion)). A
     /// "billion laughs" of definitions that each refer twice to the next stops here.
     #[error(
         "schema too large: inlining the reference at {pointer:?} exceeds the budget of {limit} JSON values"
@@ -180,10 +181,11 @@ pub enum Error {
     },
 
     /// A schema nests deeper than `limit` levels: levels of JSON (the `adapters` feature, whose
-    /// limit of 120 leaves room in a provider request for the 128 levels `serde_json` reads
-    /// back, and [`DefaultValidator::compile`](crate::DefaultValidator::compile), limit
-    /// [`Limits::max_depth`](crate::Limits::max_depth)), or, in the validator, subschemas
-    /// applied at one place of the instance following references (a chain of `$ref`s).
+    /// limit of 120 leaves room in a provider request for the 128 levels `serde_json` reads back,
+    /// and [`DefaultValidator::compile`](crate::DefaultValidator::compile), limit
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth)), or, in the
+    /// validator, subschemas applied at one place of the instance following references (a chain of
+    /// `$ref`s).
     #[error("schema too deep: {pointer:?} is nested more than {limit} levels")]
     SchemaTooDeep {
         /// JSON Pointer of the first value found too deep; for a chain of references, of the
@@ -193,9 +195,10 @@ pub enum Error {
         limit: usize,
     },
 
-    /// An instance (arguments or a result) nests deeper than `limit` levels of arrays and
-    /// objects: [`Limits::max_depth`](crate::Limits::max_depth), or less for a schema whose
-    /// chains of subschemas are long (see [`Limits`](crate::Limits)). Nothing was validated.
+    /// An instance (arguments or a result) nests deeper than `limit` levels of arrays and objects:
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth), or less for a
+    /// schema whose chains of subschemas are long (see
+    /// [`ValidationLimits`](crate::validate::ValidationLimits)). Nothing was validated.
     #[error("instance too deep: {pointer:?} is nested more than {limit} levels")]
     InstanceTooDeep {
         /// JSON Pointer of the first value found too deep.
@@ -216,10 +219,11 @@ pub enum Error {
     },
 
     /// Matching a `pattern` (or a `patternProperties` key) could not finish within the
-    /// regular-expression limits ([`Limits::pattern_backtrack_limit`](crate::Limits::pattern_backtrack_limit)),
-    /// and the instance is valid or invalid depending on the outcome: it is neither accepted
-    /// nor rejected. A violation found whatever the outcome is reported as
-    /// [`Error::InvalidInstance`] instead.
+    /// regular-expression limits
+    /// ([`ValidationLimits::pattern_backtrack_limit`](crate::validate::ValidationLimits::pattern_backtrack_limit)),
+    /// and the instance is valid or invalid depending on the outcome: it is neither accepted nor
+    /// rejected. A violation found whatever the outcome is reported as [`Error::InvalidInstance`]
+    /// instead.
     #[error(
         "undecided: the pattern at {schema_path:?} could not be matched against the string at {instance_path:?}: {reason}"
     )]
@@ -294,7 +298,7 @@ pub enum Error {
 
     /// A handler made a request to the client (`sampling/createMessage`,
     /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no
-    /// [`CallHost`](crate::CallHost) able to send it.
+    /// [`CallHost`](crate::host::CallHost) able to send it.
     #[error("no host to send {method:?} to the client")]
     NoHost {
         /// The MCP method, e.g. `"sampling/createMessage"`.
@@ -347,7 +351,7 @@ pub enum Error {
     },
 
     /// A document holds no tools in any known shape
-    /// ([`tool_values`](crate::catalog::tool_values)).
+    /// ([`tool_values`](crate::wire::catalog::tool_values)).
     #[error("at {pointer:?}: {reason}")]
     UnrecognizedDocument {
         /// JSON Pointer of the value that was not understood.

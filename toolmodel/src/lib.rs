@@ -56,20 +56,30 @@
 //! ## What is where
 //!
 //! - [`Tool`](struct@Tool): the MCP `Tool` (name, title, description, `inputSchema`,
-//!   `outputSchema`, [`ToolAnnotations`], [`Icon`]s, [`ToolExecution`], `_meta`) plus the
-//!   extensions `namespace`, `version`, `tags` and [`Backend`] bindings; [`Tool::validate`]
-//!   checks every MCP rule and reports every violation. [`Tool::to_mcp_json`] /
-//!   [`Tool::from_mcp_json`] for the wire, [`Tool::to_json`] / [`Tool::from_json`] for
-//!   everything; [`ToolId`], [`normalize_tags`], [`catalog::tool_values`]; [`ProtocolVersion`].
+//!   `outputSchema`, [`ToolAnnotations`], [`Icon`](model::Icon)s,
+//!   [`ToolExecution`](model::ToolExecution), `_meta`) plus the extensions `namespace`,
+//!   `version`, `tags` and [`Backend`] bindings; [`Tool::validate`] checks every MCP rule and
+//!   reports every violation. [`Tool::to_mcp_json`] / [`Tool::from_mcp_json`] for the wire,
+//!   [`Tool::to_json`] / [`Tool::from_json`] for everything; [`ToolId`],
+//!   [`normalize_tags`](model::tags::normalize_tags),
+//!   [`catalog::tool_values`](wire::catalog::tool_values); [`ProtocolVersion`].
 //! - `#[derive(Tool)]` ([`ToolDefinition`], feature `derive`): a tool from a Rust type, checked
 //!   at compile time, its schemas made client-friendly by [`SchemaProfile`].
 //! - [`ToolHandler`] / [`SyncToolHandler`] and [`Toolbox`]: `tools/list` and `tools/call`, with
 //!   arguments and outputs validated; handlers get a [`CallContext`] for progress, logging,
-//!   cancellation and input from the client, through the server's [`CallHost`].
+//!   cancellation and input from the client, through the server's [`CallHost`](host::CallHost).
 //! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
-//!   against `outputSchema`, compiled once and cached, bounded by [`Limits`].
+//!   against `outputSchema`, compiled once and cached, bounded by
+//!   [`ValidationLimits`](validate::ValidationLimits).
 //! - `adapters` and `model_calls` (feature `adapters`): tools to and from the OpenAI,
 //!   Anthropic and Gemini formats, and a model's tool calls run against a [`Toolbox`].
+//!
+//! The root holds the everyday names; the rest is in modules named for what they hold:
+//! [`content`] (a result's content blocks), [`input`] (asking the client for input),
+//! [`host`] (what a server implements to carry a call), [`list`] (`tools/list` results),
+//! [`define`] (tools defined by Rust types), [`model`] (what a tool is made of),
+//! [`validate`] (validation and its bounds), [`wire`] (JSON forms and finding tools),
+//! `adapters` and `model_calls`; the [guide] is documentation only.
 //!
 //! ## Features
 //!
@@ -101,62 +111,41 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
 pub mod adapters;
 mod call;
-mod define;
+pub mod define;
 mod error;
 pub mod guide;
 mod json;
-mod model;
+pub mod model;
 #[cfg(feature = "adapters")]
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
 pub mod model_calls;
 mod pointer;
-mod validate;
-mod wire;
+pub mod validate;
+pub mod wire;
 
 pub use call::cancellation::Cancellation;
-pub use call::content::{
-    Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent,
-    ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
-};
-pub use call::context::{
-    BoxFuture, CallContext, CallHost, LogLevel, LogNotification,
-    MISSING_REQUIRED_CLIENT_CAPABILITY, ProgressNotification, ProgressToken, TaskPhase,
-};
+pub use call::content::{self, ContentBlock};
+pub use call::context::CallContext;
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolHandler};
-pub use call::input::{
-    Carried, ClientCapability, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
-    InputRequest, InputRequests, InputRequired, InputResponse, InputResponses, ListRootsResult,
-    Root,
-};
-pub use call::list_result::{CacheScope, ListCache, ListToolsResult};
+pub use call::host;
+pub use call::input;
+pub use call::list;
 pub use call::result::CallToolResult;
 pub use call::tool_error::ToolError;
-pub use call::toolbox::{DEFAULT_PAGE_SIZE, Toolbox, ToolboxBuilder};
-pub use call::tools_page::ToolsPage;
-pub use define::definition::{NoArguments, NoOutput, ToolDefinition, ToolInput, ToolOutput};
-pub use define::profile::{self, ProfiledSchema, SchemaProfile};
+pub use call::toolbox::{Toolbox, ToolboxBuilder};
+pub use define::definition::{NoArguments, NoOutput, ToolDefinition};
+pub use define::profile::SchemaProfile;
 #[cfg(feature = "inventory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "inventory")))]
 pub use define::registry::{RegisteredTool, registered_tools};
-pub use define::type_problem::TypeProblem;
 pub use error::Error;
-pub use model::backend::{Backend, LocalBackend, McpBackend, ProviderBackend};
-pub use model::id::{ToolId, ToolIdProblem, parse_tool_id};
-pub use model::name;
+pub use model::backend::Backend;
+pub use model::id::ToolId;
 pub use model::protocol::ProtocolVersion;
 pub use model::schema::ToolSchema;
-pub use model::tags::{self, normalize_tags};
-pub use model::tool::{Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution};
-pub use validate::compiled::CompiledSchema;
-pub use validate::dialect::{DIALECT_2020_12, DIALECT_DRAFT_07, Dialect};
-pub use validate::issue::{InstanceError, SchemaIssue};
-pub use validate::limits::{self, Limits};
+pub use model::tool::{Tool, ToolAnnotations};
 pub use validate::validator::{DefaultValidator, SchemaValidator};
-pub use validate::violation::{HeaderProblem, ICON_SCHEMES, MetaKeyProblem, SchemaSlot, Violation};
-pub use wire::catalog;
-pub use wire::json::McpTool;
-pub use wire::keys::MCP_KEYS as MCP_TOOL_KEYS;
-pub use wire::versioned::{Loss, LossKind, RESULT_COMPLETE, Written};
+pub use validate::violation::Violation;
 
 /// `schemars` 1, re-exported: derive `JsonSchema` through it, with `use toolmodel::schemars;` in
 /// scope (the `schemars` derive refers to the crate as `schemars`).

@@ -24,7 +24,7 @@ use serde_json::Value;
 use toolmodel::{
     Tool,
     adapters::{ConvertOptions, Target, convert},
-    catalog::tool_values,
+    wire::catalog::tool_values,
 };
 
 fn files(dir: &Path) -> Vec<PathBuf> {

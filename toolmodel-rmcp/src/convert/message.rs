@@ -15,7 +15,7 @@ use rmcp::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use toolmodel::{CallToolResult, ContentBlock, LogLevel, ProtocolVersion, ToolsPage};
+use toolmodel::{CallToolResult, ContentBlock, ProtocolVersion, host::LogLevel, list::ToolsPage};
 
 /// A `toolmodel` error as the JSON-RPC error to answer with
 /// ([`toolmodel::Error::jsonrpc_code`]; a handler's protocol error keeps its `data`).
@@ -116,7 +116,7 @@ pub(crate) fn log_level_from_rmcp(level: &model::LoggingLevel) -> Option<LogLeve
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolmodel::{Error, TextContent};
+    use toolmodel::{Error, content::TextContent};
 
     use super::*;
 

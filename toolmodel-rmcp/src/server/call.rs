@@ -13,7 +13,9 @@ use rmcp::{
     service::RequestContext,
 };
 use toolmodel::{
-    CallContext, CallHost, Cancellation, Carried, InputRequired, ProtocolVersion, Toolbox,
+    CallContext, Cancellation, ProtocolVersion, Toolbox,
+    host::CallHost,
+    input::{InputRequired, RoundState},
 };
 
 use super::{
@@ -135,12 +137,12 @@ impl ToolboxServer {
                     self.sealer
                         .open(&request.name, request.arguments.as_ref(), state)?
                 }
-                None => Carried::default(),
+                None => RoundState::default(),
             };
             carried
                 .answers
                 .extend(request.input_responses.clone().unwrap_or_default());
-            cx = cx.with_input_rounds(carried);
+            cx = cx.with_round_state(carried);
         }
         Ok(Prepared {
             cx,
@@ -163,9 +165,9 @@ impl ToolboxServer {
         cx: &CallContext,
         required: &InputRequired,
     ) -> Result<CallToolResponse, ErrorData> {
-        let state = self
-            .sealer
-            .seal(&request.name, request.arguments.as_ref(), &cx.carried())?;
+        let state =
+            self.sealer
+                .seal(&request.name, request.arguments.as_ref(), &cx.round_state())?;
         let requests: InputRequests = from_wire(required.requests.to_json()).map_err(|err| {
             ErrorData::internal_error(
                 format!("inputRequests do not convert to rmcp's type: {err}"),

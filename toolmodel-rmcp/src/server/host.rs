@@ -38,7 +38,8 @@ use rmcp::{
 use serde::Serialize;
 use serde_json::Value;
 use toolmodel::{
-    BoxFuture, CallHost, Cancellation, Error, LogLevel, LogNotification, ProgressNotification,
+    Cancellation, Error,
+    host::{BoxFuture, CallHost, LogLevel, LogNotification, ProgressNotification},
 };
 
 use crate::convert::message::{from_wire, to_wire};
@@ -276,7 +277,7 @@ fn undeclared(method: &str) -> Error {
         _ => "elicitation",
     };
     Error::Protocol {
-        code: toolmodel::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        code: toolmodel::input::MISSING_REQUIRED_CLIENT_CAPABILITY,
         message: format!("{method}: the client did not declare the {capability} capability"),
         data: Some(serde_json::json!({"requiredCapabilities": {capability: {}}})),
     }

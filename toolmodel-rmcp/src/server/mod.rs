@@ -4,15 +4,16 @@
 //! How a request flows, by module:
 //!
 //! ```text
-//!          serve_stdio (transport)                  serve_http (transport)
-//!                   │                                        │
-//!                   ▼                                        ▼
-//!   stdio: lines; parse errors answered      connections: accept, connection limit,
-//!                   │                          header timeout
-//!                   │                                        ▼
-//!                   │                        http_front: path, Host and Origin (origin),
-//!                   │                          limits, sessions; rmcp's wrong answers fixed
-//!                   └───────────────────┬────────────────────┘
+//!          serve_stdio (transport)         serve_http (transport)   http_service (transport)
+//!                   │                               │                        │
+//!                   ▼                               ▼                        │
+//!   stdio: lines; parse errors answered   http::connections: accept,         │
+//!                   │                       connection limit, header timeout │
+//!                   │                               ▼                        ▼
+//!                   │                     http::front (McpHttpService): path, Host and
+//!                   │                       Origin, gate, body, sessions; rmcp's wrong
+//!                   │                       answers fixed (stages in http's docs)
+//!                   └───────────────────┬───────────┘
 //!                                       ▼
 //!                 rmcp: JSON-RPC, initialize, Streamable HTTP sessions
 //!                                       │ ServerHandler

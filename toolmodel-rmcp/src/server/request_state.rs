@@ -1,6 +1,6 @@
 //! MCP 2026-07-28 `requestState` (multi round-trip requests, SEP-2322) that no client can
 //! forge and any replica holding the key can read: [`RequestStateKey`], and the sealing of a
-//! call's [`Carried`] answers and state.
+//! call's [`RoundState`] answers and state.
 //!
 //! A sealed state is `rmcp`'s `RequestStateCodec` format (`rs1.<body>.<tag>`: base64url of
 //! the expiry and the JSON payload, then an HMAC-SHA256 tag from the RustCrypto `hmac` and
@@ -22,7 +22,7 @@ use rmcp::{
     model::{JsonObject, RequestStateCodec, RequestStateError, SealOptions},
 };
 use serde_json::Value;
-use toolmodel::Carried;
+use toolmodel::input::RoundState;
 
 use crate::error::Error;
 
@@ -178,7 +178,7 @@ impl Sealer {
         &self,
         name: &str,
         arguments: Option<&JsonObject>,
-        carried: &Carried,
+        carried: &RoundState,
     ) -> Result<String, ErrorData> {
         let bound = binding(name, arguments);
         let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
@@ -213,7 +213,7 @@ impl Sealer {
         name: &str,
         arguments: Option<&JsonObject>,
         state: &str,
-    ) -> Result<Carried, ErrorData> {
+    ) -> Result<RoundState, ErrorData> {
         if state.len() > self.limit {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -283,13 +283,13 @@ mod tests {
         RequestStateKey::from_bytes(vec![byte; 32]).unwrap()
     }
 
-    fn carried() -> Carried {
+    fn carried() -> RoundState {
         let mut answers = serde_json::Map::new();
         answers.insert(
             "name".into(),
             json!({"action": "accept", "content": {"name": "Ada"}}),
         );
-        Carried::new(answers, Some(json!({"step": 2})))
+        RoundState::new(answers, Some(json!({"step": 2})))
     }
 
     fn args(value: Value) -> JsonObject {
@@ -313,7 +313,7 @@ mod tests {
         let sealer = Sealer::new(Some(key(7)));
         let a = args(json!({"a": 1}));
         let sealed = sealer.seal("t", Some(&a), &carried()).unwrap();
-        let refused = |result: Result<Carried, ErrorData>| {
+        let refused = |result: Result<RoundState, ErrorData>| {
             let err = result.unwrap_err();
             assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{err:?}");
             err.message.into_owned()
@@ -347,7 +347,7 @@ mod tests {
     fn the_size_limit_holds_both_ways() {
         let mut sealer = Sealer::new(Some(key(7)));
         sealer.limit = 200;
-        let big = Carried::new(serde_json::Map::new(), Some(json!("x".repeat(500))));
+        let big = RoundState::new(serde_json::Map::new(), Some(json!("x".repeat(500))));
         let err = sealer.seal("t", None, &big).unwrap_err();
         assert_eq!(err.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
         assert!(err.message.contains("limit of 200"), "{}", err.message);

@@ -16,7 +16,7 @@ use std::{
     task::Poll,
 };
 
-use toolmodel::{TaskSupport, Toolbox};
+use toolmodel::{Toolbox, model::TaskSupport};
 
 use super::{call::Prepared, task_input::TaskHost, toolbox_server::ToolboxServer};
 use crate::convert::message::{self, error_data};

@@ -18,7 +18,9 @@ use rmcp::{
 use serde_json::{Map, Value};
 use tokio::{sync::watch, task::JoinSet};
 use toolmodel::{
-    BoxFuture, CallHost, Error, InputRequests, LogNotification, ProgressNotification, TaskPhase,
+    Error,
+    host::{BoxFuture, CallHost, LogNotification, ProgressNotification, TaskPhase},
+    input::InputRequests,
 };
 
 use super::host::PeerHost;

@@ -1,9 +1,9 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on `rmcp`'s
 //! [`TaskManager`]: a `tools/call` of a tool that declares task support
-//! ([`ToolExecution::task_support`](toolmodel::ToolExecution), `#[tool(task_support = ...)]`)
-//! runs as a task when the request declares the extension; the client polls it with
-//! `tasks/get`, answers its input requests with `tasks/update` and may cancel it with
-//! `tasks/cancel`.
+//! ([`ToolExecution::task_support`](toolmodel::model::ToolExecution),
+//! `#[tool(task_support = ...)]`) runs as a task when the request declares the extension; the
+//! client polls it with `tasks/get`, answers its input requests with `tasks/update` and may
+//! cancel it with `tasks/cancel`.
 //!
 //! - `"optional"`: a task when the client declared the extension in the request's
 //!   capabilities (its `_meta`, or `initialize`), else an ordinary call.
@@ -57,7 +57,7 @@ use rmcp::{
     },
     task_manager::TaskManager,
 };
-use toolmodel::{TaskSupport, Toolbox};
+use toolmodel::{Toolbox, model::TaskSupport};
 
 /// The tasks of a server, shared by every clone and session: off until a toolbox it serves
 /// has a tool that supports them, then on for good.

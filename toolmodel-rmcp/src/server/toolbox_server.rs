@@ -28,7 +28,7 @@ use std::{
 };
 
 use rmcp::{ServerHandler, model::Implementation};
-use toolmodel::{LogLevel, Toolbox};
+use toolmodel::{Toolbox, host::LogLevel};
 
 use super::{
     compose::Composed,

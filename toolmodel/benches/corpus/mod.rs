@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    DefaultValidator, Dialect, Error, InstanceError, SchemaValidator, Tool, ToolSchema,
-    catalog::tool_values,
+    DefaultValidator, Error, SchemaValidator, Tool, ToolSchema,
+    validate::{Dialect, InstanceError},
+    wire::catalog::tool_values,
 };
 
 /// How deep the argument generator follows nested schemas and `$ref`s.

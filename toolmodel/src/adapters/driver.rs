@@ -15,7 +15,7 @@ use crate::adapters::{anthropic, fields, gemini, lenient, openai, openapi, stric
 use crate::error::Error;
 use crate::model::schema::ToolSchema;
 use crate::model::tool::Tool;
-use crate::validate::limits::{Limits, tool_deeper_than, tool_fields_deeper_than};
+use crate::validate::limits::{ValidationLimits, tool_deeper_than, tool_fields_deeper_than};
 use crate::validate::violation::SchemaSlot;
 
 /// `name` quoted for a warning: whole up to 128 characters (MCP's longest valid name), else
@@ -51,7 +51,7 @@ pub(crate) fn convert_named(
             target: target.as_str(),
             pointer: String::new(),
             reason: format!(
-                "{target} has no strict mode; strict conversions exist for openai, openai-responses and anthropic"
+                "{target} has no strict mode; strict conversions exist for openai-chat, openai-responses and anthropic"
             ),
         });
     }
@@ -60,7 +60,7 @@ pub(crate) fn convert_named(
     // copying it).
     let input_facts = Facts::of(&tool.input_schema);
     let input_copy = copy(&tool.input_schema, input_facts, "/inputSchema")?;
-    let limit = Limits::DEFAULT.max_depth;
+    let limit = ValidationLimits::DEFAULT.max_depth;
     let output_facts = tool.output_schema.as_ref().map(Facts::of);
     let output_within = output_facts.is_none_or(|facts| facts.within_depth);
     // The schemas known to be within the depth are not walked again.

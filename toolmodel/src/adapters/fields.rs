@@ -49,7 +49,7 @@ macro_rules! per_target {
     ($target:expr, [$($before:literal),*], [$($after:literal),*]) => {
         match $target {
             Target::Mcp => concat!($($before,)* "mcp" $(, $after)*),
-            Target::OpenAiChat => concat!($($before,)* "openai" $(, $after)*),
+            Target::OpenAiChat => concat!($($before,)* "openai-chat" $(, $after)*),
             Target::OpenAiResponses => concat!($($before,)* "openai-responses" $(, $after)*),
             Target::Anthropic => concat!($($before,)* "anthropic" $(, $after)*),
             Target::Gemini => concat!($($before,)* "gemini" $(, $after)*),

@@ -1,12 +1,12 @@
-//! Provider adapters: a [`Tool`](struct@crate::Tool) to OpenAI, Anthropic and Gemini function-calling formats (and
-//! MCP), and back, saying precisely what each conversion changed (the `adapters` feature, on by
-//! default).
+//! Provider adapters: a [`Tool`](struct@crate::Tool) to OpenAI, Anthropic and Gemini
+//! function-calling formats (and MCP), and back, saying precisely what each conversion changed (the
+//! `adapters` feature, on by default).
 //!
 //! - [`convert`] / [`convert_all`]: a tool (or a batch, with collision-free names and a
 //!   [`NameMap`] to route calls back) to one [`Target`], plain or strict
 //!   ([`ConvertOptions`]). The result is the converted JSON plus every [`Warning`], sorted.
-//! - [`read`]: a provider's JSON back into a [`Tool`](struct@crate::Tool) ([`ReadOptions::lenient`] maps
-//!   non-standard types such as BFCL's `dict` and `float`, with warnings).
+//! - [`read`]: a provider's JSON back into a [`Tool`](struct@crate::Tool) ([`ReadOptions::lenient`]
+//!   maps non-standard types such as BFCL's `dict` and `float`, with warnings).
 //! - [`check`] and [`portability`]: the warnings (or the error) a tool would get, per target,
 //!   without keeping the output; what a linter shows.
 //!
@@ -32,7 +32,7 @@
 //! assert_eq!(out.value["function"]["strict"], true);
 //! assert_eq!(out.value["function"]["parameters"]["required"], json!(["city", "unit"]));
 //! for warning in &out.warnings {
-//!     println!("{warning}"); // e.g. "openai: /title: title: dropped: openai tools have no title"
+//!     println!("{warning}"); // e.g. "openai-chat: /title: title: dropped: openai-chat tools have no title"
 //! }
 //! assert!(out.warnings.iter().any(|w| w.pointer == "/inputSchema/properties/unit"
 //!     && w.action == Action::Rewritten { exact: false }));
@@ -153,12 +153,13 @@ use driver::convert_named;
 ///
 /// # Errors
 ///
-/// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold
-/// with the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
-/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name
-/// JSON Schema does not define, each with its pointer; not for [`Target::Mcp`]);
-/// [`Error::Conversion`] too for any other value of the tool nested more than [`Limits::max_depth`](crate::Limits::max_depth) (128)
-/// levels. See the [module docs](self).
+/// [`Error::Conversion`] (strict mode on a target without one, a schema the target cannot hold with
+/// the pointer and the reason), [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`],
+/// [`Error::SchemaTooDeep`], [`Error::ExternalRef`], [`Error::InvalidSchema`] (a `type` name JSON
+/// Schema does not define, each with its pointer; not for [`Target::Mcp`]); [`Error::Conversion`]
+/// too for any other value of the tool nested more than
+/// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels. See
+/// the [module docs](self).
 pub fn convert(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Conversion, Error> {
     let name = names::single(
         target,
@@ -224,7 +225,7 @@ pub fn check(tool: &Tool, target: Target, options: &ConvertOptions) -> Result<Ve
 /// }
 /// let strict = portability(&tool, &ConvertOptions::default())
 ///     .into_iter()
-///     .find(|c| c.profile.to_string() == "openai-strict")
+///     .find(|c| c.profile.to_string() == "openai-chat-strict")
 ///     .unwrap();
 /// assert!(strict.outcome.is_err()); // the free-form `filters` object cannot be made strict
 /// # Ok::<(), toolmodel::Error>(())
@@ -267,10 +268,10 @@ pub fn portability(tool: &Tool, options: &ConvertOptions) -> Vec<ProfileReport> 
 /// `parameters` next to `parametersJsonSchema`); [`Error::InvalidSchema`] listing every `type`
 /// name JSON Schema does not define, unless [`ReadOptions::lenient`];
 /// [`Error::SchemaTooDeep`]; [`Error::Json`] for a document nested more than
-/// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
+/// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels.
 pub fn read(target: Target, value: &Value, options: &ReadOptions) -> Result<Reading, Error> {
     // Reading copies values, which recurses once per level: bound the document first.
-    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    let limit = crate::validate::limits::ValidationLimits::DEFAULT.max_depth;
     if let Some(pointer) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             &pointer,

@@ -10,7 +10,7 @@ use crate::error::Error;
 /// | target | text ([`FromStr`] / [`Display`](fmt::Display)) | one converted tool |
 /// |---|---|---|
 /// | [`Target::Mcp`] | `mcp` | the MCP 2025-11-25 `Tool` JSON |
-/// | [`Target::OpenAiChat`] | `openai` (also read: `openai-chat`) | `{"type":"function","function":{name, description, parameters, strict}}` |
+/// | [`Target::OpenAiChat`] | `openai-chat` (also read: `openai`) | `{"type":"function","function":{name, description, parameters, strict}}` |
 /// | [`Target::OpenAiResponses`] | `openai-responses` | `{"type":"function", name, description, parameters, strict}` |
 /// | [`Target::Anthropic`] | `anthropic` | `{name, description, input_schema}` plus `strict`, `input_examples`, `cache_control`, ... |
 /// | [`Target::Gemini`] | `gemini` | one `FunctionDeclaration`: `{name, description, parameters}` (or `parametersJsonSchema`) |
@@ -41,12 +41,14 @@ impl Target {
         Self::Gemini,
     ];
 
-    /// The canonical spelling: `mcp`, `openai`, `openai-responses`, `anthropic` or `gemini`.
+    /// The canonical spelling: `mcp`, `openai-chat`, `openai-responses`, `anthropic` or
+    /// `gemini` (the spellings of [`model_calls::Provider`](crate::model_calls::Provider) for the
+    /// same APIs).
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Mcp => "mcp",
-            Self::OpenAiChat => "openai",
+            Self::OpenAiChat => "openai-chat",
             Self::OpenAiResponses => "openai-responses",
             Self::Anthropic => "anthropic",
             Self::Gemini => "gemini",
@@ -70,12 +72,13 @@ impl fmt::Display for Target {
     }
 }
 
-const TARGET_NAMES: &str = "mcp, openai, openai-chat, openai-responses, anthropic, gemini";
+const TARGET_NAMES: &str = "mcp, openai-chat (or openai), openai-responses, anthropic, gemini";
 
 impl FromStr for Target {
     type Err = Error;
 
-    /// Reads a target name, ASCII case-insensitively.
+    /// Reads a target name, ASCII case-insensitively: [`Target::as_str`]'s spellings, and
+    /// `openai` for [`Target::OpenAiChat`].
     ///
     /// # Errors
     ///
@@ -83,7 +86,7 @@ impl FromStr for Target {
     fn from_str(text: &str) -> Result<Self, Error> {
         match text.to_ascii_lowercase().as_str() {
             "mcp" => Ok(Self::Mcp),
-            "openai" | "openai-chat" => Ok(Self::OpenAiChat),
+            "openai-chat" | "openai" => Ok(Self::OpenAiChat),
             "openai-responses" => Ok(Self::OpenAiResponses),
             "anthropic" => Ok(Self::Anthropic),
             "gemini" => Ok(Self::Gemini),
@@ -97,16 +100,17 @@ impl FromStr for Target {
 }
 
 /// A target and whether its strict mode is on: what a portability report is given per column,
-/// and what a command line names (`openai-strict`, `anthropic`, ...).
+/// and what a command line names (`openai-chat-strict`, `anthropic`, ...).
 ///
 /// # Examples
 ///
 /// ```
 /// use toolmodel::adapters::{Profile, Target};
 ///
-/// let profile: Profile = "openai-strict".parse()?;
+/// let profile: Profile = "openai-chat-strict".parse()?;
 /// assert_eq!(profile, Profile { target: Target::OpenAiChat, strict: true });
-/// assert_eq!(profile.to_string(), "openai-strict");
+/// assert_eq!(profile.to_string(), "openai-chat-strict");
+/// assert_eq!("openai-strict".parse::<Profile>()?, profile); // `openai` is read too
 /// assert!("gemini-strict".parse::<Profile>().is_err()); // Gemini has no strict mode
 /// # Ok::<(), toolmodel::Error>(())
 /// ```
@@ -178,7 +182,7 @@ impl FromStr for Profile {
         let unknown = || Error::UnknownValue {
             field: "target",
             value: text.to_owned(),
-            expected: "mcp, openai, openai-strict, openai-responses, openai-responses-strict, anthropic, anthropic-strict, gemini",
+            expected: "mcp, openai-chat (or openai), openai-chat-strict (or openai-strict), openai-responses, openai-responses-strict, anthropic, anthropic-strict, gemini",
         };
         let target: Target = name.parse().map_err(|_| unknown())?;
         if strict && !target.has_strict_mode() {
@@ -201,6 +205,12 @@ mod tests {
             assert_eq!(profile.to_string().parse::<Profile>().unwrap(), profile);
         }
         assert_eq!("OpenAI-Chat".parse::<Target>().unwrap(), Target::OpenAiChat);
+        assert_eq!("openai".parse::<Target>().unwrap(), Target::OpenAiChat);
+        assert_eq!(Target::OpenAiChat.to_string(), "openai-chat");
+        assert_eq!(
+            "openai-strict".parse::<Profile>().unwrap(),
+            Profile::strict(Target::OpenAiChat)
+        );
         let err = "claude".parse::<Target>().unwrap_err();
         assert!(err.to_string().contains("\"claude\""), "{err}");
         assert!("mcp-strict".parse::<Profile>().is_err());

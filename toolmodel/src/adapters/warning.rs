@@ -154,6 +154,6 @@ mod tests {
         assert!(!Action::Rewritten { exact: true }.widens());
         assert!(!Action::Narrowed.widens());
         assert!(Action::Rewritten { exact: false }.widens());
-        assert_eq!(list[0].to_string(), "openai: /a: x: dropped: ");
+        assert_eq!(list[0].to_string(), "openai-chat: /a: x: dropped: ");
     }
 }

@@ -1,11 +1,29 @@
 //! Content blocks: what a tool result's `content` holds (MCP 2025-11-25, `ContentBlock`:
-//! `TextContent`, `ImageContent`, `AudioContent`, `ResourceLink`, `EmbeddedResource`), with
-//! their [`Annotations`].
+//! [`TextContent`], [`ImageContent`], [`AudioContent`], [`ResourceLink`],
+//! [`EmbeddedResource`] with its [`ResourceContents`]), with their [`Annotations`] and the
+//! [`Role`]s those name. [`ContentBlock`] is at the crate root too.
 //!
 //! Reading follows the [`Tool`](struct@crate::Tool) policy: unknown keys are kept in `extra`
 //! and written back, `null` optional fields are read as absent. Reading checks what the schema
 //! states and a client would trip over: base64 `data` and `blob` (RFC 4648, with padding), a
 //! `priority` from 0 to 1, and a known `type`.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolmodel::{
+//!     CallToolResult, ContentBlock,
+//!     content::{EmbeddedResource, ImageContent, TextResourceContents},
+//! };
+//!
+//! let result = CallToolResult::from_content([
+//!     ContentBlock::text("the chart and its data"),
+//!     ImageContent::from_bytes(&[0x89, b'P', b'N', b'G'], "image/png").into(),
+//!     EmbeddedResource::new(TextResourceContents::new("file:///data.csv", "a,b\n1,2")).into(),
+//! ]);
+//! let json = serde_json::to_value(&result)?;
+//! assert_eq!(json["content"][1], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 use serde::{Deserialize, Deserializer, Serialize, de::Error as _};
 use serde_json::{Map, Value};
@@ -16,7 +34,7 @@ use crate::model::tool::Icon;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{ContentBlock, TextContent};
+/// use toolmodel::{ContentBlock, content::TextContent};
 ///
 /// let block: ContentBlock = serde_json::from_value(json!({"type": "text", "text": "hi"}))?;
 /// assert_eq!(block, ContentBlock::Text(TextContent::new("hi")));

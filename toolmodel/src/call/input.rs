@@ -1,17 +1,54 @@
 //! Asking the client for input during a call: typed [`InputRequest`]s (form and URL
 //! elicitation, sampling, roots) and the client's typed answers ([`InputResponses`]), the same
-//! for both eras of MCP (see [`CallContext::input`](crate::CallContext::input)).
+//! for both eras of MCP (see [`CallContext::input`](crate::CallContext::input)); the client
+//! capabilities they need ([`ClientCapability`], refused with
+//! [`MISSING_REQUIRED_CLIENT_CAPABILITY`]); and the [`RoundState`] a server keeps between
+//! MCP 2026-07-28 input rounds.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolmodel::{
+//!     CallContext, ToolError,
+//!     input::{ElicitRequest, InputRequest, InputRequests, RoundState},
+//! };
+//!
+//! async fn confirm(cx: &CallContext) -> Result<bool, ToolError> {
+//!     let ask = InputRequest::Elicit(ElicitRequest::form(
+//!         "Delete the file?",
+//!         json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+//!     ));
+//!     let answers = cx.input(InputRequests::new().with("ok", ask)).await?;
+//!     Ok(answers.elicit("ok").and_then(|r| r.field("ok")) == Some(&json!(true)))
+//! }
+//!
+//! # pollster::block_on(async {
+//! // MCP 2026-07-28: the first round asks, the retry carries the answer.
+//! let cx = CallContext::new().with_round_state(RoundState::default());
+//! assert!(matches!(confirm(&cx).await, Err(ToolError::InputRequired(_))));
+//! let mut state = cx.round_state();
+//! state.answers.insert("ok".into(), json!({"action": "accept", "content": {"ok": true}}));
+//! let cx = CallContext::new().with_round_state(state);
+//! assert_eq!(confirm(&cx).await, Ok(true));
+//! # });
+//! ```
 //!
 //! Sources: MCP 2026-07-28 "Multi Round-Trip Requests" (`InputRequests`, `InputResponses`,
-//! `InputRequiredResult`), "Elicitation" (`ElicitRequestFormParams`, `ElicitRequestURLParams`,
-//! `ElicitResult`), "Sampling" (`CreateMessageRequestParams`, `CreateMessageResult`) and
-//! "Roots" (`ListRootsResult`); MCP 2025-11-25 sends the same requests as server-to-client
-//! JSON-RPC requests.
+//! `InputRequiredResult`, `MissingRequiredClientCapabilityError`), "Elicitation"
+//! (`ElicitRequestFormParams`, `ElicitRequestURLParams`, `ElicitResult`), "Sampling"
+//! (`CreateMessageRequestParams`, `CreateMessageResult`) and "Roots" (`ListRootsResult`); MCP
+//! 2025-11-25 sends the same requests as server-to-client JSON-RPC requests.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+
+/// JSON-RPC code of MCP 2026-07-28 `MissingRequiredClientCapabilityError`: what
+/// [`CallContext::input`](crate::CallContext::input) (and the raw
+/// [`create_message`](crate::CallContext::create_message) and
+/// [`elicit`](crate::CallContext::elicit)) return when the client's capabilities are known and
+/// lack one a request needs; its `data.requiredCapabilities` names them.
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 
 /// A client capability a request for input needs (MCP `ClientCapabilities`): the client
 /// declares it at `initialize` (2025-11-25) or in every request's
@@ -211,7 +248,7 @@ impl InputRequest {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{ElicitRequest, InputRequest, InputRequests};
+/// use toolmodel::input::{ElicitRequest, InputRequest, InputRequests};
 ///
 /// let requests = InputRequests::new()
 ///     .with("user_name", InputRequest::Elicit(ElicitRequest::form(
@@ -460,16 +497,16 @@ impl InputRequired {
     }
 }
 
-/// What a call carries from one round of input to the next (MCP 2026-07-28: inside the
+/// The state a call keeps from one MCP 2026-07-28 input round to the next (inside the
 /// `requestState` the server seals): the answers the handler already read and its own state.
 ///
 /// A server reads it back from a verified `requestState`
-/// ([`CallContext::with_input_rounds`](crate::CallContext::with_input_rounds)) and writes it
-/// after a round ([`CallContext::carried`](crate::CallContext::carried)); its JSON is
+/// ([`CallContext::with_round_state`](crate::CallContext::with_round_state)) and writes it
+/// after a round ([`CallContext::round_state`](crate::CallContext::round_state)); its JSON is
 /// `{"answers": {...}, "state": ...}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct Carried {
+pub struct RoundState {
     /// The client's raw answers by key, from this round and the ones before.
     #[serde(default)]
     pub answers: Map<String, Value>,
@@ -478,7 +515,7 @@ pub struct Carried {
     pub state: Option<Value>,
 }
 
-impl Carried {
+impl RoundState {
     /// The answers so far and the handler's state.
     #[must_use]
     pub fn new(answers: Map<String, Value>, state: Option<Value>) -> Self {

@@ -1,16 +1,16 @@
-//! Calling tools: results, handlers, the call context, and the [`Toolbox`](crate::Toolbox) of
-//! local backends.
+//! Calling tools: results, handlers, the call context and its host, asking the client for
+//! input, `tools/list` results, and the [`Toolbox`](crate::Toolbox) of local backends.
 
 pub(crate) mod cancellation;
-pub(crate) mod content;
+pub mod content;
 pub(crate) mod context;
 pub(crate) mod handler;
-pub(crate) mod input;
-pub(crate) mod list_result;
+pub mod host;
+pub mod input;
+pub mod list;
 pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;
 pub(crate) mod result;
 pub(crate) mod tool_error;
 pub(crate) mod toolbox;
-pub(crate) mod tools_page;

@@ -18,8 +18,9 @@ use std::{future::Future, sync::Arc};
 
 use serde_json::{Map, Value};
 
-use crate::call::context::{BoxFuture, CallContext, Called};
+use crate::call::context::{CallContext, Called};
 use crate::call::handler::{IntoCallToolResult, ToolHandler};
+use crate::call::host::BoxFuture;
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;

@@ -10,13 +10,13 @@ use std::{
 
 use serde_json::{Map, Value};
 
-use crate::call::context::{BoxFuture, CallContext, Called};
+use crate::call::context::{CallContext, Called};
 use crate::call::handler::ToolHandler;
-use crate::call::list_result::ListCache;
+use crate::call::host::BoxFuture;
+use crate::call::list::{DEFAULT_PAGE_SIZE, ListCache, ToolsPage};
 use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed};
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
-use crate::call::tools_page::ToolsPage;
 use crate::error::Error;
 use crate::model::backend::Backend;
 use crate::model::id::ToolId;
@@ -48,7 +48,9 @@ use crate::wire::versioned::Loss;
 /// `namespace.name` (`weather:get_weather` → `weather.get_weather`), which the name rules
 /// allow; a tool without one keeps its name. Two tools with one MCP name, or a namespaced name
 /// over 128 characters, refuse to build. [`call_id`](Self::call_id) routes by [`ToolId`]
-/// instead. Each listed tool carries its [`Backend::local`](crate::Backend::local) binding.
+/// instead. Each listed tool carries its backend bindings: a derived tool its
+/// [`Backend::local`](crate::Backend::local) one, a hand-built tool its own, or a local one
+/// when it had none.
 ///
 /// **Order.** Tools are listed sorted by MCP name (bytewise), whatever the order they were
 /// added in (MCP 2026-07-28 asks servers for a deterministic order).
@@ -144,9 +146,6 @@ impl fmt::Debug for Toolbox {
 /// The lookups' hasher: names come from the toolbox's own tools, so a fast unkeyed-per-process
 /// hash is enough (`foldhash`, as the validator's cache uses).
 type FastHash = foldhash::fast::RandomState;
-
-/// The default number of tools a `tools/list` page holds.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 impl Toolbox {
     /// A builder with no tools and pages of [`DEFAULT_PAGE_SIZE`] tools.
@@ -452,7 +451,8 @@ impl ToolboxBuilder {
     /// Adds a hand-built tool served by a function: for tools whose schema is written by hand
     /// or read from elsewhere (a gateway's upstream tools, a schema kept exactly as written).
     ///
-    /// The tool gets a [`Backend::local`] binding named by its ID unless it has a local one.
+    /// A tool with no backend binding gets a [`Backend::local`] one, named by its ID; a tool
+    /// bound elsewhere (a gateway's [`Backend::Mcp`] upstream, say) keeps exactly its bindings.
     /// `handler` gets the arguments (validated against `tool.inputSchema`, `{}` when absent)
     /// and the call's context, and returns the whole result. The output rule is the one derived
     /// tools follow (MCP 2025-11-25, "Output Schema": servers MUST provide structured results
@@ -469,11 +469,7 @@ impl ToolboxBuilder {
         F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
     {
-        if !tool
-            .backends
-            .iter()
-            .any(|backend| matches!(backend, Backend::Local(_)))
-        {
+        if tool.backends.is_empty() {
             let binding = tool
                 .id()
                 .map_or_else(|_| tool.name.clone(), |id| id.to_string());

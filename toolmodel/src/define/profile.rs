@@ -1,80 +1,6 @@
 //! The schema profile: how a Rust type's `schemars` schema becomes a tool schema that MCP clients
-//! accept.
-//!
-//! [`SchemaProfile::MCP`] is what `#[derive(Tool)]` uses. Starting from explicit
-//! `schemars` 2020-12 settings ([`SchemaSettings::draft2020_12`]), it makes these changes, each
-//! of which a tool can switch off (`#[tool(schema(keep_...))]`, or the matching field here):
-//!
-//! | point | default | switch |
-//! |---|---|---|
-//! | dialect | JSON Schema 2020-12 (MCP's default), without a `$schema` key: some clients choke on it | [`keep_schema_uri`](SchemaProfile::keep_schema_uri) |
-//! | root `title` | removed (`schemars` sets it to the Rust type's name) | [`keep_title`](SchemaProfile::keep_title) |
-//! | root `description` | taken out, returned as [`ProfiledSchema::description`] (the tool's description) | [`keep_description`](SchemaProfile::keep_description) |
-//! | `$defs` / `$ref` | subschemas inlined; only recursive types keep `$defs` and `$ref` | [`keep_refs`](SchemaProfile::keep_refs) |
-//! | integer widths | exact `minimum` and `maximum` from the `format` `schemars` writes ([`IntegerBounds`]), except bounds beyond ±(2^53 − 1) ([`MAX_SAFE_INTEGER`]), which are left out | [`keep_integer_widths`](SchemaProfile::keep_integer_widths) |
-//! | `format` | only the formats JSON Schema 2020-12 defines are kept (`uint32`, `int64`, `double`, `float`, `uint`, `ip`, ... are removed) | [`keep_formats`](SchemaProfile::keep_formats) |
-//! | open objects (input only) | closed: every object schema of the input that lists `properties` and says nothing of other keys gets `"additionalProperties": false` ([`CloseObjects`]) | [`keep_open_objects`](SchemaProfile::keep_open_objects) |
-//!
-//! Two points need no change, because `schemars` already does them: an `Option<T>` field is
-//! optional (not in `required`) and nullable (`"type": ["string", "null"]`, or `anyOf` with
-//! `{"type": "null"}`) in the input schema; and the output schema describes how the output
-//! *serializes* ([`SchemaProfile::output_schema`] uses the serialize contract, so
-//! `skip_serializing_if`, `rename` for serialization and friends are honoured).
-//!
-//! **Closed input objects.** `serde` ignores a key a struct does not know, so a misspelt
-//! optional argument (`"tgas"` for `"tags"`) would be dropped without a word. Closed, the input
-//! schema refuses it, and validation names it by its pointer (`/tgas: unexpected property
-//! "tgas"; expected one of "query", "tags"`), so the model can retry. An object schema that
-//! combines subschemas (`allOf`, `anyOf`, `oneOf`, `if`, `$ref`, `dependentSchemas`: what
-//! `#[serde(flatten)]` of an enum or a `schemars` attribute may write) is left open, because
-//! `additionalProperties` does not see the properties of its subschemas; so is a map
-//! (`additionalProperties` already set) and a struct with `#[serde(deny_unknown_fields)]`
-//! (closed already). Output schemas stay as `schemars` writes them.
-//!
-//! **Integers beyond 2^53.** JSON readers that hold numbers as IEEE doubles (JavaScript, and
-//! many a JSON library) read `18446744073709551615` (`u64::MAX`) as `18446744073709552000`, a
-//! bound the Rust side does not mean. So no bound beyond ±(2^53 − 1) is written: `u64`,
-//! `usize`, `i64` and `isize` keep the bounds inside that range (`"minimum": 0` for the
-//! unsigned ones) and lose the others. A value beyond the type's range is still refused, by
-//! the typed parse: `ToolDefinition::parse` gives `Error::Arguments` at the value's JSON
-//! Pointer (`invalid type: floating point 1.8446744073709552e19, expected u64`), and a
-//! `Toolbox` call returns it as an `isError` result. A bound written by hand
-//! (`#[schemars(range(max = ...))]`) is kept as written.
-//!
-//! Why: clients such as Claude Code, Gemini and LangGraph have rejected tools whose schemas
-//! carry `$ref`, `$schema` or non-standard formats (see rmcp issues #135, #251 and #663), and an
-//! exact `minimum`/`maximum` turns an out-of-range number into a validation error that names the
-//! argument, before deserialization is tried.
-//!
-//! ```
-//! use schemars::JsonSchema;
-//! use serde_json::json;
-//! use toolmodel::SchemaProfile;
-//!
-//! /// Sets the volume.
-//! #[derive(JsonSchema)]
-//! struct Volume {
-//!     /// 0 to 255.
-//!     level: u8,
-//!     /// Where.
-//!     room: Option<String>,
-//! }
-//!
-//! let profiled = SchemaProfile::MCP.input_schema::<Volume>();
-//! assert_eq!(profiled.description.as_deref(), Some("Sets the volume."));
-//! assert_eq!(
-//!     profiled.schema.as_value(),
-//!     &json!({
-//!         "type": "object",
-//!         "properties": {
-//!             "level": {"type": "integer", "minimum": 0, "maximum": 255, "description": "0 to 255."},
-//!             "room": {"type": ["string", "null"], "description": "Where."}
-//!         },
-//!         "required": ["level"],
-//!         "additionalProperties": false
-//!     })
-//! );
-//! ```
+//! accept ([`SchemaProfile`]; each point and why is in the
+//! [`define` module docs](crate::define#the-schema-profile)).
 
 use schemars::{
     JsonSchema, Schema,
@@ -85,8 +11,8 @@ use serde_json::{Map, Value};
 
 use crate::model::schema::ToolSchema;
 
-/// Which changes to make to a `schemars` schema so that it suits MCP clients; see the
-/// [module docs](self) for each point and why.
+/// Which changes to make to a `schemars` schema so that it suits MCP clients; see
+/// [the schema profile](crate::define#the-schema-profile) for each point and why.
 ///
 /// Each `keep_*` field, when `true`, keeps what `schemars` generates for that point. Build one
 /// from [`SchemaProfile::MCP`] (everything changed) or [`SchemaProfile::SCHEMARS`] (nothing
@@ -143,7 +69,8 @@ pub struct ProfiledSchema {
 }
 
 impl SchemaProfile {
-    /// The MCP profile: every change of the [module docs](self) made.
+    /// The MCP profile: every change of [the schema profile](crate::define#the-schema-profile)
+    /// made.
     pub const MCP: Self = Self {
         keep_schema_uri: false,
         keep_title: false,
@@ -288,7 +215,7 @@ pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 ///
 /// ```
 /// use schemars::{json_schema, transform::Transform};
-/// use toolmodel::profile::IntegerBounds;
+/// use toolmodel::define::IntegerBounds;
 ///
 /// let mut schema = json_schema!({"type": "integer", "format": "uint32", "minimum": 1});
 /// IntegerBounds.transform(&mut schema);
@@ -360,7 +287,7 @@ fn is_safe_integer(bound: &Value) -> bool {
 ///
 /// ```
 /// use schemars::{json_schema, transform::Transform};
-/// use toolmodel::profile::CloseObjects;
+/// use toolmodel::define::CloseObjects;
 ///
 /// let mut schema = json_schema!({"type": "object", "properties": {"q": {"type": "string"}}});
 /// CloseObjects.transform(&mut schema);

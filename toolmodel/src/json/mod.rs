@@ -30,13 +30,13 @@ pub(crate) fn json_error(pointer: impl Into<String>, message: impl Into<String>)
 }
 
 /// Reads `T` from a `Value`, tracking the pointer of the first error. Reading a `Value`
-/// recurses once per level: callers bound its depth first ([`Limits::max_depth`]).
+/// recurses once per level: callers bound its depth first ([`ValidationLimits::max_depth`]).
 ///
 /// # Errors
 ///
 /// [`Error::Json`] at the value `T` refuses.
 ///
-/// [`Limits::max_depth`]: crate::Limits::max_depth
+/// [`ValidationLimits::max_depth`]: crate::validate::ValidationLimits::max_depth
 pub(crate) fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     tracked::deserialize(value).map_err(|(err, pointer)| json_error(pointer, err.to_string()))
 }

@@ -17,7 +17,7 @@ pub const MAX_TAGS: usize = 20;
 /// # Examples
 ///
 /// ```
-/// use toolmodel::tags::normalize_tag;
+/// use toolmodel::model::tags::normalize_tag;
 ///
 /// assert_eq!(normalize_tag("  Web  Search "), Some("web-search".to_owned()));
 /// assert_eq!(normalize_tag("C++ / Rust!"), Some("c--rust".to_owned()));
@@ -54,7 +54,7 @@ pub fn normalize_tag(tag: &str) -> Option<String> {
 /// # Examples
 ///
 /// ```
-/// use toolmodel::normalize_tags;
+/// use toolmodel::model::tags::normalize_tags;
 ///
 /// let tags = normalize_tags(["Web Search", "web-search", "", "  GitHub "]);
 /// assert_eq!(tags, ["web-search", "github"]);

@@ -1,4 +1,5 @@
-//! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`], [`Icon`], [`ToolExecution`].
+//! The MCP `Tool` (the union of every protocol version's) and its parts: [`ToolAnnotations`],
+//! [`Icon`], [`ToolExecution`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -6,8 +7,8 @@ use serde_json::{Map, Value};
 use crate::model::backend::Backend;
 use crate::model::schema::ToolSchema;
 
-/// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool`
-/// of 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
+/// A tool definition: the MCP `Tool` of every protocol version at once (schema `#/$defs/Tool` of
+/// 2025-11-25 and 2026-07-28, whose union it holds; see [`ProtocolVersion`](crate::ProtocolVersion)
 /// for what each version carries and [`Tool::to_mcp_json_for`] to write for one), plus the
 /// `toolmodel` extensions `namespace`, `version`, `tags` and `backends`.
 ///
@@ -48,7 +49,8 @@ use crate::model::schema::ToolSchema;
 ///   repeated within an object is an error** naming the key, its line and column: JSON leaves
 ///   its meaning to each parser, so the tool could mean something else to another reader.
 /// - **Bounds**: a value nested more than 128 levels is an error when reading a `Value` and a
-///   violation for [`Tool::validate`] (see [`Limits`](crate::Limits)).
+///   violation for [`Tool::validate`] (see
+///   [`ValidationLimits`](crate::validate::ValidationLimits)).
 ///
 /// Clones share the schemas (see [`ToolSchema`]); share whole tools with `Arc<Tool>` when you
 /// hold thousands.
@@ -100,7 +102,7 @@ pub struct Tool {
     pub namespace: Option<String>,
     /// Extension: the tool's version, a semantic version (`1.2.3` or `v1.2.3`).
     pub version: Option<String>,
-    /// Extension: tags in normal form (see [`normalize_tags`](crate::normalize_tags)).
+    /// Extension: tags in normal form (see [`normalize_tags`](crate::model::tags::normalize_tags)).
     pub tags: Vec<String>,
     /// Extension: where calls to this tool go. A tool may have several backends.
     pub backends: Vec<Backend>,

@@ -16,7 +16,7 @@ pub struct CompiledSchema {
     pub(super) validator: jsonschema::Validator,
     /// The dialect it was compiled in.
     pub(super) dialect: Dialect,
-    /// The deepest instance validated ([`Limits`](crate::Limits)).
+    /// The deepest instance validated ([`ValidationLimits`](crate::validate::ValidationLimits)).
     pub(super) instance_depth: usize,
     /// The backtracking limit of patterns, when they may backtrack.
     pub(super) backtrack_limit: Option<usize>,
@@ -43,8 +43,9 @@ impl CompiledSchema {
     }
 
     /// The deepest instance this schema validates, in levels of arrays and objects:
-    /// [`Limits::max_depth`](crate::Limits::max_depth), or less when the schema's chains of subschemas are long (see
-    /// [`Limits`](crate::Limits)).
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth), or less when
+    /// the schema's chains of subschemas are long (see
+    /// [`ValidationLimits`](crate::validate::ValidationLimits)).
     #[must_use]
     pub fn max_instance_depth(&self) -> usize {
         self.instance_depth
@@ -65,8 +66,9 @@ impl CompiledSchema {
     /// - [`Error::InvalidInstance`] with every violation.
     /// - [`Error::InstanceTooDeep`] when the instance nests deeper than
     ///   [`CompiledSchema::max_instance_depth`]; nothing is validated.
-    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not
-    ///   finish within [`Limits::pattern_backtrack_limit`](crate::Limits::pattern_backtrack_limit).
+    /// - [`Error::PatternUndecided`] when a pattern match that decides the outcome could not finish
+    ///   within
+    ///   [`ValidationLimits::pattern_backtrack_limit`](crate::validate::ValidationLimits::pattern_backtrack_limit).
     pub fn validate(&self, instance: &Value) -> Result<(), Error> {
         if let Some(pointer) = deeper_than(instance, self.instance_depth) {
             return Err(Error::InstanceTooDeep {

@@ -1,5 +1,5 @@
 //! A schema with its references followed: how much validating against it can cost, checked
-//! before `jsonschema` compiles it (see [`Limits`]'s "References").
+//! before `jsonschema` compiles it (see [`ValidationLimits`]'s "References").
 //!
 //! The schema becomes a graph of subschemas. Its edges are the applicators: in place (`allOf`,
 //! `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependentSchemas`, draft-07 `dependencies`,
@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::pointer::escape_pointer_token;
-use crate::validate::limits::Limits;
+use crate::validate::limits::ValidationLimits;
 
 /// What [`check`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub(crate) fn check(
     schema: &Value,
     draft: Draft,
     retriever: impl jsonschema::Retrieve + 'static,
-    limits: &Limits,
+    limits: &ValidationLimits,
 ) -> Result<Shape, Error> {
     let unresolved = Shape {
         chain: limits.max_depth,
@@ -364,7 +364,7 @@ impl Graph {
         }
     }
 
-    fn check(&self, limits: &Limits) -> Result<Shape, Error> {
+    fn check(&self, limits: &ValidationLimits) -> Result<Shape, Error> {
         // The longest chain at one place: in-place edges only.
         let (component, components) = self.components(|edge| edge == Edge::InPlace);
         let mut sizes = vec![0usize; components];
@@ -558,7 +558,12 @@ mod tests {
     }
 
     fn shape(schema: &Value) -> Result<Shape, Error> {
-        check(schema, Draft::Draft202012, Refuse, &Limits::DEFAULT)
+        check(
+            schema,
+            Draft::Draft202012,
+            Refuse,
+            &ValidationLimits::DEFAULT,
+        )
     }
 
     fn chain_of_refs(length: usize, closing: Value) -> Value {

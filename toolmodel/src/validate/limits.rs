@@ -1,16 +1,5 @@
-//! Resource bounds: how deep, how large and how costly the JSON `toolmodel` reads, checks and
-//! validates may be, so that hostile input (a schema from any MCP server, arguments a model
-//! wrote) gets a typed error instead of a stack overflow, a hang or unbounded memory.
-//!
-//! The bounds and their defaults are on [`Limits`]; [`DefaultValidator::with_limits`]
-//! changes them for one validator. Reading and checking tools ([`Tool::from_mcp_json`],
-//! [`Tool::validate`], [`catalog::tool_values`], the adapters) always use
-//! [`Limits::DEFAULT`]'s depth.
-//!
-//! [`DefaultValidator::with_limits`]: crate::DefaultValidator::with_limits
-//! [`Tool::from_mcp_json`]: crate::Tool::from_mcp_json
-//! [`Tool::validate`]: crate::Tool::validate
-//! [`catalog::tool_values`]: crate::catalog::tool_values
+//! Resource bounds: [`ValidationLimits`], and the depth walks that enforce them before anything
+//! recurses (see the [`validate` module docs](crate::validate) for where each applies).
 
 use serde_json::{Map, Value};
 
@@ -76,9 +65,9 @@ use crate::pointer::escape_pointer_token;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{DefaultValidator, Error, Limits};
+/// use toolmodel::{DefaultValidator, Error, validate::ValidationLimits};
 ///
-/// let mut limits = Limits::default();
+/// let mut limits = ValidationLimits::default();
 /// limits.max_depth = 4;
 /// let validator = DefaultValidator::new().with_limits(limits);
 /// let compiled = validator.compile(&json!({}))?;
@@ -94,7 +83,7 @@ use crate::pointer::escape_pointer_token;
 /// [`Error::PatternUndecided`]: crate::Error::PatternUndecided
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub struct Limits {
+pub struct ValidationLimits {
     /// The most levels of nesting of a schema or an instance (default 128), and of subschemas
     /// at one place of the instance, following references.
     pub max_depth: usize,
@@ -111,7 +100,7 @@ pub struct Limits {
     pub pattern_backtrack_limit: Option<usize>,
 }
 
-impl Limits {
+impl ValidationLimits {
     /// The defaults: depth 128, expansion 100,000, recursion 4,096, linear-time patterns.
     pub const DEFAULT: Self = Self {
         max_depth: 128,
@@ -128,7 +117,7 @@ impl Limits {
     }
 }
 
-impl Default for Limits {
+impl Default for ValidationLimits {
     fn default() -> Self {
         Self::DEFAULT
     }
@@ -171,10 +160,10 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// A value as JSON text when it nests at most [`Limits::DEFAULT`]'s `max_depth` levels, else a
-/// phrase saying so: printing a value recurses once per level.
+/// A value as JSON text when it nests at most [`ValidationLimits::DEFAULT`]'s `max_depth` levels,
+/// else a phrase saying so: printing a value recurses once per level.
 pub(crate) fn shallow_text(value: &Value) -> String {
-    let limit = Limits::DEFAULT.max_depth;
+    let limit = ValidationLimits::DEFAULT.max_depth;
     if deeper_than(value, limit).is_some() {
         format!("a value nested more than {limit} levels")
     } else {
@@ -294,7 +283,7 @@ pub(crate) fn tool_fields_deeper_than(tool: &Tool, limit: usize) -> Option<Strin
 /// for _ in 0..100_000 {
 ///     deep = Value::Array(vec![deep]);
 /// }
-/// toolmodel::limits::dismantle(deep); // `drop(deep)` would overflow the stack
+/// toolmodel::validate::dismantle(deep); // `drop(deep)` would overflow the stack
 /// ```
 pub fn dismantle(value: Value) {
     let mut pending = vec![value];
@@ -354,7 +343,7 @@ mod tests {
 
     #[test]
     fn the_instance_depth_shrinks_with_long_chains() {
-        let limits = Limits::DEFAULT;
+        let limits = ValidationLimits::DEFAULT;
         assert_eq!(limits.instance_depth(1), 128);
         assert_eq!(limits.instance_depth(30), 128);
         assert_eq!(limits.instance_depth(31), 127);

@@ -9,7 +9,7 @@ use crate::model::protocol::version::ProtocolVersion;
 use crate::model::schema::ToolSchema;
 use crate::model::tags::{is_normalized, normalize_tags};
 use crate::model::tool::Tool;
-use crate::validate::limits::{Limits, shallow_text, tool_deeper_than};
+use crate::validate::limits::{ValidationLimits, shallow_text, tool_deeper_than};
 use crate::validate::mcp_header::header_violations;
 use crate::validate::meta_keys::meta_key_problem;
 use crate::validate::violation::{ICON_SCHEMES, SchemaSlot, Violation};
@@ -120,8 +120,9 @@ impl Tool {
     /// - icon `src`: scheme `https:`, `http:` or `data:` (MCP `Icon`, security considerations).
     /// - backends: no empty server, provider, tool or handler name.
     /// - `extra`: no key that is a tool key.
-    /// - every value: nested at most [`Limits::max_depth`](crate::Limits::max_depth) (128)
-    ///   levels below the tool's own object, checked without recursion.
+    /// - every value: nested at most
+    ///   [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels
+    ///   below the tool's own object, checked without recursion.
     ///
     /// By version:
     /// - 2025-11-25 and older: `outputSchema` root `"type": "object"` (a version before
@@ -149,7 +150,7 @@ impl Tool {
     /// [`DefaultValidator::compile`](crate::DefaultValidator::compile). It never dereferences a
     /// network `$ref` (2026-07-28 `basic`, "`$ref` Resolution": MUST NOT) and bounds what a
     /// schema may make it do (2026-07-28 `basic`, "Composition-Keyword Resource Use": SHOULD;
-    /// see [`crate::Limits`]).
+    /// see [`crate::validate::ValidationLimits`]).
     ///
     /// # Errors
     ///
@@ -226,7 +227,7 @@ impl Tool {
         }
         let schemas = std::iter::once((SchemaSlot::Input, &self.input_schema))
             .chain(self.output_schema.iter().map(|s| (SchemaSlot::Output, s)));
-        let max_depth = Limits::DEFAULT.max_depth;
+        let max_depth = ValidationLimits::DEFAULT.max_depth;
         for (slot, schema) in schemas {
             let object_root = slot == SchemaSlot::Input || version.requires_object_output();
             if object_root && !schema.has_object_root() {

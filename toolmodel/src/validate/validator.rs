@@ -19,7 +19,7 @@ use crate::validate::compiled::CompiledSchema;
 use crate::validate::content_cache::ContentCache;
 use crate::validate::dialect::Dialect;
 use crate::validate::issue::SchemaIssue;
-use crate::validate::limits::{Limits, deeper_than};
+use crate::validate::limits::{ValidationLimits, deeper_than};
 use crate::validate::violation::SchemaSlot;
 
 /// Validates JSON instances against JSON Schemas. Swappable: implement it to bring your own
@@ -181,7 +181,7 @@ impl Entry {
 pub struct DefaultValidator {
     default_dialect: Dialect,
     assert_formats: bool,
-    limits: Limits,
+    limits: ValidationLimits,
     cache: RwLock<Cache>,
     content: RwLock<ContentCache>,
 }
@@ -209,16 +209,16 @@ impl DefaultValidator {
         Self {
             default_dialect: Dialect::Draft202012,
             assert_formats: false,
-            limits: Limits::DEFAULT,
+            limits: ValidationLimits::DEFAULT,
             cache: RwLock::default(),
             content: RwLock::default(),
         }
     }
 
-    /// Sets the resource bounds (default [`Limits::DEFAULT`]; see [`Limits`] for each bound and
-    /// the error exceeding it gives).
+    /// Sets the resource bounds (default [`ValidationLimits::DEFAULT`]; see [`ValidationLimits`]
+    /// for each bound and the error exceeding it gives).
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
+    pub fn with_limits(mut self, limits: ValidationLimits) -> Self {
         self.limits = limits;
         self.cache = RwLock::default();
         self.content = RwLock::default();
@@ -227,7 +227,7 @@ impl DefaultValidator {
 
     /// The resource bounds in force.
     #[must_use]
-    pub fn limits(&self) -> &Limits {
+    pub fn limits(&self) -> &ValidationLimits {
         &self.limits
     }
 
@@ -278,13 +278,13 @@ impl DefaultValidator {
     ///   with its JSON Pointer), or a local reference that leads nowhere (pointing at the
     ///   `$ref`).
     /// - [`Error::ExternalRef`]: a reference to anything outside the schema.
-    /// - [`Error::SchemaTooDeep`]: the schema nests more than [`Limits::max_depth`] levels, or
-    ///   its references chain more subschemas than that at one place of the instance.
+    /// - [`Error::SchemaTooDeep`]: the schema nests more than [`ValidationLimits::max_depth`]
+    ///   levels, or its references chain more subschemas than that at one place of the instance.
     /// - [`Error::SchemaTooLarge`]: its references, expanded, add more than
-    ///   [`Limits::max_expansion`] JSON values.
+    ///   [`ValidationLimits::max_expansion`] JSON values.
     ///
     /// A `pattern` that needs backtracking (lookaround, backreferences) is an
-    /// [`Error::InvalidSchema`] unless [`Limits::pattern_backtrack_limit`] allows it.
+    /// [`Error::InvalidSchema`] unless [`ValidationLimits::pattern_backtrack_limit`] allows it.
     pub fn compile(&self, schema: &Value) -> Result<CompiledSchema, Error> {
         if let Some(pointer) = deeper_than(schema, self.limits.max_depth) {
             return Err(Error::SchemaTooDeep {
@@ -715,7 +715,7 @@ fn compile_error(
     {
         message.push_str(
             ": patterns run on a linear-time engine, which refuses lookaround and backreferences \
-             (allowed by `Limits::pattern_backtrack_limit`) and patterns compiling to more than \
+             (allowed by `ValidationLimits::pattern_backtrack_limit`) and patterns compiling to more than \
              10 MB",
         );
     }

@@ -44,7 +44,8 @@ impl fmt::Display for SchemaSlot {
     }
 }
 
-/// One rule a [`Tool`](struct@crate::Tool) breaks, found by [`Tool::validate`](crate::Tool::validate).
+/// One rule a [`Tool`](struct@crate::Tool) breaks, found by
+/// [`Tool::validate`](crate::Tool::validate).
 ///
 /// [`Violation::pointer`] gives where, as a JSON Pointer into the tool's full JSON
 /// ([`Tool::to_json`](crate::Tool::to_json)).
@@ -92,18 +93,19 @@ pub enum Violation {
         /// The field's JSON name.
         field: &'static str,
     },
-    /// A key in [`Tool::extra`](crate::Tool::extra) that is also a key of the tool. An MCP key (`name`,
-    /// `inputSchema`, ...) is never written from `extra` (the field wins). An extension key
-    /// (`namespace`, `version`, `tags`, `backends`; a server may send one in its MCP JSON) is
-    /// written by [`Tool::to_mcp_json`](crate::Tool::to_mcp_json), but [`Tool::to_json`](crate::Tool::to_json) writes the extension field
-    /// instead and loses it.
+    /// A key in [`Tool::extra`](crate::Tool::extra) that is also a key of the tool. An MCP key
+    /// (`name`, `inputSchema`, ...) is never written from `extra` (the field wins). An extension
+    /// key (`namespace`, `version`, `tags`, `backends`; a server may send one in its MCP JSON) is
+    /// written by [`Tool::to_mcp_json`](crate::Tool::to_mcp_json), but
+    /// [`Tool::to_json`](crate::Tool::to_json) writes the extension field instead and loses it.
     ShadowedKey {
         /// The key.
         key: String,
     },
-    /// A value nests deeper than [`Limits::max_depth`](crate::Limits::max_depth) levels,
-    /// counted from the tool's own object: its JSON could not be read back (`serde_json` reads
-    /// at most 127 levels), and writing it, cloning it or comparing it recurses once per level.
+    /// A value nests deeper than
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) levels,
+    /// counted from the tool's own object: its JSON could not be read back (`serde_json` reads at
+    /// most 127 levels), and writing it, cloning it or comparing it recurses once per level.
     TooDeep {
         /// JSON Pointer of the first value found too deep.
         pointer: String,

@@ -22,7 +22,7 @@ use crate::pointer::escape_pointer_token;
 /// # Examples
 ///
 /// ```
-/// use toolmodel::{Error, catalog::parse_slice};
+/// use toolmodel::{Error, wire::catalog::parse_slice};
 ///
 /// let doc = parse_slice(br#"{"tools": []}"#)?;
 /// assert_eq!(doc["tools"], serde_json::json!([]));
@@ -63,13 +63,13 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
 ///
 /// [`Error::UnrecognizedDocument`] with the pointer of the first value that is none of these
 /// shapes (for example an array element that is a string), or of the first value nested more
-/// than [`Limits::max_depth`](crate::Limits::max_depth) (128) levels.
+/// than [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels.
 ///
 /// # Examples
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::catalog::tool_values;
+/// use toolmodel::wire::catalog::tool_values;
 ///
 /// let doc = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
 ///     {"name": "a", "inputSchema": {"type": "object"}},
@@ -81,7 +81,7 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, Error> {
 /// ```
 pub fn tool_values(document: &Value) -> Result<Vec<(String, &Value)>, Error> {
     // The walk below recurses: bound it first.
-    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    let limit = crate::validate::limits::ValidationLimits::DEFAULT.max_depth;
     if let Some(pointer) = crate::validate::limits::deeper_than(document, limit) {
         return Err(Error::UnrecognizedDocument {
             pointer,

@@ -155,7 +155,7 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 
 fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     // Reading a `Value` recurses once per level; text is limited by `serde_json` itself.
-    let limit = crate::validate::limits::Limits::DEFAULT.max_depth;
+    let limit = crate::validate::limits::ValidationLimits::DEFAULT.max_depth;
     if let Some(path) = crate::validate::limits::deeper_than(value, limit) {
         return Err(crate::json::json_error(
             path,
@@ -165,8 +165,8 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, Error> {
     crate::json::from_value(value)
 }
 
-/// Reads `T` from JSON text, refusing repeated keys ([`unique_keys`](crate::wire::unique_keys)); `reader` gives a
-/// fresh reader of the text for each of the two passes.
+/// Reads `T` from JSON text, refusing repeated keys ([`unique_keys`](crate::wire::unique_keys));
+/// `reader` gives a fresh reader of the text for each of the two passes.
 fn from_text<'de, T, R>(reader: impl Fn() -> R) -> Result<T, Error>
 where
     T: Deserialize<'de>,
@@ -236,11 +236,11 @@ impl Tool {
     ///
     /// # Errors
     ///
-    /// [`Error::Json`] with the JSON Pointer of the offending value when a key has the wrong
-    /// type (`inputSchema` not an object, `name` missing or not a string, an icon `theme`
-    /// outside `light`/`dark`, ...), or when a value nests more than
-    /// [`Limits::max_depth`](crate::Limits::max_depth) (128) levels (checked first, without
-    /// recursion: reading a `Value` recurses once per level).
+    /// [`Error::Json`] with the JSON Pointer of the offending value when a key has the wrong type
+    /// (`inputSchema` not an object, `name` missing or not a string, an icon `theme` outside
+    /// `light`/`dark`, ...), or when a value nests more than
+    /// [`ValidationLimits::max_depth`](crate::validate::ValidationLimits::max_depth) (128) levels
+    /// (checked first, without recursion: reading a `Value` recurses once per level).
     pub fn from_mcp_json(value: &Value) -> Result<Self, Error> {
         from_value::<McpIn>(value).map(Self::from)
     }

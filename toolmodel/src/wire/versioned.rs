@@ -92,7 +92,7 @@ impl Tool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolmodel::{Error, LossKind, ProtocolVersion, Tool};
+    /// use toolmodel::{Error, ProtocolVersion, Tool, wire::LossKind};
     ///
     /// let tool = Tool::from_mcp_json(&json!({
     ///     "name": "report",

@@ -2,7 +2,7 @@
 //!
 //! A tool ID names a tool across servers. Its canonical text is the namespace and the name joined
 //! by one `:`, or the name alone when the tool has no namespace. Each side follows the MCP "Tool
-//! Names" rules ([`check_name`](crate::name::check_name)), so neither side can contain `:`.
+//! Names" rules ([`check_name`](crate::model::name::check_name)), so neither side can contain `:`.
 
 use std::{fmt, str::FromStr};
 

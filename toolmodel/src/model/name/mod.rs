@@ -26,7 +26,7 @@ pub use rules::{MAX_NAME_LEN, NameError, NameProblem, is_name_char};
 /// # Examples
 ///
 /// ```
-/// use toolmodel::name::{check_name, NameProblem};
+/// use toolmodel::model::name::{NameProblem, check_name};
 /// use toolmodel::Error;
 ///
 /// assert!(check_name("get_weather.v2").is_ok());

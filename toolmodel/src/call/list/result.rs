@@ -71,7 +71,7 @@ impl Default for ListCache {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{CacheScope, ListToolsResult, ProtocolVersion};
+/// use toolmodel::{ProtocolVersion, list::{CacheScope, ListToolsResult}};
 ///
 /// let list = ListToolsResult::from_value(&json!({
 ///     "resultType": "complete",

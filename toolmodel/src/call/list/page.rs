@@ -4,7 +4,7 @@
 use serde::{Serialize, ser::SerializeMap};
 use serde_json::Value;
 
-use crate::call::list_result::{ListCache, scope_value};
+use super::result::{ListCache, scope_value};
 use crate::model::protocol::version::ProtocolVersion;
 use crate::wire::versioned::{Loss, RESULT_COMPLETE};
 

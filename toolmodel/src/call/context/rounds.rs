@@ -1,376 +1,57 @@
-//! [`CallContext`]: what a handler knows of the request it serves and what it can do beside
-//! returning a result (progress, logging, requests to the client), through a [`CallHost`].
+//! Asking the client for input during a call ([`CallContext::input`]): through the host
+//! (MCP 2025-11-25 and older, and in a task) or by MCP 2026-07-28 input rounds, whose
+//! [`RoundState`] a server carries from one round to the next; the handler's own state; and
+//! the raw sampling and elicitation requests. Every path checks the client's declared
+//! capabilities the same way first.
 
 use std::{
     collections::BTreeSet,
-    fmt,
-    future::Future,
-    pin::Pin,
     sync::{Arc, Mutex, PoisonError},
 };
 
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
 
-use super::input::{
-    Carried, ClientCapability, InputRequest, InputRequests, InputRequired, InputResponses,
+use super::CallContext;
+use crate::call::host::TaskPhase;
+use crate::call::input::{
+    ClientCapability, InputRequests, InputRequired, InputResponses,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, RoundState,
 };
-use crate::call::cancellation::Cancellation;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;
-use crate::model::tool::Tool;
-
-/// JSON-RPC code of MCP 2026-07-28 `MissingRequiredClientCapabilityError`.
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
-
-/// A boxed, `Send` future: what the object-safe [`CallHost`] methods return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A progress token (MCP 2025-11-25, `ProgressToken`: a string or an integer), chosen by the
-/// client in the request's `_meta.progressToken`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ProgressToken {
-    /// A string token.
-    String(String),
-    /// An integer token.
-    Integer(i64),
-}
-
-impl fmt::Display for ProgressToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::String(text) => write!(f, "{text:?}"),
-            Self::Integer(number) => write!(f, "{number}"),
-        }
-    }
-}
-
-/// The severity of a log message (MCP 2025-11-25, `LoggingLevel`: the RFC 5424 syslog
-/// severities), from least to most severe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogLevel {
-    /// `debug`.
-    Debug,
-    /// `info`.
-    Info,
-    /// `notice`.
-    Notice,
-    /// `warning`.
-    Warning,
-    /// `error`.
-    Error,
-    /// `critical`.
-    Critical,
-    /// `alert`.
-    Alert,
-    /// `emergency`.
-    Emergency,
-}
-
-/// The params of a `notifications/progress` notification (MCP 2025-11-25,
-/// `ProgressNotificationParams`), serialized in that shape.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ProgressNotification {
-    /// The request's token.
-    pub progress_token: ProgressToken,
-    /// Progress so far; it should increase with every notification.
-    pub progress: f64,
-    /// The total, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<f64>,
-    /// What is happening, for a person.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
-/// The params of a `notifications/message` log notification (MCP 2025-11-25,
-/// `LoggingMessageNotificationParams`), serialized in that shape.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct LogNotification {
-    /// The severity.
-    pub level: LogLevel,
-    /// The logger's name: the tool's MCP name when sent through a [`Toolbox`](crate::Toolbox).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logger: Option<String>,
-    /// The message: any JSON value.
-    pub data: Value,
-}
-
-/// What a server gives the handlers it calls: the way to reach the client during a call.
-///
-/// An MCP server implements it over its connection (`toolmodel-rmcp` does, over `rmcp`'s
-/// peer); every method has a default, so a host implements only what it supports. The
-/// defaults: progress and log notifications are dropped (`Ok`), requests to the client fail
-/// with [`Error::NoHost`].
-pub trait CallHost: Send + Sync {
-    /// Sends `notifications/progress`. Called only for requests that carry a progress token.
-    fn progress(&self, notification: ProgressNotification) -> BoxFuture<'_, Result<(), Error>> {
-        let _ = notification;
-        Box::pin(async { Ok(()) })
-    }
-
-    /// Sends `notifications/message`. MCP lets the client set the lowest level it wants
-    /// (`logging/setLevel`); the host filters.
-    fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
-        let _ = notification;
-        Box::pin(async { Ok(()) })
-    }
-
-    /// Sends `sampling/createMessage` with `params` (MCP `CreateMessageRequestParams`) and
-    /// returns the client's result (MCP `CreateMessageResult`).
-    fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        let _ = params;
-        Box::pin(async { Err(no_host("sampling/createMessage")) })
-    }
-
-    /// Sends `elicitation/create` with `params` (MCP `ElicitRequestParams`) and returns the
-    /// client's result (MCP `ElicitResult`: `action` and, when accepted, `content`).
-    fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
-        let _ = params;
-        Box::pin(async { Err(no_host("elicitation/create")) })
-    }
-
-    /// Sends `roots/list` and returns the client's result (MCP `ListRootsResult`).
-    fn list_roots(&self) -> BoxFuture<'_, Result<Value, Error>> {
-        Box::pin(async { Err(no_host("roots/list")) })
-    }
-
-    /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`,
-    /// SEP-2663): [`TaskPhase::NoTask`] (the default) for an ordinary call. A host that runs
-    /// the call as a task says [`TaskPhase::NotStarted`] or [`TaskPhase::Running`]; then
-    /// [`CallContext::input`] goes to [`input`](Self::input) of the host (which parks the task
-    /// in `input_required` until `tasks/update` answers) even under MCP 2026-07-28 input
-    /// rounds, and [`CallContext::input_before_task`] does so once the task is running.
-    fn task_phase(&self) -> TaskPhase {
-        TaskPhase::NoTask
-    }
-
-    /// Sends every request of `requests` to the client (MCP 2025-11-25 and older:
-    /// server-to-client requests) and returns each raw result under its key. The default
-    /// sends them one after another, in key order, through [`elicit`](Self::elicit),
-    /// [`create_message`](Self::create_message) and [`list_roots`](Self::list_roots), and
-    /// stops at the first error.
-    fn input<'a>(
-        &'a self,
-        requests: &'a InputRequests,
-    ) -> BoxFuture<'a, Result<Map<String, Value>, Error>> {
-        Box::pin(async move {
-            let mut answers = Map::new();
-            for (key, request) in requests.iter() {
-                let answer = match request {
-                    InputRequest::Elicit(_) => self.elicit(request.params()).await?,
-                    InputRequest::CreateMessage(_) => self.create_message(request.params()).await?,
-                    InputRequest::ListRoots => self.list_roots().await?,
-                };
-                answers.insert(key.to_owned(), answer);
-            }
-            Ok(answers)
-        })
-    }
-}
-
-/// Where a call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
-/// as its host says ([`CallHost::task_phase`]); it decides where [`CallContext::input`] and
-/// [`CallContext::input_before_task`] send their requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum TaskPhase {
-    /// An ordinary call: no task.
-    NoTask,
-    /// A call that becomes a task, whose `CreateTaskResult` is not sent yet: input asked with
-    /// [`CallContext::input_before_task`] still goes by multi round-trip requests on the
-    /// `tools/call` itself (SEP-2663: "resolve all MRTR exchanges synchronously before
-    /// responding with a `CreateTaskResult`").
-    NotStarted,
-    /// The call runs as a task: input parks the task in `input_required` (`tasks/get` shows
-    /// the `inputRequests`, `tasks/update` answers them).
-    Running,
-}
-
-fn no_host(method: &str) -> Error {
-    Error::NoHost {
-        method: method.to_owned(),
-    }
-}
-
-/// The host of a context built without one.
-struct NoHost;
-
-impl CallHost for NoHost {}
-
-/// What a handler knows of the call it serves, and what it can do beside returning a result.
-///
-/// A server builds one per `tools/call` request: [`with_meta`](Self::with_meta) takes the
-/// request's `_meta` (and its `progressToken`), [`with_host`](Self::with_host) the server's
-/// [`CallHost`], [`with_cancellation`](Self::with_cancellation) the flag it sets on
-/// `notifications/cancelled`. [`CallContext::new`] has none of them: progress and log calls do
-/// nothing and requests to the client fail with [`Error::NoHost`], which is what a test or a
-/// local call wants. Cloning is cheap (a few reference counts).
-///
-/// ```
-/// use serde_json::json;
-/// use toolmodel::{CallContext, Error, LogLevel};
-///
-/// # pollster::block_on(async {
-/// let cx = CallContext::new().with_meta(json!({"progressToken": 7}).as_object().unwrap().clone())?;
-/// assert_eq!(cx.progress_token(), Some(&toolmodel::ProgressToken::Integer(7)));
-/// cx.progress(1.0, Some(2.0), Some("half way")).await?; // no host: dropped
-/// cx.log(LogLevel::Info, json!("hello")).await?;
-/// let err = cx.create_message(json!({"messages": [], "maxTokens": 10})).await.unwrap_err();
-/// assert!(matches!(err, Error::NoHost { .. }));
-/// # Ok::<(), Error>(())
-/// # })?;
-/// # Ok::<(), Error>(())
-/// ```
-#[derive(Clone)]
-pub struct CallContext {
-    /// What the request brings; shared by the contexts of one request.
-    request: Arc<Request>,
-    /// The tool being called, once a toolbox routed the call.
-    called: Option<Arc<Called>>,
-}
-
-#[derive(Clone)]
-struct Request {
-    meta: Option<Map<String, Value>>,
-    progress_token: Option<ProgressToken>,
-    cancellation: Cancellation,
-    host: Arc<dyn CallHost>,
-    /// The client's `ClientCapabilities`, when the server knows them.
-    capabilities: Option<Value>,
-    /// `Some` under MCP 2026-07-28 input rounds; `None`: the host sends requests itself.
-    rounds: Option<Arc<Mutex<Rounds>>>,
-    /// The handler's own state ([`CallContext::set_state`]), shared by the request's contexts.
-    state: Arc<Mutex<Option<Value>>>,
-}
 
 /// A call's input rounds (MCP 2026-07-28): the answers the client gave so far and the keys
 /// the handler asked for in this run.
-struct Rounds {
+pub(super) struct Rounds {
     answers: Map<String, Value>,
     asked: BTreeSet<String>,
 }
 
-/// The tool a toolbox routed a call to, and the MCP name it is served under.
-pub(crate) struct Called {
-    pub(crate) tool: Arc<Tool>,
-    pub(crate) name: Arc<str>,
-}
-
-impl Default for CallContext {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl fmt::Debug for CallContext {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CallContext")
-            .field("meta", &self.request.meta)
-            .field("progress_token", &self.request.progress_token)
-            .field("cancelled", &self.request.cancellation.is_cancelled())
-            .field("tool", &self.called.as_ref().map(|called| &*called.name))
-            .finish_non_exhaustive()
-    }
-}
-
 impl CallContext {
-    /// A context with no request `_meta`, no host and a cancellation flag nobody sets.
-    #[must_use]
-    pub fn new() -> Self {
-        Self {
-            request: Arc::new(Request {
-                meta: None,
-                progress_token: None,
-                cancellation: Cancellation::new(),
-                host: Arc::new(NoHost),
-                capabilities: None,
-                rounds: None,
-                state: Arc::new(Mutex::new(None)),
-            }),
-            called: None,
-        }
-    }
-
-    fn request_mut(&mut self) -> &mut Request {
-        Arc::make_mut(&mut self.request)
-    }
-
-    /// The request's `_meta` (MCP `CallToolRequestParams._meta`), and with it the
-    /// `progressToken` the client asked progress notifications for.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Json`] at `/_meta/progressToken` when the token is neither a string nor an
-    /// integer (MCP `ProgressToken`); a server answers that request with JSON-RPC `-32602`.
-    pub fn with_meta(mut self, meta: Map<String, Value>) -> Result<Self, Error> {
-        let progress_token = match meta.get("progressToken") {
-            None | Some(Value::Null) => None,
-            Some(token) => Some(ProgressToken::deserialize(token).map_err(|_| Error::Json {
-                path: "/_meta/progressToken".into(),
-                line: 0,
-                column: 0,
-                message: format!("a progress token is a string or an integer, not {token}"),
-            })?),
-        };
-        let request = self.request_mut();
-        request.progress_token = progress_token;
-        request.meta = Some(meta);
-        Ok(self)
-    }
-
-    /// The host that sends notifications and requests to the client.
-    #[must_use]
-    pub fn with_host(mut self, host: Arc<dyn CallHost>) -> Self {
-        self.request_mut().host = host;
-        self
-    }
-
-    /// The cancellation flag the host sets when the client cancels the request.
-    #[must_use]
-    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
-        self.request_mut().cancellation = cancellation;
-        self
-    }
-
-    /// The client's capabilities (MCP `ClientCapabilities`): under 2026-07-28 those of the
-    /// request's `_meta["io.modelcontextprotocol/clientCapabilities"]`, before it those
-    /// declared at `initialize`. With them, [`input`](Self::input) refuses a request the
-    /// client did not declare; without them (a local call), the host decides.
-    #[must_use]
-    pub fn with_client_capabilities(mut self, capabilities: Value) -> Self {
-        self.request_mut().capabilities = Some(capabilities);
-        self
-    }
-
-    /// Serves the call in MCP 2026-07-28 input rounds (multi round-trip requests): `carried`
+    /// Serves the call in MCP 2026-07-28 input rounds (multi round-trip requests): `state`
     /// holds the client's answers so far (those of earlier rounds, read back from the
     /// verified `requestState`, and this retry's `inputResponses`) and the handler's state.
     /// [`input`](Self::input) then answers from them, or ends the run with
     /// [`ToolError::InputRequired`] for what is still missing. A server calls it for every
     /// 2026-07-28 `tools/call`, retry or not; without it, the host sends requests itself.
     #[must_use]
-    pub fn with_input_rounds(mut self, carried: Carried) -> Self {
+    pub fn with_round_state(mut self, state: RoundState) -> Self {
         let request = self.request_mut();
         request.rounds = Some(Arc::new(Mutex::new(Rounds {
-            answers: carried.answers,
+            answers: state.answers,
             asked: BTreeSet::new(),
         })));
-        request.state = Arc::new(Mutex::new(carried.state));
+        request.state = Arc::new(Mutex::new(state.state));
         self
     }
 
-    /// What the next round must carry (for the server, after a run ended with
+    /// The state the next round must carry (for the server, after a run ended with
     /// [`ToolError::InputRequired`]): the answers this run asked for and got, and the
     /// handler's state. Answers the handler never asked for are dropped (MCP 2026-07-28:
     /// the server ignores what it does not need).
     #[must_use]
-    pub fn carried(&self) -> Carried {
+    pub fn round_state(&self) -> RoundState {
         let answers = self
             .request
             .rounds
@@ -384,113 +65,7 @@ impl CallContext {
                     .map(|(key, answer)| (key.clone(), answer.clone()))
                     .collect()
             });
-        let state = self.state_value();
-        Carried::new(answers, state)
-    }
-
-    /// The same request, for a call routed to `called`: two reference counts.
-    pub(crate) fn for_tool(&self, called: &Arc<Called>) -> Self {
-        Self {
-            request: Arc::clone(&self.request),
-            called: Some(Arc::clone(called)),
-        }
-    }
-
-    /// The tool being called, as its handler defines it (name and namespace as declared, not
-    /// the MCP name it is served under),
-    /// when called through a [`Toolbox`](crate::Toolbox).
-    #[must_use]
-    pub fn tool(&self) -> Option<&Tool> {
-        self.called.as_deref().map(|called| &*called.tool)
-    }
-
-    /// The request's `_meta`, if it had one.
-    #[must_use]
-    pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.request.meta.as_ref()
-    }
-
-    /// The request's progress token, if the client asked for progress.
-    #[must_use]
-    pub fn progress_token(&self) -> Option<&ProgressToken> {
-        self.request.progress_token.as_ref()
-    }
-
-    /// Whether the client cancelled the request.
-    #[must_use]
-    pub fn is_cancelled(&self) -> bool {
-        self.request.cancellation.is_cancelled()
-    }
-
-    /// Completes when the client cancels the request.
-    pub async fn cancelled(&self) {
-        self.request.cancellation.cancelled().await;
-    }
-
-    /// The cancellation flag itself, to hand to work the handler spawns.
-    #[must_use]
-    pub fn cancellation(&self) -> &Cancellation {
-        &self.request.cancellation
-    }
-
-    /// Reports progress (`notifications/progress`): `progress` so far, out of `total` if
-    /// known. Sent only when the request carries a progress token; otherwise nothing happens.
-    ///
-    /// # Errors
-    ///
-    /// What the host's [`CallHost::progress`] returns (the connection is gone, say).
-    pub async fn progress(
-        &self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) -> Result<(), Error> {
-        let Some(token) = &self.request.progress_token else {
-            return Ok(());
-        };
-        self.request
-            .host
-            .progress(ProgressNotification {
-                progress_token: token.clone(),
-                progress,
-                total,
-                message: message.map(str::to_owned),
-            })
-            .await
-    }
-
-    /// Sends a log message (`notifications/message`), with the tool's MCP name as the
-    /// logger when called through a [`Toolbox`](crate::Toolbox).
-    ///
-    /// # Errors
-    ///
-    /// What the host's [`CallHost::log`] returns.
-    pub async fn log(&self, level: LogLevel, data: Value) -> Result<(), Error> {
-        self.request
-            .host
-            .log(LogNotification {
-                level,
-                logger: self.called.as_ref().map(|called| called.name.to_string()),
-                data,
-            })
-            .await
-    }
-
-    /// The client's capabilities, when the server gave them
-    /// ([`with_client_capabilities`](Self::with_client_capabilities)).
-    #[must_use]
-    pub fn client_capabilities(&self) -> Option<&Value> {
-        self.request.capabilities.as_ref()
-    }
-
-    /// Whether the client declared `capability`; `true` when the capabilities are unknown (a
-    /// local call), so that the host decides.
-    #[must_use]
-    pub fn declares(&self, capability: ClientCapability) -> bool {
-        self.request
-            .capabilities
-            .as_ref()
-            .is_none_or(|capabilities| capability.declared_in(capabilities))
+        RoundState::new(answers, self.state_value())
     }
 
     /// Asks the client for input: every request of `requests` (form or URL elicitation,
@@ -504,12 +79,12 @@ impl CallContext {
     ///   [`ToolError::InputRequired`] with the unanswered requests, the handler returns it
     ///   with `?`, the server answers the call with an `InputRequiredResult`, and the client
     ///   retries the call with the answers. **The handler then runs again from the start**.
-    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the
-    ///   host's [`task_phase`](CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
-    ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update`
-    ///   has answered every key this returns the answers. **The handler goes on where it
-    ///   waits** (it is not run again: a task keeps running). Input the call needs before it
-    ///   becomes a task: [`input_before_task`](Self::input_before_task).
+    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the host's
+    ///   [`task_phase`](crate::host::CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
+    ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update` has
+    ///   answered every key this returns the answers. **The handler goes on where it waits** (it is
+    ///   not run again: a task keeps running). Input the call needs before it becomes a task:
+    ///   [`input_before_task`](Self::input_before_task).
     ///
     /// # Re-entrancy contract
     ///
@@ -534,7 +109,8 @@ impl CallContext {
     /// ```
     /// use serde_json::json;
     /// use toolmodel::{
-    ///     CallContext, Carried, ElicitRequest, InputRequest, InputRequests, ToolError,
+    ///     CallContext, ToolError,
+    ///     input::{ElicitRequest, InputRequest, InputRequests, RoundState},
     /// };
     ///
     /// /// The handler's body: two rounds (a name, then a color), and a counter of its own.
@@ -554,19 +130,19 @@ impl CallContext {
     ///
     /// # pollster::block_on(async {
     /// // Round 1 (2026-07-28): nothing answered yet.
-    /// let cx = CallContext::new().with_input_rounds(Carried::default());
+    /// let cx = CallContext::new().with_round_state(RoundState::default());
     /// let Err(ToolError::InputRequired(asked)) = greet(&cx).await else { panic!() };
     /// assert!(asked.requests.get("name").is_some());
     /// // Round 2: the client answers "name"; the server carries what it got.
-    /// let mut carried = cx.carried();
-    /// carried.answers.insert("name".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
-    /// let cx = CallContext::new().with_input_rounds(carried);
+    /// let mut next = cx.round_state();
+    /// next.answers.insert("name".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
+    /// let cx = CallContext::new().with_round_state(next);
     /// let Err(ToolError::InputRequired(asked)) = greet(&cx).await else { panic!() };
     /// assert!(asked.requests.get("color").is_some());
     /// // Round 3: "color" too; the handler finishes.
-    /// let mut carried = cx.carried();
-    /// carried.answers.insert("color".into(), json!({"action": "accept", "content": {"color": "green"}}));
-    /// let cx = CallContext::new().with_input_rounds(carried);
+    /// let mut next = cx.round_state();
+    /// next.answers.insert("color".into(), json!({"action": "accept", "content": {"color": "green"}}));
+    /// let cx = CallContext::new().with_round_state(next);
     /// assert_eq!(greet(&cx).await.unwrap(), "\"Ada\" likes \"green\" (run 3)");
     /// # });
     /// ```
@@ -609,7 +185,10 @@ impl CallContext {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolmodel::{CallContext, Carried, ElicitRequest, InputRequest, InputRequests, ToolError};
+    /// use toolmodel::{
+    ///     CallContext, ToolError,
+    ///     input::{ElicitRequest, InputRequest, InputRequests, RoundState},
+    /// };
     ///
     /// async fn report(cx: &CallContext) -> Result<String, ToolError> {
     ///     let ask = InputRequest::Elicit(ElicitRequest::form(
@@ -624,7 +203,7 @@ impl CallContext {
     ///
     /// # pollster::block_on(async {
     /// // A 2026-07-28 call without the answer: an input round first.
-    /// let cx = CallContext::new().with_input_rounds(Carried::default());
+    /// let cx = CallContext::new().with_round_state(RoundState::default());
     /// assert!(matches!(report(&cx).await, Err(ToolError::InputRequired(_))));
     /// # });
     /// ```
@@ -649,26 +228,15 @@ impl CallContext {
         requests: InputRequests,
         rounds: Option<&Arc<Mutex<Rounds>>>,
     ) -> Result<InputResponses, ToolError> {
-        self.check_capabilities(&requests)?;
+        let needs = requests.iter().map(|(_, r)| (r.method(), r.capability()));
+        self.check_capabilities(needs).map_err(handler_error)?;
         let answers = match rounds {
             None => self
                 .request
                 .host
                 .input(&requests)
                 .await
-                .map_err(|err| match err {
-                    Error::Protocol {
-                        code,
-                        message,
-                        data,
-                    } => ToolError::Protocol {
-                        code,
-                        message,
-                        data,
-                    },
-                    Error::Cancelled => ToolError::Cancelled,
-                    other => ToolError::protocol(other.jsonrpc_code(), other.to_string()),
-                })?,
+                .map_err(handler_error)?,
             Some(rounds) => {
                 let mut rounds = rounds.lock().unwrap_or_else(PoisonError::into_inner);
                 let mut missing = InputRequests::new();
@@ -711,26 +279,32 @@ impl CallContext {
         Ok(responses)
     }
 
-    /// `-32021` unless the client declared every capability `requests` needs.
-    fn check_capabilities(&self, requests: &InputRequests) -> Result<(), ToolError> {
+    /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) unless the
+    /// client declared the capability of every `(method, capability)` of `needs`, or its
+    /// capabilities are unknown (a local call: the host decides). The one check of
+    /// [`input`](Self::input), [`input_before_task`](Self::input_before_task),
+    /// [`create_message`](Self::create_message) and [`elicit`](Self::elicit).
+    fn check_capabilities(
+        &self,
+        needs: impl IntoIterator<Item = (&'static str, ClientCapability)>,
+    ) -> Result<(), Error> {
         let Some(capabilities) = &self.request.capabilities else {
             return Ok(());
         };
         let mut required = Map::new();
         let mut methods = BTreeSet::new();
-        for (_, request) in requests.iter() {
-            let capability = request.capability();
+        for (method, capability) in needs {
             if capability.declared_in(capabilities) {
                 continue;
             }
-            methods.insert(request.method());
+            methods.insert(method);
             merge(&mut required, capability.as_capabilities());
         }
         if required.is_empty() {
             return Ok(());
         }
         let names: Vec<&str> = required.keys().map(String::as_str).collect();
-        Err(ToolError::Protocol {
+        Err(Error::Protocol {
             code: MISSING_REQUIRED_CLIENT_CAPABILITY,
             message: format!(
                 "the client did not declare the {} capability that {} needs",
@@ -785,31 +359,73 @@ impl CallContext {
         Ok(())
     }
 
-    /// Asks the client's model for a completion (`sampling/createMessage`; `params` in the
-    /// MCP `CreateMessageRequestParams` shape) and returns its `CreateMessageResult`.
+    /// Asks the client's model for a completion (`sampling/createMessage`) with raw `params`
+    /// (MCP `CreateMessageRequestParams`) and returns the client's raw `CreateMessageResult`:
+    /// the low-level path under [`input`](Self::input)'s
+    /// [`InputRequest::CreateMessage`](crate::input::InputRequest::CreateMessage), for a
+    /// handler that needs the result's every field as JSON.
     ///
-    /// MCP 2025-11-25 and older only: under 2026-07-28 servers may not send requests to the
-    /// client; [`input`](Self::input) works in both.
+    /// The client's capabilities are checked as [`input`](Self::input) checks them; then the
+    /// request goes straight to the host's [`CallHost::create_message`]. There are no input
+    /// rounds on this path: under MCP 2026-07-28 servers may not send requests to the client
+    /// outside a task, so use [`input`](Self::input), which works in every version.
     ///
     /// # Errors
     ///
-    /// [`Error::NoHost`] without a host that supports it; what the host returns (the client
-    /// refused, or has no sampling capability).
+    /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) when the client's
+    /// capabilities are known and lack `sampling`; [`Error::NoHost`] without a host that
+    /// supports it; what the host returns (the client refused, the connection closed).
+    ///
+    /// [`CallHost::create_message`]: crate::host::CallHost::create_message
     pub async fn create_message(&self, params: Value) -> Result<Value, Error> {
+        self.check_capabilities([("sampling/createMessage", ClientCapability::Sampling)])?;
         self.request.host.create_message(params).await
     }
 
-    /// Asks the user for input (`elicitation/create`; `params` in the MCP
-    /// `ElicitRequestParams` shape) and returns the `ElicitResult`.
+    /// Asks the user for input (`elicitation/create`) with raw `params` (MCP
+    /// `ElicitRequestParams`: form mode, or URL mode with `"mode": "url"`) and returns the
+    /// client's raw `ElicitResult`: the low-level path under [`input`](Self::input)'s
+    /// [`InputRequest::Elicit`](crate::input::InputRequest::Elicit).
     ///
-    /// MCP 2025-11-25 and older only: under 2026-07-28 servers may not send requests to the
-    /// client; [`input`](Self::input) works in both.
+    /// The client's capabilities are checked as [`input`](Self::input) checks them
+    /// (`elicitation.url` for URL mode, form mode otherwise); then the request goes straight
+    /// to the host's [`CallHost::elicit`]. There are no input rounds on this path: under MCP
+    /// 2026-07-28 servers may not send requests to the client outside a task, so use
+    /// [`input`](Self::input), which works in every version.
     ///
     /// # Errors
     ///
-    /// [`Error::NoHost`] without a host that supports it; what the host returns.
+    /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) when the client's
+    /// capabilities are known and lack the elicitation mode; [`Error::NoHost`] without a host
+    /// that supports it; what the host returns.
+    ///
+    /// [`CallHost::elicit`]: crate::host::CallHost::elicit
     pub async fn elicit(&self, params: Value) -> Result<Value, Error> {
+        let capability = match params.get("mode").and_then(Value::as_str) {
+            Some("url") => ClientCapability::ElicitationUrl,
+            _ => ClientCapability::ElicitationForm,
+        };
+        self.check_capabilities([("elicitation/create", capability)])?;
         self.request.host.elicit(params).await
+    }
+}
+
+/// An error of the host (or of the capability check) as the handler sees it: a JSON-RPC error
+/// stays one, a cancellation is a cancelled call, anything else is a JSON-RPC error with the
+/// error's code.
+fn handler_error(err: Error) -> ToolError {
+    match err {
+        Error::Protocol {
+            code,
+            message,
+            data,
+        } => ToolError::Protocol {
+            code,
+            message,
+            data,
+        },
+        Error::Cancelled => ToolError::Cancelled,
+        other => ToolError::protocol(other.jsonrpc_code(), other.to_string()),
     }
 }
 
@@ -834,7 +450,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::call::input::ElicitRequest;
+    use crate::call::host::{BoxFuture, CallHost};
+    use crate::call::input::{ClientCapability, ElicitRequest, InputRequest};
 
     fn ask(key: &str) -> InputRequests {
         let schema = json!({"type": "object", "properties": {key: {"type": "string"}}});
@@ -891,27 +508,26 @@ mod tests {
     fn rounds(
         block_on: impl Fn(BoxFuture<'_, Result<String, ToolError>>) -> Result<String, ToolError>,
     ) {
-        let cx = CallContext::new().with_input_rounds(Carried::default());
+        let cx = CallContext::new().with_round_state(RoundState::default());
         let Err(ToolError::InputRequired(asked)) = block_on(Box::pin(handler(&cx))) else {
             panic!("round 1 asks")
         };
         assert_eq!(asked.keys(), "name");
-        let mut carried = cx.carried();
-        assert_eq!(carried.state, Some(json!(1)));
-        carried.answers.insert("name".into(), answer("name", "Ada"));
-        carried.answers.insert("unasked".into(), json!(1));
-        let cx = CallContext::new().with_input_rounds(carried);
+        let mut next = cx.round_state();
+        assert_eq!(next.state, Some(json!(1)));
+        next.answers.insert("name".into(), answer("name", "Ada"));
+        next.answers.insert("unasked".into(), json!(1));
+        let cx = CallContext::new().with_round_state(next);
         let Err(ToolError::InputRequired(asked)) = block_on(Box::pin(handler(&cx))) else {
             panic!("round 2 asks")
         };
         assert_eq!(asked.keys(), "color, roots");
-        let mut carried = cx.carried();
-        assert!(!carried.answers.contains_key("unasked"), "{carried:?}");
-        carried
-            .answers
+        let mut next = cx.round_state();
+        assert!(!next.answers.contains_key("unasked"), "{next:?}");
+        next.answers
             .insert("color".into(), answer("color", "green"));
-        carried.answers.insert("roots".into(), json!({"roots": []}));
-        let cx = CallContext::new().with_input_rounds(carried);
+        next.answers.insert("roots".into(), json!({"roots": []}));
+        let cx = CallContext::new().with_round_state(next);
         assert_eq!(
             block_on(Box::pin(handler(&cx))).unwrap(),
             r#"Some(String("Ada")) Some(String("green")) 0 after 3 runs"#
@@ -942,7 +558,7 @@ mod tests {
     fn undeclared_capabilities_are_refused_with_32021() {
         let cx = CallContext::new()
             .with_client_capabilities(json!({"sampling": {}}))
-            .with_input_rounds(Carried::default());
+            .with_round_state(RoundState::default());
         assert!(cx.declares(ClientCapability::Sampling));
         assert!(!cx.declares(ClientCapability::ElicitationForm));
         let requests = ask("a")
@@ -960,10 +576,53 @@ mod tests {
     }
 
     #[test]
+    fn raw_requests_are_refused_with_32021_as_input_is() {
+        let cx = CallContext::new().with_client_capabilities(json!({"elicitation": {}}));
+        let raw = pollster::block_on(cx.create_message(json!({"messages": [], "maxTokens": 5})));
+        let Err(Error::Protocol {
+            code,
+            message,
+            data,
+        }) = raw
+        else {
+            panic!("refused: {raw:?}")
+        };
+        assert_eq!(code, MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            data,
+            Some(json!({"requiredCapabilities": {"sampling": {}}}))
+        );
+        let typed = InputRequests::new().with("s", InputRequest::sample_text("hi", 5));
+        let Err(ToolError::Protocol {
+            message: typed_message,
+            data: typed_data,
+            ..
+        }) = pollster::block_on(cx.input(typed))
+        else {
+            panic!("refused")
+        };
+        assert_eq!((message, data), (typed_message, typed_data), "one check");
+
+        // Form mode is declared: the request reaches the host (none here).
+        let form = pollster::block_on(cx.elicit(json!({"message": "name?"})));
+        assert!(matches!(form, Err(Error::NoHost { .. })), "{form:?}");
+        let url = json!({"mode": "url", "message": "Sign in", "url": "https://x.test",
+                         "elicitationId": "e"});
+        let Err(Error::Protocol { code, data, .. }) = pollster::block_on(cx.elicit(url)) else {
+            panic!("URL mode is not declared")
+        };
+        assert_eq!(code, MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            data,
+            Some(json!({"requiredCapabilities": {"elicitation": {"url": {}}}}))
+        );
+    }
+
+    #[test]
     fn answers_of_the_wrong_shape_are_invalid_params_naming_the_key() {
-        let mut carried = Carried::default();
-        carried.answers.insert("name".into(), json!(12345));
-        let cx = CallContext::new().with_input_rounds(carried);
+        let mut next = RoundState::default();
+        next.answers.insert("name".into(), json!(12345));
+        let cx = CallContext::new().with_round_state(next);
         let Err(ToolError::Protocol { code, message, .. }) =
             pollster::block_on(cx.input(ask("name")))
         else {
@@ -1011,7 +670,7 @@ mod tests {
                 let host = Arc::new(InTask(phase, AtomicUsize::new(0)));
                 let cx = CallContext::new()
                     .with_host(host.clone())
-                    .with_input_rounds(Carried::default());
+                    .with_round_state(RoundState::default());
                 let asked = if before {
                     pollster::block_on(cx.input_before_task(ask("name")))
                 } else {

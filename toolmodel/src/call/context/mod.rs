@@ -1,0 +1,268 @@
+//! [`CallContext`] and its builder: what a handler knows of the request it serves (`_meta`,
+//! progress token, cancellation, the client's capabilities, the tool called) and the
+//! notifications it sends through the server's [`CallHost`]. Asking the client for input, in
+//! every MCP version, is in [`rounds`].
+
+mod rounds;
+
+use std::{
+    fmt,
+    sync::{Arc, Mutex},
+};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use self::rounds::Rounds;
+use crate::call::cancellation::Cancellation;
+use crate::call::host::{
+    CallHost, LogLevel, LogNotification, NoHost, ProgressNotification, ProgressToken,
+};
+use crate::call::input::ClientCapability;
+use crate::error::Error;
+use crate::model::tool::Tool;
+
+/// What a handler knows of the call it serves, and what it can do beside returning a result.
+///
+/// A server builds one per `tools/call` request: [`with_meta`](Self::with_meta) takes the
+/// request's `_meta` (and its `progressToken`), [`with_host`](Self::with_host) the server's
+/// [`CallHost`], [`with_cancellation`](Self::with_cancellation) the flag it sets on
+/// `notifications/cancelled`. [`CallContext::new`] has none of them: progress and log calls do
+/// nothing and requests to the client fail with [`Error::NoHost`], which is what a test or a
+/// local call wants. Cloning is cheap (a few reference counts).
+///
+/// ```
+/// use serde_json::json;
+/// use toolmodel::{CallContext, Error, host::LogLevel};
+///
+/// # pollster::block_on(async {
+/// let cx = CallContext::new().with_meta(json!({"progressToken": 7}).as_object().unwrap().clone())?;
+/// assert_eq!(cx.progress_token(), Some(&toolmodel::host::ProgressToken::Integer(7)));
+/// cx.progress(1.0, Some(2.0), Some("half way")).await?; // no host: dropped
+/// cx.log(LogLevel::Info, json!("hello")).await?;
+/// let err = cx.create_message(json!({"messages": [], "maxTokens": 10})).await.unwrap_err();
+/// assert!(matches!(err, Error::NoHost { .. }));
+/// # Ok::<(), Error>(())
+/// # })?;
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone)]
+pub struct CallContext {
+    /// What the request brings; shared by the contexts of one request.
+    request: Arc<Request>,
+    /// The tool being called, once a toolbox routed the call.
+    called: Option<Arc<Called>>,
+}
+
+#[derive(Clone)]
+struct Request {
+    meta: Option<Map<String, Value>>,
+    progress_token: Option<ProgressToken>,
+    cancellation: Cancellation,
+    host: Arc<dyn CallHost>,
+    /// The client's `ClientCapabilities`, when the server knows them.
+    capabilities: Option<Value>,
+    /// `Some` under MCP 2026-07-28 input rounds; `None`: the host sends requests itself.
+    rounds: Option<Arc<Mutex<Rounds>>>,
+    /// The handler's own state ([`CallContext::set_state`]), shared by the request's contexts.
+    state: Arc<Mutex<Option<Value>>>,
+}
+
+/// The tool a toolbox routed a call to, and the MCP name it is served under.
+pub(crate) struct Called {
+    pub(crate) tool: Arc<Tool>,
+    pub(crate) name: Arc<str>,
+}
+
+impl Default for CallContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallContext")
+            .field("meta", &self.request.meta)
+            .field("progress_token", &self.request.progress_token)
+            .field("cancelled", &self.request.cancellation.is_cancelled())
+            .field("tool", &self.called.as_ref().map(|called| &*called.name))
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallContext {
+    /// A context with no request `_meta`, no host and a cancellation flag nobody sets.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            request: Arc::new(Request {
+                meta: None,
+                progress_token: None,
+                cancellation: Cancellation::new(),
+                host: Arc::new(NoHost),
+                capabilities: None,
+                rounds: None,
+                state: Arc::new(Mutex::new(None)),
+            }),
+            called: None,
+        }
+    }
+
+    fn request_mut(&mut self) -> &mut Request {
+        Arc::make_mut(&mut self.request)
+    }
+
+    /// The request's `_meta` (MCP `CallToolRequestParams._meta`), and with it the
+    /// `progressToken` the client asked progress notifications for.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Json`] at `/_meta/progressToken` when the token is neither a string nor an
+    /// integer (MCP `ProgressToken`); a server answers that request with JSON-RPC `-32602`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Result<Self, Error> {
+        let progress_token = match meta.get("progressToken") {
+            None | Some(Value::Null) => None,
+            Some(token) => Some(ProgressToken::deserialize(token).map_err(|_| Error::Json {
+                path: "/_meta/progressToken".into(),
+                line: 0,
+                column: 0,
+                message: format!("a progress token is a string or an integer, not {token}"),
+            })?),
+        };
+        let request = self.request_mut();
+        request.progress_token = progress_token;
+        request.meta = Some(meta);
+        Ok(self)
+    }
+
+    /// The host that sends notifications and requests to the client.
+    #[must_use]
+    pub fn with_host(mut self, host: Arc<dyn CallHost>) -> Self {
+        self.request_mut().host = host;
+        self
+    }
+
+    /// The cancellation flag the host sets when the client cancels the request.
+    #[must_use]
+    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.request_mut().cancellation = cancellation;
+        self
+    }
+
+    /// The client's capabilities (MCP `ClientCapabilities`): under 2026-07-28 those of the
+    /// request's `_meta["io.modelcontextprotocol/clientCapabilities"]`, before it those
+    /// declared at `initialize`. With them, [`input`](Self::input) (and the raw
+    /// [`create_message`](Self::create_message) and [`elicit`](Self::elicit)) refuses a request
+    /// the client did not declare; without them (a local call), the host decides.
+    #[must_use]
+    pub fn with_client_capabilities(mut self, capabilities: Value) -> Self {
+        self.request_mut().capabilities = Some(capabilities);
+        self
+    }
+
+    /// The same request, for a call routed to `called`: two reference counts.
+    pub(crate) fn for_tool(&self, called: &Arc<Called>) -> Self {
+        Self {
+            request: Arc::clone(&self.request),
+            called: Some(Arc::clone(called)),
+        }
+    }
+
+    /// The tool being called, as its handler defines it (name and namespace as declared, not
+    /// the MCP name it is served under),
+    /// when called through a [`Toolbox`](crate::Toolbox).
+    #[must_use]
+    pub fn tool(&self) -> Option<&Tool> {
+        self.called.as_deref().map(|called| &*called.tool)
+    }
+
+    /// The request's `_meta`, if it had one.
+    #[must_use]
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.request.meta.as_ref()
+    }
+
+    /// The request's progress token, if the client asked for progress.
+    #[must_use]
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.request.progress_token.as_ref()
+    }
+
+    /// Whether the client cancelled the request.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.request.cancellation.is_cancelled()
+    }
+
+    /// Completes when the client cancels the request.
+    pub async fn cancelled(&self) {
+        self.request.cancellation.cancelled().await;
+    }
+
+    /// The cancellation flag itself, to hand to work the handler spawns.
+    #[must_use]
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.request.cancellation
+    }
+
+    /// Reports progress (`notifications/progress`): `progress` so far, out of `total` if
+    /// known. Sent only when the request carries a progress token; otherwise nothing happens.
+    ///
+    /// # Errors
+    ///
+    /// What the host's [`CallHost::progress`] returns (the connection is gone, say).
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), Error> {
+        let Some(token) = &self.request.progress_token else {
+            return Ok(());
+        };
+        self.request
+            .host
+            .progress(ProgressNotification {
+                progress_token: token.clone(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            })
+            .await
+    }
+
+    /// Sends a log message (`notifications/message`), with the tool's MCP name as the
+    /// logger when called through a [`Toolbox`](crate::Toolbox).
+    ///
+    /// # Errors
+    ///
+    /// What the host's [`CallHost::log`] returns.
+    pub async fn log(&self, level: LogLevel, data: Value) -> Result<(), Error> {
+        self.request
+            .host
+            .log(LogNotification {
+                level,
+                logger: self.called.as_ref().map(|called| called.name.to_string()),
+                data,
+            })
+            .await
+    }
+
+    /// The client's capabilities, when the server gave them
+    /// ([`with_client_capabilities`](Self::with_client_capabilities)).
+    #[must_use]
+    pub fn client_capabilities(&self) -> Option<&Value> {
+        self.request.capabilities.as_ref()
+    }
+
+    /// Whether the client declared `capability`; `true` when the capabilities are unknown (a
+    /// local call), so that the host decides.
+    #[must_use]
+    pub fn declares(&self, capability: ClientCapability) -> bool {
+        self.request
+            .capabilities
+            .as_ref()
+            .is_none_or(|capabilities| capability.declared_in(capabilities))
+    }
+}
