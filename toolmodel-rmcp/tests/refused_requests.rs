@@ -5,7 +5,6 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use serde_json::json;
 use tokio::{io::AsyncWriteExt as _, net::TcpStream};
 use toolmodel_rmcp::server::HttpLimits;
 
