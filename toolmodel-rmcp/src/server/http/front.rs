@@ -37,9 +37,8 @@ use crate::server::ToolboxServer;
 /// everything [`serve_http`](ToolboxServer::serve_http) enforces but the TCP connections:
 /// the `Host` and `Origin` rules, CORS for browser clients on the allowed origins, the
 /// [`HttpLimits`](super::HttpLimits) on bodies, sessions and calls in flight, and the answers
-/// fixed in front of `rmcp`. Get one from
-/// [`ToolboxServer::http_service`]; `serve_http` serves the same service at
-/// [`MCP_PATH`](super::MCP_PATH).
+/// fixed in front of `rmcp`. Get one from [`ToolboxServer::http_service`]; `serve_http`
+/// serves the same service at [`MCP_PATH`](super::MCP_PATH).
 ///
 /// It takes any request body (`hyper`'s `Incoming`, `axum`'s `Body`, `Full<Bytes>`...): an
 /// [`http_body::Body`] whose errors convert into a boxed error. It never fails
@@ -309,6 +308,35 @@ mod tests {
             .expect("answered without the body");
         assert_eq!(response.status(), StatusCode::FORBIDDEN);
         assert_eq!(response.headers()[header::CONNECTION], "close");
+    }
+
+    /// A preflight from an allowed origin is answered from its head (a body that never
+    /// arrives does not hold it up), and every response to that origin names it.
+    #[tokio::test]
+    async fn a_preflight_is_answered_before_the_body_is_read() {
+        let request = Request::options("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::ORIGIN, "http://localhost:6274")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .body(Missing::Stalled)
+            .unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(5), service().respond(request))
+            .await
+            .expect("answered without the body");
+        assert_eq!(response.status(), StatusCode::NO_CONTENT);
+        assert_eq!(
+            response.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:6274"
+        );
+        let request = initialize(Some("http://localhost:6274"))
+            .body(INITIALIZE.to_owned())
+            .unwrap();
+        let response = service().respond(request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:6274"
+        );
     }
 
     /// The path is checked first, when one is set, and not otherwise.
