@@ -11,8 +11,8 @@
 //!                   │                       connection limit, header timeout │
 //!                   │                               ▼                        ▼
 //!                   │                     http::front (McpHttpService): path, Host and
-//!                   │                       Origin, gate, body, sessions; rmcp's wrong
-//!                   │                       answers fixed (stages in http's docs)
+//!                   │                       Origin, CORS preflight, gate, body, sessions;
+//!                   │                       rmcp's wrong answers fixed (stages in http's docs)
 //!                   └───────────────────┬───────────┘
 //!                                       ▼
 //!                 rmcp: JSON-RPC, initialize, Streamable HTTP sessions

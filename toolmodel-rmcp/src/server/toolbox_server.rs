@@ -200,7 +200,9 @@ impl ToolboxServer {
     /// scheme: `"https://app.example.com"` (the scheme's default port),
     /// `"https://app.example.com:8443"`, `"http://localhost:*"` (any port), or `"null"` (the
     /// `Origin: null` of sandboxed pages and `file:` URLs). A request whose `Origin` matches
-    /// none is 403 Forbidden.
+    /// none is 403 Forbidden. Pages on the allowed origins may call the server from a
+    /// browser: their CORS preflights are answered and their responses readable (the
+    /// [`http` guide](crate::guide::http), "Browser clients (CORS)").
     #[must_use]
     pub fn with_allowed_origins(
         mut self,

@@ -167,6 +167,16 @@ pub async fn session(addr: SocketAddr) -> String {
     id
 }
 
+/// Calls `add` in each of the sessions `ids`, which must all still be open.
+pub async fn assert_sessions_open(addr: SocketAddr, ids: &[String]) {
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    for id in ids {
+        let reply = raw(addr, &post_head(addr, Some(id), ""), &call).await;
+        assert_eq!(reply.status, 200, "session {id} was closed: {reply:?}");
+        assert_eq!(reply.json()["result"]["content"][0]["text"], "3");
+    }
+}
+
 /// A `tools/call` of `add` with `arguments`.
 pub fn call_body(arguments: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",

@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_server::{
 use super::{
     admission,
     body::{self, BoxError},
+    cors::Cors,
     fixes,
     gate::Gate,
     host_origin::AllowList,
@@ -34,35 +35,47 @@ use crate::server::ToolboxServer;
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
 /// everything [`serve_http`](ToolboxServer::serve_http) enforces but the TCP connections:
-/// the `Host` and `Origin` rules, the [`HttpLimits`](super::HttpLimits) on bodies,
-/// sessions and calls in flight, and the answers fixed in front of `rmcp`. Get one from
-/// [`ToolboxServer::http_service`]; `serve_http` serves the same service at
-/// [`MCP_PATH`](super::MCP_PATH).
+/// the `Host` and `Origin` rules, CORS for browser clients on the allowed origins, the
+/// [`HttpLimits`](super::HttpLimits) on bodies, sessions and calls in flight, and the answers
+/// fixed in front of `rmcp`. Get one from [`ToolboxServer::http_service`]; `serve_http`
+/// serves the same service at [`MCP_PATH`](super::MCP_PATH).
 ///
 /// It takes any request body (`hyper`'s `Incoming`, `axum`'s `Body`, `Full<Bytes>`...): an
 /// [`http_body::Body`] whose errors convert into a boxed error. It never fails
 /// (`Error = Infallible`): every refusal is a response. Cloning is cheap; clones share the
 /// sessions.
 ///
-/// Each request goes through these stages in order; the first three read only the head, so a
-/// request they refuse costs no body read, no session and (its response carries
-/// `Connection: close`) no connection:
+/// Each request goes through these stages in order; the first four read only the head, so a
+/// request they refuse or answer costs no body read and no session (and a refusal, which
+/// carries `Connection: close`, no connection):
 ///
 /// 1. the path, when set with [`with_path`](Self::with_path) (404 otherwise);
 /// 2. `Host` and `Origin`: one `Host` among the host names the server answers to, every
 ///    `Origin` an allowed one ([`ToolboxServer::with_allowed_hosts`],
 ///    [`ToolboxServer::with_allowed_origins`]; 400 or 403);
-/// 3. the gate, which admits or refuses a request on its head alone (open: authorization
+/// 3. a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`), which
+///    passed stage 2, so from an allowed origin: answered here, 204 with
+///    `Access-Control-Allow-Origin` (that origin), `-Allow-Methods` (`GET, POST, DELETE`),
+///    `-Allow-Headers` (the headers MCP clients send, and the `Mcp-Param-{Name}` ones asked
+///    for) and `-Max-Age`;
+/// 4. the gate, which admits or refuses a request on its head alone (open: authorization
 ///    will sit here);
-/// 4. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
+/// 5. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
 ///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
 ///    connection closed);
-/// 5. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
+/// 6. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
 ///    503), a place among its session's requests in flight
 ///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
-/// 6. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
+/// 7. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
 ///    lists, and serves MCP;
-/// 7. the fixes to what `rmcp` answers.
+/// 8. the fixes to what `rmcp` answers.
+///
+/// Every response carries `Vary: Origin`; one to a request from an allowed origin, a refusal
+/// of any stage included, carries `Access-Control-Allow-Origin` with that origin and
+/// `Access-Control-Expose-Headers: Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate`,
+/// so a page can read it. None carries `Access-Control-Allow-Credentials`: clients send a
+/// bearer token in `Authorization`, not cookies (the [`http` guide](crate::guide::http),
+/// "Browser clients (CORS)").
 ///
 /// # Answers fixed in front of `rmcp`
 ///
@@ -183,12 +196,15 @@ impl McpHttpService {
         B: http_body::Body,
         B::Error: Into<BoxError>,
     {
-        self.stages(request)
+        let cors = Cors::of(&self.front.allow, request.method(), request.headers());
+        let response = self
+            .stages(request, &cors)
             .await
-            .unwrap_or_else(|refusal| refusal.response())
+            .unwrap_or_else(|refusal| refusal.response());
+        cors.finish(response)
     }
 
-    async fn stages<B>(&self, request: Request<B>) -> Result<Response<Body>, Refusal>
+    async fn stages<B>(&self, request: Request<B>, cors: &Cors) -> Result<Response<Body>, Refusal>
     where
         B: http_body::Body,
         B::Error: Into<BoxError>,
@@ -197,6 +213,9 @@ impl McpHttpService {
         let (head, body) = request.into_parts();
         path::check(self.path.as_deref(), &head.uri)?;
         front.allow.check(&head)?;
+        if cors.answers_preflight() {
+            return Ok(Cors::preflight(&head.headers));
+        }
         front.gate.admit(&head).await?;
         let body = if head.method == Method::POST {
             body::read(body, front.max_body_bytes, front.body_read_timeout).await?
@@ -289,6 +308,35 @@ mod tests {
             .expect("answered without the body");
         assert_eq!(response.status(), StatusCode::FORBIDDEN);
         assert_eq!(response.headers()[header::CONNECTION], "close");
+    }
+
+    /// A preflight from an allowed origin is answered from its head (a body that never
+    /// arrives does not hold it up), and every response to that origin names it.
+    #[tokio::test]
+    async fn a_preflight_is_answered_before_the_body_is_read() {
+        let request = Request::options("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::ORIGIN, "http://localhost:6274")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .body(Missing::Stalled)
+            .unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(5), service().respond(request))
+            .await
+            .expect("answered without the body");
+        assert_eq!(response.status(), StatusCode::NO_CONTENT);
+        assert_eq!(
+            response.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:6274"
+        );
+        let request = initialize(Some("http://localhost:6274"))
+            .body(INITIALIZE.to_owned())
+            .unwrap();
+        let response = service().respond(request).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:6274"
+        );
     }
 
     /// The path is checked first, when one is set, and not otherwise.

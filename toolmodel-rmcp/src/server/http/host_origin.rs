@@ -25,7 +25,7 @@
 //! is given the same lists ([`AllowList::rmcp_config`]): it checks again, and never refuses
 //! what passed here (a test compares the two case by case).
 
-use http::{Uri, header, request::Parts, uri::Authority};
+use http::{HeaderValue, Uri, header, request::Parts, uri::Authority};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 use super::refusal::Refusal;
@@ -264,15 +264,22 @@ impl AllowList {
             return Err(Refusal::HostNotAllowed(named));
         }
         for value in head.headers.get_all(header::ORIGIN) {
-            let origin = value.to_str().ok().and_then(Origin::parse);
-            let allowed = origin
-                .is_some_and(|origin| self.origins.iter().any(|allowed| allowed.admits(&origin)));
-            if !allowed {
+            if !self.admits_origin(value) {
                 let named = String::from_utf8_lossy(value.as_bytes()).into_owned();
                 return Err(Refusal::OriginNotAllowed(named));
             }
         }
         Ok(())
+    }
+
+    /// Whether `value`, an `Origin` header's, is an allowed origin (module docs): the rule
+    /// [`check`](Self::check) applies to each `Origin`, and the one the CORS answers use.
+    pub(super) fn admits_origin(&self, value: &HeaderValue) -> bool {
+        value
+            .to_str()
+            .ok()
+            .and_then(Origin::parse)
+            .is_some_and(|origin| self.origins.iter().any(|allowed| allowed.admits(&origin)))
     }
 }
 

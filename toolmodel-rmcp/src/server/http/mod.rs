@@ -8,11 +8,13 @@
 //!
 //! 1. `path`: the served path, when one is set ([`MCP_PATH`] under `serve_http`);
 //! 2. `host_origin`: the `Host` and `Origin` allow-lists;
-//! 3. `gate`: a check of the request head alone (open today; authorization goes here);
-//! 4. `body`: the whole body, within the limits;
-//! 5. `admission`: the session limits, over the `sessions` table;
-//! 6. `rmcp`'s service;
-//! 7. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
+//! 3. `cors`: a CORS preflight from an allowed origin, answered 204 (and, on the way out,
+//!    the CORS headers of every response to an allowed origin, refusals included);
+//! 4. `gate`: a check of the request head alone (open today; authorization goes here);
+//! 5. `body`: the whole body, within the limits;
+//! 6. `admission`: the session limits, over the `sessions` table;
+//! 7. `rmcp`'s service;
+//! 8. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
 //!
 //! `front` runs them in that order ([`McpHttpService`], whose docs have the table of the
 //! answers fixed in front of `rmcp`); `refusal` says what each refusal answers and which
@@ -20,12 +22,13 @@
 //! `settings` what a server is configured with; `connections` the TCP side of `serve_http`.
 //!
 //! The modules import one another in one direction: `limits`, `settings`, `response`,
-//! `refusal`; then the stages (`path`, `host_origin`, `gate`, `body`, `sessions`,
+//! `refusal`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
 //! `admission`, `fixes`); then `front`; then `connections`.
 
 mod admission;
 mod body;
 mod connections;
+mod cors;
 mod fixes;
 mod front;
 mod gate;

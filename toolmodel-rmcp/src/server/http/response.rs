@@ -1,6 +1,6 @@
 //! The bodies of the front's responses: [`McpHttpBody`], the body type
 //! [`McpHttpService`](super::McpHttpService) answers with, the text responses the stages write
-//! ([`plain`]), and [`hold`], which keeps a guard alive as long as a response's body.
+//! ([`plain`], [`empty`]), and [`hold`], which keeps a guard alive as long as a response's body.
 
 use std::{
     convert::Infallible,
@@ -66,6 +66,13 @@ pub(super) fn plain(status: StatusCode, message: impl Into<String>) -> Response<
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    response
+}
+
+/// A response with `status` and no body (a `204 No Content`).
+pub(super) fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = status;
     response
 }
 
