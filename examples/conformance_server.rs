@@ -517,6 +517,28 @@ impl ToolHandler for LoggingTool {
     }
 }
 
+/// The server this process runs, set once in `main`, for [`TriggerToolChange`].
+static SERVER: OnceLock<ToolboxServer> = OnceLock::new();
+
+/// Serves the same tools again through `ToolboxServer::set_toolbox`, so that every client is
+/// told the tool list changed (`notifications/tools/list_changed`: to each initialized session,
+/// and under 2026-07-28 on each `subscriptions/listen` stream that asks for
+/// `toolsListChanged`): the hook of `server-stateless`'s list-changed checks.
+#[derive(Default, toolmodel::Tool)]
+#[tool(name = "test_trigger_tool_change")]
+pub struct TriggerToolChange;
+
+impl ToolHandler for TriggerToolChange {
+    type Reply = &'static str;
+    async fn call(&self, _: NoArguments, _cx: &CallContext) -> Result<&'static str, ToolError> {
+        let server = SERVER
+            .get()
+            .ok_or_else(|| ToolError::new("no server is running in this process"))?;
+        server.set_toolbox(server.toolbox());
+        Ok("The tool list changed.")
+    }
+}
+
 /// The environment variable naming this replica (`scale/run.sh`); when set, `scale_replica`
 /// is served.
 pub const REPLICA_ENV: &str = "MCP_REPLICA";
@@ -667,6 +689,7 @@ fn conformance_tools() -> Result<ToolboxBuilder, toolmodel::Error> {
         .with(MissingCapability)
         .with(StreamingElicitation)
         .with(LoggingTool)
+        .with(TriggerToolChange)
         .with_tool(
             custom_header_tool()?,
             |arguments: Map<String, Value>, _cx| async move {
@@ -711,5 +734,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"))
         .with_handler(Fixtures);
+    SERVER.get_or_init(|| server.clone());
     run(server, "toolmodel-conformance", transport).await
 }
