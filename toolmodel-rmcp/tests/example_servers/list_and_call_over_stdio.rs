@@ -315,6 +315,7 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
             "test_tool_with_logging",
             "test_tool_with_progress",
             "test_tool_with_task",
+            "test_trigger_tool_change",
         ]
     );
     for tool in &listed.tools {
