@@ -42,4 +42,48 @@ pub enum Error {
     /// Accepting or serving connections failed.
     #[error("serving MCP over HTTP failed: {0}")]
     Io(#[source] std::io::Error),
+
+    /// A federation configuration that cannot be used (feature `federation`): the server it
+    /// is about (`None` for the file as a whole) and the JSON Pointer of the value in the
+    /// configuration file (for a configuration built in code, the pointer it would have under
+    /// `mcpServers`).
+    #[cfg(feature = "federation")]
+    #[error("{}at {pointer}: {message}", server.as_ref().map(|server| format!("server {server:?}, ")).unwrap_or_default())]
+    Config {
+        /// The server's name.
+        server: Option<String>,
+        /// The JSON Pointer of the value (RFC 6901).
+        pointer: String,
+        /// What is wrong with it.
+        message: String,
+    },
+
+    /// Two tools of a federation would be served under one flat name after the
+    /// [`NamePolicy`](crate::federation::NamePolicy) (feature `federation`).
+    #[cfg(feature = "federation")]
+    #[error("tools {first} and {second} would both be served as {name:?}")]
+    NameCollision {
+        /// The flat name.
+        name: String,
+        /// One tool's ID (`server:tool`, or the local tool's ID).
+        first: String,
+        /// The other's.
+        second: String,
+    },
+}
+
+#[cfg(feature = "federation")]
+impl Error {
+    /// [`Error::Config`] about `server`, at `key` (a pointer relative to the server's entry)
+    /// under `/mcpServers/<server>`.
+    pub(crate) fn config(server: &str, key: &str, message: String) -> Self {
+        Self::Config {
+            server: Some(server.to_owned()),
+            pointer: format!(
+                "/mcpServers/{}{key}",
+                crate::federation::pointer::escape(server)
+            ),
+            message,
+        }
+    }
 }

@@ -69,6 +69,8 @@ pub struct ReadmeDoctests;
 
 pub mod convert;
 mod error;
+#[cfg(feature = "federation")]
+pub mod federation;
 pub mod guide;
 pub mod server;
 

@@ -400,6 +400,8 @@ impl fmt::Debug for ToolboxBuilder {
 
 struct Pending {
     tool: Arc<Tool>,
+    /// The MCP name it is served as, when not [`mcp_name`]'s.
+    served_as: Option<String>,
     type_name: &'static str,
     handler: Box<dyn ErasedHandler>,
 }
@@ -442,6 +444,7 @@ impl ToolboxBuilder {
     ) -> Self {
         self.pending.push(Pending {
             tool: Arc::new(tool.clone()),
+            served_as: None,
             type_name,
             handler,
         });
@@ -478,7 +481,30 @@ impl ToolboxBuilder {
     /// Problems ([`build`](Self::build) reports them): the tool breaks an MCP rule
     /// ([`Error::InvalidTool`]), a schema does not compile ([`Error::InvalidSchema`],
     /// [`Error::UnsupportedSchema`], [`Error::ExternalRef`], ...).
-    pub fn with_tool<F, Fut>(mut self, mut tool: Tool, handler: F) -> Self
+    pub fn with_tool<F, Fut>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+    {
+        self.push_tool(None, tool, handler)
+    }
+
+    /// [`with_tool`](Self::with_tool), served under the MCP name `name` instead of
+    /// `namespace.name`: for a gateway whose flat names follow a policy of its own (an upstream
+    /// tool keeps its `namespace`, so [`Toolbox::call_id`] still routes `namespace:name`, and
+    /// `tools/list` shows `name`). [`build`](Self::build) checks `name` as it checks every
+    /// MCP name ([`Error::InvalidName`], [`Error::DuplicateTool`]).
+    pub fn with_tool_as<F, Fut>(self, name: impl Into<String>, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+    {
+        self.push_tool(Some(name.into()), tool, handler)
+    }
+
+    /// Adds a hand-built tool (see [`with_tool`](Self::with_tool)), served as `served_as` when
+    /// given.
+    fn push_tool<F, Fut>(mut self, served_as: Option<String>, mut tool: Tool, handler: F) -> Self
     where
         F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
@@ -502,6 +528,7 @@ impl ToolboxBuilder {
         match compiled {
             Ok((input, output)) => self.pending.push(Pending {
                 tool: Arc::new(tool),
+                served_as,
                 type_name: std::any::type_name::<F>(),
                 handler: Box::new(Dynamic {
                     input,
@@ -553,7 +580,10 @@ impl ToolboxBuilder {
         }
         let mut named: Vec<(Arc<str>, Pending)> = Vec::with_capacity(pending.len());
         for item in pending.drain(..) {
-            let name = mcp_name(&item.tool);
+            let name = item
+                .served_as
+                .clone()
+                .unwrap_or_else(|| mcp_name(&item.tool));
             if let Err(err) = crate::model::name::check_name(&name) {
                 problems.push(err);
                 continue;

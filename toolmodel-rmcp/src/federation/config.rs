@@ -1,0 +1,355 @@
+//! The federation's configuration in code: [`FederationConfig`], built with
+//! [`FederationConfig::builder`] or read from the JSON clients share
+//! ([`FederationConfig::from_json`], see [`parse`](super::parse)).
+
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+
+use crate::error::Error;
+use crate::federation::names::NamePolicy;
+
+/// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
+/// named.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolmodel_rmcp::federation::{FederationConfig, HttpTransport, ServerConfig, StdioTransport};
+///
+/// let config = FederationConfig::builder()
+///     .server(ServerConfig::stdio("time", StdioTransport::new("mcp-server-time").arg("--local-timezone=UTC")))
+///     .server(
+///         ServerConfig::http("docs", HttpTransport::new("http://127.0.0.1:3001/mcp").header("Authorization", "Bearer abc"))
+///             .timeout(Duration::from_secs(10))
+///             .hide_tools(["delete_page"]),
+///     )
+///     .build()?;
+/// assert_eq!(config.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["docs", "time"]);
+/// # Ok::<(), toolmodel_rmcp::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FederationConfig {
+    /// Every configured server, enabled or not, sorted by name.
+    pub servers: Vec<ServerConfig>,
+    /// How the tools' flat names are made (JSON: top-level `toolNames`).
+    pub tool_names: NamePolicy,
+}
+
+impl FederationConfig {
+    /// A builder with no servers and the default [`NamePolicy`].
+    pub fn builder() -> FederationConfigBuilder {
+        FederationConfigBuilder {
+            servers: Vec::new(),
+            tool_names: NamePolicy::default(),
+        }
+    }
+
+    /// The servers to connect to: those not disabled.
+    pub fn enabled(&self) -> impl Iterator<Item = &ServerConfig> {
+        self.servers.iter().filter(|server| server.enabled)
+    }
+}
+
+/// Builds a [`FederationConfig`]; see [`FederationConfig::builder`].
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct FederationConfigBuilder {
+    servers: Vec<ServerConfig>,
+    tool_names: NamePolicy,
+}
+
+impl FederationConfigBuilder {
+    /// Adds a server.
+    pub fn server(mut self, server: ServerConfig) -> Self {
+        self.servers.push(server);
+        self
+    }
+
+    /// How flat tool names are made (default [`NamePolicy::OnCollision`]).
+    pub fn tool_names(mut self, policy: NamePolicy) -> Self {
+        self.tool_names = policy;
+        self
+    }
+
+    /// The configuration, servers sorted by name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the server and its JSON Pointer (`/mcpServers/<name>`): a name
+    /// that is not a valid tool namespace (MCP tool name rules: 1 to 128 of `A-Z a-z 0-9 _ - .`),
+    /// two servers of one name, an empty `command` or `url`, a `url` that is not `http://` or
+    /// `https://`, or a zero timeout.
+    pub fn build(self) -> Result<FederationConfig, Error> {
+        let mut servers = self.servers;
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        for pair in servers.windows(2) {
+            if let [first, second] = pair
+                && first.name == second.name
+            {
+                return Err(Error::config(
+                    &second.name,
+                    "",
+                    "two servers have this name".to_owned(),
+                ));
+            }
+        }
+        for server in &servers {
+            server.check()?;
+        }
+        Ok(FederationConfig {
+            servers,
+            tool_names: self.tool_names,
+        })
+    }
+}
+
+/// One MCP server: its name (the namespace of its tools), how to reach it, which of its tools
+/// to serve, and its timeouts.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// The server's name: its key under `mcpServers`, the `namespace` of its tools and the
+    /// `serverName` of their [`Backend::Mcp`](toolmodel::Backend::Mcp).
+    pub name: String,
+    /// How to reach it.
+    pub transport: ServerTransport,
+    /// Whether to connect to it (JSON: `disabled: true` or `enabled: false` turn it off).
+    pub enabled: bool,
+    /// When set, only these tools (by the server's names) are served (JSON: `allowedTools` or
+    /// `includeTools`).
+    pub allowed_tools: Option<Vec<String>>,
+    /// Tools never served, by the server's names (JSON: `hiddenTools`, `excludeTools` or
+    /// `disabledTools`).
+    pub hidden_tools: Vec<String>,
+    /// Its timeouts.
+    pub timeouts: Timeouts,
+}
+
+/// How to reach a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerTransport {
+    /// A child process speaking MCP over its stdin and stdout (MCP "Transports", stdio).
+    Stdio(StdioTransport),
+    /// An MCP endpoint over Streamable HTTP (MCP "Transports", Streamable HTTP).
+    Http(HttpTransport),
+}
+
+/// A server run as a child process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StdioTransport {
+    /// The program (`command`), found on `PATH` when it has no `/`.
+    pub command: String,
+    /// Its arguments (`args`).
+    pub args: Vec<String>,
+    /// Variables added to the environment it inherits (`env`).
+    pub env: BTreeMap<String, String>,
+    /// Its working directory (`cwd`); the gateway's when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+impl StdioTransport {
+    /// `command` with no arguments.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }
+    }
+
+    /// Adds an argument.
+    #[must_use]
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments.
+    #[must_use]
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable of the child.
+    #[must_use]
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets the working directory.
+    #[must_use]
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+}
+
+/// A server reached over Streamable HTTP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpTransport {
+    /// The MCP endpoint (`url`), `http://` or `https://`.
+    pub url: String,
+    /// Headers sent with every request (`headers`): the only credentials the server receives
+    /// (a gateway never forwards its own clients' headers).
+    pub headers: BTreeMap<String, String>,
+}
+
+impl HttpTransport {
+    /// The endpoint `url`, no headers.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a header.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+}
+
+/// A server's timeouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timeouts {
+    /// The connection and `initialize` handshake, and each `tools/list` page (JSON:
+    /// `startupTimeout`, milliseconds). Default 30 s.
+    pub startup: Duration,
+    /// Each request's wait for its answer, restarted by every progress notification of the
+    /// request (JSON: `timeout`, milliseconds). Default 60 s.
+    pub request: Duration,
+    /// The longest a request may take whatever its progress (JSON: `maxTotalTimeout`,
+    /// milliseconds). Default 10 minutes.
+    pub max_total: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            startup: Duration::from_secs(30),
+            request: Duration::from_secs(60),
+            max_total: Duration::from_secs(600),
+        }
+    }
+}
+
+impl ServerConfig {
+    /// A server run as a child process, enabled, every tool served, default timeouts.
+    pub fn stdio(name: impl Into<String>, transport: StdioTransport) -> Self {
+        Self::with_transport(name.into(), ServerTransport::Stdio(transport))
+    }
+
+    /// A server reached over Streamable HTTP, enabled, every tool served, default timeouts.
+    pub fn http(name: impl Into<String>, transport: HttpTransport) -> Self {
+        Self::with_transport(name.into(), ServerTransport::Http(transport))
+    }
+
+    fn with_transport(name: String, transport: ServerTransport) -> Self {
+        Self {
+            name,
+            transport,
+            enabled: true,
+            allowed_tools: None,
+            hidden_tools: Vec::new(),
+            timeouts: Timeouts::default(),
+        }
+    }
+
+    /// Turns the server off (it stays in the configuration, not connected).
+    #[must_use]
+    pub fn disabled(mut self) -> Self {
+        self.enabled = false;
+        self
+    }
+
+    /// Serves only these tools (by the server's names).
+    #[must_use]
+    pub fn allow_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.allowed_tools = Some(tools.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Never serves these tools (by the server's names).
+    #[must_use]
+    pub fn hide_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.hidden_tools.extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// Each request's wait, restarted by progress ([`Timeouts::request`]).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeouts.request = timeout;
+        self
+    }
+
+    /// The cap on a request whatever its progress ([`Timeouts::max_total`]).
+    #[must_use]
+    pub fn max_total_timeout(mut self, timeout: Duration) -> Self {
+        self.timeouts.max_total = timeout;
+        self
+    }
+
+    /// The connection, handshake and `tools/list` limit ([`Timeouts::startup`]).
+    #[must_use]
+    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+        self.timeouts.startup = timeout;
+        self
+    }
+
+    /// Whether a tool the server lists (by its name) is served.
+    pub(crate) fn serves(&self, tool: &str) -> bool {
+        self.allowed_tools
+            .as_ref()
+            .is_none_or(|allowed| allowed.iter().any(|name| name == tool))
+            && !self.hidden_tools.iter().any(|name| name == tool)
+    }
+
+    /// Checks what [`FederationConfigBuilder::build`] promises.
+    fn check(&self) -> Result<(), Error> {
+        if let Err(err) = toolmodel::model::name::check_name(&self.name) {
+            return Err(Error::config(
+                &self.name,
+                "",
+                format!("the server name is the namespace of its tools: {err}"),
+            ));
+        }
+        match &self.transport {
+            ServerTransport::Stdio(stdio) if stdio.command.is_empty() => {
+                return Err(Error::config(
+                    &self.name,
+                    "/command",
+                    "empty command".into(),
+                ));
+            }
+            ServerTransport::Http(http)
+                if !(http.url.starts_with("http://") || http.url.starts_with("https://")) =>
+            {
+                return Err(Error::config(
+                    &self.name,
+                    "/url",
+                    format!("{:?} is not an http:// or https:// URL", http.url),
+                ));
+            }
+            _ => {}
+        }
+        for (key, value) in [
+            ("/startupTimeout", self.timeouts.startup),
+            ("/timeout", self.timeouts.request),
+            ("/maxTotalTimeout", self.timeouts.max_total),
+        ] {
+            if value.is_zero() {
+                return Err(Error::config(&self.name, key, "a timeout of 0".into()));
+            }
+        }
+        Ok(())
+    }
+}

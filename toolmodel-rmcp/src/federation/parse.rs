@@ -1,0 +1,564 @@
+//! Reading a [`FederationConfig`] from the JSON clients share.
+//!
+//! The servers are the members of `mcpServers` (Claude Desktop, Cursor, Claude Code, Windsurf)
+//! or of `servers` (VS Code's `mcp.json`); one file has one of the two. Each member is a server:
+//!
+//! | key | meaning |
+//! |---|---|
+//! | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
+//! | `command`, `args`, `env`, `cwd` | the child process (stdio) |
+//! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
+//! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
+//! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
+//! | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
+//!
+//! Other keys (`autoApprove`, `description`...) belong to other clients and are ignored. The
+//! top-level `toolNames` is the [`NamePolicy`] (`"always"`, `"onCollision"`, `"never"`).
+//! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
+//! `cwd`, `url` and `headers` ([`expand`](super::expand)).
+
+use std::{path::Path, time::Duration};
+
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::federation::config::{
+    FederationConfig, HttpTransport, ServerConfig, ServerTransport, StdioTransport,
+};
+use crate::federation::expand::{Env, expand};
+use crate::federation::names::NamePolicy;
+use crate::federation::pointer::escape;
+
+impl FederationConfig {
+    /// Reads a configuration file (see [`from_json`](Self::from_json)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the file cannot be read or is not JSON (naming the path), and
+    /// what [`from_json`](Self::from_json) returns.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|err| Error::Config {
+            server: None,
+            pointer: String::new(),
+            message: format!("cannot read {}: {err}", path.display()),
+        })?;
+        let value: Value = serde_json::from_str(&text).map_err(|err| Error::Config {
+            server: None,
+            pointer: String::new(),
+            message: format!("{} is not JSON: {err}", path.display()),
+        })?;
+        Self::from_json(&value)
+    }
+
+    /// Reads the JSON of a client configuration (`mcpServers` or VS Code's `servers`; see the
+    /// [module docs](super::parse) for every key), variables expanded from the process
+    /// environment.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the server and the JSON Pointer of the value: no `mcpServers`
+    /// or `servers` object (or both), a server that is not an object, a value of the wrong
+    /// type, an unknown or unsupported transport, neither `command` nor `url`, a variable that
+    /// is not set, a timeout that is not a positive integer; then what
+    /// [`FederationConfigBuilder::build`](super::FederationConfigBuilder::build) checks.
+    pub fn from_json(value: &Value) -> Result<Self, Error> {
+        Self::from_json_with(value, &|name| std::env::var(name).ok())
+    }
+
+    /// [`from_json`](Self::from_json) with variables read from `env` instead of the process
+    /// environment.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel_rmcp::federation::{FederationConfig, ServerTransport};
+    ///
+    /// let config = FederationConfig::from_json_with(
+    ///     &json!({"mcpServers": {"docs": {"url": "${DOCS_URL:-http://127.0.0.1:3001/mcp}",
+    ///                                     "headers": {"Authorization": "Bearer ${env:TOKEN}"}}}}),
+    ///     &|name| (name == "TOKEN").then(|| "abc".to_owned()),
+    /// )?;
+    /// let ServerTransport::Http(http) = &config.servers[0].transport else { unreachable!() };
+    /// assert_eq!(http.url, "http://127.0.0.1:3001/mcp");
+    /// assert_eq!(http.headers["Authorization"], "Bearer abc");
+    ///
+    /// let err = FederationConfig::from_json_with(&json!({"servers": {"t": {"command": 1}}}), &|_| None)
+    ///     .unwrap_err();
+    /// assert_eq!(err.to_string(), "server \"t\", at /servers/t/command: expected a string");
+    /// # Ok::<(), toolmodel_rmcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`from_json`](Self::from_json).
+    pub fn from_json_with(value: &Value, env: Env<'_>) -> Result<Self, Error> {
+        let root = value.as_object().ok_or_else(|| Error::Config {
+            server: None,
+            pointer: String::new(),
+            message: "expected an object with mcpServers or servers".into(),
+        })?;
+        let (key, servers) = match (root.get("mcpServers"), root.get("servers")) {
+            (Some(servers), None) => ("mcpServers", servers),
+            (None, Some(servers)) => ("servers", servers),
+            (Some(_), Some(_)) => {
+                return Err(Error::Config {
+                    server: None,
+                    pointer: "/servers".into(),
+                    message: "both mcpServers and servers: write one".into(),
+                });
+            }
+            (None, None) => {
+                return Err(Error::Config {
+                    server: None,
+                    pointer: String::new(),
+                    message: "no mcpServers or servers object".into(),
+                });
+            }
+        };
+        let servers = servers.as_object().ok_or_else(|| Error::Config {
+            server: None,
+            pointer: format!("/{key}"),
+            message: "expected an object of servers by name".into(),
+        })?;
+        let mut builder = FederationConfig::builder();
+        if let Some(policy) = root.get("toolNames") {
+            builder = builder.tool_names(read_policy(policy)?);
+        }
+        for (name, entry) in servers {
+            let reader = Reader {
+                server: name,
+                base: format!("/{key}/{}", escape(name)),
+                env,
+            };
+            builder = builder.server(reader.server(entry)?);
+        }
+        builder.build().map_err(|err| match err {
+            // The builder's pointers are under `/mcpServers`; this file's may be `/servers`.
+            Error::Config {
+                server,
+                pointer,
+                message,
+            } => Error::Config {
+                server,
+                pointer: match pointer.strip_prefix("/mcpServers") {
+                    Some(rest) => format!("/{key}{rest}"),
+                    None => pointer,
+                },
+                message,
+            },
+            other => other,
+        })
+    }
+}
+
+/// The top-level `toolNames`.
+fn read_policy(value: &Value) -> Result<NamePolicy, Error> {
+    match value.as_str() {
+        Some("always") => Ok(NamePolicy::Always),
+        Some("onCollision") => Ok(NamePolicy::OnCollision),
+        Some("never") => Ok(NamePolicy::Never),
+        _ => Err(Error::Config {
+            server: None,
+            pointer: "/toolNames".into(),
+            message: format!("{value} is not \"always\", \"onCollision\" or \"never\""),
+        }),
+    }
+}
+
+/// Reads one server's entry, every error naming it.
+struct Reader<'a> {
+    server: &'a str,
+    /// The entry's JSON Pointer.
+    base: String,
+    env: Env<'a>,
+}
+
+impl Reader<'_> {
+    fn error(&self, key: &str, message: impl Into<String>) -> Error {
+        Error::Config {
+            server: Some(self.server.to_owned()),
+            pointer: format!("{}{key}", self.base),
+            message: message.into(),
+        }
+    }
+
+    fn server(&self, entry: &Value) -> Result<ServerConfig, Error> {
+        let entry = entry
+            .as_object()
+            .ok_or_else(|| self.error("", "expected an object"))?;
+        let transport = match self.transport_kind(entry)? {
+            Kind::Stdio => ServerTransport::Stdio(self.stdio(entry)?),
+            Kind::Http => ServerTransport::Http(self.http(entry)?),
+        };
+        let mut server = match transport {
+            ServerTransport::Stdio(stdio) => ServerConfig::stdio(self.server, stdio),
+            ServerTransport::Http(http) => ServerConfig::http(self.server, http),
+        };
+        let disabled = self.bool(entry, "disabled")?.unwrap_or(false);
+        let enabled = self.bool(entry, "enabled")?.unwrap_or(true);
+        server.enabled = enabled && !disabled;
+        if let Some((_, allowed)) = self.first_list(entry, &["allowedTools", "includeTools"])? {
+            server.allowed_tools = Some(allowed);
+        }
+        if let Some((_, hidden)) =
+            self.first_list(entry, &["hiddenTools", "excludeTools", "disabledTools"])?
+        {
+            server.hidden_tools = hidden;
+        }
+        if let Some(ms) = self.millis(entry, "startupTimeout")? {
+            server.timeouts.startup = ms;
+        }
+        if let Some(ms) = self.millis(entry, "timeout")? {
+            server.timeouts.request = ms;
+        }
+        if let Some(ms) = self.millis(entry, "maxTotalTimeout")? {
+            server.timeouts.max_total = ms;
+        }
+        Ok(server)
+    }
+
+    /// The transport named by `type`, `transport` or `transportType`, else inferred.
+    fn transport_kind(&self, entry: &Map<String, Value>) -> Result<Kind, Error> {
+        let mut named: Option<(&str, Kind)> = None;
+        for key in ["type", "transport", "transportType"] {
+            let Some(value) = entry.get(key) else {
+                continue;
+            };
+            let pointer = format!("/{key}");
+            let text = value
+                .as_str()
+                .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+            let folded: String = text
+                .chars()
+                .filter(|c| *c != '-' && *c != '_')
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            let kind = match folded.as_str() {
+                "stdio" | "local" => Kind::Stdio,
+                "http" | "streamablehttp" | "streamable" | "remote" => Kind::Http,
+                "sse" => {
+                    return Err(self.error(
+                        &pointer,
+                        "the HTTP+SSE transport (MCP 2024-11-05) is not supported (rmcp 3.11 has no client for it): use the server's Streamable HTTP endpoint with \"type\": \"http\"",
+                    ));
+                }
+                _ => {
+                    return Err(self.error(
+                        &pointer,
+                        format!("unknown transport {text:?}: expected \"stdio\" or \"http\""),
+                    ));
+                }
+            };
+            if let Some((first, earlier)) = named
+                && earlier != kind
+            {
+                return Err(self.error(
+                    &pointer,
+                    format!("{key} says {text:?}, but {first} names another transport"),
+                ));
+            }
+            named = Some((key, kind));
+        }
+        if let Some((_, kind)) = named {
+            return Ok(kind);
+        }
+        if entry.contains_key("command") {
+            Ok(Kind::Stdio)
+        } else if URL_KEYS.iter().any(|key| entry.contains_key(*key)) {
+            Ok(Kind::Http)
+        } else {
+            Err(self.error(
+                "",
+                "neither command (a stdio server) nor url (a Streamable HTTP server)",
+            ))
+        }
+    }
+
+    fn stdio(&self, entry: &Map<String, Value>) -> Result<StdioTransport, Error> {
+        let command = self
+            .string(entry, "command")?
+            .ok_or_else(|| self.error("/command", "a stdio server needs a command"))?;
+        let mut stdio = StdioTransport::new(command);
+        if let Some(args) = self.list(entry, "args")? {
+            stdio.args = args;
+        }
+        if let Some(env) = self.map(entry, "env")? {
+            stdio.env = env;
+        }
+        stdio.cwd = self.string(entry, "cwd")?.map(Into::into);
+        Ok(stdio)
+    }
+
+    fn http(&self, entry: &Map<String, Value>) -> Result<HttpTransport, Error> {
+        let mut url = None;
+        for key in URL_KEYS {
+            if let Some(found) = self.string(entry, key)? {
+                url = Some(found);
+                break;
+            }
+        }
+        let url = url.ok_or_else(|| self.error("/url", "an HTTP server needs a url"))?;
+        let mut http = HttpTransport::new(url);
+        if let Some(headers) = self.map(entry, "headers")? {
+            http.headers = headers;
+        }
+        Ok(http)
+    }
+
+    /// Expands the variables of a string found at `pointer`.
+    fn expand(&self, pointer: &str, text: &str) -> Result<String, Error> {
+        expand(text, self.env).map_err(|err| self.error(pointer, err.0))
+    }
+
+    fn string(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<String>, Error> {
+        let pointer = format!("/{key}");
+        entry
+            .get(key)
+            .map(|value| {
+                let text = value
+                    .as_str()
+                    .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                self.expand(&pointer, text)
+            })
+            .transpose()
+    }
+
+    fn bool(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<bool>, Error> {
+        entry
+            .get(key)
+            .map(|value| {
+                value
+                    .as_bool()
+                    .ok_or_else(|| self.error(&format!("/{key}"), "expected true or false"))
+            })
+            .transpose()
+    }
+
+    fn list(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>, Error> {
+        let Some(value) = entry.get(key) else {
+            return Ok(None);
+        };
+        let items = value
+            .as_array()
+            .ok_or_else(|| self.error(&format!("/{key}"), "expected an array of strings"))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let pointer = format!("/{key}/{index}");
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                self.expand(&pointer, text)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// The first of `keys` present, as a list of strings (tool names: not expanded).
+    fn first_list(
+        &self,
+        entry: &Map<String, Value>,
+        keys: &[&'static str],
+    ) -> Result<Option<(&'static str, Vec<String>)>, Error> {
+        for key in keys {
+            if let Some(list) = self.list(entry, key)? {
+                return Ok(Some((key, list)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn map(
+        &self,
+        entry: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, Error> {
+        let Some(value) = entry.get(key) else {
+            return Ok(None);
+        };
+        let members = value
+            .as_object()
+            .ok_or_else(|| self.error(&format!("/{key}"), "expected an object of strings"))?;
+        members
+            .iter()
+            .map(|(name, item)| {
+                let pointer = format!("/{key}/{}", escape(name));
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                Ok((name.clone(), self.expand(&pointer, text)?))
+            })
+            .collect::<Result<_, Error>>()
+            .map(Some)
+    }
+
+    fn millis(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<Duration>, Error> {
+        entry
+            .get(key)
+            .map(|value| {
+                value
+                    .as_u64()
+                    .filter(|ms| *ms > 0)
+                    .map(Duration::from_millis)
+                    .ok_or_else(|| {
+                        self.error(
+                            &format!("/{key}"),
+                            format!("{value} is not a positive number of milliseconds"),
+                        )
+                    })
+            })
+            .transpose()
+    }
+}
+
+/// The keys an HTTP server's endpoint goes by: `url`, Windsurf's `serverUrl`, Gemini CLI's
+/// `httpUrl`.
+const URL_KEYS: [&str; 3] = ["url", "serverUrl", "httpUrl"];
+
+/// The two transports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stdio,
+    Http,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn read(value: Value) -> Result<FederationConfig, Error> {
+        FederationConfig::from_json_with(&value, &|name| match name {
+            "TOKEN" => Some("t0k".into()),
+            _ => None,
+        })
+    }
+
+    fn message(value: Value) -> String {
+        read(value).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn claude_desktop_and_vs_code_files_read_to_the_same_servers() {
+        let claude = read(json!({"mcpServers": {
+            "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+            "docs": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+        }}))
+        .unwrap();
+        let vscode = read(json!({"servers": {
+            "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+            "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}
+        }}))
+        .unwrap();
+        assert_eq!(claude, vscode);
+        let expected = FederationConfig::builder()
+            .server(ServerConfig::stdio(
+                "time",
+                StdioTransport::new("uvx")
+                    .arg("mcp-server-time")
+                    .env("TZ", "UTC"),
+            ))
+            .server(ServerConfig::http(
+                "docs",
+                HttpTransport::new("https://example.com/mcp").header("Authorization", "Bearer t0k"),
+            ))
+            .build()
+            .unwrap();
+        assert_eq!(claude, expected);
+    }
+
+    #[test]
+    fn transport_aliases_disabled_filters_and_timeouts_are_read() {
+        let config = read(json!({"toolNames": "always", "mcpServers": {
+            "a": {"transportType": "streamable-http", "serverUrl": "http://h/mcp", "disabled": true},
+            "b": {"transport": "local", "command": "x", "enabled": false},
+            "c": {"command": "x", "includeTools": ["t1"], "excludeTools": ["t2"],
+                  "timeout": 1500, "maxTotalTimeout": 9000, "startupTimeout": 700, "autoApprove": []}
+        }}))
+        .unwrap();
+        assert_eq!(config.tool_names, NamePolicy::Always);
+        assert!(matches!(
+            config.servers[0].transport,
+            ServerTransport::Http(_)
+        ));
+        assert_eq!(
+            config
+                .enabled()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            ["c"]
+        );
+        let c = &config.servers[2];
+        assert_eq!(c.allowed_tools.as_deref(), Some(&["t1".to_owned()][..]));
+        assert!(c.serves("t1") && !c.serves("t2") && !c.serves("t3"));
+        assert_eq!(c.timeouts.request, Duration::from_millis(1500));
+        assert_eq!(c.timeouts.max_total, Duration::from_millis(9000));
+        assert_eq!(c.timeouts.startup, Duration::from_millis(700));
+    }
+
+    #[test]
+    fn every_error_names_the_server_and_the_json_pointer() {
+        assert_eq!(
+            message(json!({"mcpServers": {"a/b": {"command": "x", "args": ["ok", 2]}}})),
+            "server \"a/b\", at /mcpServers/a~1b/args/1: expected a string"
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"type": "sse", "url": "http://h"}}})),
+            "server \"s\", at /mcpServers/s/type: the HTTP+SSE transport (MCP 2024-11-05) is not supported (rmcp 3.11 has no client for it): use the server's Streamable HTTP endpoint with \"type\": \"http\""
+        );
+        assert_eq!(
+            message(
+                json!({"mcpServers": {"s": {"url": "http://h", "headers": {"X": "${MISSING}"}}}})
+            ),
+            "server \"s\", at /mcpServers/s/headers/X: environment variable MISSING is not set (write ${MISSING:-default} for a default)"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"args": []}}})),
+            "server \"s\", at /servers/s: neither command (a stdio server) nor url (a Streamable HTTP server)"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"command": "x", "timeout": 0}}})),
+            "server \"s\", at /servers/s/timeout: 0 is not a positive number of milliseconds"
+        );
+        assert_eq!(
+            message(
+                json!({"servers": {"s": {"type": "http", "transport": "stdio", "command": "x"}}})
+            ),
+            "server \"s\", at /servers/s/transport: transport says \"stdio\", but type names another transport"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"url": "ftp://h"}}})),
+            "server \"s\", at /servers/s/url: \"ftp://h\" is not an http:// or https:// URL"
+        );
+        assert_eq!(
+            message(json!({"servers": {"has space": {"command": "x"}}})),
+            format!(
+                "server \"has space\", at /servers/has space: the server name is the namespace of its tools: {}",
+                toolmodel::model::name::check_name("has space").unwrap_err()
+            )
+        );
+        assert_eq!(
+            message(json!({"servers": {}, "mcpServers": {}})),
+            "at /servers: both mcpServers and servers: write one"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9_.-]{1,40}") {
+            let config = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap();
+            prop_assert_eq!(&config.servers[0].name, &name);
+        }
+
+        #[test]
+        fn a_value_of_the_wrong_type_is_an_error_at_its_pointer(key in prop::sample::select(vec!["command", "cwd", "url"]), n in 0u32..100) {
+            let mut entry = json!({"command": "x", "url": "http://h"});
+            entry[key] = json!(n);
+            if key == "url" { entry["type"] = json!("http"); }
+            let err = read(json!({"mcpServers": {"s": entry}})).unwrap_err().to_string();
+            prop_assert_eq!(err, format!("server \"s\", at /mcpServers/s/{key}: expected a string"));
+        }
+    }
+}
