@@ -1,18 +1,32 @@
 //! MCP servers as backends (feature `federation`): many servers' tools in one
-//! [`Toolbox`](toolmodel::Toolbox), called with local validation, served again as one gateway.
+//! [`Toolbox`](toolmodel::Toolbox) beside local tools, called with local validation, and served
+//! again as one gateway by a [`ToolboxServer`](crate::ToolboxServer).
 //!
 //! - [`config`]: which servers ([`FederationConfig`], read from the `mcpServers` JSON clients
 //!   share by [`parse`], variables expanded by [`expand`]).
 //! - [`names`]: how their tools are named where a flat name is needed ([`NamePolicy`]).
+//! - [`import`]: every page of each server's `tools/list`.
+//! - [`call`]: one call of an upstream tool, and what each failure gives.
+//! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
+//!   process in its own process group, or Streamable HTTP) and `relay` carries what the
+//!   server sends during a call to the caller.
+//! - [`Federation`]: all of it together, kept current.
 
+pub mod call;
 pub mod config;
 pub mod expand;
+mod federated;
+pub mod import;
 pub mod names;
 pub mod parse;
 pub(crate) mod pointer;
+mod relay;
+mod session;
+pub mod upstream;
 
 pub use config::{
     FederationConfig, FederationConfigBuilder, HttpTransport, ServerConfig, ServerTransport,
     StdioTransport, Timeouts,
 };
+pub use federated::{Federation, ServerStatus};
 pub use names::NamePolicy;

@@ -494,6 +494,26 @@ impl ToolboxBuilder {
     /// tool keeps its `namespace`, so [`Toolbox::call_id`] still routes `namespace:name`, and
     /// `tools/list` shows `name`). [`build`](Self::build) checks `name` as it checks every
     /// MCP name ([`Error::InvalidName`], [`Error::DuplicateTool`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::{Backend, CallContext, CallToolResult, Tool, Toolbox};
+    ///
+    /// let mut tool = Tool::from_mcp_json(&json!({"name": "echo", "inputSchema": {"type": "object"}}))?;
+    /// tool.namespace = Some("everything".into());
+    /// tool.backends = vec![Backend::mcp("everything")];
+    /// let toolbox = Toolbox::builder()
+    ///     .with_tool_as("everything__echo", tool, |_, _| async { Ok(CallToolResult::text("hi")) })
+    ///     .build()?;
+    /// assert_eq!(toolbox.tools()[0].name, "everything__echo");
+    /// # pollster::block_on(async {
+    /// let cx = CallContext::new();
+    /// let by_id = toolbox.call_id(&"everything:echo".parse()?, None, &cx).await?;
+    /// assert_eq!(by_id.text_content(), "hi");
+    /// # Ok::<(), toolmodel::Error>(())
+    /// # })?;
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
     pub fn with_tool_as<F, Fut>(self, name: impl Into<String>, tool: Tool, handler: F) -> Self
     where
         F: Fn(Map<String, Value>, CallContext) -> Fut + Send + Sync + 'static,

@@ -1,0 +1,368 @@
+//! [`Federation`]: the upstream servers of a [`FederationConfig`], their tools in one
+//! [`Toolbox`] beside local ones, kept current.
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex, RwLock, Weak},
+};
+
+use toolmodel::{Tool, Toolbox, ToolboxBuilder};
+
+use crate::error::Error;
+use crate::federation::call::call_upstream;
+use crate::federation::config::FederationConfig;
+use crate::federation::import::import;
+use crate::federation::names::{Upstream as Named, flat_names};
+use crate::federation::upstream::Upstream;
+
+/// Adds the local tools to a builder; run again for every rebuilt toolbox.
+type Local = Box<dyn Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync>;
+
+/// Runs with every rebuilt toolbox.
+type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
+
+/// MCP servers as the backends of one [`Toolbox`].
+///
+/// [`start`](Self::start) opens one session per enabled server (in parallel; a child process
+/// per stdio server, in its own process group), imports every page of each server's
+/// `tools/list` ([`import`](super::import)), names the tools ([`names`](super::names)) and
+/// builds the toolbox: an upstream tool keeps the server's definition with `namespace` = the
+/// server's name and `backends` = its [`Backend::Mcp`](toolmodel::Backend::Mcp), so
+/// [`Toolbox::call_id`] reaches it as `server:tool`, and [`Toolbox::call`] by its flat name.
+/// Calls are validated against the tool's `inputSchema` before anything is sent (the same
+/// `isError` feedback as local tools), and answered as [`call`](super::call) describes.
+///
+/// **Faults.** A server unreachable at start does not stop the others: its tools are not
+/// listed until its session opens (it is tried again in the background with backoff), and when it answers its tools join the toolbox ([`on_change`](Self::on_change)
+/// hears of it; a [`ToolboxServer`](crate::ToolboxServer) given to [`serve`](Self::serve)
+/// sends `notifications/tools/list_changed`). A server that fails later keeps its tools
+/// listed; they answer an `isError` naming the server and the cause, and the next call after
+/// the backoff delay respawns it (stdio) or reconnects (HTTP; a 404 for an expired session
+/// starts a new one inside rmcp). An upstream's `notifications/tools/list_changed`, or a new
+/// session, imports its tools again.
+///
+/// **Lifetime.** [`shutdown`](Self::shutdown) closes every session and kills each child's
+/// process group; dropping the last `Federation` (and every [`Toolbox`] built from it) kills
+/// the groups too.
+#[derive(Clone)]
+pub struct Federation {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    config: FederationConfig,
+    upstreams: Vec<Arc<Upstream>>,
+    local: Local,
+    /// Each server's imported tools, by server name.
+    imported: Mutex<BTreeMap<String, Vec<Tool>>>,
+    toolbox: RwLock<Toolbox>,
+    watchers: Mutex<Vec<Watcher>>,
+    /// Why the last rebuild failed, if it did (the previous toolbox stays).
+    last_error: Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for Federation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Federation")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One server's state, from [`Federation::status`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerStatus {
+    /// The server's name.
+    pub name: String,
+    /// `Ok` when its session is open, or why not.
+    pub session: Result<(), String>,
+    /// How many of its tools the toolbox holds.
+    pub tools: usize,
+    /// The process ID of its child process (a stdio server with a session), which leads the
+    /// child's process group.
+    pub pid: Option<u32>,
+}
+
+impl Federation {
+    /// Starts a federation of the enabled servers of `config`, no local tools.
+    ///
+    /// # Errors
+    ///
+    /// As [`start_with`](Self::start_with).
+    pub async fn start(config: FederationConfig) -> Result<Self, Error> {
+        Self::start_with(config, |builder| builder).await
+    }
+
+    /// Starts a federation whose toolbox also holds the local tools `local` adds to a builder
+    /// (run again each time the toolbox is rebuilt). A server that cannot be reached is not an
+    /// error (see the [type docs](Self)); [`status`](Self::status) says why.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NameCollision`] when two tools would share a flat name after the
+    /// [`NamePolicy`](super::NamePolicy); [`Error::Toolmodel`] when the toolbox does not build
+    /// (a local tool's problem, or an upstream tool that breaks MCP's rules).
+    pub async fn start_with(
+        config: FederationConfig,
+        local: impl Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync + 'static,
+    ) -> Result<Self, Error> {
+        let local: Local = Box::new(local);
+        let empty = local(Toolbox::builder()).build()?;
+        let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
+            let upstreams = config
+                .enabled()
+                .map(|server| {
+                    let weak = weak.clone();
+                    let name = server.name.clone();
+                    Arc::new(Upstream::new(
+                        server.clone(),
+                        Arc::new(move || reimport_later(&weak, &name)),
+                    ))
+                })
+                .collect();
+            Shared {
+                config,
+                upstreams,
+                local,
+                imported: Mutex::default(),
+                toolbox: RwLock::new(empty),
+                watchers: Mutex::default(),
+                last_error: Mutex::default(),
+            }
+        });
+        let firsts = inner.upstreams.iter().map(|upstream| {
+            let inner = Arc::clone(&inner);
+            let upstream = Arc::clone(upstream);
+            async move { inner.connect_and_import(&upstream).await }
+        });
+        let results = futures_join_all(firsts).await;
+        for (upstream, ok) in inner.upstreams.iter().zip(results) {
+            if !ok {
+                spawn_retry(Arc::downgrade(&inner), Arc::clone(upstream));
+            }
+        }
+        let toolbox = inner.build()?;
+        inner.install(toolbox);
+        Ok(Self { inner })
+    }
+
+    /// The current toolbox (rebuilt when an upstream's tools change).
+    #[must_use]
+    pub fn toolbox(&self) -> Toolbox {
+        self.inner
+            .toolbox
+            .read()
+            .map(|toolbox| toolbox.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    /// Runs `watcher` with every rebuilt toolbox (not the current one).
+    pub fn on_change(&self, watcher: impl Fn(&Toolbox) + Send + Sync + 'static) {
+        if let Ok(mut watchers) = self.inner.watchers.lock() {
+            watchers.push(Box::new(watcher));
+        }
+    }
+
+    /// Keeps `server`'s toolbox this federation's: every rebuilt toolbox is
+    /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
+    /// `notifications/tools/list_changed` to its clients.
+    pub fn serve(&self, server: &crate::ToolboxServer) {
+        let server = server.clone();
+        self.on_change(move |toolbox| server.set_toolbox(toolbox.clone()));
+    }
+
+    /// Each enabled server's state, sorted by name.
+    pub async fn status(&self) -> Vec<ServerStatus> {
+        let mut all = Vec::with_capacity(self.inner.upstreams.len());
+        for upstream in &self.inner.upstreams {
+            let tools = self
+                .inner
+                .imported
+                .lock()
+                .map(|imported| imported.get(&upstream.config.name).map_or(0, Vec::len))
+                .unwrap_or(0);
+            let (session, pid) = upstream.status().await;
+            all.push(ServerStatus {
+                name: upstream.config.name.clone(),
+                session,
+                tools,
+                pid,
+            });
+        }
+        all
+    }
+
+    /// Why the last rebuild of the toolbox failed (a name collision after a re-import, say),
+    /// if it did; the toolbox before it stays in use.
+    #[must_use]
+    pub fn last_error(&self) -> Option<String> {
+        self.inner.last_error.lock().ok().and_then(|e| e.clone())
+    }
+
+    /// Closes every session and kills each child process's group; calls after this answer
+    /// `isError`.
+    pub async fn shutdown(&self) {
+        for upstream in &self.inner.upstreams {
+            upstream.close().await;
+        }
+    }
+}
+
+impl Shared {
+    /// Opens `upstream`'s session and imports its tools; false when either failed.
+    async fn connect_and_import(&self, upstream: &Upstream) -> bool {
+        let Ok(opened) = upstream.peer().await else {
+            return false;
+        };
+        match import(&upstream.config, &opened.peer).await {
+            Ok(tools) => {
+                if let Ok(mut imported) = self.imported.lock() {
+                    imported.insert(upstream.config.name.clone(), tools);
+                }
+                true
+            }
+            Err(cause) => {
+                if let Ok(mut last) = self.last_error.lock() {
+                    *last = Some(format!("server {:?}: {cause}", upstream.config.name));
+                }
+                false
+            }
+        }
+    }
+
+    /// A toolbox of the local tools and every imported tool, named by the policy.
+    fn build(self: &Arc<Self>) -> Result<Toolbox, Error> {
+        let local_names: Vec<String> = (self.local)(Toolbox::builder())
+            .build()?
+            .tools()
+            .iter()
+            .map(|tool| tool.name.clone())
+            .collect();
+        let reserved: Vec<&str> = local_names.iter().map(String::as_str).collect();
+        let imported = self
+            .imported
+            .lock()
+            .map(|imported| imported.clone())
+            .unwrap_or_default();
+        let tools: Vec<(&str, &Tool)> = imported
+            .iter()
+            .flat_map(|(server, tools)| tools.iter().map(move |tool| (server.as_str(), tool)))
+            .collect();
+        let named: Vec<Named<'_>> = tools
+            .iter()
+            .map(|(server, tool)| Named {
+                server,
+                tool: &tool.name,
+            })
+            .collect();
+        let flat = flat_names(self.config.tool_names, &reserved, &named)?;
+        let mut builder = (self.local)(Toolbox::builder());
+        for ((server, tool), name) in tools.into_iter().zip(flat) {
+            let Some(upstream) = self
+                .upstreams
+                .iter()
+                .find(|upstream| upstream.config.name == server)
+            else {
+                continue;
+            };
+            let upstream = Arc::clone(upstream);
+            let weak = Arc::downgrade(self);
+            let remote = tool.name.clone();
+            builder = builder.with_tool_as(name, tool.clone(), move |arguments, cx| {
+                let upstream = Arc::clone(&upstream);
+                let weak = weak.clone();
+                let remote = remote.clone();
+                async move {
+                    let server = upstream.config.name.clone();
+                    let reopened = move || reimport_later(&weak, &server);
+                    call_upstream(&upstream, &remote, arguments, cx, &reopened).await
+                }
+            });
+        }
+        Ok(builder.build()?)
+    }
+
+    /// Makes `toolbox` the current one and tells the watchers.
+    fn install(&self, toolbox: Toolbox) {
+        if let Ok(mut current) = self.toolbox.write() {
+            *current = toolbox.clone();
+        }
+        if let Ok(watchers) = self.watchers.lock() {
+            for watcher in watchers.iter() {
+                watcher(&toolbox);
+            }
+        }
+    }
+
+    /// Imports `server`'s tools again and rebuilds the toolbox.
+    async fn reimport(self: &Arc<Self>, server: &str) {
+        let Some(upstream) = self
+            .upstreams
+            .iter()
+            .find(|upstream| upstream.config.name == server)
+        else {
+            return;
+        };
+        if !self.connect_and_import(upstream).await {
+            return;
+        }
+        match self.build() {
+            Ok(toolbox) => {
+                if let Ok(mut last) = self.last_error.lock() {
+                    *last = None;
+                }
+                self.install(toolbox);
+            }
+            Err(err) => {
+                if let Ok(mut last) = self.last_error.lock() {
+                    *last = Some(err.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Re-imports `server`'s tools on a task of its own (the caller is an rmcp handler or a call,
+/// which must not wait for it).
+fn reimport_later(weak: &Weak<Shared>, server: &str) {
+    let (Some(inner), Ok(runtime)) = (weak.upgrade(), tokio::runtime::Handle::try_current()) else {
+        return;
+    };
+    let server = server.to_owned();
+    runtime.spawn(async move { inner.reimport(&server).await });
+}
+
+/// Tries to open `upstream`'s session in the background until it opens (with the upstream's
+/// backoff), then imports its tools; ends when the federation is dropped.
+fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    runtime.spawn(async move {
+        let mut delay = super::upstream::FIRST_BACKOFF;
+        loop {
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(super::upstream::MAX_BACKOFF);
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            if upstream.peer().await.is_ok() {
+                inner.reimport(&upstream.config.name).await;
+                return;
+            }
+        }
+    });
+}
+
+/// Awaits every future, concurrently, in order.
+async fn futures_join_all<F: std::future::Future<Output = bool> + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<bool> {
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut results = Vec::with_capacity(handles.len());
+    for handle in handles {
+        results.push(handle.await.unwrap_or(false));
+    }
+    results
+}

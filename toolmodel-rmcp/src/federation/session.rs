@@ -1,0 +1,134 @@
+//! Opening one MCP client session to an upstream server: a child process (stdio) started as
+//! the leader of its own process group, or a Streamable HTTP connection; then the
+//! `initialize` handshake, bounded by the server's startup timeout.
+
+use std::{collections::HashMap, process::Stdio};
+
+use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
+use rmcp::{
+    ServiceExt,
+    service::{RoleClient, RunningService},
+    transport::{
+        StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+
+use crate::federation::config::{HttpTransport, ServerConfig, ServerTransport, StdioTransport};
+use crate::federation::relay::Relay;
+
+/// An open session.
+pub(crate) struct Session {
+    /// The rmcp client.
+    pub(crate) service: RunningService<RoleClient, Relay>,
+    /// The child's process group, for a stdio server: killed when the session is dropped.
+    pub(crate) group: Option<ProcessGroupGuard>,
+}
+
+/// Kills a process group (SIGKILL to every process in it) when dropped: no child process of a
+/// stdio server outlives its session, even one the server started itself (`npx` starts
+/// `node`, `uvx` starts `python`).
+pub(crate) struct ProcessGroupGuard {
+    /// The group's ID: the leader's process ID.
+    pub(crate) pgid: u32,
+}
+
+impl Drop for ProcessGroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+    }
+}
+
+/// SIGKILL to the process group `pgid` (nothing when it has already ended).
+#[cfg(unix)]
+fn kill_group(pgid: u32) {
+    use nix::{sys::signal::Signal, unistd::Pid};
+    if let Ok(pgid) = i32::try_from(pgid) {
+        // ESRCH (the group is gone) is the expected outcome after a clean exit.
+        let _ = nix::sys::signal::killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// Without process groups, the child is killed by rmcp's transport when dropped.
+#[cfg(not(unix))]
+fn kill_group(_pgid: u32) {}
+
+/// Opens a session to `server`, with `relay` as the client handler.
+///
+/// # Errors
+///
+/// A sentence naming the cause: the program could not start, the connection failed, the
+/// handshake failed or took longer than the startup timeout.
+pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session, String> {
+    let limit = server.timeouts.startup;
+    let (served, group) = match &server.transport {
+        ServerTransport::Stdio(stdio) => {
+            let (transport, group) = spawn(stdio)?;
+            (
+                tokio::time::timeout(limit, relay.serve(transport)).await,
+                group,
+            )
+        }
+        ServerTransport::Http(http) => {
+            let transport = StreamableHttpClientTransport::from_config(http_config(http)?);
+            (
+                tokio::time::timeout(limit, relay.serve(transport)).await,
+                None,
+            )
+        }
+    };
+    match served {
+        Ok(Ok(service)) => Ok(Session { service, group }),
+        Ok(Err(err)) => Err(format!("the MCP handshake failed: {err}")),
+        Err(_) => Err(format!(
+            "no answer to initialize within {} ms (startupTimeout)",
+            limit.as_millis()
+        )),
+    }
+}
+
+/// Starts the server's program as the leader of a new process group, stdin and stdout piped
+/// to the session, stderr discarded.
+fn spawn(stdio: &StdioTransport) -> Result<(TokioChildProcess, Option<ProcessGroupGuard>), String> {
+    let mut command = tokio::process::Command::new(&stdio.command);
+    command.args(&stdio.args).envs(&stdio.env);
+    if let Some(cwd) = &stdio.cwd {
+        command.current_dir(cwd);
+    }
+    let mut wrap = CommandWrap::from(command);
+    wrap.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+    let (child, _stderr) = TokioChildProcess::builder(wrap)
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|err| format!("cannot start {:?}: {err}", stdio.command))?;
+    let group = child.id().map(|pgid| ProcessGroupGuard { pgid });
+    Ok((child, group))
+}
+
+/// rmcp's Streamable HTTP client settings: the configured headers only (a gateway never sends
+/// its own clients' credentials upstream), a new session when the server answers 404 for an
+/// expired one (MCP "Session Management").
+fn http_config(http: &HttpTransport) -> Result<StreamableHttpClientTransportConfig, String> {
+    let mut headers = HashMap::new();
+    let mut bearer = None;
+    for (name, value) in &http.headers {
+        if name.eq_ignore_ascii_case("authorization")
+            && let Some(token) = value.strip_prefix("Bearer ")
+        {
+            bearer = Some(token.to_owned());
+            continue;
+        }
+        let name = http::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|err| format!("header {name:?}: {err}"))?;
+        let value = http::HeaderValue::from_str(value)
+            .map_err(|err| format!("the value of header {name}: {err}"))?;
+        headers.insert(name, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(http.url.as_str())
+        .custom_headers(headers)
+        .reinit_on_expired_session(true);
+    if let Some(token) = bearer {
+        config = config.auth_header(token);
+    }
+    Ok(config)
+}

@@ -1,0 +1,226 @@
+//! One upstream server's lifetime: its session opened at start, opened again (a stdio child
+//! respawned) after it failed, with exponential backoff, and closed with its process group.
+//!
+//! While a server is down its tools stay listed and answer at once with an `isError` result
+//! naming the server and the cause (so a model reads why, and a retry later may succeed);
+//! a call after the backoff delay tries to open the session again, and the first success
+//! re-imports the server's tools (they may have changed while it was away).
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use rmcp::service::{Peer, RoleClient};
+use tokio::sync::{Mutex, Semaphore};
+
+use crate::federation::config::ServerConfig;
+use crate::federation::relay::{InFlight, Relay};
+use crate::federation::session::{Session, open};
+
+/// The first delay before a session is opened again after a failure; doubled after each
+/// failure in a row, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+
+/// The longest delay between two attempts to open a session.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// The most calls waiting for or running on one server; more answer `isError` at once.
+pub const MAX_PENDING_CALLS: usize = 256;
+
+/// One upstream server.
+pub(crate) struct Upstream {
+    pub(crate) config: ServerConfig,
+    state: Mutex<State>,
+    pub(crate) calls: Arc<InFlight>,
+    pub(crate) pending: Semaphore,
+    /// The generation of the last session opened.
+    generation: AtomicU64,
+    /// Runs when the server's tools may have changed (its `list_changed`, a new session).
+    changed: Arc<dyn Fn() + Send + Sync>,
+}
+
+enum State {
+    /// A session is open (it may have closed since; [`Upstream::peer`] checks), with its
+    /// generation (one more for each session opened).
+    Up(Session, u64),
+    /// No session: why, when to try again, how many failures in a row.
+    Down {
+        cause: String,
+        retry_at: Instant,
+        failures: u32,
+    },
+}
+
+/// A session's peer, and which session it is.
+pub(crate) struct Opened {
+    pub(crate) peer: Peer<RoleClient>,
+    /// The session's generation, for [`Upstream::failed`].
+    pub(crate) generation: u64,
+    /// Whether this opened a session after an earlier one had been open (the caller imports
+    /// the tools again).
+    pub(crate) reopened: bool,
+}
+
+/// Whether a session can still carry requests.
+fn alive(session: &Session) -> bool {
+    !session.service.is_closed() && !session.service.peer().is_transport_closed()
+}
+
+/// Why a server cannot take a call now.
+#[derive(Debug, Clone)]
+pub(crate) struct Unavailable(pub(crate) String);
+
+impl Upstream {
+    /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
+    pub(crate) fn new(config: ServerConfig, changed: Arc<dyn Fn() + Send + Sync>) -> Self {
+        Self {
+            config,
+            state: Mutex::new(State::Down {
+                cause: "not connected yet".into(),
+                retry_at: Instant::now(),
+                failures: 0,
+            }),
+            calls: Arc::default(),
+            pending: Semaphore::new(MAX_PENDING_CALLS),
+            generation: AtomicU64::new(0),
+            changed,
+        }
+    }
+
+    /// The open session's peer, opening one when there is none and the backoff delay is over.
+    ///
+    /// # Errors
+    ///
+    /// [`Unavailable`] with the cause and when the next attempt is.
+    pub(crate) async fn peer(&self) -> Result<Opened, Unavailable> {
+        let mut state = self.state.lock().await;
+        let (failures, generation) = match &*state {
+            State::Up(session, generation) if alive(session) => {
+                return Ok(Opened {
+                    peer: session.service.peer().clone(),
+                    generation: *generation,
+                    reopened: false,
+                });
+            }
+            State::Up(_, generation) => (0, *generation),
+            State::Down {
+                cause,
+                retry_at,
+                failures,
+            } => {
+                let now = Instant::now();
+                if now < *retry_at {
+                    return Err(Unavailable(format!(
+                        "{cause}; next attempt in {} ms",
+                        retry_at.duration_since(now).as_millis()
+                    )));
+                }
+                (*failures, self.generation.load(Ordering::Relaxed))
+            }
+        };
+        let was_up = matches!(&*state, State::Up(..)) || failures > 0;
+        // Drop the old session (and kill its process group) before starting another.
+        *state = State::Down {
+            cause: "reconnecting".into(),
+            retry_at: Instant::now(),
+            failures,
+        };
+        let relay = Relay {
+            calls: Arc::clone(&self.calls),
+            list_changed: Arc::clone(&self.changed),
+        };
+        match open(&self.config, relay).await {
+            Ok(session) => {
+                let peer = session.service.peer().clone();
+                let generation = generation.wrapping_add(1);
+                self.generation.store(generation, Ordering::Relaxed);
+                *state = State::Up(session, generation);
+                Ok(Opened {
+                    peer,
+                    generation,
+                    reopened: was_up,
+                })
+            }
+            Err(cause) => {
+                let delay = backoff(failures);
+                *state = State::Down {
+                    cause: cause.clone(),
+                    retry_at: Instant::now() + delay,
+                    failures: failures.saturating_add(1),
+                };
+                Err(Unavailable(cause))
+            }
+        }
+    }
+
+    /// Records that the session of `generation` failed (the transport closed under a call):
+    /// the next call opens another one at once. A newer session is left alone.
+    pub(crate) async fn failed(&self, generation: u64, cause: &str) {
+        let mut state = self.state.lock().await;
+        if let State::Up(_, current) = &*state
+            && *current == generation
+        {
+            *state = State::Down {
+                cause: cause.to_owned(),
+                retry_at: Instant::now(),
+                failures: 0,
+            };
+        }
+    }
+
+    /// Whether a session is open, or why not; and the child's process ID (stdio).
+    pub(crate) async fn status(&self) -> (Result<(), String>, Option<u32>) {
+        match &*self.state.lock().await {
+            State::Up(session, _) => {
+                let pid = session.group.as_ref().map(|group| group.pgid);
+                if alive(session) {
+                    (Ok(()), pid)
+                } else {
+                    (Err("the session closed".into()), pid)
+                }
+            }
+            State::Down { cause, .. } => (Err(cause.clone()), None),
+        }
+    }
+
+    /// Closes the session: the child's process group is killed.
+    pub(crate) async fn close(&self) {
+        let mut state = self.state.lock().await;
+        if let State::Up(session, _) = std::mem::replace(
+            &mut *state,
+            State::Down {
+                cause: "the federation was shut down".into(),
+                retry_at: Instant::now() + Duration::from_secs(u32::MAX.into()),
+                failures: 0,
+            },
+        ) {
+            let Session { service, group } = session;
+            // Bounded: a server that ignores the end of its input is killed with its group.
+            let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+            drop(group);
+        }
+    }
+}
+
+/// The delay after `failures` failures in a row.
+fn backoff(failures: u32) -> Duration {
+    FIRST_BACKOFF
+        .saturating_mul(1u32.checked_shl(failures.min(16)).unwrap_or(u32::MAX))
+        .min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_a_quarter_second_up_to_ten_seconds() {
+        let delays: Vec<u128> = (0..8).map(|n| backoff(n).as_millis()).collect();
+        assert_eq!(delays, [250, 500, 1000, 2000, 4000, 8000, 10000, 10000]);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+}

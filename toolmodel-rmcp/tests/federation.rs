@@ -1,0 +1,587 @@
+//! The federation against MCP servers no one here wrote: `@modelcontextprotocol/server-everything`
+//! (stdio and Streamable HTTP), `@modelcontextprotocol/server-memory` and `mcp-server-time`,
+//! installed by `serve/install_upstreams.sh` into `.upstreams/`. Without them (no network, no
+//! Node or Python) each test prints a notice and passes, except under `CI`, where it fails.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Map, Value, json};
+use toolmodel::{
+    Backend, CallContext, CallToolResult, ToolId,
+    host::{BoxFuture, CallHost, LogNotification, ProgressNotification},
+};
+use toolmodel_rmcp::federation::{
+    Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig, StdioTransport,
+};
+
+/// The commands of the installed servers, or `None` (with a notice) when they cannot be
+/// installed outside CI.
+fn upstreams() -> Option<BTreeMap<String, String>> {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _once = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let env_file = root.join(".upstreams/env");
+    if !env_file.exists() {
+        let status = std::process::Command::new("bash")
+            .arg(root.join("serve/install_upstreams.sh"))
+            .stdout(std::process::Stdio::null())
+            .status();
+        if !matches!(status, Ok(status) if status.success()) {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "serve/install_upstreams.sh failed under CI: the federation tests need the real upstreams"
+            );
+            eprintln!(
+                "notice: skipped, the upstream MCP servers could not be installed (serve/install_upstreams.sh)"
+            );
+            return None;
+        }
+    }
+    let text = std::fs::read_to_string(env_file).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|line| line.split_once('='))
+            .map(|(name, command)| (name.to_owned(), command.to_owned()))
+            .collect(),
+    )
+}
+
+fn args(value: Value) -> Option<Map<String, Value>> {
+    value.as_object().cloned()
+}
+
+/// A stdio server whose standard input is also appended to `log` (what the server received).
+fn logged(name: &str, command: &str, log: &Path) -> ServerConfig {
+    ServerConfig::stdio(
+        name,
+        StdioTransport::new("sh")
+            .arg("-c")
+            .arg("tee -a \"$0\" | \"$1\"")
+            .arg(log.display().to_string())
+            .arg(command),
+    )
+}
+
+/// Calls until `check` holds for the toolbox or 20 s pass.
+async fn eventually(federation: &Federation, check: impl Fn(&toolmodel::Toolbox) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check(&federation.toolbox()) {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting on the toolbox"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The process IDs in process group `pgid` (Linux `/proc`).
+fn group_members(pgid: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...: comm may hold spaces, so read after the last ')'.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        // A zombie (`Z`) has exited already; its parent reaps it.
+        if fields.get(2).and_then(|pgrp| pgrp.parse::<u32>().ok()) == Some(pgid)
+            && fields.first() != Some(&"Z")
+        {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+fn kill_group(pgid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+async fn pid_of(federation: &Federation, server: &str) -> u32 {
+    federation
+        .status()
+        .await
+        .into_iter()
+        .find(|status| status.name == server)
+        .and_then(|status| status.pid)
+        .expect("a stdio server with a session has a pid")
+}
+
+fn temp_log(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "toolmodel-federation-{}-{name}.log",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_real_servers_over_stdio_serve_their_tools_in_one_toolbox() {
+    let Some(up) = upstreams() else { return };
+    let config = FederationConfig::builder()
+        .server(ServerConfig::stdio(
+            "everything",
+            StdioTransport::new(&up["EVERYTHING"]),
+        ))
+        .server(ServerConfig::stdio(
+            "memory",
+            StdioTransport::new(&up["MEMORY"]),
+        ))
+        .server(ServerConfig::stdio(
+            "time",
+            StdioTransport::new(&up["TIME"]).arg("--local-timezone=UTC"),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let toolbox = federation.toolbox();
+    for name in ["echo", "get-sum", "read_graph", "get_current_time"] {
+        assert!(toolbox.get(name).is_some(), "{name} is listed");
+    }
+    let echo = toolbox
+        .definitions()
+        .find(|tool| tool.name == "echo")
+        .unwrap();
+    assert_eq!(echo.namespace.as_deref(), Some("everything"));
+    assert_eq!(echo.backends, [Backend::mcp("everything")]);
+
+    let cx = CallContext::new();
+    let result = toolbox
+        .call("echo", args(json!({"message": "hi"})), &cx)
+        .await
+        .unwrap();
+    assert_eq!(result.text_content(), "Echo: hi");
+    let id: ToolId = "time:get_current_time".parse().unwrap();
+    let result = toolbox
+        .call_id(&id, args(json!({"timezone": "UTC"})), &cx)
+        .await
+        .unwrap();
+    assert!(!result.is_error(), "{}", result.text_content());
+    assert!(result.text_content().contains("UTC"));
+    let result = toolbox.call("read_graph", None, &cx).await.unwrap();
+    assert!(!result.is_error(), "{}", result.text_content());
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_of_one_name_on_two_servers_are_prefixed_and_never_is_refused() {
+    let Some(up) = upstreams() else { return };
+    let two = |policy| {
+        FederationConfig::builder()
+            .server(ServerConfig::stdio(
+                "a",
+                StdioTransport::new(&up["EVERYTHING"]),
+            ))
+            .server(ServerConfig::stdio(
+                "b",
+                StdioTransport::new(&up["EVERYTHING"]),
+            ))
+            .tool_names(policy)
+            .build()
+            .unwrap()
+    };
+    let federation = Federation::start(two(NamePolicy::OnCollision))
+        .await
+        .unwrap();
+    let toolbox = federation.toolbox();
+    assert!(toolbox.get("echo").is_none());
+    let cx = CallContext::new();
+    let a = toolbox
+        .call("a__echo", args(json!({"message": "1"})), &cx)
+        .await
+        .unwrap();
+    let b = toolbox
+        .call("b__echo", args(json!({"message": "2"})), &cx)
+        .await
+        .unwrap();
+    assert_eq!(
+        (a.text_content(), b.text_content()),
+        ("Echo: 1".into(), "Echo: 2".into())
+    );
+    federation.shutdown().await;
+
+    let err = Federation::start(two(NamePolicy::Never)).await.unwrap_err();
+    assert!(
+        err.to_string().starts_with("tools a:"),
+        "a collision names both tools: {err}"
+    );
+    assert!(err.to_string().contains(" and b:"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_arguments_are_stopped_before_they_reach_the_server() {
+    let Some(up) = upstreams() else { return };
+    let log = temp_log("bad-arguments");
+    let config = FederationConfig::builder()
+        .server(logged("everything", &up["EVERYTHING"], &log))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let cx = CallContext::new();
+    let result = federation
+        .toolbox()
+        .call("get-sum", args(json!({"a": "one"})), &cx)
+        .await
+        .unwrap();
+    assert!(result.is_error());
+    assert!(
+        result
+            .text_content()
+            .starts_with("invalid arguments for tool \"get-sum\""),
+        "{}",
+        result.text_content()
+    );
+    let good = federation
+        .toolbox()
+        .call("get-sum", args(json!({"a": 1, "b": 2})), &cx)
+        .await
+        .unwrap();
+    assert!(good.text_content().contains('3'), "{}", good.text_content());
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        sent.matches("\"tools/call\"").count(),
+        1,
+        "only the good call went upstream: {sent}"
+    );
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_killed_mid_call_answers_is_error_and_comes_back() {
+    let Some(up) = upstreams() else { return };
+    let config = FederationConfig::builder()
+        .server(
+            ServerConfig::stdio("a", StdioTransport::new(&up["EVERYTHING"]))
+                .timeout(Duration::from_secs(30)),
+        )
+        .server(ServerConfig::stdio(
+            "time",
+            StdioTransport::new(&up["TIME"]).arg("--local-timezone=UTC"),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let toolbox = federation.toolbox();
+    let pid = pid_of(&federation, "a").await;
+    let long = {
+        let toolbox = toolbox.clone();
+        tokio::spawn(async move {
+            let cx = CallContext::new();
+            let started = Instant::now();
+            let result = toolbox
+                .call(
+                    "trigger-long-running-operation",
+                    args(json!({"duration": 20, "steps": 20})),
+                    &cx,
+                )
+                .await
+                .unwrap();
+            (result, started.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    kill_group(pid);
+    let (result, took) = long.await.unwrap();
+    assert!(result.is_error());
+    assert!(
+        result
+            .text_content()
+            .starts_with("server \"a\" is unavailable"),
+        "{}",
+        result.text_content()
+    );
+    assert!(
+        took < Duration::from_secs(5),
+        "ended {took:?} after it started"
+    );
+
+    let cx = CallContext::new();
+    let time = toolbox
+        .call("get_current_time", args(json!({"timezone": "UTC"})), &cx)
+        .await
+        .unwrap();
+    assert!(!time.is_error(), "the other server keeps answering");
+    let again = toolbox
+        .call("echo", args(json!({"message": "back"})), &cx)
+        .await
+        .unwrap();
+    assert_eq!(
+        again.text_content(),
+        "Echo: back",
+        "the killed server was respawned"
+    );
+    assert_ne!(pid_of(&federation, "a").await, pid);
+    assert!(group_members(pid).is_empty());
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_upstream_times_out_and_the_cancellation_goes_upstream() {
+    let Some(up) = upstreams() else { return };
+    let log = temp_log("hanging");
+    let config = FederationConfig::builder()
+        .server(logged("slow", &up["EVERYTHING"], &log).timeout(Duration::from_millis(700)))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let cx = CallContext::new();
+    let started = Instant::now();
+    let result = federation
+        .toolbox()
+        .call(
+            "trigger-long-running-operation",
+            args(json!({"duration": 5, "steps": 1})),
+            &cx,
+        )
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert!(result.is_error());
+    assert_eq!(
+        result.text_content(),
+        "server \"slow\" did not answer within 700 ms (its timeout; notifications/cancelled sent)"
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let sent = std::fs::read_to_string(&log).unwrap_or_default();
+        if sent.contains("notifications/cancelled") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no notifications/cancelled upstream: {sent}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    federation.shutdown().await;
+}
+
+/// Records what a call's host is sent, and answers elicitation.
+#[derive(Default)]
+struct Recorder {
+    progress: Mutex<Vec<f64>>,
+    elicited: Mutex<Vec<Value>>,
+}
+
+impl CallHost for Recorder {
+    fn progress(
+        &self,
+        notification: ProgressNotification,
+    ) -> BoxFuture<'_, Result<(), toolmodel::Error>> {
+        self.progress.lock().unwrap().push(notification.progress);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn log(&self, _: LogNotification) -> BoxFuture<'_, Result<(), toolmodel::Error>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, toolmodel::Error>> {
+        self.elicited.lock().unwrap().push(params);
+        Box::pin(async { Ok(json!({"action": "accept", "content": {"name": "Ada"}})) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
+    let Some(up) = upstreams() else { return };
+    let config = FederationConfig::builder()
+        .server(ServerConfig::stdio(
+            "everything",
+            StdioTransport::new(&up["EVERYTHING"]),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    // server-everything registers its elicitation tool after `initialize` and sends
+    // notifications/tools/list_changed: the federation imports its tools again.
+    eventually(&federation, |toolbox| {
+        toolbox.get("trigger-elicitation-request").is_some()
+    })
+    .await;
+
+    let recorder = Arc::new(Recorder::default());
+    let cx = CallContext::new()
+        .with_host(recorder.clone())
+        .with_meta(json!({"progressToken": "p1"}).as_object().cloned().unwrap())
+        .unwrap();
+    let toolbox = federation.toolbox();
+    let result = toolbox
+        .call(
+            "trigger-long-running-operation",
+            args(json!({"duration": 0.4, "steps": 2})),
+            &cx,
+        )
+        .await
+        .unwrap();
+    assert!(!result.is_error(), "{}", result.text_content());
+    assert_eq!(*recorder.progress.lock().unwrap(), [1.0, 2.0]);
+
+    let result: CallToolResult = toolbox
+        .call("trigger-elicitation-request", None, &cx)
+        .await
+        .unwrap();
+    assert!(
+        result.text_content().contains("Name: Ada"),
+        "{}",
+        result.text_content()
+    );
+    assert_eq!(recorder.elicited.lock().unwrap().len(), 1);
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_over_streamable_http_is_federated() {
+    let Some(up) = upstreams() else { return };
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new(&up["EVERYTHING"])
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let config = FederationConfig::builder()
+        .server(ServerConfig::http(
+            "remote",
+            HttpTransport::new(format!("http://127.0.0.1:{port}/mcp")),
+        ))
+        .server(ServerConfig::stdio(
+            "local",
+            StdioTransport::new(&up["TIME"]),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let cx = CallContext::new();
+    let result = federation
+        .toolbox()
+        .call("echo", args(json!({"message": "over http"})), &cx)
+        .await
+        .unwrap();
+    assert_eq!(result.text_content(), "Echo: over http");
+    federation.shutdown().await;
+    child.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_server_leaves_the_others_serving() {
+    let Some(up) = upstreams() else { return };
+    let config = FederationConfig::builder()
+        .server(ServerConfig::stdio(
+            "gone",
+            StdioTransport::new("/nonexistent/mcp-server"),
+        ))
+        .server(
+            ServerConfig::http("closed", HttpTransport::new("http://127.0.0.1:9/mcp"))
+                .startup_timeout(Duration::from_secs(2)),
+        )
+        .server(ServerConfig::stdio(
+            "time",
+            StdioTransport::new(&up["TIME"]),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let status = federation.status().await;
+    let names: Vec<&str> = status.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["closed", "gone", "time"]);
+    assert!(
+        status[0]
+            .session
+            .as_ref()
+            .unwrap_err()
+            .contains("http://127.0.0.1:9/mcp"),
+        "{status:?}"
+    );
+    assert!(
+        status[1]
+            .session
+            .as_ref()
+            .unwrap_err()
+            .contains("cannot start \"/nonexistent/mcp-server\""),
+        "{status:?}"
+    );
+    assert!(status[2].session.is_ok());
+    let cx = CallContext::new();
+    let time = federation
+        .toolbox()
+        .call("get_current_time", args(json!({"timezone": "UTC"})), &cx)
+        .await
+        .unwrap();
+    assert!(!time.is_error());
+    assert!(federation.toolbox().get("get_current_time").is_some());
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_child_process_outlives_shutdown_or_drop() {
+    let Some(up) = upstreams() else { return };
+    let config = || {
+        FederationConfig::builder()
+            .server(ServerConfig::stdio(
+                "a",
+                StdioTransport::new(&up["EVERYTHING"]),
+            ))
+            .server(ServerConfig::stdio("m", StdioTransport::new(&up["MEMORY"])))
+            // A shell that starts the server: two processes in the group.
+            .server(ServerConfig::stdio(
+                "t",
+                StdioTransport::new("sh")
+                    .arg("-c")
+                    .arg(format!("{} ; true", up["TIME"])),
+            ))
+            .build()
+            .unwrap()
+    };
+    let federation = Federation::start(config()).await.unwrap();
+    let mut groups = Vec::new();
+    for name in ["a", "m", "t"] {
+        groups.push(pid_of(&federation, name).await);
+    }
+    let before: usize = groups.iter().map(|&pgid| group_members(pgid).len()).sum();
+    assert!(before >= 4, "{before} processes before");
+    federation.shutdown().await;
+    let after: usize = groups.iter().map(|&pgid| group_members(pgid).len()).sum();
+    assert_eq!(after, 0, "{after} processes left after shutdown");
+
+    let federation = Federation::start(config()).await.unwrap();
+    let pgid = pid_of(&federation, "t").await;
+    assert_eq!(group_members(pgid).len(), 2);
+    drop(federation);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !group_members(pgid).is_empty() {
+        assert!(Instant::now() < deadline, "processes left after drop");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
