@@ -78,6 +78,70 @@ failing keyword in the schema.",
         after_help = format!("{FILES}\n\n{EXIT_STATUS}")
     )]
     Validate(ValidateArgs),
+    /// Serve the tools of the MCP servers of a configuration file as one MCP server.
+    #[command(
+        long_about = "Start every enabled server of --config (the `mcpServers` JSON of Claude \
+Desktop, Cursor and Claude Code, or VS Code's `servers`), import their tools, and serve them as \
+one MCP server: over stdio (the default), or over Streamable HTTP at http://ADDR/mcp with \
+--http ADDR. Tool names are the servers' own when they collide with nothing, `server__tool` \
+otherwise (the top-level \"toolNames\": \"always\", \"onCollision\" or \"never\" changes \
+it). Arguments are validated before they are sent; a server that fails answers its calls with \
+an isError result naming it and is restarted with backoff; its tools list changes are passed \
+on with notifications/tools/list_changed. Upstream servers receive only the headers of the \
+configuration, never the gateway's clients' credentials. Every child process is killed, with \
+its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
+        after_help = CONFIG
+    )]
+    Gateway(GatewayArgs),
+    /// List, lint or convert the live tools of the MCP servers of a configuration file.
+    #[command(
+        long_about = "Start every enabled server of --config, import their tools under the \
+gateway's names, and print them as a tools/list result (JSON on stdout); with --lint, report \
+them as `toolmodel lint` reports a file; with --to TARGET, convert them as `toolmodel convert` \
+does. Each server's state (its tool count, or why it is unavailable) is a line on stderr; an \
+unavailable server makes the exit status 1.",
+        after_help = format!("{CONFIG}\n\n{EXIT_STATUS}")
+    )]
+    Tools(ToolsArgs),
+}
+
+const CONFIG: &str = "\
+Configuration: {\"mcpServers\": {\"NAME\": {\"command\": \"...\", \"args\": [...], \"env\": {...}, \"cwd\": \"...\"}}} \
+for a child process, {\"url\": \"https://...\", \"headers\": {...}} for Streamable HTTP; \
+\"type\" (or \"transport\", \"transportType\") stdio or http when the entry has both; \
+\"disabled\": true; \"allowedTools\", \"hiddenTools\"; \"timeout\", \"maxTotalTimeout\", \
+\"startupTimeout\" in milliseconds. ${VAR}, ${VAR:-default} and ${env:VAR} are read from the \
+environment.";
+
+/// `toolmodel gateway`.
+#[derive(Debug, Args)]
+#[non_exhaustive]
+pub struct GatewayArgs {
+    /// The configuration file (`mcpServers` or `servers` JSON).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+
+    /// Serve over Streamable HTTP on this address (`127.0.0.1:8080`) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+}
+
+/// `toolmodel tools`.
+#[derive(Debug, Args)]
+#[non_exhaustive]
+pub struct ToolsArgs {
+    /// The configuration file (`mcpServers` or `servers` JSON).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+
+    /// Lint the tools (as `toolmodel lint` does) instead of printing them.
+    #[arg(long, conflicts_with = "to")]
+    pub lint: bool,
+
+    /// Convert the tools to this target (as `toolmodel convert --to` does): mcp, openai-chat,
+    /// openai-responses, anthropic, gemini.
+    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
+    pub to: Option<Target>,
 }
 
 /// How a report is written.

@@ -49,7 +49,6 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         )?;
         return Ok(Status::Failure);
     }
-    let protocol = args.protocol.unwrap_or(ProtocolVersion::LATEST);
     let documents = match input::read_all(&args.paths) {
         Ok(documents) => documents,
         Err(list) => {
@@ -59,6 +58,23 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             return Ok(Status::Failure);
         }
     };
+    run_documents(args, &documents, out, errors)
+}
+
+/// Converts the tools of documents read elsewhere (the live tools of `toolmodel tools
+/// --config`) as [`run`] converts files, with `args`' options (its `paths` are not read).
+///
+/// # Errors
+///
+/// Writing failed.
+pub fn run_documents(
+    args: &ConvertArgs,
+    documents: &[Document],
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> io::Result<Status> {
+    let target = args.to;
+    let protocol = args.protocol.unwrap_or(ProtocolVersion::LATEST);
     let profile = Profile {
         target,
         strict: args.strict,
@@ -66,7 +82,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     let mut status = Status::Clean;
     let mut tools = Vec::new();
     let mut origins: Vec<(&Document, &Entry)> = Vec::new();
-    for document in &documents {
+    for document in documents {
         for entry in &document.entries {
             match &entry.tool {
                 Ok(tool) => {

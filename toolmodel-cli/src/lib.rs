@@ -28,7 +28,11 @@
 //! - `toolmodel convert --to TARGET [--strict] PATH...`: tools in a provider's format
 //!   ([`convert`]);
 //! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
-//!   `inputSchema` ([`validate`]).
+//!   `inputSchema` ([`validate`]);
+//! - `toolmodel gateway --config FILE [--http ADDR]`: the tools of the MCP servers of a
+//!   configuration file served as one MCP server ([`gateway`]);
+//! - `toolmodel tools --config FILE [--lint] [--to TARGET]`: their live tools listed, linted
+//!   or converted ([`live`]).
 //!
 //! [`input`] reads the files, in every shape real MCP servers and captures use;
 //! [`input::parse_document`] is the reader on bytes, which never panics.
@@ -40,8 +44,10 @@ pub mod cli;
 pub mod convert;
 mod error;
 mod findings;
+pub mod gateway;
 pub mod input;
 pub mod lint;
+pub mod live;
 pub mod report;
 mod status;
 mod text;
@@ -64,5 +70,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result
         Command::Lint(args) => lint::run(args, out, errors),
         Command::Convert(args) => convert::run(args, out, errors),
         Command::Validate(args) => validate::run(args, out, errors),
+        Command::Gateway(args) => gateway::run(args, errors),
+        Command::Tools(args) => live::run(args, out, errors),
     }
 }

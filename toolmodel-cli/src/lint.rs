@@ -439,23 +439,7 @@ pub fn rejection(base: &str, err: &ModelError) -> Rejection {
 ///
 /// Writing failed.
 pub fn run(args: &LintArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
-    let focused = !args.targets.is_empty();
-    let options = LintOptions {
-        profiles: if focused {
-            let mut profiles: Vec<Profile> = Vec::new();
-            for profile in &args.targets {
-                if !profiles.contains(profile) {
-                    profiles.push(*profile);
-                }
-            }
-            profiles
-        } else {
-            LintOptions::default_profiles()
-        },
-        deny_rejections: focused,
-        convert: args.conversion.options(),
-        protocol: args.protocol,
-    };
+    let options = lint_options(args);
     let validator = DefaultValidator::new();
     let groups: Vec<InputGroup> = args
         .paths
@@ -484,11 +468,67 @@ pub fn run(args: &LintArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::
             }
         })
         .collect();
-    match args.format {
-        Format::Text => {
-            report::write_text(out, errors, &groups, &options, args.verbose || focused)?
-        }
-        Format::Json => report::write_json(out, errors, &groups, &options)?,
+    report_groups(args, &options, &groups, out, errors)
+}
+
+/// Lints one document read elsewhere (the live tools of `toolmodel tools --config`) as
+/// [`run`] lints a file, with `args`' options (its `paths` are not read).
+///
+/// # Errors
+///
+/// Writing failed.
+pub fn run_document(
+    args: &LintArgs,
+    document: &Document,
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> io::Result<Status> {
+    let options = lint_options(args);
+    let validator = DefaultValidator::new();
+    let groups = [InputGroup {
+        label: document.path.clone(),
+        folder: false,
+        files: vec![FileOutcome {
+            path: document.path.clone(),
+            result: Ok(lint_document(document, &options, &validator)),
+        }],
+    }];
+    report_groups(args, &options, &groups, out, errors)
+}
+
+/// The [`LintOptions`] the flags of `args` ask for.
+fn lint_options(args: &LintArgs) -> LintOptions {
+    let focused = !args.targets.is_empty();
+    LintOptions {
+        profiles: if focused {
+            let mut profiles: Vec<Profile> = Vec::new();
+            for profile in &args.targets {
+                if !profiles.contains(profile) {
+                    profiles.push(*profile);
+                }
+            }
+            profiles
+        } else {
+            LintOptions::default_profiles()
+        },
+        deny_rejections: focused,
+        convert: args.conversion.options(),
+        protocol: args.protocol,
     }
-    Ok(Summary::of(groups.iter().flat_map(|g| &g.files), &options).status())
+}
+
+/// Writes the report of `groups` in `args`' format and returns the status.
+fn report_groups(
+    args: &LintArgs,
+    options: &LintOptions,
+    groups: &[InputGroup],
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> io::Result<Status> {
+    let focused = !args.targets.is_empty();
+    match args.format {
+        Format::Text => report::write_text(out, errors, groups, options, args.verbose || focused)?,
+        Format::Json => report::write_json(out, errors, groups, options)?,
+    }
+    Ok(Summary::of(groups.iter().flat_map(|g| &g.files), options).status())
 }

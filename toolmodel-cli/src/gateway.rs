@@ -1,0 +1,87 @@
+//! `toolmodel gateway`: the tools of the MCP servers of a configuration file, served as one
+//! MCP server ([`toolmodel_rmcp::federation::Federation`] behind a
+//! [`ToolboxServer`]), over stdio or Streamable HTTP.
+
+use std::io::{self, Write};
+
+use toolmodel_rmcp::{
+    ToolboxServer,
+    federation::{Federation, FederationConfig},
+};
+
+use crate::cli::GatewayArgs;
+use crate::status::Status;
+
+/// Runs the gateway until its client leaves (stdio: end of input) or SIGINT/SIGTERM (HTTP),
+/// then closes every upstream session and kills each child's process group. Errors go to
+/// `errors` (stdout belongs to the MCP session over stdio).
+///
+/// # Errors
+///
+/// Writing to `errors` failed.
+pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
+    let config = match FederationConfig::from_path(&args.config) {
+        Ok(config) => config,
+        Err(err) => {
+            writeln!(errors, "error: {}: {err}", args.config.display())?;
+            return Ok(Status::Failure);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        let federation = Federation::start(config).await?;
+        for status in federation.status().await {
+            if let Err(cause) = &status.session {
+                eprintln!("warning: server {:?} is unavailable: {cause}", status.name);
+            }
+        }
+        let server = ToolboxServer::new(federation.toolbox())
+            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
+        federation.serve(&server);
+        let served = match args.http {
+            None => server.serve_stdio().await,
+            Some(addr) => match tokio::net::TcpListener::bind(addr).await {
+                Ok(listener) => {
+                    eprintln!("serving MCP on http://{addr}/mcp");
+                    server.serve_http_until(listener, stop_signal()).await
+                }
+                Err(err) => Err(toolmodel_rmcp::Error::Io(err)),
+            },
+        };
+        federation.shutdown().await;
+        served
+    });
+    match outcome {
+        Ok(()) => Ok(Status::Clean),
+        Err(err) => {
+            writeln!(errors, "error: {err}")?;
+            Ok(Status::Failure)
+        }
+    }
+}
+
+/// Completes on SIGINT or SIGTERM (Ctrl-C only where there is no SIGTERM).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
