@@ -10,8 +10,10 @@ use toolmodel_cli::{Cli, Status, run};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut out = BufWriter::new(io::stdout().lock());
-    let mut errors = io::stderr().lock();
+    // Not locked for the whole run: `toolmodel gateway` writes the MCP session to stdout and
+    // warnings to stderr from its runtime's threads.
+    let mut out = BufWriter::new(io::stdout());
+    let mut errors = io::stderr();
     let result = run(&cli, &mut out, &mut errors).and_then(|status| out.flush().map(|()| status));
     match result {
         Ok(status) => status.into(),

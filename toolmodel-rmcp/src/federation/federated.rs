@@ -168,8 +168,10 @@ impl Federation {
     /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
     /// `notifications/tools/list_changed` to its clients.
     pub fn serve(&self, server: &crate::ToolboxServer) {
-        let server = server.clone();
-        self.on_change(move |toolbox| server.set_toolbox(toolbox.clone()));
+        let watcher = server.clone();
+        self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
+        // A rebuild between the server's creation and this call is not missed.
+        server.set_toolbox(self.toolbox());
     }
 
     /// Each enabled server's state, sorted by name.

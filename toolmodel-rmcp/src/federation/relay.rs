@@ -22,7 +22,7 @@ use std::{
 use rmcp::{
     ClientHandler, ErrorData,
     model::{
-        ClientCapabilities, ClientInfo, CreateMessageRequestParams, CreateMessageResult,
+        ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
         ElicitRequestParams, ElicitResult, Implementation, LoggingMessageNotificationParam,
         ProgressNotificationParam,
     },
@@ -116,12 +116,12 @@ async fn relay_input<P: serde::Serialize, R: serde::de::DeserializeOwned>(
 }
 
 impl ClientHandler for Relay {
-    fn get_info(&self) -> ClientInfo {
+    fn get_info(&self) -> ClientConfig {
         let capabilities = ClientCapabilities::builder()
             .enable_elicitation()
             .enable_sampling()
             .build();
-        ClientInfo::new(
+        ClientConfig::new(
             capabilities,
             Implementation::new("toolmodel-federation", env!("CARGO_PKG_VERSION")),
         )

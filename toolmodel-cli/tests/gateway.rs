@@ -1,0 +1,277 @@
+//! `toolmodel gateway` and `toolmodel tools --config` against real MCP servers
+//! (`@modelcontextprotocol/server-everything`, `mcp-server-time`), installed by
+//! `serve/install_upstreams.sh` into `.upstreams/`. Without them each test prints a notice and
+//! passes, except under `CI`, where it fails.
+
+use std::{
+    collections::BTreeMap,
+    path::Path,
+    process::Stdio,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use serde_json::json;
+use toolmodel_rmcp::rmcp::{
+    ClientHandler, ServiceExt,
+    model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation},
+    service::{NotificationContext, RoleClient},
+    transport::{
+        ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+
+/// The commands of the installed servers, or `None` with a notice (a failure under `CI`).
+fn upstreams() -> Option<BTreeMap<String, String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let env_file = root.join(".upstreams/env");
+    let installed = env_file.exists()
+        || std::process::Command::new("bash")
+            .arg(root.join("serve/install_upstreams.sh"))
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+    if !installed {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the upstream MCP servers could not be installed under CI"
+        );
+        eprintln!(
+            "notice: skipped, the upstream MCP servers could not be installed (serve/install_upstreams.sh)"
+        );
+        return None;
+    }
+    let text = std::fs::read_to_string(env_file).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|line| line.split_once('='))
+            .map(|(name, command)| (name.to_owned(), command.to_owned()))
+            .collect(),
+    )
+}
+
+/// A configuration file of server-everything and mcp-server-time.
+fn config(up: &BTreeMap<String, String>) -> tempfile::NamedTempFile {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let config = json!({"mcpServers": {
+        "everything": {"command": up["EVERYTHING"]},
+        "time": {"type": "stdio", "command": "${TIME_SERVER}", "args": ["--local-timezone=UTC"]},
+        "off": {"command": "/nonexistent", "disabled": true}
+    }});
+    std::fs::write(file.path(), config.to_string()).unwrap();
+    file
+}
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Client(Arc<AtomicUsize>);
+
+impl ClientHandler for Client {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("test", "0"),
+        )
+    }
+}
+
+fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    params
+}
+
+/// The child processes of `pid` (Linux `/proc`), zombies left out.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.file_name().to_string_lossy().parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            (fields.first() != Some(&"Z") && fields.get(1)?.parse::<u32>().ok()? == pid)
+                .then_some(child)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_changed_on() {
+    let Some(up) = upstreams() else { return };
+    let file = config(&up);
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel")).configure(|cmd| {
+        cmd.args(["gateway", "--config"])
+            .arg(file.path())
+            .env("TIME_SERVER", &up["TIME"]);
+    });
+    let client = Client::default();
+    let changes = Arc::clone(&client.0);
+    let service = client
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let names: Vec<String> = service
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert!(
+        names.contains(&"echo".to_owned()) && names.contains(&"get_current_time".to_owned()),
+        "{names:?}"
+    );
+
+    let echo = service
+        .call_tool(call("echo", json!({"message": "via gateway"})))
+        .await
+        .unwrap();
+    assert_eq!(echo.content[0].as_text().unwrap().text, "Echo: via gateway");
+    let bad = service
+        .call_tool(call("get-sum", json!({"a": "x"})))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    let text = &bad.content[0].as_text().unwrap().text;
+    assert!(
+        text.starts_with("invalid arguments for tool \"get-sum\""),
+        "{text}"
+    );
+
+    // server-everything adds tools after `initialize` and says so; the gateway imports them
+    // and, when this client had listed the tools before, passes the change on.
+    if !names.contains(&"trigger-elicitation-request".to_owned()) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while changes.load(Ordering::SeqCst) == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "no notifications/tools/list_changed from the gateway"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let names: Vec<String> = service
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert!(
+        names.contains(&"trigger-elicitation-request".to_owned()),
+        "{names:?}"
+    );
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm() {
+    let Some(up) = upstreams() else { return };
+    let file = config(&up);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
+        .args([
+            "gateway",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(file.path())
+        .env("TIME_SERVER", &up["TIME"])
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = gateway.id().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the gateway did not listen");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let upstream_children = children(pid);
+    assert_eq!(upstream_children.len(), 2, "one child per enabled server");
+
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
+            // The gateway's client's credentials: never sent upstream.
+            .auth_header("client-secret"),
+    );
+    let service = Client::default().serve(transport).await.unwrap();
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true));
+    service.cancel().await.unwrap();
+
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = tokio::time::timeout(Duration::from_secs(15), gateway.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(exit.success(), "{exit:?}");
+    for child in upstream_children {
+        assert!(
+            !Path::new(&format!("/proc/{child}")).exists() || children_gone(child),
+            "upstream {child} outlived the gateway"
+        );
+    }
+}
+
+/// Whether `pid` is gone or only a zombie.
+fn children_gone(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+#[test]
+fn tools_config_lists_and_converts_the_live_tools_and_names_an_unavailable_server() {
+    let Some(up) = upstreams() else { return };
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let config = json!({"servers": {
+        "time": {"command": up["TIME"]},
+        "gone": {"command": "/nonexistent/server"}
+    }});
+    std::fs::write(file.path(), config.to_string()).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
+        .args(["tools", "--to", "openai-chat", "--config"])
+        .arg(file.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("gone: unavailable: cannot start \"/nonexistent/server\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("time: 2 tools"), "{stderr}");
+    let converted: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = converted
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["convert_time", "get_current_time"]);
+}
