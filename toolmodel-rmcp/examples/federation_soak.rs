@@ -77,16 +77,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: federation_soak TOOLMODEL_BIN EVERYTHING_BIN TIME_BIN SECONDS".into());
     };
     let run_for = Duration::from_secs(seconds.parse()?);
-    let config_path = std::env::temp_dir().join(format!("federation-soak-{}.json", std::process::id()));
+    let config_path =
+        std::env::temp_dir().join(format!("federation-soak-{}.json", std::process::id()));
     let config = json!({"mcpServers": {
         "a": {"command": everything, "timeout": 3000, "startupTimeout": 5000},
         "b": {"command": everything, "timeout": 3000, "startupTimeout": 5000},
         "t": {"command": time, "timeout": 3000, "startupTimeout": 5000}
     }});
     std::fs::write(&config_path, config.to_string())?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
     let mut gateway = tokio::process::Command::new(toolmodel)
-        .args(["gateway", "--http", &format!("127.0.0.1:{port}"), "--config"])
+        .args([
+            "gateway",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
         .arg(&config_path)
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -147,7 +155,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 params.arguments = arguments.as_object().cloned();
                 let started = Instant::now();
                 counts.calls.fetch_add(1, Ordering::SeqCst);
-                match tokio::time::timeout(Duration::from_secs(15), client.call_tool(params)).await {
+                match tokio::time::timeout(Duration::from_secs(15), client.call_tool(params)).await
+                {
                     Err(_) => {
                         counts.hung.fetch_add(1, Ordering::SeqCst);
                     }
@@ -175,7 +184,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     killer.await?;
     if let Ok(mut seen) = seen_groups.lock() {
-        seen.extend(processes(Some(gateway_pid), None).iter().map(|(_, pgrp)| *pgrp));
+        seen.extend(
+            processes(Some(gateway_pid), None)
+                .iter()
+                .map(|(_, pgrp)| *pgrp),
+        );
     }
     drop(client);
     signal(&gateway_pid.to_string(), "TERM");
@@ -185,7 +198,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = gateway.kill().await;
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let groups = seen_groups.lock().map(|seen| seen.clone()).unwrap_or_default();
+    let groups = seen_groups
+        .lock()
+        .map(|seen| seen.clone())
+        .unwrap_or_default();
     let leaked = processes(None, Some(&groups)).len();
     let _ = std::fs::remove_file(&config_path);
     let calls = counts.calls.load(Ordering::SeqCst);

@@ -6,13 +6,16 @@
 //! [`Toolbox::call_id`](toolmodel::Toolbox::call_id) reaches it. Its MCP name, the one
 //! `tools/list` shows and [`Toolbox::call`](toolmodel::Toolbox::call) routes, is made by a
 //! [`NamePolicy`], deterministically (the same tools give the same names, whatever order the
-//! servers answer in), and always fits the providers' limit `^[a-zA-Z0-9_-]{1,64}$` (OpenAI,
-//! Anthropic, Gemini):
+//! servers answer in):
 //!
-//! 1. The prefixed form is `<server>__<tool>`.
-//! 2. A name that does not fit is made to: every character outside `[a-zA-Z0-9_-]` becomes
-//!    `_`, and a name over 64 characters keeps its first 55 and ends with `_` and 8 hex digits
-//!    of the FNV-1a hash of `server:tool` (so two long names that share a beginning differ).
+//! 1. A kept name is the server's own, unchanged (a valid MCP name: a gateway in front of one
+//!    server is transparent to its clients).
+//! 2. A prefixed name is `<server>__<tool>`, made to fit the providers' limit
+//!    `^[a-zA-Z0-9_-]{1,64}$` (OpenAI, Anthropic, Gemini): every character outside
+//!    `[a-zA-Z0-9_-]` becomes `_`, and a name over 64 characters keeps its first 55 and ends
+//!    with `_` and 8 hex digits of the FNV-1a hash of `server:tool` (so two long names that
+//!    share a beginning differ). A kept name with a `.` or `/` is mapped to a provider's rule
+//!    where it is sent to one (`toolmodel::adapters`, `model_calls`).
 //! 3. Two tools left with one name (the local tools' names included) are
 //!    [`Error::NameCollision`] naming both: never a silent overwrite.
 
@@ -24,7 +27,7 @@ use crate::error::Error;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NamePolicy {
-    /// Every tool is `<server>__<tool>` (JSON `"always"`).
+    /// Every tool is `<server>__<tool>`, within the providers' limit (JSON `"always"`).
     Always,
     /// A tool keeps the server's name for it when no other tool (of another server, or a
     /// local one) has that name, and is `<server>__<tool>` otherwise: a gateway over one server
@@ -71,13 +74,11 @@ pub(crate) fn flat_names(
                 NamePolicy::Always => false,
                 NamePolicy::Never => true,
                 NamePolicy::OnCollision => {
-                    count.get(tool.tool).copied() == Some(1)
-                        && !reserved.contains(&tool.tool)
-                        && fits(tool.tool)
+                    count.get(tool.tool).copied() == Some(1) && !reserved.contains(&tool.tool)
                 }
             };
             if keep {
-                fitted(tool.tool, tool)
+                tool.tool.to_owned()
             } else {
                 fitted(&format!("{}{SEPARATOR}{}", tool.server, tool.tool), tool)
             }
@@ -214,17 +215,22 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_flat_name_fits_the_providers_limit(
+        fn every_prefixed_name_fits_the_providers_limit(
             tools in prop::collection::btree_set(("[a-z.]{1,20}", "[A-Za-z0-9_./-]{1,90}"), 1..12),
-            policy in prop::sample::select(vec![NamePolicy::Always, NamePolicy::OnCollision]),
         ) {
             let tools: Vec<(String, String)> = tools.into_iter().collect();
             let upstream: Vec<Upstream<'_>> = tools.iter().map(|(s, t)| up(s, t)).collect();
-            if let Ok(names) = flat_names(policy, &[], &upstream) {
+            if let Ok(names) = flat_names(NamePolicy::Always, &[], &upstream) {
                 for name in &names {
                     prop_assert!(fits(name), "{name:?}");
                 }
             }
+        }
+
+        #[test]
+        fn a_name_kept_on_collision_is_the_servers_own(tool in "[A-Za-z0-9_./-]{1,90}") {
+            let names = flat_names(NamePolicy::OnCollision, &[], &[up("s", &tool)]).unwrap();
+            prop_assert_eq!(&names[0], &tool);
         }
 
         #[test]

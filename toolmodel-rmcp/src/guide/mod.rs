@@ -16,6 +16,7 @@
 //! | [`scale_out`] | stateless replicas behind nginx, and what a client may re-issue |
 //! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
 //! | [`rmcp_types`] | converting tools to and from `rmcp::model::Tool` |
+//! | `mcp_backends` | other MCP servers' tools in your toolbox, and one gateway in front of them (feature `federation`) |
 
 #[doc = include_str!("stdio.md")]
 pub mod stdio {}
@@ -43,3 +44,7 @@ pub mod conformance {}
 
 #[doc = include_str!("rmcp_types.md")]
 pub mod rmcp_types {}
+
+#[cfg(feature = "federation")]
+#[doc = include_str!("mcp_backends.md")]
+pub mod mcp_backends {}
