@@ -494,6 +494,69 @@ async fn server_everything_over_streamable_http_is_federated() {
     child.kill().await.unwrap();
 }
 
+/// A `ToolboxServer` with an `echo` tool over Streamable HTTP on `listener`, until `stop`.
+fn serve_echo(listener: tokio::net::TcpListener) -> tokio::sync::oneshot::Sender<()> {
+    let tool =
+        toolmodel::Tool::from_mcp_json(&json!({"name": "echo", "inputSchema": {"type": "object"}}))
+            .unwrap();
+    let toolbox = toolmodel::Toolbox::builder()
+        .with_tool(tool, |_, _| async { Ok(CallToolResult::text("echoed")) })
+        .build()
+        .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(
+        toolmodel_rmcp::ToolboxServer::new(toolbox).serve_http_until(listener, async move {
+            let _ = stopped.await;
+        }),
+    );
+    stop
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_http_server_that_forgot_the_session_is_reached_again() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let first = serve_echo(listener);
+    let config = FederationConfig::builder()
+        .server(ServerConfig::http(
+            "remote",
+            HttpTransport::new(format!("http://{addr}/mcp")),
+        ))
+        .build()
+        .unwrap();
+    let federation = Federation::start(config).await.unwrap();
+    let toolbox = federation.toolbox();
+    let cx = CallContext::new();
+    assert_eq!(
+        toolbox
+            .call("echo", None, &cx)
+            .await
+            .unwrap()
+            .text_content(),
+        "echoed"
+    );
+    // A new server on the same address knows no session: the old session ID gets 404 (MCP
+    // "Session Management"). Either rmcp starts a new session on the 404 and sends the
+    // request again, or the federation opens a new session because the old one closed.
+    first.send(()).unwrap();
+    let listener = loop {
+        match tokio::net::TcpListener::bind(addr).await {
+            Ok(listener) => break listener,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    let _second = serve_echo(listener);
+    let started = Instant::now();
+    let after = toolbox.call("echo", None, &cx).await.unwrap();
+    assert_eq!(after.text_content(), "echoed", "{}", after.text_content());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    federation.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_leaves_the_others_serving() {
     let Some(up) = upstreams() else { return };
