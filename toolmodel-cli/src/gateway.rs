@@ -4,10 +4,7 @@
 
 use std::io::{self, Write};
 
-use toolmodel_rmcp::{
-    ToolboxServer,
-    federation::{Federation, FederationConfig},
-};
+use toolmodel_rmcp::{ToolboxServer, federation::Federation};
 
 use crate::cli::GatewayArgs;
 use crate::status::Status;
@@ -20,16 +17,9 @@ use crate::status::Status;
 ///
 /// Writing to `errors` failed.
 pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
-    let config = match FederationConfig::from_path(&args.config) {
-        Ok(config) => config,
-        Err(err) => {
-            writeln!(errors, "error: {}: {err}", args.config.display())?;
-            return Ok(Status::Failure);
-        }
+    let Some((config, runtime)) = crate::live::prepare(&args.config, errors)? else {
+        return Ok(Status::Failure);
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
     let outcome = runtime.block_on(async {
         let federation = Federation::start(config).await?;
         for status in federation.status().await {

@@ -2,7 +2,10 @@
 //! listed as a `tools/list` result, linted as [`lint`](crate::lint) lints a file, or converted
 //! as [`convert`](crate::convert) converts one.
 
-use std::io::{self, Write};
+use std::{
+    io::{self, Write},
+    path::Path,
+};
 
 use serde_json::{Value, json};
 use toolmodel::ProtocolVersion;
@@ -19,16 +22,9 @@ use crate::status::Status;
 ///
 /// Writing failed.
 pub fn run(args: &ToolsArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
-    let config = match FederationConfig::from_path(&args.config) {
-        Ok(config) => config,
-        Err(err) => {
-            writeln!(errors, "error: {}: {err}", args.config.display())?;
-            return Ok(Status::Failure);
-        }
+    let Some((config, runtime)) = prepare(&args.config, errors)? else {
+        return Ok(Status::Failure);
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
     let live = runtime.block_on(async {
         let federation = Federation::start(config).await?;
         let statuses = federation.status().await;
@@ -87,6 +83,29 @@ pub fn run(args: &ToolsArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io:
         Status::Clean
     };
     Ok(status.max(outcome))
+}
+
+/// The configuration at `path` and a runtime to start it on; `None` when the file cannot be
+/// used, which is then written to `errors`.
+///
+/// # Errors
+///
+/// Writing failed, or no runtime could be built.
+pub(crate) fn prepare(
+    path: &Path,
+    errors: &mut dyn Write,
+) -> io::Result<Option<(FederationConfig, tokio::runtime::Runtime)>> {
+    let config = match FederationConfig::from_path(path) {
+        Ok(config) => config,
+        Err(err) => {
+            writeln!(errors, "error: {}: {err}", path.display())?;
+            return Ok(None);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    Ok(Some((config, runtime)))
 }
 
 /// One server's state line: `NAME: N tools` or `NAME: unavailable: CAUSE`.

@@ -18,7 +18,7 @@ use serde_json::json;
 use toolmodel_rmcp::rmcp::{
     ClientHandler, ServiceExt,
     model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation},
-    service::{NotificationContext, RoleClient},
+    service::{NotificationContext, RoleClient, RunningService},
     transport::{
         ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess,
         streamable_http_client::StreamableHttpClientTransportConfig,
@@ -83,6 +83,17 @@ impl ClientHandler for Client {
     }
 }
 
+/// The names of every tool the gateway lists.
+async fn tool_names(service: &RunningService<RoleClient, Client>) -> Vec<String> {
+    service
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
 fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = arguments.as_object().cloned();
@@ -119,13 +130,7 @@ async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_chang
         .serve(TokioChildProcess::new(command).unwrap())
         .await
         .unwrap();
-    let names: Vec<String> = service
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let names = tool_names(&service).await;
     assert!(
         names.contains(&"echo".to_owned()) && names.contains(&"get_current_time".to_owned()),
         "{names:?}"
@@ -159,13 +164,7 @@ async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_chang
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
-    let names: Vec<String> = service
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let names = tool_names(&service).await;
     assert!(
         names.contains(&"trigger-elicitation-request".to_owned()),
         "{names:?}"

@@ -57,6 +57,24 @@ fn args(value: Value) -> Option<Map<String, Value>> {
     value.as_object().cloned()
 }
 
+/// A federation of `servers`, default names.
+async fn start(servers: impl IntoIterator<Item = ServerConfig>) -> Federation {
+    let mut config = FederationConfig::builder();
+    for server in servers {
+        config = config.server(server);
+    }
+    Federation::start(config.build().unwrap()).await.unwrap()
+}
+
+/// Calls `name` with `arguments` and a context of its own.
+async fn call(federation: &Federation, name: &str, arguments: Value) -> CallToolResult {
+    federation
+        .toolbox()
+        .call(name, args(arguments), &CallContext::new())
+        .await
+        .unwrap()
+}
+
 /// A stdio server whose standard input is also appended to `log` (what the server received).
 fn logged(name: &str, command: &str, log: &Path) -> ServerConfig {
     ServerConfig::stdio(
@@ -106,6 +124,23 @@ fn group_members(pgid: u32) -> Vec<u32> {
     members
 }
 
+/// Waits (3 s at most: SIGKILL is delivered, not awaited) until no process of `groups` is
+/// left.
+async fn all_gone(groups: &[u32], after: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left: usize = groups.iter().map(|&pgid| group_members(pgid).len()).sum();
+        if left == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{left} processes left after {after}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn kill_group(pgid: u32) {
     let status = std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
@@ -136,22 +171,15 @@ fn temp_log(name: &str) -> PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_real_servers_over_stdio_serve_their_tools_in_one_toolbox() {
     let Some(up) = upstreams() else { return };
-    let config = FederationConfig::builder()
-        .server(ServerConfig::stdio(
-            "everything",
-            StdioTransport::new(&up["EVERYTHING"]),
-        ))
-        .server(ServerConfig::stdio(
-            "memory",
-            StdioTransport::new(&up["MEMORY"]),
-        ))
-        .server(ServerConfig::stdio(
+    let federation = start([
+        ServerConfig::stdio("everything", StdioTransport::new(&up["EVERYTHING"])),
+        ServerConfig::stdio("memory", StdioTransport::new(&up["MEMORY"])),
+        ServerConfig::stdio(
             "time",
             StdioTransport::new(&up["TIME"]).arg("--local-timezone=UTC"),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
+        ),
+    ])
+    .await;
     let toolbox = federation.toolbox();
     for name in ["echo", "get-sum", "read_graph", "get_current_time"] {
         assert!(toolbox.get(name).is_some(), "{name} is listed");
@@ -230,17 +258,8 @@ async fn tools_of_one_name_on_two_servers_are_prefixed_and_never_is_refused() {
 async fn bad_arguments_are_stopped_before_they_reach_the_server() {
     let Some(up) = upstreams() else { return };
     let log = temp_log("bad-arguments");
-    let config = FederationConfig::builder()
-        .server(logged("everything", &up["EVERYTHING"], &log))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
-    let cx = CallContext::new();
-    let result = federation
-        .toolbox()
-        .call("get-sum", args(json!({"a": "one"})), &cx)
-        .await
-        .unwrap();
+    let federation = start([logged("everything", &up["EVERYTHING"], &log)]).await;
+    let result = call(&federation, "get-sum", json!({"a": "one"})).await;
     assert!(result.is_error());
     assert!(
         result
@@ -249,11 +268,7 @@ async fn bad_arguments_are_stopped_before_they_reach_the_server() {
         "{}",
         result.text_content()
     );
-    let good = federation
-        .toolbox()
-        .call("get-sum", args(json!({"a": 1, "b": 2})), &cx)
-        .await
-        .unwrap();
+    let good = call(&federation, "get-sum", json!({"a": 1, "b": 2})).await;
     assert!(good.text_content().contains('3'), "{}", good.text_content());
     let sent = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
@@ -267,18 +282,15 @@ async fn bad_arguments_are_stopped_before_they_reach_the_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_killed_mid_call_answers_is_error_and_comes_back() {
     let Some(up) = upstreams() else { return };
-    let config = FederationConfig::builder()
-        .server(
-            ServerConfig::stdio("a", StdioTransport::new(&up["EVERYTHING"]))
-                .timeout(Duration::from_secs(30)),
-        )
-        .server(ServerConfig::stdio(
+    let federation = start([
+        ServerConfig::stdio("a", StdioTransport::new(&up["EVERYTHING"]))
+            .timeout(Duration::from_secs(30)),
+        ServerConfig::stdio(
             "time",
             StdioTransport::new(&up["TIME"]).arg("--local-timezone=UTC"),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
+        ),
+    ])
+    .await;
     let toolbox = federation.toolbox();
     let pid = pid_of(&federation, "a").await;
     let long = {
@@ -337,22 +349,15 @@ async fn an_upstream_killed_mid_call_answers_is_error_and_comes_back() {
 async fn a_hanging_upstream_times_out_and_the_cancellation_goes_upstream() {
     let Some(up) = upstreams() else { return };
     let log = temp_log("hanging");
-    let config = FederationConfig::builder()
-        .server(logged("slow", &up["EVERYTHING"], &log).timeout(Duration::from_millis(700)))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
-    let cx = CallContext::new();
+    let federation =
+        start([logged("slow", &up["EVERYTHING"], &log).timeout(Duration::from_millis(700))]).await;
     let started = Instant::now();
-    let result = federation
-        .toolbox()
-        .call(
-            "trigger-long-running-operation",
-            args(json!({"duration": 5, "steps": 1})),
-            &cx,
-        )
-        .await
-        .unwrap();
+    let result = call(
+        &federation,
+        "trigger-long-running-operation",
+        json!({"duration": 5, "steps": 1}),
+    )
+    .await;
     let took = started.elapsed();
     assert!(result.is_error());
     assert_eq!(
@@ -404,14 +409,11 @@ impl CallHost for Recorder {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
     let Some(up) = upstreams() else { return };
-    let config = FederationConfig::builder()
-        .server(ServerConfig::stdio(
-            "everything",
-            StdioTransport::new(&up["EVERYTHING"]),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
+    let federation = start([ServerConfig::stdio(
+        "everything",
+        StdioTransport::new(&up["EVERYTHING"]),
+    )])
+    .await;
     // server-everything registers its elicitation tool after `initialize` and sends
     // notifications/tools/list_changed: the federation imports its tools again.
     eventually(&federation, |toolbox| {
@@ -471,24 +473,15 @@ async fn server_everything_over_streamable_http_is_federated() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let config = FederationConfig::builder()
-        .server(ServerConfig::http(
+    let federation = start([
+        ServerConfig::http(
             "remote",
             HttpTransport::new(format!("http://127.0.0.1:{port}/mcp")),
-        ))
-        .server(ServerConfig::stdio(
-            "local",
-            StdioTransport::new(&up["TIME"]),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
-    let cx = CallContext::new();
-    let result = federation
-        .toolbox()
-        .call("echo", args(json!({"message": "over http"})), &cx)
-        .await
-        .unwrap();
+        ),
+        ServerConfig::stdio("local", StdioTransport::new(&up["TIME"])),
+    ])
+    .await;
+    let result = call(&federation, "echo", json!({"message": "over http"})).await;
     assert_eq!(result.text_content(), "Echo: over http");
     federation.shutdown().await;
     child.kill().await.unwrap();
@@ -517,14 +510,11 @@ async fn a_restarted_http_server_that_forgot_the_session_is_reached_again() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let first = serve_echo(listener);
-    let config = FederationConfig::builder()
-        .server(ServerConfig::http(
-            "remote",
-            HttpTransport::new(format!("http://{addr}/mcp")),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
+    let federation = start([ServerConfig::http(
+        "remote",
+        HttpTransport::new(format!("http://{addr}/mcp")),
+    )])
+    .await;
     let toolbox = federation.toolbox();
     let cx = CallContext::new();
     assert_eq!(
@@ -560,22 +550,13 @@ async fn a_restarted_http_server_that_forgot_the_session_is_reached_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_leaves_the_others_serving() {
     let Some(up) = upstreams() else { return };
-    let config = FederationConfig::builder()
-        .server(ServerConfig::stdio(
-            "gone",
-            StdioTransport::new("/nonexistent/mcp-server"),
-        ))
-        .server(
-            ServerConfig::http("closed", HttpTransport::new("http://127.0.0.1:9/mcp"))
-                .startup_timeout(Duration::from_secs(2)),
-        )
-        .server(ServerConfig::stdio(
-            "time",
-            StdioTransport::new(&up["TIME"]),
-        ))
-        .build()
-        .unwrap();
-    let federation = Federation::start(config).await.unwrap();
+    let federation = start([
+        ServerConfig::stdio("gone", StdioTransport::new("/nonexistent/mcp-server")),
+        ServerConfig::http("closed", HttpTransport::new("http://127.0.0.1:9/mcp"))
+            .startup_timeout(Duration::from_secs(2)),
+        ServerConfig::stdio("time", StdioTransport::new(&up["TIME"])),
+    ])
+    .await;
     let status = federation.status().await;
     let names: Vec<&str> = status.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["closed", "gone", "time"]);
@@ -596,12 +577,7 @@ async fn an_unreachable_server_leaves_the_others_serving() {
         "{status:?}"
     );
     assert!(status[2].session.is_ok());
-    let cx = CallContext::new();
-    let time = federation
-        .toolbox()
-        .call("get_current_time", args(json!({"timezone": "UTC"})), &cx)
-        .await
-        .unwrap();
+    let time = call(&federation, "get_current_time", json!({"timezone": "UTC"})).await;
     assert!(!time.is_error());
     assert!(federation.toolbox().get("get_current_time").is_some());
     federation.shutdown().await;
@@ -635,16 +611,11 @@ async fn no_child_process_outlives_shutdown_or_drop() {
     let before: usize = groups.iter().map(|&pgid| group_members(pgid).len()).sum();
     assert!(before >= 4, "{before} processes before");
     federation.shutdown().await;
-    let after: usize = groups.iter().map(|&pgid| group_members(pgid).len()).sum();
-    assert_eq!(after, 0, "{after} processes left after shutdown");
+    all_gone(&groups, "shutdown").await;
 
     let federation = Federation::start(config()).await.unwrap();
     let pgid = pid_of(&federation, "t").await;
     assert_eq!(group_members(pgid).len(), 2);
     drop(federation);
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !group_members(pgid).is_empty() {
-        assert!(Instant::now() < deadline, "processes left after drop");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    all_gone(&[pgid], "drop").await;
 }
