@@ -299,7 +299,7 @@ fn main() {
                 let theirs = http_round(rmcp_addr, calls).await;
                 (http_round(toolbox_addr, calls).await, theirs)
             };
-            let (our_time, their_time) = (ours.iter().sum::<Duration>(), theirs.iter().sum());
+            let (our_time, their_time) = (ours.iter().sum::<Duration>(), theirs.iter().sum::<Duration>());
             rate_ratios.push(their_time.as_secs_f64() / our_time.as_secs_f64());
             p99_ratios.push(p99(&mut ours).as_secs_f64() / p99(&mut theirs).as_secs_f64());
             toolbox.extend(ours);

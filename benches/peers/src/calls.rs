@@ -54,14 +54,14 @@ const TEXTS: [&str; 3] = [
     "Paris: 2,102,650 inhabitants (2023)",
 ];
 
-const OPENAI_BODY: &[u8] = include_bytes!("../responses/openai-chat.json");
-const ANTHROPIC_BODY: &[u8] = include_bytes!("../responses/anthropic.json");
+pub(crate) const OPENAI_BODY: &[u8] = include_bytes!("../responses/openai-chat.json");
+pub(crate) const ANTHROPIC_BODY: &[u8] = include_bytes!("../responses/anthropic.json");
 
 /// The tool counts measured: the three tools and this many others.
 const FILLERS: [usize; 3] = [0, 27, 297];
 
 /// Tier A on rig: each call's text.
-async fn rig_tier_a(toolset: &ToolSet) -> [String; 3] {
+pub(crate) async fn rig_tier_a(toolset: &ToolSet) -> [String; 3] {
     let mut texts: [String; 3] = Default::default();
     for ((name, arguments), text) in CALLS.iter().zip(&mut texts) {
         *text = toolset
@@ -73,7 +73,7 @@ async fn rig_tier_a(toolset: &ToolSet) -> [String; 3] {
 }
 
 /// Tier A on toolmodel: each call's text.
-async fn toolmodel_tier_a(toolbox: &Toolbox, cx: &CallContext) -> [String; 3] {
+pub(crate) async fn toolmodel_tier_a(toolbox: &Toolbox, cx: &CallContext) -> [String; 3] {
     let mut texts: [String; 3] = Default::default();
     for ((name, arguments), text) in CALLS.iter().zip(&mut texts) {
         let arguments: Option<Map<String, Value>> = serde_json::from_str(arguments).ok();
@@ -86,7 +86,7 @@ async fn toolmodel_tier_a(toolbox: &Toolbox, cx: &CallContext) -> [String; 3] {
 }
 
 /// Tier B on rig, OpenAI Chat: the `role: "tool"` messages written into `out`.
-async fn rig_openai(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
+pub(crate) async fn rig_openai(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
     let response: openai::CompletionResponse =
         serde_json::from_slice(body).expect("rig reads the OpenAI body");
     let mut messages = Vec::new();
@@ -108,7 +108,7 @@ async fn rig_openai(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Tier B on rig, Anthropic: the `user` message of `tool_result` blocks written into `out`.
-async fn rig_anthropic(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
+pub(crate) async fn rig_anthropic(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
     let response: anthropic::CompletionResponse =
         serde_json::from_slice(body).expect("rig reads the Anthropic body");
     let mut results = Vec::new();
@@ -134,7 +134,7 @@ async fn rig_anthropic(toolset: &ToolSet, body: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Tier B on toolmodel, either provider: the answer written into `out`.
-async fn toolmodel_tier_b(
+pub(crate) async fn toolmodel_tier_b(
     toolbox: &Toolbox,
     tools: &ModelTools,
     body: &[u8],

@@ -11,7 +11,8 @@
 //! Each figure is the median of many short interleaved rounds' ratios with half their
 //! interquartile range after `±`; a line before it says whether the whole range is inside the
 //! goal (`toolmodel/benches/timing/`, shared with toolmodel's benches). `run.sh` builds this
-//! and sets up the Python side; `cargo run --release -- strict` or `-- rig` runs one part.
+//! and sets up the Python side; `cargo run --release -- strict` or `-- rig` runs one part, and
+//! `-- profile <work> <n>` one side for instruction counts (`profile.rs`).
 
 #[path = "../../../toolmodel/benches/corpus/mod.rs"]
 mod corpus;
@@ -19,12 +20,21 @@ mod corpus;
 mod timing;
 
 mod calls;
+mod profile;
 mod rig_side;
 mod strict;
 mod toolmodel_side;
 
 fn main() {
-    let part = std::env::args().nth(1).unwrap_or_default();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [profile, work, n] = args.as_slice()
+        && profile == "profile"
+    {
+        let n = n.parse().expect("a count");
+        assert!(profile::run(work, n), "no such work: {work}");
+        return;
+    }
+    let part = args.first().cloned().unwrap_or_default();
     if part.is_empty() || part == "strict" {
         strict::run();
     }
