@@ -4,11 +4,13 @@
 //!
 //! A round runs the ways forwards then backwards (`0, 1, ..., n-1, n-1, ..., 1, 0`), each for
 //! about a third of `round` after a few untimed passes, so that no way pays for the caches and
-//! allocator state the way before it left. There are 45 rounds. Each round gives every pair of
-//! ways a ratio (of the round's two timings of each); [`Timing::spread`] is their median and
-//! interquartile range ([`spread`]), the figure the benches report and hold against their
-//! goals. Each way's best time over the rounds is kept too, as its own cost per pass: another
-//! process only ever adds time.
+//! allocator state the way before it left, timed in [`CHUNKS`] chunks of passes. A way's time
+//! in a round is its fastest chunk of the round: another process only ever adds time, and on
+//! two cores shared with other builds a chunk is often interrupted, so the fastest one is the
+//! way's own cost at that moment. There are 45 rounds. Each round gives every pair of ways a
+//! ratio; [`Timing::spread`] is their median and interquartile range ([`spread`]), the figure
+//! the benches report and hold against their goals. Each way's best time over the rounds is
+//! kept too.
 //!
 //! `TOOLMODEL_BENCH_QUICK=1` runs 9 shorter rounds, for development.
 //!
@@ -30,7 +32,7 @@ pub struct Timing {
     pub best: Vec<Duration>,
     /// For each way, its best time divided by way 0's (1.0 for way 0).
     pub ratio: Vec<f64>,
-    /// For each round, the time of each way's passes in it.
+    /// For each round, each way's time per pass in it (its fastest chunk).
     pub rounds: Vec<Vec<Duration>>,
 }
 
@@ -56,6 +58,9 @@ pub fn quick() -> bool {
     std::env::var_os("TOOLMODEL_BENCH_QUICK").is_some_and(|v| v != "0")
 }
 
+/// How many timed chunks a way's turn in a round is split into.
+pub const CHUNKS: u32 = 4;
+
 /// Times one pass of each of `ways` in rounds of about `round` per way (see the module docs).
 pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
     let (rounds, round) = if quick() {
@@ -79,19 +84,22 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
     let mut times = Vec::with_capacity(rounds);
     let order: Vec<usize> = (0..n).chain((0..n).rev()).collect();
     for _ in 0..rounds {
-        let mut round_times = vec![Duration::ZERO; n];
+        let mut round_times = vec![Duration::MAX; n];
         for &i in &order {
             let way = &mut ways[i];
             for _ in 0..passes[i].div_ceil(8) {
                 way();
             }
-            let start = Instant::now();
-            for _ in 0..passes[i] {
-                way();
+            let chunk = passes[i].div_ceil(CHUNKS);
+            for _ in 0..CHUNKS {
+                let start = Instant::now();
+                for _ in 0..chunk {
+                    way();
+                }
+                let time = start.elapsed() / chunk;
+                round_times[i] = round_times[i].min(time);
             }
-            let time = start.elapsed() / passes[i];
-            best[i] = best[i].min(time);
-            round_times[i] += time;
+            best[i] = best[i].min(round_times[i]);
         }
         times.push(round_times);
     }
