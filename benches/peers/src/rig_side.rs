@@ -33,58 +33,10 @@ pub struct AddArgs {
     b: i64,
 }
 
-/// Adds two integers.
-pub struct Add;
-
-impl Tool for Add {
-    const NAME: &'static str = "add";
-    type Error = Failure;
-    type Args = AddArgs;
-    type Output = String;
-
-    fn description(&self) -> String {
-        "Adds two integers.".to_owned()
-    }
-
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]})
-    }
-
-    async fn call(&self, args: AddArgs) -> Result<String, Failure> {
-        Ok(args.a.wrapping_add(args.b).to_string())
-    }
-}
-
 /// The arguments of `echo` and of the fillers.
 #[derive(Deserialize)]
 pub struct TextArgs {
     text: String,
-}
-
-fn text_schema() -> Value {
-    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
-}
-
-/// Returns the text it is given.
-pub struct Echo;
-
-impl Tool for Echo {
-    const NAME: &'static str = "echo";
-    type Error = Failure;
-    type Args = TextArgs;
-    type Output = String;
-
-    fn description(&self) -> String {
-        "Returns the text it is given.".to_owned()
-    }
-
-    fn parameters(&self) -> Value {
-        text_schema()
-    }
-
-    async fn call(&self, args: TextArgs) -> Result<String, Failure> {
-        Ok(args.text)
-    }
 }
 
 /// The arguments of `lookup`.
@@ -93,31 +45,72 @@ pub struct LookupArgs {
     key: String,
 }
 
-/// Looks a key up in a small table.
-pub struct Lookup;
+/// The input schema of `echo` and of the fillers.
+fn text_schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+}
 
-impl Tool for Lookup {
-    const NAME: &'static str = "lookup";
-    type Error = Failure;
-    type Args = LookupArgs;
-    type Output = String;
+/// A rig tool: its unit struct, name, description, arguments type, input schema, and the body
+/// of `call` (a closure from the arguments to `Result<String, Failure>`).
+macro_rules! rig_tool {
+    ($tool:ident, $name:literal, $description:literal, $args:ty, $schema:expr, $call:expr) => {
+        #[doc = $description]
+        pub struct $tool;
 
-    fn description(&self) -> String {
-        "Looks a key up in a small table.".to_owned()
-    }
+        impl Tool for $tool {
+            const NAME: &'static str = $name;
+            type Error = Failure;
+            type Args = $args;
+            type Output = String;
 
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]})
-    }
+            fn description(&self) -> String {
+                $description.to_owned()
+            }
 
-    async fn call(&self, args: LookupArgs) -> Result<String, Failure> {
+            fn parameters(&self) -> Value {
+                $schema
+            }
+
+            async fn call(&self, args: $args) -> Result<String, Failure> {
+                let call: fn($args) -> Result<String, Failure> = $call;
+                call(args)
+            }
+        }
+    };
+}
+
+rig_tool!(
+    Add,
+    "add",
+    "Adds two integers.",
+    AddArgs,
+    json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
+    |args| Ok(args.a.wrapping_add(args.b).to_string())
+);
+
+rig_tool!(
+    Echo,
+    "echo",
+    "Returns the text it is given.",
+    TextArgs,
+    text_schema(),
+    |args| Ok(args.text)
+);
+
+rig_tool!(
+    Lookup,
+    "lookup",
+    "Looks a key up in a small table.",
+    LookupArgs,
+    json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}),
+    |args| {
         TABLE
             .iter()
             .find(|(key, _)| *key == args.key)
             .map(|(_, value)| (*value).to_owned())
             .ok_or_else(|| Failure(format!("no entry for {:?}", args.key)))
     }
-}
+);
 
 /// A tool beside the three, named `filler_<i>`, doing what `echo` does.
 pub struct Filler(String);
@@ -133,7 +126,7 @@ impl Tool for Filler {
     }
 
     fn description(&self) -> String {
-        "Returns the text it is given.".to_owned()
+        Echo.description()
     }
 
     fn parameters(&self) -> Value {

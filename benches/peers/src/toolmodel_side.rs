@@ -1,5 +1,6 @@
-//! The three tools in toolmodel: `add {a, b}`, `echo {text}`, `lookup {key}`, each derived,
-//! with `fillers` more tools registered beside them (hand-built, the schema of `echo`).
+//! The three tools in toolmodel: `add {a, b}` (the one `toolmodel-rmcp`'s tests and `serve`
+//! bench serve), `echo {text}`, `lookup {key}`, each derived, with `fillers` more tools
+//! registered beside them (hand-built, the schema of `echo`).
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -10,19 +11,11 @@ use toolmodel::{
 
 use crate::rig_side::TABLE;
 
-/// Adds two integers.
-#[derive(Default, Deserialize, JsonSchema, Tool)]
-pub struct Add {
-    a: i64,
-    b: i64,
-}
+/// `add`: the tool `toolmodel-rmcp`'s `serve` bench serves.
+#[path = "../../../toolmodel-rmcp/tests/support/add.rs"]
+mod add;
 
-impl SyncToolHandler for Add {
-    type Reply = String;
-    fn call_sync(&self, args: Add, _cx: &CallContext) -> Result<String, ToolError> {
-        Ok(args.a.wrapping_add(args.b).to_string())
-    }
-}
+use add::Add;
 
 /// Returns the text it is given.
 #[derive(Default, Deserialize, JsonSchema, Tool)]
