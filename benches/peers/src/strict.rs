@@ -10,8 +10,8 @@
 //! alone on copies made before the clock starts.
 //!
 //! The two sides alternate in rounds of about [`ROUND`] each (which goes first alternates
-//! too); each side's time in a round is its fastest pass (Python) or chunk of passes
-//! (toolmodel), and each round's ratio is the SDK's time over toolmodel's. Goal: at least 10.
+//! too); each side's time in a round is its fastest pass over the tools, and each round's ratio
+//! is the SDK's time over toolmodel's. Goal: at least 10.
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -104,17 +104,14 @@ impl Drop for Sdk {
     }
 }
 
-/// toolmodel's time for one pass: `passes` passes in `timing::CHUNKS` chunks, the fastest
-/// chunk's time per pass.
+/// toolmodel's time for one pass: the fastest of `passes` (as the SDK's side keeps its
+/// fastest).
 fn toolmodel_round(tools: &[&Tool], options: &ConvertOptions, passes: u32) -> Duration {
-    let chunk = passes.div_ceil(timing::CHUNKS);
-    (0..timing::CHUNKS)
+    (0..passes)
         .map(|_| {
             let start = Instant::now();
-            for _ in 0..chunk {
-                timing::each(tools, |tool| convert(tool, Target::OpenAiChat, options));
-            }
-            start.elapsed() / chunk
+            timing::each(tools, |tool| convert(tool, Target::OpenAiChat, options));
+            start.elapsed()
         })
         .min()
         .unwrap_or_default()
