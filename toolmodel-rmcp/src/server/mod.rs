@@ -20,7 +20,7 @@
 //!                                       ▼
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
 //!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
-//!          ├─ tools/call ─▶ task_call, as a task (tasks, task_input)
+//!          ├─ tools/call ─▶ task_call, as a task (tasks: its store, host and worker)
 //!          │                or call (context: host, request_state) ─▶ Toolbox::call
 //!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ tasks
 //!          ├─ logging/setLevel: a level per session
@@ -110,7 +110,6 @@ mod misrouted;
 mod request_state;
 mod stdio;
 mod task_call;
-mod task_input;
 mod tasks;
 mod tool_list;
 mod toolbox_server;
