@@ -35,7 +35,7 @@ use toolmodel::{
 };
 use toolmodel_examples::{
     conformance_fixtures::{Fixtures, RED_PIXEL_PNG},
-    serve::{run, transport_from_args},
+    serve::{run, transport_from_args, with_task_store},
     task_fixtures::{
         ConfirmDelete, Echo, FailingJob, Greet, MultiInput, ProtocolErrorJob, SlowCompute,
         ToolWithTask,
@@ -734,6 +734,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"))
         .with_handler(Fixtures);
+    // Tasks in the store MCP_TASK_STORE names (memory when unset): replicas share a Redis one.
+    let server = with_task_store(server).await?;
     SERVER.get_or_init(|| server.clone());
     run(server, "toolmodel-conformance", transport).await
 }
