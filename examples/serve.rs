@@ -8,7 +8,7 @@ use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
     server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
-    tasks::{TASK_STORE_ENV, task_store_from_env},
+    tasks::task_store_from_env,
 };
 
 /// How to serve.
@@ -131,7 +131,7 @@ pub fn with_request_state_key(
 }
 
 /// The same server on the task store named by `MCP_TASK_STORE`
-/// ([`TASK_STORE_ENV`]): `redis://HOST:PORT[/DB]` for Redis (give every replica the same one,
+/// ([`TASK_STORE_ENV`](toolmodel_rmcp::tasks::TASK_STORE_ENV)): `redis://HOST:PORT[/DB]` for Redis (give every replica the same one,
 /// so that any of them answers for any task), the memory store when it is unset or empty.
 ///
 /// # Errors
