@@ -1,6 +1,4 @@
-//! [`MemoryTaskStore`]: tasks in this process's memory, the default store of a server. Every
-//! clone and session of the server shares it; a second process does not see it, and its tasks
-//! are gone when the process ends (use the Redis store for replicas).
+//! [`MemoryTaskStore`]: tasks in this process's memory, the default store of a server.
 
 use std::{
     collections::HashMap,
@@ -16,7 +14,10 @@ use super::{
 };
 use crate::Error;
 
-/// Tasks in memory: see the [module docs](self). Cheap to clone; clones share the tasks.
+/// Tasks in this process's memory, the default store of a server: every clone and session of
+/// the server shares it; a second process does not see it, and its tasks are gone when the
+/// process ends (use the Redis store for replicas). Expired tasks are removed by the next
+/// operation. Cheap to clone; clones share the tasks.
 #[derive(Clone, Debug)]
 pub struct MemoryTaskStore {
     tasks: Arc<Mutex<HashMap<String, TaskRecord>>>,

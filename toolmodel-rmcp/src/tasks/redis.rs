@@ -1,24 +1,6 @@
 //! [`RedisTaskStore`] (feature `redis`): tasks in Redis or Valkey, shared by every replica
-//! that connects to the same server and prefix, so that any replica answers `tasks/get`,
-//! `tasks/update` and `tasks/cancel` for any task, and a replica that restarts finds its tasks.
-//!
-//! **Layout** (prefix `toolmodel:tasks` by default):
-//!
-//! - `PREFIX:task:ID`, a hash per task, deleted by Redis at `createdAt + ttlMs`
-//!   (`PEXPIREAT`): `task` (the SEP-2663 `Task` as JSON), `updated` (`lastUpdatedAt`), `owner`,
-//!   `rerun`, `worker`, `lease`, `expires`, `cancel`, `outcome` (JSON), and one field per input
-//!   request (`in:KEY`) and per answer (`ans:KEY`), each a JSON value;
-//! - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts;
-//! - `PREFIX:leases`, a sorted set of running task IDs by the end of their lease: what
-//!   [`reclaim`](super::TaskStore::reclaim) looks through;
-//! - `PREFIX:changes`, a pub/sub channel: the ID of a task that got an answer, a cancellation
-//!   or an outcome. Each store holds one subscription, which wakes the worker waiting on that
-//!   task, on whichever replica; it reconnects by itself, and waiters re-read on a timeout in
-//!   the meantime.
-//!
-//! **Round trips**: every operation is one command or one Lua script (`EVALSHA`, loaded once
-//! per Redis server), so one round trip, atomic. Scripts name the keys of other tasks they
-//! touch (`reclaim`), so a prefix must live on one Redis server (no Redis Cluster).
+//! that connects to the same server and prefix; its Lua scripts, and the subscription that
+//! hears of changes.
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
@@ -161,8 +143,29 @@ impl Drop for Subscription {
     }
 }
 
-/// Tasks in Redis or Valkey: see the [module docs](self). Cheap to clone; clones share the
-/// connection and the subscription.
+/// Tasks in Redis or Valkey (feature `redis`), shared by every replica
+/// that connects to the same server and prefix, so that any replica answers `tasks/get`,
+/// `tasks/update` and `tasks/cancel` for any task, and a replica that restarts finds its tasks.
+///
+/// **Layout** (prefix `toolmodel:tasks` by default):
+///
+/// - `PREFIX:task:ID`, a hash per task, deleted by Redis at `createdAt + ttlMs`
+///   (`PEXPIREAT`): `task` (the SEP-2663 `Task` as JSON), `updated` (`lastUpdatedAt`), `owner`,
+///   `rerun`, `worker`, `lease`, `expires`, `cancel`, `outcome` (JSON), and one field per input
+///   request (`in:KEY`) and per answer (`ans:KEY`), each a JSON value;
+/// - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts;
+/// - `PREFIX:leases`, a sorted set of running task IDs by the end of their lease: what
+///   [`reclaim`](TaskStore::reclaim) looks through;
+/// - `PREFIX:changes`, a pub/sub channel: the ID of a task that got an answer, a cancellation
+///   or an outcome. Each store holds one subscription, which wakes the worker waiting on that
+///   task, on whichever replica; it reconnects by itself, and waiters re-read on a timeout in
+///   the meantime.
+///
+/// **Round trips**: every operation is one command or one Lua script (`EVALSHA`, loaded once
+/// per Redis server), so one round trip, atomic. Scripts name the keys of other tasks they
+/// touch (`reclaim`), so a prefix must live on one Redis server (no Redis Cluster).
+///
+/// Cheap to clone; clones share the connection and the subscription.
 #[derive(Clone, Debug)]
 pub struct RedisTaskStore {
     connection: ConnectionManager,

@@ -1,5 +1,5 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on a
-//! [`TaskStore`](crate::tasks::TaskStore): a `tools/call` of a tool that declares task support
+//! [`crate::tasks::TaskStore`]: a `tools/call` of a tool that declares task support
 //! ([`ToolExecution::task_support`](toolmodel::model::ToolExecution),
 //! `#[tool(task_support = ...)]`) runs as a task when the request declares the extension; the
 //! client polls it with `tasks/get`, answers its input requests with `tasks/update` and may
