@@ -150,10 +150,13 @@ async fn main() {
     }
     let (m_p50, r_p50) = (m.get_p50(), r.get_p50());
     println!(
-        "memory: {:.0} tasks/s, tasks/get p50 {:?}; redis: {:.0} tasks/s, tasks/get p50 {:?} ({} cores)",
+        "memory: {:.0} tasks/s, {:.1} tasks/get per task, p50 {:?}; redis: {:.0} tasks/s, {:.1} \
+         tasks/get per task, p50 {:?} ({} cores)",
         m.tasks_per_s(),
+        m.gets.len() as f64 / m.tasks as f64,
         m_p50,
         r.tasks_per_s(),
+        r.gets.len() as f64 / r.tasks as f64,
         r_p50,
         std::thread::available_parallelism().map_or(0, usize::from)
     );
