@@ -59,6 +59,15 @@ fn record(worker: &str, lease_ms: u64, ttl_ms: u64) -> TaskRecord {
     TaskRecord::new(task, worker, created, created + lease_ms)
 }
 
+/// A store keeping at most 100 tasks, holding one task of worker `w1` (TTL 60 s), and its ID.
+async fn one_task(stores: &dyn MakeStore) -> (Arc<dyn TaskStore>, String) {
+    let store = stores.make(100).await;
+    let created = record("w1", 10_000, 60_000);
+    let id = created.task.task_id.clone();
+    store.create(created).await.unwrap();
+    (store, id)
+}
+
 async fn a_created_task_reads_back_working_with_its_fields(stores: &dyn MakeStore) {
     let store = stores.make(100).await;
     let created = record("w1", 10_000, 60_000).with_owner("alice");
@@ -75,10 +84,7 @@ async fn a_created_task_reads_back_working_with_its_fields(stores: &dyn MakeStor
 }
 
 async fn input_requests_are_answered_once_and_unknown_keys_are_ignored(stores: &dyn MakeStore) {
-    let store = stores.make(100).await;
-    let created = record("w1", 10_000, 60_000);
-    let id = created.task.task_id.clone();
-    store.create(created).await.unwrap();
+    let (store, id) = one_task(stores).await;
     let asked = store
         .ask(&id, map(json!({"a": elicit("A?"), "b": elicit("B?")})))
         .await
@@ -126,10 +132,7 @@ async fn input_requests_are_answered_once_and_unknown_keys_are_ignored(stores: &
 }
 
 async fn the_first_outcome_stays_and_cancelling_leaves_input_required(stores: &dyn MakeStore) {
-    let store = stores.make(100).await;
-    let created = record("w1", 10_000, 60_000);
-    let id = created.task.task_id.clone();
-    store.create(created).await.unwrap();
+    let (store, id) = one_task(stores).await;
     store
         .ask(&id, map(json!({"a": elicit("A?")})))
         .await
@@ -165,10 +168,7 @@ async fn the_first_outcome_stays_and_cancelling_leaves_input_required(stores: &d
 }
 
 async fn a_waiter_hears_of_an_answer_at_once(stores: &dyn MakeStore) {
-    let store = stores.make(100).await;
-    let created = record("w1", 10_000, 60_000);
-    let id = created.task.task_id.clone();
-    store.create(created).await.unwrap();
+    let (store, id) = one_task(stores).await;
     store
         .ask(&id, map(json!({"a": elicit("A?")})))
         .await

@@ -252,6 +252,24 @@ async fn memory_another_replica_polls_answers_and_cancels_a_task() {
     another_replica_polls_answers_and_cancels_a_task(&memory()).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_beyond_the_live_task_limit_is_refused_with_a_clear_error() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new().with_live_limit(1));
+    let service = replica(&Memory(store), Duration::from_secs(10)).await;
+    create(&service, "forever", json!({})).await;
+    let call = CallToolRequestParams::new("forever");
+    let refused = service.call_tool_once(call).await.expect_err("refused");
+    let rmcp::service::ServiceError::McpError(error) = refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+    assert!(
+        error.message.contains("too many live tasks") && error.message.contains("at most 1"),
+        "{}",
+        error.message
+    );
+}
+
 #[test]
 fn memory_a_dead_replica_s_tasks_are_rerun_or_failed() {
     a_dead_replica_s_tasks_are_rerun_or_failed(&memory(), "memory");
