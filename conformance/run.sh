@@ -130,6 +130,18 @@ bounded() {
 
 failures=0
 
+# run_scenarios URL SCENARIOS OUT: each scenario of the file SCENARIOS (the first word of each
+# line) against the server at URL with $suite, one at a time, its results in OUT; then the
+# line's report (a line with unexpected failures counts in $failures).
+run_scenarios() {
+    mkdir -p "$3"
+    while read -r scenario _; do
+        bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
+            --url "$1" --scenario "$scenario" -o "$3" >"$3/$scenario.log" 2>&1
+    done <"$2"
+    "$node" conformance/report.mjs "$3" "$2" || failures=$((failures + 1))
+}
+
 # Line 1: 0.1.16, one scenario at a time.
 suite="$(suite_of "$SUITE_2025")"
 "$node" "$suite/dist/index.js" list --server |
@@ -141,14 +153,7 @@ if [[ "$(wc -l <"$work/scenarios-2025")" -lt 4 ]]; then
 fi
 echo
 echo "== line 1: @modelcontextprotocol/conformance@$SUITE_2025 (MCP 2025-11-25)"
-mkdir -p "$work/out-2025"
-while read -r scenario; do
-    bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
-        --url "$url" --scenario "$scenario" -o "$work/out-2025" \
-        >"$work/out-2025/$scenario.log" 2>&1
-done <"$work/scenarios-2025"
-"$node" conformance/report.mjs "$work/out-2025" "$work/scenarios-2025" ||
-    failures=$((failures + 1))
+run_scenarios "$url" "$work/scenarios-2025" "$work/out-2025"
 
 # Line 2: 0.2.0-alpha.12, the 2026-07-28 requirement set (and the scenarios it runs unscored:
 # the tasks extension, the pending ones) in one run of the suite.
@@ -189,14 +194,7 @@ elif redis_url="$(bash scale/redis.sh start "$work/redis")"; then
     redis_server_pid=$!
     redis_server_url="$(server_url "$work/server-redis.log" "$redis_server_pid")"
     echo "== server (pid $redis_server_pid) at $redis_server_url, tasks in $redis_url"
-    mkdir -p "$work/out-tasks"
-    while read -r scenario _; do
-        bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
-            --url "$redis_server_url" --scenario "$scenario" -o "$work/out-tasks" \
-            >"$work/out-tasks/$scenario.log" 2>&1
-    done <"$work/scenarios-tasks"
-    "$node" conformance/report.mjs "$work/out-tasks" "$work/scenarios-tasks" ||
-        failures=$((failures + 1))
+    run_scenarios "$redis_server_url" "$work/scenarios-tasks" "$work/out-tasks"
 elif [[ -n "${CI:-}" ]]; then
     echo "error: Redis did not start, and CI needs line 3" >&2
     failures=$((failures + 1))

@@ -61,7 +61,7 @@
 //!   a client that declares the extension, with the per-request rules of an ordinary call; a
 //!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
 //!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
-//!   `tasks.rs`).
+//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]).
 //!
 //! **Asking the client for input** ([`CallContext::input`](toolmodel::CallContext::input)) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`

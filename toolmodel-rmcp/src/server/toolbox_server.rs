@@ -87,7 +87,7 @@ pub struct ToolboxServer {
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
     pub(super) composed: Composed,
     /// The tasks extension, on once a toolbox served has a tool that supports tasks
-    /// (`tasks.rs`).
+    /// (`tasks/mod.rs`), on their store.
     pub(super) tasks: Tasks,
     /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
