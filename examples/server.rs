@@ -9,7 +9,7 @@
 #[path = "quickstart.rs"]
 mod quickstart;
 
-use toolmodel_examples::serve::{run, transport_from_args};
+use toolmodel_examples::serve::{run, transport_from_args, with_task_store};
 use toolmodel_rmcp::ToolboxServer;
 
 #[tokio::main]
@@ -17,5 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let transport = transport_from_args(std::env::args().skip(1))?;
     let server = ToolboxServer::new(quickstart::toolbox()?)
         .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"));
+    // Tasks in the store MCP_TASK_STORE names (memory when unset).
+    let server = with_task_store(server).await?;
     run(server, "toolmodel-quickstart", transport).await
 }

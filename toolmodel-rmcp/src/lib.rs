@@ -71,6 +71,7 @@ pub mod convert;
 mod error;
 pub mod guide;
 pub mod server;
+pub mod tasks;
 
 pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
 pub use error::Error;

@@ -10,7 +10,7 @@
 //! | [`stdio`] | serve a toolbox to a client that starts your program; what clients get |
 //! | [`http`] | serve Streamable HTTP: on loopback, on a public address, graceful shutdown, `Host` and `Origin`, in your own router |
 //! | [`input`] | handlers that ask the client for input: both protocol eras, the sealed `requestState` and its key |
-//! | [`tasks`] | long-running tools as tasks (the tasks extension), and tasks that ask for input |
+//! | [`tasks`] | long-running tools as tasks (the tasks extension), tasks that ask for input, tasks across replicas (a Redis task store, leases) |
 //! | [`composition`] | one server of your tools and another handler's prompts, resources and completion |
 //! | [`production`] | connection, session and size limits, cancellation, the soak CI runs |
 //! | [`scale_out`] | stateless replicas behind nginx, and what a client may re-issue |
