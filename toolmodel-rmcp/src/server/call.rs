@@ -13,7 +13,7 @@ use rmcp::{
     service::RequestContext,
 };
 use toolmodel::{
-    CallContext, Cancellation, ProtocolVersion, Toolbox,
+    CallContext, Caller, Cancellation, ProtocolVersion, Toolbox,
     host::CallHost,
     input::{InputRequired, RoundState},
 };
@@ -35,6 +35,15 @@ pub(crate) struct Prepared {
     pub(crate) version: ProtocolVersion,
     /// MCP 2026-07-28: input by multi round-trip requests.
     pub(crate) rounds: bool,
+}
+
+/// The caller the HTTP front's gate verified for the request of `context` (in the HTTP
+/// request's extensions, which `rmcp` hands on); `None` over stdio or without authorization.
+pub(crate) fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
 }
 
 impl ToolboxServer {
@@ -130,6 +139,9 @@ impl ToolboxServer {
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
         if let Some(capabilities) = capabilities.as_ref().and_then(|caps| to_wire(caps).ok()) {
             cx = cx.with_client_capabilities(capabilities);
+        }
+        if let Some(caller) = caller(context) {
+            cx = cx.with_caller(caller.clone());
         }
         if rounds {
             let mut carried = match &request.request_state {
