@@ -9,6 +9,7 @@
 //
 // Clients (secrets are test fixtures, loopback only):
 //   toolmodel-test / test-secret      client_credentials, scopes notes:read notes:write
+//   toolmodel-other / other-secret    the same, another subject (sessions bound to the user)
 //   toolmodel-server / server-secret  the resource server's own client, for introspection
 //
 // Beside the provider, `POST /forge` signs the tokens no honest issuer makes, for the tests
@@ -37,6 +38,15 @@ const provider = new Provider(issuer, {
     {
       client_id: 'toolmodel-test',
       client_secret: 'test-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      scope: SCOPES,
+    },
+    {
+      client_id: 'toolmodel-other',
+      client_secret: 'other-secret',
       grant_types: ['client_credentials'],
       redirect_uris: [],
       response_types: [],

@@ -5,9 +5,11 @@
 use std::{net::SocketAddr, time::Duration};
 
 use serde::Deserialize;
+use serde_json::Map;
 use serde_json::{Value, json};
 use toolmodel::{
-    CallContext, SyncToolHandler, ToolError, Toolbox,
+    CallContext, CallToolResult, SyncToolHandler, Tool, ToolError, ToolSchema, Toolbox,
+    input::{ElicitRequest, InputRequest, InputRequests},
     schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
@@ -51,7 +53,17 @@ impl SyncToolHandler for WhoAmI {
     }
 }
 
-/// A server of `write_note` and `who_am_i` on a free loopback port, protected by `issuer`
+/// Asks the client for a name (an elicitation), then greets it.
+async fn ask(_args: Map<String, Value>, cx: CallContext) -> Result<CallToolResult, ToolError> {
+    let request = InputRequest::Elicit(ElicitRequest::form(
+        "Your name?",
+        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+    ));
+    cx.input(InputRequests::new().with("name", request)).await?;
+    Ok(CallToolResult::text("thanks"))
+}
+
+/// A server of `write_note`, `who_am_i` and `ask` on a free loopback port, protected by `issuer`
 /// (`configure` adds to the [`Authorization`]); its address and resource URI.
 async fn protected(
     issuer: &str,
@@ -64,6 +76,7 @@ async fn protected(
     let toolbox = Toolbox::builder()
         .with(WriteNote::default())
         .with(WhoAmI::default())
+        .with_tool(Tool::new("ask", ToolSchema::empty_object()), ask)
         .build()
         .unwrap();
     let server = ToolboxServer::new(toolbox).with_authorization(auth);
@@ -95,11 +108,26 @@ async fn initialize(addr: SocketAddr, token: Option<&str>) -> Reply {
 /// A stateless-style `tools/call` of `name` under MCP 2026-07-28 headers (`Mcp-Method`,
 /// `Mcp-Name`) with `token`.
 async fn call_2026(addr: SocketAddr, token: &str, name: &str, arguments: Value) -> Reply {
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": name, "arguments": arguments, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    retry_2026(addr, token, name, arguments, json!({})).await
+}
+
+/// [`call_2026`] with `more` params (`inputResponses`, `requestState`).
+async fn retry_2026(
+    addr: SocketAddr,
+    token: &str,
+    name: &str,
+    arguments: Value,
+    more: Value,
+) -> Reply {
+    let mut params = json!({"name": name, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(more.as_object().cloned().unwrap_or_default());
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
     let extra = format!(
         "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\n\
          Mcp-Method: tools/call\r\nMcp-Name: {name}"
@@ -435,4 +463,45 @@ async fn an_opaque_token_is_introspected() {
     let reply = initialize(addr, Some("not-a-token-the-issuer-made")).await;
     assert_eq!(reply.status, 401, "{reply:?}");
     assert!(challenge(&reply).contains("error=\"invalid_token\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_session_or_request_state_is_refused() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let alice = issuer.token(&resource, "notes:read").await;
+    let mallory = issuer
+        .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
+        .await;
+    // MCP 2025-11-25: Alice's session with Mallory's token is not found; Alice keeps it.
+    let id = session(addr, &alice).await;
+    let reply = in_session(addr, &mallory, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(reply.status, 404, "{reply:?}");
+    let reply = in_session(addr, &alice, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // MCP 2026-07-28: Alice's requestState with Mallory's token fails verification.
+    let reply = call_2026(addr, &alice, "ask", json!({})).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let result = reply.json()["result"].clone();
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answers = json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "A"}}},
+        "requestState": state});
+    let reply = retry_2026(addr, &mallory, "ask", json!({}), answers.clone()).await;
+    let message = reply.json();
+    assert_eq!(message["error"]["code"], -32602, "{message}");
+    assert!(
+        message["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another caller")
+    );
+    let reply = retry_2026(addr, &alice, "ask", json!({}), answers).await;
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        "thanks",
+        "{reply:?}"
+    );
 }

@@ -145,10 +145,12 @@ impl ToolboxServer {
         }
         if rounds {
             let mut carried = match &request.request_state {
-                Some(state) => {
-                    self.sealer
-                        .open(&request.name, request.arguments.as_ref(), state)?
-                }
+                Some(state) => self.sealer.open(
+                    &request.name,
+                    request.arguments.as_ref(),
+                    caller(context),
+                    state,
+                )?,
                 None => RoundState::default(),
             };
             carried
@@ -177,9 +179,12 @@ impl ToolboxServer {
         cx: &CallContext,
         required: &InputRequired,
     ) -> Result<CallToolResponse, ErrorData> {
-        let state =
-            self.sealer
-                .seal(&request.name, request.arguments.as_ref(), &cx.round_state())?;
+        let state = self.sealer.seal(
+            &request.name,
+            request.arguments.as_ref(),
+            cx.caller(),
+            &cx.round_state(),
+        )?;
         let requests: InputRequests = from_wire(required.requests.to_json()).map_err(|err| {
             ErrorData::internal_error(
                 format!("inputRequests do not convert to rmcp's type: {err}"),

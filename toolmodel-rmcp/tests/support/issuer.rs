@@ -17,6 +17,8 @@ use tokio::{
 
 /// The test client of `provider.mjs`, and its secret.
 pub const CLIENT: (&str, &str) = ("toolmodel-test", "test-secret");
+/// A second client with the same scopes: another subject.
+pub const OTHER_CLIENT: (&str, &str) = ("toolmodel-other", "other-secret");
 /// The resource server's own client, for introspection.
 pub const SERVER_CLIENT: (&str, &str) = ("toolmodel-server", "server-secret");
 
