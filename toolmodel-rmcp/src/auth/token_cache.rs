@@ -4,7 +4,7 @@
 
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, SystemTime},
 };
 
@@ -18,7 +18,7 @@ type TokenHash = [u8; 32];
 #[derive(Debug)]
 pub(crate) struct TokenCache {
     capacity: usize,
-    entries: Mutex<HashMap<TokenHash, (Caller, SystemTime)>>,
+    entries: Mutex<HashMap<TokenHash, (Arc<Caller>, SystemTime)>>,
 }
 
 /// The SHA-256 of `token`.
@@ -35,18 +35,18 @@ impl TokenCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenHash, (Caller, SystemTime)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenHash, (Arc<Caller>, SystemTime)>> {
         self.entries
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The caller of `token` when it was verified and has not expired by `now`.
-    pub(crate) fn get(&self, token: &str, now: SystemTime) -> Option<Caller> {
+    pub(crate) fn get(&self, token: &str, now: SystemTime) -> Option<Arc<Caller>> {
         let key = hash(token);
         let mut entries = self.lock();
         match entries.get(&key) {
-            Some((caller, expires)) if *expires > now => Some(caller.clone()),
+            Some((caller, expires)) if *expires > now => Some(Arc::clone(caller)),
             Some(_) => {
                 entries.remove(&key);
                 None
@@ -57,7 +57,13 @@ impl TokenCache {
 
     /// Keeps `caller` for `token` until `expires`. When the cache is full, the expired
     /// entries go first, then the one that expires soonest.
-    pub(crate) fn insert(&self, token: &str, caller: Caller, expires: SystemTime, now: SystemTime) {
+    pub(crate) fn insert(
+        &self,
+        token: &str,
+        caller: Arc<Caller>,
+        expires: SystemTime,
+        now: SystemTime,
+    ) {
         if self.capacity == 0 || expires <= now {
             return;
         }
@@ -87,8 +93,8 @@ pub(crate) fn expiry(exp: u64) -> SystemTime {
 mod tests {
     use super::*;
 
-    fn caller(subject: &str) -> Caller {
-        Caller::new("https://issuer.example", subject)
+    fn caller(subject: &str) -> Arc<Caller> {
+        Arc::new(Caller::new("https://issuer.example", subject))
     }
 
     #[test]

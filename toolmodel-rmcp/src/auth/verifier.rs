@@ -2,7 +2,7 @@
 //! ([`Keys`]) and the verified tokens ([`TokenCache`]); it turns a request's headers into its
 //! [`Caller`], and a refusal into its [`Challenge`].
 
-use std::time::SystemTime;
+use std::{sync::Arc, time::SystemTime};
 
 use http::HeaderMap;
 use toolmodel::Caller;
@@ -59,7 +59,7 @@ impl Verifier {
     /// [`Rejection::Missing`] without a bearer token, [`Rejection::Invalid`] for a token that
     /// is malformed or fails a check, [`Rejection::Unavailable`] when the issuer cannot be
     /// reached to verify it.
-    pub(crate) async fn caller(&self, headers: &HeaderMap) -> Result<Caller, Rejection> {
+    pub(crate) async fn caller(&self, headers: &HeaderMap) -> Result<Arc<Caller>, Rejection> {
         let token = bearer::token(headers)?;
         let now = SystemTime::now();
         if let Some(caller) = self.cache.get(token, now) {
@@ -70,7 +70,9 @@ impl Verifier {
         } else {
             introspection::verify(&self.auth, &self.keys, token).await?
         };
-        self.cache.insert(token, caller.clone(), expiry(exp), now);
+        let caller = Arc::new(caller);
+        self.cache
+            .insert(token, Arc::clone(&caller), expiry(exp), now);
         Ok(caller)
     }
 

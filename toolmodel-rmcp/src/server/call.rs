@@ -43,7 +43,8 @@ pub(crate) fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
     context
         .extensions
         .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Caller>())
+        .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+        .map(Arc::as_ref)
 }
 
 impl ToolboxServer {

@@ -72,21 +72,24 @@ pub(super) async fn admit(
     head: &Parts,
     body: &[u8],
 ) -> Result<Ticket, Refusal> {
-    let owner = owner(head.extensions.get::<toolmodel::Caller>());
+    let caller = head
+        .extensions
+        .get::<Arc<toolmodel::Caller>>()
+        .map(Arc::as_ref);
     match (&head.method, session_id(&head.headers)) {
         (&Method::DELETE, Some(id)) => {
-            if table.exists(&id).await && table.owned_by(&id, owner.as_ref()) {
+            if table.exists(&id).await && table.owned_by(&id, caller) {
                 Ok(Ticket::Delete(id))
             } else {
                 Err(Refusal::SessionNotFound)
             }
         }
-        (_, Some(id)) => table.start(&id, owner.as_ref()).map(Ticket::InSession),
+        (_, Some(id)) => table.start(&id, caller).map(Ticket::InSession),
         (&Method::POST, None) => {
             if is_initialize(body) {
                 table.make_room().await?;
             }
-            Ok(Ticket::New(owner))
+            Ok(Ticket::New(owner(caller)))
         }
         (_, None) => Ok(Ticket::Free),
     }

@@ -11,7 +11,7 @@
 //!   verified (401 with `WWW-Authenticate` when missing or invalid, 503 when the issuer
 //!   cannot be reached), the scopes the server needs and, under MCP 2026-07-28, those of the
 //!   tool named by `Mcp-Method: tools/call` and `Mcp-Name` (403 `insufficient_scope`); the
-//!   verified [`Caller`] goes into the request's extensions, where the handler's
+//!   verified [`Caller`] goes into the request's extensions (an `Arc<Caller>`), where the handler's
 //!   [`CallContext`](toolmodel::CallContext) and the session stage find it;
 //! - [`admit_body`](Gate::admit_body), once the body is read and before `rmcp` starts a
 //!   response: the scopes of each tool a `tools/call` in the body names (MCP 2025-11-25 sends
@@ -153,7 +153,7 @@ impl Gate {
         let Self::Bearer(verifier) = self else {
             return Ok(());
         };
-        let Some(caller) = head.extensions.get::<Caller>() else {
+        let Some(caller) = head.extensions.get::<Arc<Caller>>() else {
             return Ok(());
         };
         let messages = match serde_json::from_slice::<Messages<'_>>(body) {
@@ -223,7 +223,7 @@ mod tests {
         ] {
             let (mut head, ()) = request.into_parts();
             assert_eq!(Gate::Open.admit(&mut head, &toolbox()).await, Ok(()));
-            assert!(head.extensions.get::<Caller>().is_none());
+            assert!(head.extensions.get::<Arc<Caller>>().is_none());
         }
         assert!(!Gate::Open.serves_metadata("/.well-known/oauth-protected-resource"));
     }

@@ -43,6 +43,8 @@ use rmcp::transport::streamable_http_server::session::{
     SessionId, SessionManager as _, local::LocalSessionManager,
 };
 
+use toolmodel::Caller;
+
 use super::{limits::HttpLimits, refusal::Refusal};
 
 /// How long a session counts as fresh after its `initialize` or its client's last request:
@@ -60,8 +62,14 @@ pub(super) const FRESH_SESSION_GRACE: Duration = Duration::from_secs(1);
 pub(super) type Owner = (String, String);
 
 /// The owner of the request `caller` makes; `None` without authorization.
-pub(super) fn owner(caller: Option<&toolmodel::Caller>) -> Option<Owner> {
+pub(super) fn owner(caller: Option<&Caller>) -> Option<Owner> {
     caller.map(|caller| (caller.issuer().to_owned(), caller.subject().to_owned()))
+}
+
+/// Whether a session of `owner` may serve the request of `caller`.
+fn owns(owner: Option<&Owner>, caller: Option<&Caller>) -> bool {
+    owner.map(|(issuer, subject)| (issuer.as_str(), subject.as_str()))
+        == caller.map(|caller| (caller.issuer(), caller.subject()))
 }
 
 #[derive(Debug)]
@@ -197,12 +205,12 @@ impl SessionTable {
         Ok(())
     }
 
-    /// Whether session `id`, when the table knows it, belongs to `owner` (a session the
+    /// Whether session `id`, when the table knows it, belongs to `caller` (a session the
     /// table has not recorded yet is being made by an `initialize` in flight).
-    pub(super) fn owned_by(&self, id: &SessionId, owner: Option<&Owner>) -> bool {
+    pub(super) fn owned_by(&self, id: &SessionId, caller: Option<&Caller>) -> bool {
         self.lock()
             .get(id)
-            .is_none_or(|session| session.owner.as_ref() == owner)
+            .is_none_or(|session| owns(session.owner.as_ref(), caller))
     }
 
     /// Records a session `rmcp` just created for `owner`.
@@ -231,7 +239,7 @@ impl SessionTable {
         self.lock().remove(id);
     }
 
-    /// Starts a request of `owner` in session `id`. An id the table does not hold (one a
+    /// Starts a request of `caller` in session `id`. An id the table does not hold (one a
     /// client made up: `rmcp` answers 404) is not recorded, so made-up ids cannot grow the
     /// table.
     ///
@@ -243,7 +251,7 @@ impl SessionTable {
     pub(super) fn start(
         self: &Arc<Self>,
         id: &SessionId,
-        owner: Option<&Owner>,
+        caller: Option<&Caller>,
     ) -> Result<InFlight, Refusal> {
         let mut sessions = self.lock();
         let Some(session) = sessions.get_mut(id) else {
@@ -252,7 +260,7 @@ impl SessionTable {
                 id: None,
             });
         };
-        if session.owner.as_ref() != owner {
+        if !owns(session.owner.as_ref(), caller) {
             return Err(Refusal::SessionNotFound);
         }
         if session.in_flight >= self.max_calls {
