@@ -125,13 +125,10 @@ fn secure_or_loopback(url: &Url) -> bool {
     }
 }
 
-/// The client for the issuer's endpoints: rustls with the `ring` provider (installed as the
-/// process default unless the application installed one first) and the platform's
-/// certificate verifier; redirects are not followed (the metadata and keys are served where
-/// the issuer says).
+/// The client for the issuer's endpoints: rustls (the process's default provider when the
+/// application installed one, else aws-lc-rs) with the platform's certificate verifier;
+/// redirects are not followed (the metadata and keys are served where the issuer says).
 fn http_client() -> Result<reqwest::Client, Error> {
-    // Fails only when another provider is the process default already: that one is used.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
