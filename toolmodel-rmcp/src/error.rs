@@ -64,6 +64,15 @@ pub enum Error {
         message: String,
     },
 
+    /// An [`Authorization`](crate::auth::Authorization) that cannot be used: an issuer or
+    /// resource that is no URL, not `https` (nor `http` on loopback), a resource with a
+    /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer.
+    #[error("bad authorization configuration: {message}")]
+    Authorization {
+        /// What is wrong, naming the value.
+        message: String,
+    },
+
     /// Accepting or serving connections failed.
     #[error("serving MCP over HTTP failed: {0}")]
     Io(#[source] std::io::Error),

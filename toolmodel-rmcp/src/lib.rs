@@ -67,6 +67,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+pub mod auth;
 pub mod convert;
 mod error;
 pub mod guide;

@@ -251,6 +251,35 @@ impl ToolboxServer {
         self
     }
 
+    /// Makes [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service) an
+    /// OAuth 2.1 resource server (MCP, "Authorization"): every request needs a bearer token
+    /// from the [`Authorization`]'s issuer for its resource (401 with a `WWW-Authenticate`
+    /// challenge otherwise), a `tools/call` needs the tool's
+    /// [`required_scopes`](toolmodel::Tool::required_scopes) (403 `insufficient_scope`
+    /// naming them), and the Protected Resource Metadata (RFC 9728) is served at
+    /// `/.well-known/oauth-protected-resource` and its path-inserted form. The handler reads
+    /// who calls from [`CallContext::caller`](toolmodel::CallContext::caller). The stdio
+    /// transport has one local client and checks nothing. The
+    /// [guide](crate::guide::public) shows the flow and the configuration.
+    ///
+    /// ```
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+    ///
+    /// let auth = Authorization::new("https://auth.example.com", "https://mcp.example.com/mcp")?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?)
+    ///     .with_allowed_hosts(["mcp.example.com"])
+    ///     .with_authorization(auth);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`Authorization`]: crate::auth::Authorization
+    #[must_use]
+    pub fn with_authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.http.authorization = Some(authorization);
+        self
+    }
+
     /// Serves everything but tools and logging with `handler`, any `rmcp` [`ServerHandler`]:
     /// your own server's prompts (`prompts/list`, `prompts/get`), resources
     /// (`resources/list`, `resources/templates/list`, `resources/read`,
