@@ -9,7 +9,8 @@
 //!    what the provider's tool loses of the MCP tool.
 //! 2. [`read_calls`]: the calls of a response, one [`ModelCall`] type for every provider
 //!    (OpenAI's argument strings parsed; invalid JSON is kept as [`CallArguments::Invalid`],
-//!    never a panic or a dropped call; Gemini's `id` and `thoughtSignature` kept).
+//!    never a panic or a dropped call; Gemini's `id` and `thoughtSignature` kept);
+//!    [`read_calls_from_slice`] reads them from the body's bytes without building its tree.
 //! 3. [`run_calls`]: routes each call to its tool, runs them concurrently on any executor,
 //!    keeps their order, and turns every failure into an `isError` result that says what was
 //!    wrong ([`ToolOutcome`]).
@@ -274,9 +275,12 @@ pub fn extend_request(
 mod tests {
     use super::*;
 
+    /// A provider's typed reader of a response text.
+    type ReadText = fn(&[u8]) -> Option<Vec<ModelCall>>;
+
     #[test]
     fn whole_bodies_are_read_without_a_value_and_parts_through_one() {
-        let bodies: [(Provider, fn(&[u8]) -> Option<Vec<ModelCall>>, &str, &str); 4] = [
+        let bodies: [(Provider, ReadText, &str, &str); 4] = [
             (
                 Provider::Anthropic,
                 anthropic::read_text,
