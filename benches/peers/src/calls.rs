@@ -11,8 +11,8 @@
 //!   `providers::anthropic::completion::CompletionResponse`), each call's arguments written
 //!   back to a string for `ToolSet::call` (as rig's agent loop does), the results as its
 //!   `Message::ToolResult`s / `Content::ToolResult` blocks, written with `serde_json`.
-//!   toolmodel: the body read into a `Value`, `read_calls`, `run_calls`, `answer`, written
-//!   with `serde_json`.
+//!   toolmodel: `read_calls_from_slice` (the calls read from the body's text, no `Value` of
+//!   the body), `run_calls`, `answer`, written with `serde_json`.
 //!
 //! Both sides run each pass in one `futures_executor::block_on`. The ratio is toolmodel's time
 //! over rig's per round (`timing`); goal at most 1.0 at both tiers.
@@ -28,7 +28,9 @@ use rig_core::{
 use serde_json::{Map, Value};
 use toolmodel::{
     CallContext, Toolbox,
-    model_calls::{ModelTools, Provider, ToolListOptions, answer, read_calls, run_calls},
+    model_calls::{
+        ModelTools, Provider, ToolListOptions, answer, read_calls_from_slice, run_calls,
+    },
 };
 
 use crate::timing::{self, spread::Goal};
@@ -142,8 +144,7 @@ pub(crate) async fn toolmodel_tier_b(
     out: &mut Vec<u8>,
 ) {
     let provider = tools.provider();
-    let response: Value = serde_json::from_slice(body).expect("a JSON body");
-    let calls = read_calls(provider, &response).expect("the calls");
+    let calls = read_calls_from_slice(provider, body).expect("the calls");
     let outcomes = run_calls(toolbox, tools, calls, cx).await;
     serde_json::to_writer(out, &answer(provider, &outcomes)).expect("written");
 }

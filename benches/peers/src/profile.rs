@@ -1,8 +1,10 @@
 //! One side of one comparison `n` times, for instruction counts under
 //! `valgrind --tool=callgrind` (load-independent, unlike the timed rounds):
 //! `toolmodel-peers profile <work> <n>`, where `<work>` is `tier-a-rig`, `tier-a-toolmodel`,
-//! `tier-b-rig`, `tier-b-toolmodel`, `strict-toolmodel` (the corpus tools, once each) or
-//! `clone` (a deep clone of each corpus tool's `inputSchema`). The instructions of one pass are
+//! `tier-b-rig`, `tier-b-toolmodel`, `strict-toolmodel` (the corpus tools, once each),
+//! `clone` (a deep clone of each corpus tool's `inputSchema`), or `valid-raw` / `valid-cached`
+//! (the valid arguments of `toolmodel`'s `ratios` bench cases, once each: raw `jsonschema`
+//! `is_valid` / `DefaultValidator::validate_arguments`). The instructions of one pass are
 //! the difference between the totals of two runs with different `n`, over the difference of
 //! `n` (setup cancels out).
 
@@ -10,7 +12,7 @@ use std::hint::black_box;
 
 use futures_executor::block_on;
 use toolmodel::{
-    CallContext,
+    CallContext, DefaultValidator, SchemaValidator,
     adapters::{ConvertOptions, Target, convert},
     model_calls::{ModelTools, Provider, ToolListOptions},
 };
@@ -27,6 +29,11 @@ pub fn run(work: &str, n: usize) -> bool {
     let anthropic = ModelTools::new(&toolbox, Provider::Anthropic, &options).expect("tools");
     let tools = match work {
         "strict-toolmodel" | "clone" => corpus::mcp_tools().unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let validator = DefaultValidator::new();
+    let cases = match work {
+        "valid-raw" | "valid-cached" => corpus::cases(&validator),
         _ => Vec::new(),
     };
     let strict = ConvertOptions::default().with_strict(true);
@@ -60,6 +67,18 @@ pub fn run(work: &str, n: usize) -> bool {
             "clone" => {
                 for (_, tool) in &tools {
                     black_box(black_box(tool).input_schema.to_value());
+                }
+            }
+            "valid-raw" => {
+                for case in &cases {
+                    black_box(case.raw.is_valid(black_box(&case.valid)));
+                }
+            }
+            "valid-cached" => {
+                for case in &cases {
+                    let valid =
+                        validator.validate_arguments(black_box(&case.tool), black_box(&case.valid));
+                    black_box(valid.is_ok());
                 }
             }
             _ => return false,
