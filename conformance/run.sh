@@ -9,6 +9,11 @@
 #    2026-07-28, in one run of the suite, which also runs (without scoring them) the tasks
 #    extension scenarios (`tasks-*`, io.modelcontextprotocol/tasks) and the pending ones.
 #
+# 3. The tasks extension scenarios of line 2 (`tasks-*`) again, one at a time, against a second
+#    server whose tasks live in Redis (MCP_TASK_STORE=redis://...; Redis from Debian's
+#    redis-server, installed when missing and started on loopback by scale/redis.sh). When Redis
+#    cannot start, the line is skipped with a notice, and fails the run under CI.
+#
 # Each line prints one line per scenario with its checks passed and failed and, under it,
 # every failed check (id, name, message); conformance/report.mjs reads the suite's
 # checks.json files.
@@ -78,32 +83,42 @@ server_bin="${CARGO_TARGET_DIR:-target}/debug/examples/conformance_server"
 
 work="$(mktemp -d)"
 server_pid=""
+redis_server_pid=""
 cleanup() {
-    if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    for pid in "$server_pid" "$redis_server_pid"; do
+        if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
+    bash scale/redis.sh stop "$work/redis"
     rm -rf "$work"
 }
 trap cleanup EXIT
 # `timeout` stops the run with SIGTERM: exit through the EXIT trap, which stops the server.
 trap 'exit 143' TERM INT
 
-# Port 0: the server picks a free port and prints the URL it listens on.
-"$server_bin" --http 127.0.0.1:0 2>"$work/server.log" &
+# server_url LOG PID: the URL the server of PID prints in LOG once it listens (within 10 s).
+server_url() {
+    local found=""
+    for _ in $(seq 1 100); do
+        found="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$1" | head -n 1 || true)"
+        [[ -n "$found" ]] && break
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z "$found" ]]; then
+        echo "error: the conformance server did not start; its stderr:" >&2
+        cat "$1" >&2
+        exit 1
+    fi
+    echo "$found"
+}
+
+# Port 0: the server picks a free port and prints the URL it listens on. Its tasks in memory.
+MCP_TASK_STORE="" "$server_bin" --http 127.0.0.1:0 2>"$work/server.log" &
 server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$work/server.log" | head -n 1 || true)"
-    [[ -n "$url" ]] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [[ -z "$url" ]]; then
-    echo "error: the conformance server did not start; its stderr:" >&2
-    cat "$work/server.log" >&2
-    exit 1
-fi
+url="$(server_url "$work/server.log" "$server_pid")"
 echo "== server (pid $server_pid) at $url"
 
 # Runs a command in the background and waits for it, so that the TERM trap runs at once (bash
@@ -114,6 +129,18 @@ bounded() {
 }
 
 failures=0
+
+# run_scenarios URL SCENARIOS OUT: each scenario of the file SCENARIOS (the first word of each
+# line) against the server at URL with $suite, one at a time, its results in OUT; then the
+# line's report (a line with unexpected failures counts in $failures).
+run_scenarios() {
+    mkdir -p "$3"
+    while read -r scenario _; do
+        bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
+            --url "$1" --scenario "$scenario" -o "$3" >"$3/$scenario.log" 2>&1
+    done <"$2"
+    "$node" conformance/report.mjs "$3" "$2" || failures=$((failures + 1))
+}
 
 # Line 1: 0.1.16, one scenario at a time.
 suite="$(suite_of "$SUITE_2025")"
@@ -126,14 +153,7 @@ if [[ "$(wc -l <"$work/scenarios-2025")" -lt 4 ]]; then
 fi
 echo
 echo "== line 1: @modelcontextprotocol/conformance@$SUITE_2025 (MCP 2025-11-25)"
-mkdir -p "$work/out-2025"
-while read -r scenario; do
-    bounded timeout "$SCENARIO_TIME_LIMIT" "$node" "$suite/dist/index.js" server \
-        --url "$url" --scenario "$scenario" -o "$work/out-2025" \
-        >"$work/out-2025/$scenario.log" 2>&1
-done <"$work/scenarios-2025"
-"$node" conformance/report.mjs "$work/out-2025" "$work/scenarios-2025" ||
-    failures=$((failures + 1))
+run_scenarios "$url" "$work/scenarios-2025" "$work/out-2025"
 
 # Line 2: 0.2.0-alpha.12, the 2026-07-28 requirement set (and the scenarios it runs unscored:
 # the tasks extension, the pending ones) in one run of the suite.
@@ -161,6 +181,27 @@ bounded timeout "$line2_limit" "$node" "$suite/dist/index.js" server \
 "$node" conformance/report.mjs "$work/out-2026" "$work/scenarios-2026" "$EXPECTED_2026" ||
     failures=$((failures + 1))
 
+# Line 3: the tasks scenarios of line 2 against a server on the Redis task store.
+grep -E '^tasks-' "$work/scenarios-2026" >"$work/scenarios-tasks" || true
 echo
-echo "== 2 lines, $failures with unexpected failures, $((SECONDS - started)) s"
+echo "== line 3: the tasks scenarios of @modelcontextprotocol/conformance@$SUITE_2026 against a" \
+    "server on the Redis task store"
+if [[ "$(wc -l <"$work/scenarios-tasks")" -lt 1 ]]; then
+    echo "error: suite $SUITE_2026 lists no tasks scenario" >&2
+    failures=$((failures + 1))
+elif redis_url="$(bash scale/redis.sh start "$work/redis")"; then
+    MCP_TASK_STORE="$redis_url" "$server_bin" --http 127.0.0.1:0 2>"$work/server-redis.log" &
+    redis_server_pid=$!
+    redis_server_url="$(server_url "$work/server-redis.log" "$redis_server_pid")"
+    echo "== server (pid $redis_server_pid) at $redis_server_url, tasks in $redis_url"
+    run_scenarios "$redis_server_url" "$work/scenarios-tasks" "$work/out-tasks"
+elif [[ -n "${CI:-}" ]]; then
+    echo "error: Redis did not start, and CI needs line 3" >&2
+    failures=$((failures + 1))
+else
+    echo "notice: line 3 skipped: Redis did not start (scale/redis.sh install)"
+fi
+
+echo
+echo "== 3 lines, $failures with unexpected failures, $((SECONDS - started)) s"
 [[ "$failures" == 0 ]]

@@ -35,7 +35,7 @@ use toolmodel::{
 };
 use toolmodel_examples::{
     conformance_fixtures::{Fixtures, RED_PIXEL_PNG},
-    serve::{run, transport_from_args},
+    serve::{run, transport_from_args, with_task_store},
     task_fixtures::{
         ConfirmDelete, Echo, FailingJob, Greet, MultiInput, ProtocolErrorJob, SlowCompute,
         ToolWithTask,
@@ -593,6 +593,71 @@ impl ToolHandler for ScaleReplica {
     }
 }
 
+/// A task of `scale/run.sh`'s tasks phase: with `ask`, it first asks a name (`user_name`,
+/// parked in `input_required` until `tasks/update`), then waits `millis` (at most 60,000; a
+/// `tasks/cancel` stops it) and answers `done on REPLICA`. Safe to re-run (`idempotentHint`):
+/// when the replica running it dies, another runs it again. Served only when `MCP_REPLICA` is
+/// set.
+#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
+#[tool(
+    name = "scale_task",
+    task_support = "optional",
+    annotations(idempotent)
+)]
+pub struct ScaleTask {
+    /// Ask for a name first (a task input request).
+    #[serde(default)]
+    pub ask: bool,
+    /// Milliseconds to wait before the answer.
+    #[serde(default)]
+    #[schemars(range(max = 60000))]
+    pub millis: u32,
+}
+
+/// [`ScaleTask`]'s run: the name asked, the wait, the answer naming the replica.
+async fn scale_task(args: ScaleTask, cx: &CallContext) -> Result<String, ToolError> {
+    let greeting = if args.ask {
+        format!("{} ", greet_by_name(cx).await?)
+    } else {
+        String::new()
+    };
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(u64::from(args.millis))) => {}
+        () = cx.cancelled() => return Err(ToolError::Cancelled),
+    }
+    let replica = REPLICA.get().map_or("", String::as_str);
+    Ok(format!("{greeting}done on {replica}"))
+}
+
+impl ToolHandler for ScaleTask {
+    type Reply = String;
+    async fn call(&self, args: ScaleTask, cx: &CallContext) -> Result<String, ToolError> {
+        scale_task(args, cx).await
+    }
+}
+
+/// [`ScaleTask`], not safe to re-run (no `idempotentHint`): when the replica running it dies,
+/// it ends `failed`, its worker lost.
+#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
+#[tool(name = "scale_task_once", task_support = "optional")]
+pub struct ScaleTaskOnce {
+    /// Ask for a name first (a task input request).
+    #[serde(default)]
+    pub ask: bool,
+    /// Milliseconds to wait before the answer.
+    #[serde(default)]
+    #[schemars(range(max = 60000))]
+    pub millis: u32,
+}
+
+impl ToolHandler for ScaleTaskOnce {
+    type Reply = String;
+    async fn call(&self, args: ScaleTaskOnce, cx: &CallContext) -> Result<String, ToolError> {
+        let ScaleTaskOnce { ask, millis } = args;
+        scale_task(ScaleTask { ask, millis }, cx).await
+    }
+}
+
 /// A tool whose `region` is mirrored in the `Mcp-Param-Region` header
 /// (`http-custom-header-server-validation`; `rmcp` checks the header against the body).
 fn custom_header_tool() -> Result<Tool, toolmodel::Error> {
@@ -661,7 +726,11 @@ pub fn toolbox() -> Result<Toolbox, toolmodel::Error> {
 ///
 /// [`toolmodel::Error::InvalidToolbox`] if a tool were invalid (none is).
 pub fn replica_toolbox() -> Result<Toolbox, toolmodel::Error> {
-    conformance_tools()?.with(ScaleReplica::default()).build()
+    conformance_tools()?
+        .with(ScaleReplica::default())
+        .with(ScaleTask::default())
+        .with(ScaleTaskOnce::default())
+        .build()
 }
 
 /// The builder holding every tool of the conformance scenarios; the two hand-built tools'
@@ -734,6 +803,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-conformance", env!("CARGO_PKG_VERSION"))
         .with_handler(Fixtures);
+    // Tasks in the store MCP_TASK_STORE names (memory when unset): replicas share a Redis one.
+    let server = with_task_store(server).await?;
     SERVER.get_or_init(|| server.clone());
     run(server, "toolmodel-conformance", transport).await
 }

@@ -8,6 +8,7 @@ use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
     server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
+    tasks::task_store_from_env,
 };
 
 /// How to serve.
@@ -127,6 +128,20 @@ pub fn with_request_state_key(
         Err(std::env::VarError::NotPresent) => Ok(server),
         Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}").into()),
     }
+}
+
+/// The same server on the task store named by `MCP_TASK_STORE`
+/// ([`TASK_STORE_ENV`](toolmodel_rmcp::tasks::TASK_STORE_ENV)): `redis://HOST:PORT[/DB]` for Redis (give every replica the same one,
+/// so that any of them answers for any task), the memory store when it is unset or empty.
+///
+/// # Errors
+///
+/// [`toolmodel_rmcp::Error::TaskStoreUrl`] for a URL that is not `redis://`;
+/// [`toolmodel_rmcp::Error::TaskStore`] when the Redis server cannot be reached.
+pub async fn with_task_store(
+    server: ToolboxServer,
+) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
+    Ok(server.with_task_store(task_store_from_env().await?))
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -3,19 +3,103 @@
 //! `cargo run --example server` serves them over stdio (the client starts the program);
 //! `cargo run --example server -- --http 127.0.0.1:8080` over Streamable HTTP at
 //! `http://127.0.0.1:8080/mcp`. Either way it prints on stderr how to connect a client.
+//!
+//! `--auth-issuer URL` (with `--http`) makes it an OAuth 2.1 resource server (MCP,
+//! "Authorization"): every request needs an access token from that issuer for `--resource`
+//! (default `http://ADDRESS/mcp`), and a tool of its own, `whoami`, needs the scope
+//! `profile:read`. `--help` says so.
 
 // The quickstart example's tools, reused as they are (its `main` is not called here).
 #[allow(dead_code)]
 #[path = "quickstart.rs"]
 mod quickstart;
 
-use toolmodel_examples::serve::{run, transport_from_args};
-use toolmodel_rmcp::ToolboxServer;
+use toolmodel::{CallContext, SyncToolHandler, ToolError, Toolbox};
+use toolmodel_examples::serve::{Transport, run, transport_from_args, with_task_store};
+use toolmodel_rmcp::{ToolboxServer, auth::Authorization, server::MCP_PATH};
+
+const HELP: &str = "\
+usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
+
+  (nothing)           serve over stdio
+  --http ADDRESS      serve over Streamable HTTP at http://ADDRESS/mcp (loopback only)
+  --auth-issuer URL   require OAuth 2.1 access tokens from this authorization server
+                      (MCP Authorization); adds the tool `whoami`, which needs the scope
+                      `profile:read`
+  --resource URL      the audience tokens must be issued for (default http://ADDRESS/mcp)
+  --help              this text";
+
+/// Says who calls: the subject, client and scopes of the caller's access token.
+#[derive(Default, toolmodel::Tool)]
+#[tool(scopes("profile:read"))]
+struct Whoami;
+
+impl SyncToolHandler for Whoami {
+    type Reply = String;
+    fn call_sync(&self, _: toolmodel::NoArguments, cx: &CallContext) -> Result<String, ToolError> {
+        let caller = cx
+            .caller()
+            .ok_or_else(|| ToolError::new("no verified caller: serve with --auth-issuer"))?;
+        Ok(format!(
+            "subject {} of {}, client {}, scopes {}",
+            caller.subject(),
+            caller.issuer(),
+            caller.client_id().unwrap_or("(none)"),
+            caller.scopes().collect::<Vec<_>>().join(" ")
+        ))
+    }
+}
+
+/// The value after flag `name` in `args`, removed from them with it.
+fn take_flag(args: &mut Vec<String>, name: &str) -> Result<Option<String>, String> {
+    let Some(at) = args.iter().position(|arg| arg == name) else {
+        return Ok(None);
+    };
+    args.remove(at);
+    if at < args.len() {
+        Ok(Some(args.remove(at)))
+    } else {
+        Err(format!("{name} needs a URL\n\n{HELP}"))
+    }
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let transport = transport_from_args(std::env::args().skip(1))?;
-    let server = ToolboxServer::new(quickstart::toolbox()?)
-        .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"));
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help") {
+        println!("{HELP}");
+        return Ok(());
+    }
+    let issuer = take_flag(&mut args, "--auth-issuer")?;
+    let resource = take_flag(&mut args, "--resource")?;
+    let transport = transport_from_args(args.into_iter())?;
+    let Some(issuer) = issuer else {
+        if resource.is_some() {
+            return Err(format!("--resource needs --auth-issuer\n\n{HELP}").into());
+        }
+        let server = ToolboxServer::new(quickstart::toolbox()?)
+            .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"));
+        // Tasks in the store MCP_TASK_STORE names (memory when unset).
+        let server = with_task_store(server).await?;
+        return run(server, "toolmodel-quickstart", transport).await;
+    };
+    let Transport::Http(address) = transport else {
+        return Err(format!("--auth-issuer needs --http\n\n{HELP}").into());
+    };
+    if resource.is_none() && address.port() == 0 {
+        return Err(format!("--auth-issuer needs a fixed port or --resource\n\n{HELP}").into());
+    }
+    let resource = resource.unwrap_or_else(|| format!("http://{address}{MCP_PATH}"));
+    let toolbox = Toolbox::builder()
+        .with(quickstart::GetWeather::default())
+        .with(quickstart::SearchDocs::new())
+        .with(quickstart::Ping)
+        .with(Whoami)
+        .build()?;
+    let server = ToolboxServer::new(toolbox)
+        .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"))
+        .with_authorization(Authorization::new(&issuer, &resource)?);
+    let server = with_task_store(server).await?;
+    eprintln!("authorization: tokens from {issuer} for {resource}; whoami needs profile:read");
     run(server, "toolmodel-quickstart", transport).await
 }

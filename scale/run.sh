@@ -19,6 +19,15 @@
 #   scale: replicas=3 calls=<n> cross_replica_retries=<m> lost=<k>
 # and the exit status is non-zero unless lost=0 and cross_replica_retries > 0 (and the client's
 # other checks pass: identical tool lists, calls re-issued after the stop).
+#
+# Tasks phase (issue 31): the replicas share one Redis task store (MCP_TASK_STORE; Redis from
+# Debian's redis-server, installed when missing and started on loopback by scale/redis.sh). The
+# stopped replica is started again on its port, then scale/tasks_client.rs drives task calls
+# through the balancer: 50 tasks created, polled, answered and cancelled; 12 more running when
+# one replica is killed (SIGKILL); 14 left pending while every replica is restarted (on the same
+# ports). Its line comes last, and the exit status is non-zero unless it ends unknown=0 stuck=0:
+#   tasks: replicas=3 tasks=<n> completed=<c> failed_worker_lost=<f> unknown=<u> stuck=<s>
+# The tasks phase is bounded too: each client run by 100 s, each restart by 30 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,10 +83,12 @@ fi
 echo "== $("$nginx_bin" -v 2>&1)"
 
 echo "== building the release conformance server and scale client"
-cargo build --quiet --release -p toolmodel-examples --example conformance_server --example scale_client
+cargo build --quiet --release -p toolmodel-examples --example conformance_server --example scale_client \
+    --example tasks_client
 target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
 server_bin="$target_dir/release/examples/conformance_server"
 client_bin="$target_dir/release/examples/scale_client"
+tasks_bin="$target_dir/release/examples/tasks_client"
 
 work="$(mktemp -d)"
 pids=()
@@ -88,6 +99,7 @@ cleanup() {
     for pid in "${pids[@]}"; do
         wait "$pid" 2>/dev/null || true
     done
+    bash scale/redis.sh stop "$work/redis"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,19 +109,34 @@ deadline=$((SECONDS + 30))
 MCP_REQUEST_STATE_KEY="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 export MCP_REQUEST_STATE_KEY
 
+# One task store for every replica: any of them answers for any task.
+MCP_TASK_STORE="$(bash scale/redis.sh start "$work/redis")"
+export MCP_TASK_STORE
+echo "== redis task store at $MCP_TASK_STORE"
+
 declare -A url pid
-for name in "${replica_names[@]}"; do
-    MCP_REPLICA="$name" "$server_bin" --http 127.0.0.1:0 2>"$work/$name.log" &
-    pid[$name]=$!
+# start_replica NAME ADDRESS: starts the replica on ADDRESS (port 0: a free one), its log in
+# $work/NAME.log.
+start_replica() {
+    MCP_REPLICA="$1" "$server_bin" --http "$2" 2>"$work/$1.log" &
+    pid[$1]=$!
     pids+=("$!")
-done
-for name in "${replica_names[@]}"; do
+}
+# wait_replica NAME: waits (until $deadline) for the replica to listen; sets its URL.
+wait_replica() {
+    local name="$1"
     until grep -q "listening on" "$work/$name.log" 2>/dev/null; do
         kill -0 "${pid[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; echo "error: replica $name exited" >&2; exit 1; }
         [ "$SECONDS" -lt "$deadline" ] || { echo "error: replica $name did not start in 30 s" >&2; exit 1; }
         sleep 0.1
     done
     url[$name]="$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$work/$name.log" | head -n1)"
+}
+for name in "${replica_names[@]}"; do
+    start_replica "$name" 127.0.0.1:0
+done
+for name in "${replica_names[@]}"; do
+    wait_replica "$name"
 done
 
 port="$("$client_bin" free-port)"
@@ -198,5 +225,46 @@ echo "$summary"
 lost="$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$summary")"
 cross="$(sed -n 's/.* cross_replica_retries=\([0-9]*\).*/\1/p' <<<"$summary")"
 if [ "$status" -ne 0 ] || [ "$lost" != 0 ] || [ "${cross:-0}" -eq 0 ]; then
+    exit 1
+fi
+
+# restart_replica NAME: stops the replica (if it still runs) and starts it on the same address.
+restart_replica() {
+    local name="$1" address="${url[$1]#http://}"
+    address="${address%/mcp}"
+    kill "${pid[$name]}" 2>/dev/null || true
+    wait "${pid[$name]}" 2>/dev/null || true
+    mv "$work/$name.log" "$work/$name.log.$SECONDS"
+    start_replica "$name" "$address"
+}
+
+echo "== tasks phase: the stopped replica $stop_name back on its port"
+deadline=$((SECONDS + 30))
+restart_replica "$stop_name"
+wait_replica "$stop_name"
+kill_name=r1
+tasks_status=0
+timeout --kill-after=5 100 "$tasks_bin" run "http://127.0.0.1:$port/mcp" "${pid[$kill_name]}" \
+    "$work/tasks.json" || tasks_status=$?
+if [ "$tasks_status" -eq 0 ]; then
+    echo "== every replica restarted with tasks pending (one was killed: $kill_name)"
+    deadline=$((SECONDS + 30))
+    for name in "${replica_names[@]}"; do
+        restart_replica "$name"
+    done
+    for name in "${replica_names[@]}"; do
+        wait_replica "$name"
+    done
+    timeout --kill-after=5 100 "$tasks_bin" resume "http://127.0.0.1:$port/mcp" "$work/tasks.json" \
+        >"$work/tasks.out" || tasks_status=$?
+fi
+tasks_summary="$(tail -n 1 "$work/tasks.out" 2>/dev/null || true)"
+if [[ "$tasks_summary" != tasks:* ]]; then
+    echo "error: the tasks client failed (status $tasks_status) and printed no summary" >&2
+    exit 1
+fi
+echo "$summary"
+echo "$tasks_summary"
+if [ "$tasks_status" -ne 0 ] || [[ "$tasks_summary" != *" unknown=0 stuck=0" ]]; then
     exit 1
 fi

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use toolmodel::adapters::{ConvertOptions, Target, convert_all};
 use toolmodel::model_calls::{
     CallArguments, ModelCall, ModelTools, Provider, ToolListOptions, ToolOutcome, answer,
-    extend_request, model_turn, read_calls, run_calls,
+    extend_request, model_turn, read_calls, read_calls_from_slice, run_calls,
 };
 use toolmodel::{
     CallContext, CallToolResult, ContentBlock, Error, Tool, ToolError, ToolSchema, Toolbox,
@@ -730,6 +730,10 @@ fn invalid_openai_arguments_never_panic_nor_drop_the_call() {
         let tools = ModelTools::new(&toolbox, provider, &ToolListOptions::default()).unwrap();
         let calls = read_calls(provider, &response).unwrap();
         assert_eq!(calls.len(), 4);
+        assert_eq!(
+            read_text(provider, &response.to_string()),
+            Ok(calls.clone())
+        );
         assert!(
             matches!(&calls[0].arguments, CallArguments::Invalid { problem, .. } if problem.contains("line 1 column"))
         );
@@ -781,6 +785,146 @@ fn malformed_responses_are_errors_with_their_pointer() {
         match read_calls(provider, &response) {
             Err(Error::Json { path, .. }) => assert_eq!(path, pointer, "{provider}: {response}"),
             other => panic!("{provider}: {response}: {other:?}"),
+        }
+        assert_eq!(
+            read_text(provider, &response.to_string()),
+            Err(format!(
+                "{:?}",
+                read_calls(provider, &response).unwrap_err()
+            ))
+        );
+    }
+}
+
+/// `read_calls_from_slice` of `text`, the error as its `Debug` text, after checking that it
+/// is what `read_calls` reads of `text` parsed (when it is JSON).
+fn read_text(provider: Provider, text: &str) -> Result<Vec<ModelCall>, String> {
+    let read = read_calls_from_slice(provider, text.as_bytes()).map_err(|err| format!("{err:?}"));
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let expected = read_calls(provider, &value).map_err(|err| format!("{err:?}"));
+        assert_eq!(read, expected, "{provider}: {text}");
+    }
+    read
+}
+
+#[test]
+fn reading_the_text_is_reading_the_parsed_value_whatever_the_shape() {
+    let cases = [
+        // The parts of a response that `read_calls` also takes.
+        (
+            Provider::Anthropic,
+            r#"[{"type": "tool_use", "id": "a", "name": "x", "input": {"k": 1}}]"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "x"}}]}"#,
+        ),
+        (
+            Provider::OpenAiResponses,
+            r#"[{"type": "function_call", "call_id": "a", "name": "x"}]"#,
+        ),
+        (
+            Provider::Gemini,
+            r#"{"parts": [{"functionCall": {"name": "x", "args": {"k": 1}}}]}"#,
+        ),
+        // Arrays where objects are expected: skipped or refused, never read in field order.
+        (
+            Provider::Anthropic,
+            r#"{"content": [["tool_use", "a", "x", {}]]}"#,
+        ),
+        (
+            Provider::Anthropic,
+            r#"[[{"type": "tool_use", "id": "a", "name": "x"}]]"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"choices": [{"message": ["a", [["a", "function", ["x", "{}"]]]]}]}"#,
+        ),
+        (
+            Provider::Gemini,
+            r#"{"candidates": [{"content": {"parts": [[{"name": "x"}, "sig"]]}}]}"#,
+        ),
+        // Members of other types than the provider's, in blocks that are not calls and in calls.
+        (
+            Provider::Anthropic,
+            r#"{"content": [{"type": 3, "id": 4}, {"type": "text", "name": []}, {"type": "tool_use", "id": "a", "name": "x", "input": [1]}]}"#,
+        ),
+        (
+            Provider::Anthropic,
+            r#"{"content": [{"type": "tool_use", "id": "a", "name": "x", "input": null}]}"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "a", "type": 7, "function": {"name": "x", "arguments": null}}]}}, 3]}"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "a", "function": null}]}}]}"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"choices": [{"message": {"tool_calls": null}}]}"#,
+        ),
+        (
+            Provider::OpenAiChat,
+            r#"{"choices": [{"message": "hello"}]}"#,
+        ),
+        (
+            Provider::OpenAiResponses,
+            r#"{"output": [{"type": "message", "content": [{"type": "output_text", "text": "hi"}]}, {"type": "function_call", "call_id": "a", "name": "x", "arguments": 3}]}"#,
+        ),
+        (
+            Provider::Gemini,
+            r#"{"candidates": [{"content": {"parts": [{"functionCall": null}]}}]}"#,
+        ),
+        (
+            Provider::Gemini,
+            r#"{"candidates": [{"content": {"parts": [{"text": "hi", "thoughtSignature": "s"}, {"functionCall": {"name": "x", "args": null}, "thoughtSignature": "t"}]}}]}"#,
+        ),
+        (Provider::Gemini, r#"{"candidates": []}"#),
+        // Duplicate members: the last one counts, as in a parsed value.
+        (
+            Provider::Anthropic,
+            r#"{"content": [{"type": "tool_use", "id": "a", "name": "x", "name": "y"}]}"#,
+        ),
+        // Escapes in the strings read.
+        (
+            Provider::OpenAiResponses,
+            r#"{"output": [{"type": "function_call", "call_id": "a\u0041", "name": "x\"y", "namespace": "n\/s", "arguments": "{\"k\": \"\\u00e9\"}"}]}"#,
+        ),
+    ];
+    for (provider, text) in cases {
+        read_text(provider, text).ok();
+    }
+    // Something read, for each provider, to show the cases above are not all refusals.
+    assert_eq!(
+        read_text(Provider::Anthropic, cases[0].1).map(|calls| calls.len()),
+        Ok(1)
+    );
+    let escaped = read_text(Provider::OpenAiResponses, cases[cases.len() - 1].1).unwrap();
+    assert_eq!(
+        (
+            escaped[0].id.as_deref(),
+            escaped[0].name.as_str(),
+            escaped[0].namespace.as_deref()
+        ),
+        (Some("aA"), "x\"y", Some("n/s"))
+    );
+    assert!(matches!(&escaped[0].arguments, CallArguments::Object(map) if map["k"] == "é"));
+}
+
+#[test]
+fn text_that_is_not_json_is_an_error_at_its_line_and_column() {
+    for provider in Provider::ALL {
+        for (text, line, column) in [("{\"content\": [\n  {,", 2, 4), ("{} x", 1, 4), ("", 1, 0)] {
+            match read_calls_from_slice(provider, text.as_bytes()) {
+                Err(Error::Json {
+                    line: l, column: c, ..
+                }) => {
+                    assert_eq!((l, c), (line, column), "{provider}: {text:?}");
+                }
+                other => panic!("{provider}: {text:?}: {other:?}"),
+            }
         }
     }
 }
@@ -873,6 +1017,7 @@ proptest! {
             }).collect();
             let response = response_with(provider, &calls);
             let read = read_calls(provider, &response).unwrap();
+            prop_assert_eq!(read_text(provider, &response.to_string()), Ok(read.clone()));
             let without_pointer: Vec<ModelCall> = read.into_iter().map(|mut c| { c.pointer.clear(); c }).collect();
             prop_assert_eq!(&without_pointer, &calls);
             // And the model turn carrying them is valid in a request.

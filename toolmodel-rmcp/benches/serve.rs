@@ -4,13 +4,16 @@
 //! socket) and `rmcp`'s transport settings on both, so the ratios measure the tool layer.
 //!
 //! HTTP: one keep-alive client (hyper, HTTP/1.1) per round, a session each, calls one after
-//! the other; rounds alternate between the servers. stdio: each server a child process (this
-//! bench binary again), driven by `rmcp`'s client. The last line:
-//! `serve: toolbox/rmcp http_calls_per_s=<a> http_p99=<b> stdio_calls_per_s=<c>` (goals:
-//! >= 0.9, <= 1.2, >= 0.9).
+//! the other; rounds alternate between the servers (which goes first alternates too). stdio:
+//! each server a child process (this bench binary again), driven by `rmcp`'s client. Each pair
+//! of rounds gives one ratio per figure; the figures are the medians of those ratios with
+//! their interquartile range and whether the whole range is inside the goal
+//! (`toolmodel/benches/timing/spread.rs`). The last line:
+//! `serve: toolbox/rmcp http_calls_per_s=<a>±<r> http_p99=<b>±<r> stdio_calls_per_s=<c>±<r>`
+//! (median ± half the interquartile range; goals: >= 0.9, <= 1.2, >= 0.9).
 //!
 //! `cargo bench -p toolmodel-rmcp --bench serve`; `SERVE_BENCH_CALLS` sets the calls per
-//! round (default 2,000), `SERVE_BENCH_ROUNDS` the rounds per server and transport (default 5).
+//! round (default 400), `SERVE_BENCH_ROUNDS` the rounds per server and transport (default 25).
 
 use std::{
     convert::Infallible,
@@ -48,8 +51,11 @@ const CHILD: &str = "SERVE_BENCH_STDIO_SERVER";
 
 #[path = "../tests/support/add.rs"]
 mod add;
+#[path = "../../toolmodel/benches/timing/mod.rs"]
+mod timing;
 
 use add::Add;
+use timing::spread::{Goal, Spread};
 
 #[derive(Deserialize, JsonSchema)]
 struct AddRequest {
@@ -269,8 +275,8 @@ fn main() {
         });
         return;
     }
-    let calls = env_count("SERVE_BENCH_CALLS", 2_000);
-    let rounds = env_count("SERVE_BENCH_ROUNDS", 5);
+    let calls = env_count("SERVE_BENCH_CALLS", 400);
+    let rounds = env_count("SERVE_BENCH_ROUNDS", 25);
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     runtime.block_on(async move {
         let toolbox_listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
@@ -281,39 +287,64 @@ fn main() {
         tokio::spawn(serve_rmcp_http(rmcp_listener));
 
         // A warm-up round each, not counted.
-        http_round(toolbox_addr, calls / 10).await;
-        http_round(rmcp_addr, calls / 10).await;
+        http_round(toolbox_addr, calls).await;
+        http_round(rmcp_addr, calls).await;
         let (mut toolbox, mut rmcp) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            toolbox.extend(http_round(toolbox_addr, calls).await);
-            rmcp.extend(http_round(rmcp_addr, calls).await);
+        let (mut rate_ratios, mut p99_ratios) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            let (mut ours, mut theirs) = if round % 2 == 0 {
+                let ours = http_round(toolbox_addr, calls).await;
+                (ours, http_round(rmcp_addr, calls).await)
+            } else {
+                let theirs = http_round(rmcp_addr, calls).await;
+                (http_round(toolbox_addr, calls).await, theirs)
+            };
+            let (our_time, their_time) = (ours.iter().sum::<Duration>(), theirs.iter().sum::<Duration>());
+            rate_ratios.push(their_time.as_secs_f64() / our_time.as_secs_f64());
+            p99_ratios.push(p99(&mut ours).as_secs_f64() / p99(&mut theirs).as_secs_f64());
+            toolbox.extend(ours);
+            rmcp.extend(theirs);
         }
         let toolbox_rate = per_second(toolbox.len(), toolbox.iter().sum());
         let rmcp_rate = per_second(rmcp.len(), rmcp.iter().sum());
         let (toolbox_p99, rmcp_p99) = (p99(&mut toolbox), p99(&mut rmcp));
+        let (http_rate, http_p99) = (Spread::of(&rate_ratios), Spread::of(&p99_ratios));
         println!(
-            "http, {cores} cores, {rounds} x {calls} calls, one keep-alive client: toolbox {toolbox_rate:.0} calls/s p99 {:.3} ms; rmcp {rmcp_rate:.0} calls/s p99 {:.3} ms",
+            "http, {cores} cores, {rounds} x {calls} calls, one keep-alive client: toolbox {toolbox_rate:.0} calls/s p99 {:.3} ms; rmcp {rmcp_rate:.0} calls/s p99 {:.3} ms (all rounds)",
             toolbox_p99.as_secs_f64() * 1e3,
             rmcp_p99.as_secs_f64() * 1e3
         );
+        println!("  {}", http_rate.line("http_calls_per_s", 2, Goal::AtLeast(0.9)));
+        println!("  {}", http_p99.line("http_p99", 2, Goal::AtMost(1.2)));
 
-        stdio_round("toolbox", calls / 10).await;
-        stdio_round("rmcp", calls / 10).await;
+        stdio_round("toolbox", calls).await;
+        stdio_round("rmcp", calls).await;
         let (mut toolbox_stdio, mut rmcp_stdio) = (Duration::ZERO, Duration::ZERO);
-        for _ in 0..rounds {
-            toolbox_stdio += stdio_round("toolbox", calls).await;
-            rmcp_stdio += stdio_round("rmcp", calls).await;
+        let mut stdio_ratios = Vec::new();
+        for round in 0..rounds {
+            let (ours, theirs) = if round % 2 == 0 {
+                let ours = stdio_round("toolbox", calls).await;
+                (ours, stdio_round("rmcp", calls).await)
+            } else {
+                let theirs = stdio_round("rmcp", calls).await;
+                (stdio_round("toolbox", calls).await, theirs)
+            };
+            stdio_ratios.push(theirs.as_secs_f64() / ours.as_secs_f64());
+            toolbox_stdio += ours;
+            rmcp_stdio += theirs;
         }
+        let stdio = Spread::of(&stdio_ratios);
         let toolbox_stdio = per_second(calls * rounds, toolbox_stdio);
         let rmcp_stdio = per_second(calls * rounds, rmcp_stdio);
         println!(
-            "stdio, {cores} cores, {rounds} x {calls} calls, rmcp's client: toolbox {toolbox_stdio:.0} calls/s; rmcp {rmcp_stdio:.0} calls/s"
+            "stdio, {cores} cores, {rounds} x {calls} calls, rmcp's client: toolbox {toolbox_stdio:.0} calls/s; rmcp {rmcp_stdio:.0} calls/s (all rounds)"
         );
+        println!("  {}", stdio.line("stdio_calls_per_s", 2, Goal::AtLeast(0.9)));
         println!(
-            "serve: toolbox/rmcp http_calls_per_s={:.2} http_p99={:.2} stdio_calls_per_s={:.2}",
-            toolbox_rate / rmcp_rate,
-            toolbox_p99.as_secs_f64() / rmcp_p99.as_secs_f64(),
-            toolbox_stdio / rmcp_stdio
+            "serve: toolbox/rmcp {} {} {}",
+            http_rate.short("http_calls_per_s", 2),
+            http_p99.short("http_p99", 2),
+            stdio.short("stdio_calls_per_s", 2)
         );
     });
 }

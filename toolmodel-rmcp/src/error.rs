@@ -39,6 +39,40 @@ pub enum Error {
         message: String,
     },
 
+    /// A task store failed (the tasks extension): the Redis server cannot be reached or
+    /// answered an error, or a stored task cannot be read; `message` says which and where.
+    #[error("task store: {message}")]
+    TaskStore {
+        /// What failed.
+        message: String,
+    },
+
+    /// A task store refused a new task: it keeps `limit` tasks not expired yet already. A
+    /// `tools/call` that would run as a task gets JSON-RPC `-32603` with this message.
+    #[error("too many live tasks: this server keeps at most {limit}; retry once some expire")]
+    TaskLimit {
+        /// The store's limit.
+        limit: usize,
+    },
+
+    /// A task store URL that cannot be used ([`TASK_STORE_ENV`](crate::tasks::TASK_STORE_ENV)).
+    #[error("bad task store URL {url:?}: {message}")]
+    TaskStoreUrl {
+        /// The URL given.
+        url: String,
+        /// What is wrong with it.
+        message: String,
+    },
+
+    /// An [`Authorization`](crate::auth::Authorization) that cannot be used: an issuer or
+    /// resource that is no URL, not `https` (nor `http` on loopback), a resource with a
+    /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer.
+    #[error("bad authorization configuration: {message}")]
+    Authorization {
+        /// What is wrong, naming the value.
+        message: String,
+    },
+
     /// Accepting or serving connections failed.
     #[error("serving MCP over HTTP failed: {0}")]
     Io(#[source] std::io::Error),

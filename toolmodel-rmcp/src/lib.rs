@@ -67,12 +67,14 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+pub mod auth;
 pub mod convert;
 mod error;
 #[cfg(feature = "federation")]
 pub mod federation;
 pub mod guide;
 pub mod server;
+pub mod tasks;
 
 pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
 pub use error::Error;

@@ -14,11 +14,13 @@
 //!   (what `validate(&schema, ..)` cost before the content cache).
 //!
 //! Three sets: the valid arguments of every case, the invalid ones, and both. The rounds are
-//! those of `timing/mod.rs` (ratios: of the best times). The last line printed is
-//! `ratios: cached/raw=<x.xx> per_call/cached=<y.y> valid=<a.aa> invalid=<b.bb>
-//! raw_value/cached=<c.cc>`: `cached/raw`, `per_call/cached` and `raw_value/cached` over both
-//! sets, `valid` and `invalid` the `cached/raw` of each set. Goals (issue 11): `valid` at most
-//! 1.15, `invalid` at most 1.3, `raw_value/cached` at most 1.3. Run with
+//! those of `timing/mod.rs`; each ratio is the median of the rounds' ratios with its
+//! interquartile range (`timing/spread.rs`), and each goal's line says whether the whole range
+//! is inside it. The last line printed is `ratios: cached/raw=<x.xx>±<r> per_call/cached=<y.y>±<r>
+//! valid=<a.aa>±<r> invalid=<b.bb>±<r> raw_value/cached=<c.cc>±<r>` (median ± half the
+//! interquartile range): `cached/raw`, `per_call/cached` and `raw_value/cached` over both sets,
+//! `valid` and `invalid` the `cached/raw` of each set. Goals (issue 11): `valid` at most 1.15,
+//! `invalid` at most 1.3, `raw_value/cached` at most 1.3. Run with
 //! `cargo bench -p toolmodel --bench ratios`.
 
 mod corpus;
@@ -28,7 +30,7 @@ use std::{hint::black_box, time::Duration};
 
 use corpus::{Case, raw_errors};
 use serde_json::Value;
-use timing::Timing;
+use timing::{Timing, spread::Goal};
 use toolmodel::{DefaultValidator, SchemaValidator};
 
 /// How long one round of one way over a set should take.
@@ -95,16 +97,18 @@ fn measure(validator: &DefaultValidator, cases: &[Case], arguments: Arguments) -
     timing::side_by_side(&mut refs, ROUND)
 }
 
-/// Prints one set's figures: best times per argument object and their ratios.
+/// Prints one set's figures: best times per argument object and the rounds' ratios.
 fn line(what: &str, timing: &Timing, objects: usize) {
     let [raw, cached, raw_value, per_call] = [RAW, CACHED, RAW_VALUE, PER_CALL]
         .map(|i| timing.best[i].as_secs_f64() * 1e6 / objects as f64);
     println!(
-        "{what:<22} per object: raw {raw:6.3} us, cached {cached:6.3} us, raw_value {raw_value:6.3} us, \
-         per_call {per_call:7.1} us; cached/raw={:.2} raw_value/cached={:.2} per_call/cached={:.1}",
-        timing.ratio_of(CACHED, RAW),
-        timing.ratio_of(RAW_VALUE, CACHED),
-        timing.ratio_of(PER_CALL, CACHED),
+        "{what:<22} per object (best): raw {raw:6.3} us, cached {cached:6.3} us, raw_value {raw_value:6.3} us, \
+         per_call {per_call:7.1} us; {} {} {}",
+        timing.spread(CACHED, RAW).short("cached/raw", 2),
+        timing
+            .spread(RAW_VALUE, CACHED)
+            .short("raw_value/cached", 2),
+        timing.spread(PER_CALL, CACHED).short("per_call/cached", 1),
     );
 }
 
@@ -117,12 +121,24 @@ fn main() {
     line("invalid arguments", &invalid, cases.len());
     let both = measure(&validator, &cases, Arguments::Both);
     line("all arguments", &both, 2 * cases.len());
+    let goals = [
+        ("valid", valid.spread(CACHED, RAW), Goal::AtMost(1.15)),
+        ("invalid", invalid.spread(CACHED, RAW), Goal::AtMost(1.3)),
+        (
+            "raw_value/cached",
+            both.spread(RAW_VALUE, CACHED),
+            Goal::AtMost(1.3),
+        ),
+    ];
+    for (name, spread, goal) in goals {
+        println!("goal {}", spread.line(name, 2, goal));
+    }
     println!(
-        "ratios: cached/raw={:.2} per_call/cached={:.1} valid={:.2} invalid={:.2} raw_value/cached={:.2}",
-        both.ratio_of(CACHED, RAW),
-        both.ratio_of(PER_CALL, CACHED),
-        valid.ratio_of(CACHED, RAW),
-        invalid.ratio_of(CACHED, RAW),
-        both.ratio_of(RAW_VALUE, CACHED),
+        "ratios: {} {} {} {} {}",
+        both.spread(CACHED, RAW).short("cached/raw", 2),
+        both.spread(PER_CALL, CACHED).short("per_call/cached", 1),
+        goals[0].1.short("valid", 2),
+        goals[1].1.short("invalid", 2),
+        goals[2].1.short("raw_value/cached", 2),
     );
 }

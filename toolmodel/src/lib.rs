@@ -123,6 +123,7 @@ mod pointer;
 pub mod validate;
 pub mod wire;
 
+pub use call::caller::Caller;
 pub use call::cancellation::Cancellation;
 pub use call::content::{self, ContentBlock};
 pub use call::context::CallContext;

@@ -10,8 +10,9 @@
 //! | [`stdio`] | serve a toolbox to a client that starts your program; what clients get |
 //! | [`http`] | serve Streamable HTTP: on loopback, on a public address, graceful shutdown, `Host` and `Origin`, in your own router |
 //! | [`input`] | handlers that ask the client for input: both protocol eras, the sealed `requestState` and its key |
-//! | [`tasks`] | long-running tools as tasks (the tasks extension), and tasks that ask for input |
+//! | [`tasks`] | long-running tools as tasks (the tasks extension), tasks that ask for input, tasks across replicas (a Redis task store, leases) |
 //! | [`composition`] | one server of your tools and another handler's prompts, resources and completion |
+//! | [`public`] | serving to the public: MCP Authorization (OAuth 2.1 resource server), per-tool scopes, what is refused |
 //! | [`production`] | connection, session and size limits, cancellation, the soak CI runs |
 //! | [`scale_out`] | stateless replicas behind nginx, and what a client may re-issue |
 //! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
@@ -32,6 +33,9 @@ pub mod tasks {}
 
 #[doc = include_str!("composition.md")]
 pub mod composition {}
+
+#[doc = include_str!("public.md")]
+pub mod public {}
 
 #[doc = include_str!("production.md")]
 pub mod production {}

@@ -1,4 +1,4 @@
-//! What a `tools/call` runs with, the same for an ordinary call and a task (`tasks.rs`): the
+//! What a `tools/call` runs with, the same for an ordinary call and a task (`tasks/mod.rs`): the
 //! request's protocol version, its per-request rules (MCP 2026-07-28: the client's
 //! capabilities from `_meta`, log notifications only at or above the request's
 //! `io.modelcontextprotocol/logLevel`), its input rounds (the answers carried in a sealed
@@ -13,7 +13,7 @@ use rmcp::{
     service::RequestContext,
 };
 use toolmodel::{
-    CallContext, Cancellation, ProtocolVersion, Toolbox,
+    CallContext, Caller, Cancellation, ProtocolVersion, Toolbox,
     host::CallHost,
     input::{InputRequired, RoundState},
 };
@@ -35,6 +35,16 @@ pub(crate) struct Prepared {
     pub(crate) version: ProtocolVersion,
     /// MCP 2026-07-28: input by multi round-trip requests.
     pub(crate) rounds: bool,
+}
+
+/// The caller the HTTP front's gate verified for the request of `context` (in the HTTP
+/// request's extensions, which `rmcp` hands on); `None` over stdio or without authorization.
+pub(crate) fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+        .map(Arc::as_ref)
 }
 
 impl ToolboxServer {
@@ -131,12 +141,17 @@ impl ToolboxServer {
         if let Some(capabilities) = capabilities.as_ref().and_then(|caps| to_wire(caps).ok()) {
             cx = cx.with_client_capabilities(capabilities);
         }
+        if let Some(caller) = caller(context) {
+            cx = cx.with_caller(caller.clone());
+        }
         if rounds {
             let mut carried = match &request.request_state {
-                Some(state) => {
-                    self.sealer
-                        .open(&request.name, request.arguments.as_ref(), state)?
-                }
+                Some(state) => self.sealer.open(
+                    &request.name,
+                    request.arguments.as_ref(),
+                    caller(context),
+                    state,
+                )?,
                 None => RoundState::default(),
             };
             carried
@@ -165,9 +180,12 @@ impl ToolboxServer {
         cx: &CallContext,
         required: &InputRequired,
     ) -> Result<CallToolResponse, ErrorData> {
-        let state =
-            self.sealer
-                .seal(&request.name, request.arguments.as_ref(), &cx.round_state())?;
+        let state = self.sealer.seal(
+            &request.name,
+            request.arguments.as_ref(),
+            cx.caller(),
+            &cx.round_state(),
+        )?;
         let requests: InputRequests = from_wire(required.requests.to_json()).map_err(|err| {
             ErrorData::internal_error(
                 format!("inputRequests do not convert to rmcp's type: {err}"),

@@ -126,14 +126,14 @@ impl ServerHandler for ToolboxServer {
         Ok(())
     }
 
-    // Tasks (the tasks extension, `tasks.rs`).
+    // Tasks (the tasks extension, `tasks/mod.rs`).
 
     async fn get_task(
         &self,
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks.get_task(&request)
+        self.tasks.get_task(&self.tools, &request).await
     }
 
     async fn update_task(
@@ -141,7 +141,7 @@ impl ServerHandler for ToolboxServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.update_task(request)
+        self.tasks.update_task(&self.tools, request).await
     }
 
     async fn cancel_task(
@@ -149,7 +149,7 @@ impl ServerHandler for ToolboxServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel_task(&request)
+        self.tasks.cancel_task(&self.tools, &request).await
     }
 
     // Prompts, resources and completion: the handler of `with_handler` (`compose.rs`).

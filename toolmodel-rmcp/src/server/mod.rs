@@ -20,7 +20,7 @@
 //!                                       ▼
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
 //!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
-//!          ├─ tools/call ─▶ task_call, as a task (tasks, task_input)
+//!          ├─ tools/call ─▶ task_call, as a task (tasks: its store, host and worker)
 //!          │                or call (context: host, request_state) ─▶ Toolbox::call
 //!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ tasks
 //!          ├─ logging/setLevel: a level per session
@@ -61,7 +61,7 @@
 //!   a client that declares the extension, with the per-request rules of an ordinary call; a
 //!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
 //!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
-//!   `tasks.rs`).
+//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]).
 //!
 //! **Asking the client for input** ([`CallContext::input`](toolmodel::CallContext::input)) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
@@ -110,7 +110,6 @@ mod misrouted;
 mod request_state;
 mod stdio;
 mod task_call;
-mod task_input;
 mod tasks;
 mod tool_list;
 mod toolbox_server;

@@ -22,7 +22,7 @@ use rmcp::{
     model::{JsonObject, RequestStateCodec, RequestStateError, SealOptions},
 };
 use serde_json::Value;
-use toolmodel::input::RoundState;
+use toolmodel::{Caller, input::RoundState};
 
 use crate::error::Error;
 
@@ -168,7 +168,9 @@ impl Sealer {
             .map_err(|err| ErrorData::internal_error(format!("no requestState key: {err}"), None))
     }
 
-    /// Seals `carried` for a retry of `tools/call` `name` with `arguments`.
+    /// Seals `carried` for a retry of `tools/call` `name` with `arguments` by `caller` (the
+    /// verified caller under authorization: MCP 2026-07-28 binds state to the user,
+    /// `<user_id>:<handle>`).
     ///
     /// # Errors
     ///
@@ -178,9 +180,10 @@ impl Sealer {
         &self,
         name: &str,
         arguments: Option<&JsonObject>,
+        caller: Option<&Caller>,
         carried: &RoundState,
     ) -> Result<String, ErrorData> {
-        let bound = binding(name, arguments);
+        let bound = binding(name, arguments, caller);
         let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
         let sealed = self
             .codec()?
@@ -200,7 +203,8 @@ impl Sealer {
         Ok(sealed)
     }
 
-    /// Opens the `requestState` a client sent back with `tools/call` `name` and `arguments`.
+    /// Opens the `requestState` a client sent back with `tools/call` `name` and `arguments`,
+    /// as `caller` (a state sealed for another caller fails verification).
     ///
     /// # Errors
     ///
@@ -212,6 +216,7 @@ impl Sealer {
         &self,
         name: &str,
         arguments: Option<&JsonObject>,
+        caller: Option<&Caller>,
         state: &str,
     ) -> Result<RoundState, ErrorData> {
         if state.len() > self.limit {
@@ -224,7 +229,7 @@ impl Sealer {
                 None,
             ));
         }
-        let bound = binding(name, arguments);
+        let bound = binding(name, arguments, caller);
         self.codec()?
             .open_json_with(state, &bound)
             .map_err(|err| ErrorData::invalid_params(refusal(&err), None))
@@ -237,21 +242,28 @@ fn refusal(err: &RequestStateError) -> String {
         RequestStateError::Expired => "requestState has expired: call the tool again".to_owned(),
         RequestStateError::IntegrityCheckFailed => {
             "requestState failed verification: it was changed, sealed by another server, or \
-             belongs to another tool or other arguments"
+             belongs to another tool, other arguments or another caller"
                 .to_owned()
         }
         other => format!("requestState is invalid: {other}"),
     }
 }
 
-/// What a state is bound to: the method, the tool's name and its arguments (keys sorted, so
-/// the client's key order does not matter).
-fn binding(name: &str, arguments: Option<&JsonObject>) -> Vec<u8> {
+/// What a state is bound to: the method, the tool's name, its arguments (keys sorted, so
+/// the client's key order does not matter) and, under authorization, the caller's issuer and
+/// subject.
+fn binding(name: &str, arguments: Option<&JsonObject>, caller: Option<&Caller>) -> Vec<u8> {
     let mut bound = b"toolmodel-rmcp/tools/call\0".to_vec();
     bound.extend_from_slice(name.as_bytes());
     bound.push(0);
     let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
     bound.extend_from_slice(sorted(&arguments).to_string().as_bytes());
+    if let Some(caller) = caller {
+        // JSON strings: no issuer or subject can end early and run into the other.
+        let user = serde_json::json!([caller.issuer(), caller.subject()]);
+        bound.extend_from_slice(b"\0caller\0");
+        bound.extend_from_slice(user.to_string().as_bytes());
+    }
     bound
 }
 
@@ -299,11 +311,11 @@ mod tests {
     #[test]
     fn a_sealed_state_opens_on_any_replica_with_the_key() {
         let sealed = Sealer::new(Some(key(7)))
-            .seal("t", Some(&args(json!({"a": 1, "b": 2}))), &carried())
+            .seal("t", Some(&args(json!({"a": 1, "b": 2}))), None, &carried())
             .unwrap();
         // Another replica, the same key, the arguments in another order.
         let opened = Sealer::new(Some(key(7)))
-            .open("t", Some(&args(json!({"b": 2, "a": 1}))), &sealed)
+            .open("t", Some(&args(json!({"b": 2, "a": 1}))), None, &sealed)
             .unwrap();
         assert_eq!(opened, carried());
     }
@@ -312,7 +324,7 @@ mod tests {
     fn tampered_foreign_rebound_and_expired_states_are_invalid_params() {
         let sealer = Sealer::new(Some(key(7)));
         let a = args(json!({"a": 1}));
-        let sealed = sealer.seal("t", Some(&a), &carried()).unwrap();
+        let sealed = sealer.seal("t", Some(&a), None, &carried()).unwrap();
         let refused = |result: Result<RoundState, ErrorData>| {
             let err = result.unwrap_err();
             assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{err:?}");
@@ -322,25 +334,25 @@ mod tests {
         let middle = tampered.len() / 2;
         tampered[middle] = if tampered[middle] == b'A' { b'B' } else { b'A' };
         let tampered = String::from_utf8(tampered).unwrap();
-        assert!(refused(sealer.open("t", Some(&a), &tampered)).contains("requestState"));
+        assert!(refused(sealer.open("t", Some(&a), None, &tampered)).contains("requestState"));
         assert!(
-            refused(sealer.open("t", Some(&a), &format!("{sealed}-TAMPERED")))
+            refused(sealer.open("t", Some(&a), None, &format!("{sealed}-TAMPERED")))
                 .contains("requestState")
         );
         assert!(
-            refused(Sealer::new(Some(key(8))).open("t", Some(&a), &sealed))
+            refused(Sealer::new(Some(key(8))).open("t", Some(&a), None, &sealed))
                 .contains("verification")
         );
-        assert!(refused(sealer.open("u", Some(&a), &sealed)).contains("another tool"));
+        assert!(refused(sealer.open("u", Some(&a), None, &sealed)).contains("another tool"));
         assert!(
-            refused(sealer.open("t", Some(&args(json!({"a": 2}))), &sealed))
+            refused(sealer.open("t", Some(&args(json!({"a": 2}))), None, &sealed))
                 .contains("verification")
         );
         let mut short = Sealer::new(Some(key(7)));
         short.ttl = Duration::from_millis(1);
-        let sealed = short.seal("t", Some(&a), &carried()).unwrap();
+        let sealed = short.seal("t", Some(&a), None, &carried()).unwrap();
         std::thread::sleep(Duration::from_millis(20));
-        assert!(refused(short.open("t", Some(&a), &sealed)).contains("expired"));
+        assert!(refused(short.open("t", Some(&a), None, &sealed)).contains("expired"));
     }
 
     #[test]
@@ -348,10 +360,10 @@ mod tests {
         let mut sealer = Sealer::new(Some(key(7)));
         sealer.limit = 200;
         let big = RoundState::new(serde_json::Map::new(), Some(json!("x".repeat(500))));
-        let err = sealer.seal("t", None, &big).unwrap_err();
+        let err = sealer.seal("t", None, None, &big).unwrap_err();
         assert_eq!(err.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
         assert!(err.message.contains("limit of 200"), "{}", err.message);
-        let err = sealer.open("t", None, &"x".repeat(201)).unwrap_err();
+        let err = sealer.open("t", None, None, &"x".repeat(201)).unwrap_err();
         assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     }
 
@@ -375,5 +387,22 @@ mod tests {
         let first = RequestStateKey::process().unwrap();
         assert_eq!(first.0, RequestStateKey::process().unwrap().0);
         assert_ne!(first.0, RequestStateKey::random().unwrap().0);
+    }
+
+    #[test]
+    fn a_state_sealed_for_one_caller_is_refused_to_another() {
+        let sealer = Sealer::new(Some(key(7)));
+        let a = args(json!({"a": 1}));
+        let alice = Caller::new("https://issuer.example", "alice");
+        let bob = Caller::new("https://issuer.example", "bob");
+        let elsewhere = Caller::new("https://other.example", "alice");
+        let sealed = sealer
+            .seal("t", Some(&a), Some(&alice), &carried())
+            .unwrap();
+        assert!(sealer.open("t", Some(&a), Some(&alice), &sealed).is_ok());
+        for other in [Some(&bob), Some(&elsewhere), None] {
+            let err = sealer.open("t", Some(&a), other, &sealed).unwrap_err();
+            assert!(err.message.contains("another caller"), "{other:?}: {err:?}");
+        }
     }
 }

@@ -1,25 +1,35 @@
 //! A `tools/call` run as a task (the tasks extension, `io.modelcontextprotocol/tasks`,
-//! SEP-2663; the rules are in `tasks.rs`): whether the call becomes a task, and starting it on
-//! the server's [`TaskManager`] with the context of an ordinary call
-//! ([`ToolboxServer::prepare_call`]).
+//! SEP-2663; the rules are in `tasks/mod.rs`): whether the call becomes a task, and starting
+//! it with the context of an ordinary call ([`ToolboxServer::prepare_call`]): the task is
+//! written to the server's store before its `CreateTaskResult` is sent, then run by
+//! `tasks/worker.rs`.
 
 use rmcp::{
     ErrorData, RoleServer,
-    model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult},
+    model::{
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, Task,
+        TaskStatus,
+    },
     service::RequestContext,
-    task_manager::{TaskExit, TaskManager, TaskOptions},
+    task_manager::{DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, current_timestamp},
 };
-use std::{
-    future::{Future, poll_fn},
-    pin::Pin,
-    sync::Arc,
-    task::Poll,
-};
+use std::{future::poll_fn, sync::Arc, task::Poll};
 
 use toolmodel::{Toolbox, model::TaskSupport};
 
-use super::{call::Prepared, task_input::TaskHost, toolbox_server::ToolboxServer};
-use crate::convert::message::{self, error_data};
+use super::{
+    call::Prepared,
+    tasks::{
+        input::{TaskHandle, TaskHost},
+        store_error,
+        worker::{self, Rerun, Run},
+    },
+    toolbox_server::ToolboxServer,
+};
+use crate::{
+    convert::message::to_wire,
+    tasks::{TaskRecord, new_task_id, now_ms},
+};
 
 fn task_support(toolbox: &Toolbox, name: &str) -> Option<TaskSupport> {
     toolbox.get(name)?.execution.as_ref()?.task_support
@@ -36,7 +46,9 @@ pub(super) async fn call_tool(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Option<Result<CallToolResponse, ErrorData>> {
-    let manager = server.tasks.task_manager()?;
+    if !server.tasks.active(&server.tools) {
+        return None;
+    }
     let support = task_support(toolbox, &request.name)?;
     let declared = context
         .client_capabilities()
@@ -50,17 +62,23 @@ pub(super) async fn call_tool(
         (TaskSupport::Optional | TaskSupport::Required, true) => {}
         _ => return None,
     }
-    Some(start(manager, server, toolbox, request, context).await)
+    Some(start(server, toolbox, request, context).await)
 }
 
-/// The handler's run: boxed, so it can move from the request into its task.
-type Run =
-    Pin<Box<dyn Future<Output = Result<toolmodel::CallToolResult, toolmodel::Error>> + Send>>;
+/// Whether the tool says running it twice does no harm (`idempotentHint: true`): a task of
+/// it is run again by another replica when its worker is lost.
+fn safe_to_rerun(toolbox: &Toolbox, name: &str) -> bool {
+    toolbox
+        .get(name)
+        .and_then(|tool| tool.annotations.as_ref())
+        .and_then(|annotations| annotations.idempotent_hint)
+        == Some(true)
+}
 
 /// Runs the call's handler up to its first suspension on the request (so input it asks
-/// before its task goes by input rounds), then as a task.
+/// before its task goes by input rounds), then writes the task to the store and runs it as a
+/// task.
 async fn start(
-    manager: &TaskManager,
     server: &ToolboxServer,
     toolbox: &Toolbox,
     request: &CallToolRequestParams,
@@ -68,7 +86,7 @@ async fn start(
 ) -> Result<CallToolResponse, ErrorData> {
     let mut start = None;
     let call = server.prepare_call(request, context, |peer| {
-        let (host, begin) = TaskHost::new(peer);
+        let (host, begin) = TaskHost::new(Some(peer));
         start = Some(begin);
         Arc::new(host)
     })?;
@@ -79,6 +97,15 @@ async fn start(
         version,
         rounds,
     } = call;
+    let task_id = new_task_id().map_err(store_error)?;
+    let rerun = safe_to_rerun(toolbox, &request.name).then(|| Rerun {
+        name: request.name.to_string(),
+        arguments: request.arguments.clone(),
+        client_capabilities: context
+            .client_capabilities()
+            .and_then(|capabilities| to_wire(&capabilities).ok()),
+        protocol_version: version.as_str().to_owned(),
+    });
     let toolbox = toolbox.clone();
     let name = request.name.to_string();
     let arguments = request.arguments.clone();
@@ -86,32 +113,41 @@ async fn start(
     let mut run: Run = Box::pin(async move { toolbox.call(&name, arguments, &handler_cx).await });
     // One poll with this request's waker: a handler that suspends goes on in its task, whose
     // first poll registers the task's waker (every future re-registers on each poll).
-    let run = match poll_fn(|waker| Poll::Ready(run.as_mut().poll(waker))).await {
+    let run: Run = match poll_fn(|waker| Poll::Ready(run.as_mut().poll(waker))).await {
         Poll::Ready(Err(toolmodel::Error::InputRequired(required))) if rounds => {
             return server.input_required(request, &cx, &required);
         }
         Poll::Ready(done) => Box::pin(std::future::ready(done)),
         Poll::Pending => run,
     };
-    let task = manager.spawn(TaskOptions::new(), move |task| {
-        start.begin(task.clone());
-        Box::pin(async move {
-            // Kept while the handler runs: its host reads the task from it.
-            let _start = start;
-            let mut run = run;
-            let result = tokio::select! {
-                result = &mut run => result,
-                () = task.cancelled() => {
-                    cancellation.cancel();
-                    run.await
-                }
-            };
-            match result {
-                Ok(result) => message::result_to_rmcp(result, version).map_err(TaskExit::Error),
-                Err(toolmodel::Error::Cancelled) => Err(TaskExit::Cancelled),
-                Err(err) => Err(TaskExit::Error(error_data(err))),
-            }
-        })
+    let now = current_timestamp();
+    let task = Task::new(task_id.clone(), TaskStatus::Working, now.clone(), now)
+        .with_ttl_ms(DEFAULT_TASK_TTL_MS)
+        .with_poll_interval_ms(DEFAULT_POLL_INTERVAL_MS);
+    let created_ms = now_ms();
+    let lease = u64::try_from(server.tasks.lease().as_millis()).unwrap_or(u64::MAX);
+    let mut record = TaskRecord::new(
+        task.clone(),
+        server.tasks.worker(),
+        created_ms,
+        created_ms.saturating_add(lease),
+    );
+    if let Some(rerun) = rerun.and_then(|rerun| serde_json::to_value(rerun).ok()) {
+        record = record.with_rerun(rerun);
+    }
+    let store = server.tasks.store().clone();
+    // SEP-2663: the task is durably created before the response is sent.
+    store.create(record).await.map_err(store_error)?;
+    let task_id: Arc<str> = Arc::from(task_id);
+    start.begin(TaskHandle {
+        task_id: task_id.clone(),
+        store,
     });
+    let run: Run = Box::pin(async move {
+        // Kept while the handler runs: its host reads the task from it.
+        let _start = start;
+        run.await
+    });
+    worker::spawn(server.tasks.clone(), task_id, run, cancellation, version);
     Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
 }

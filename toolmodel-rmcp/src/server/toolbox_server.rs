@@ -9,8 +9,8 @@
 //! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
-//!    (the [`Composed`] handler), `tasks` (the [`Tasks`] manager), `host`, `task_input`,
-//!    `stdio`, `misrouted`;
+//!    (the [`Composed`] handler), `tasks` (the [`Tasks`] on their store, the host of a task
+//!    and the worker that runs it), `host`, `stdio`, `misrouted`;
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
@@ -38,6 +38,7 @@ use super::{
     tasks::Tasks,
     tool_list::ServedTools,
 };
+use crate::tasks::TaskStore;
 
 /// Serves a [`Toolbox`] over MCP with `rmcp`: see the [module docs](crate::server) for what
 /// each request does.
@@ -86,7 +87,7 @@ pub struct ToolboxServer {
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
     pub(super) composed: Composed,
     /// The tasks extension, on once a toolbox served has a tool that supports tasks
-    /// (`tasks.rs`).
+    /// (`tasks/mod.rs`), on their store.
     pub(super) tasks: Tasks,
     /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
@@ -110,6 +111,41 @@ impl ToolboxServer {
             composed: Composed::default(),
             http: HttpSettings::default(),
         }
+    }
+
+    /// The store the server keeps its tasks in (the tasks extension, SEP-2663): a
+    /// [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) unless set here. Give every replica
+    /// behind one address the same shared store (`RedisTaskStore`, feature `redis`), so that
+    /// any of them answers `tasks/get`, `tasks/update` and `tasks/cancel` for any task and the
+    /// tasks of a replica that dies are taken over or ended (guide:
+    /// [Tasks across replicas](crate::guide::tasks#tasks-across-replicas)). The examples read it
+    /// from [`TASK_STORE_ENV`](crate::tasks::TASK_STORE_ENV) (`MCP_TASK_STORE`).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, tasks::MemoryTaskStore};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = MemoryTaskStore::new().with_live_limit(100);
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_task_store(Arc::new(store));
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = self.tasks.with_store(store);
+        self
+    }
+
+    /// How long this server's lease on a task it runs lasts (10 seconds unless set here; it
+    /// renews it every third of that). When a replica dies, its tasks are taken over or ended
+    /// by another within about one and a half leases.
+    #[must_use]
+    pub fn with_task_lease(mut self, lease: Duration) -> Self {
+        self.tasks = self.tasks.with_lease(lease);
+        self
     }
 
     /// The key that authenticates the `requestState` of MCP 2026-07-28 input rounds (see the
@@ -212,6 +248,35 @@ impl ToolboxServer {
             .into_iter()
             .map(|origin| default_port(origin.into()))
             .collect();
+        self
+    }
+
+    /// Makes [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service) an
+    /// OAuth 2.1 resource server (MCP, "Authorization"): every request needs a bearer token
+    /// from the [`Authorization`]'s issuer for its resource (401 with a `WWW-Authenticate`
+    /// challenge otherwise), a `tools/call` needs the tool's
+    /// [`required_scopes`](toolmodel::Tool::required_scopes) (403 `insufficient_scope`
+    /// naming them), and the Protected Resource Metadata (RFC 9728) is served at
+    /// `/.well-known/oauth-protected-resource` and its path-inserted form. The handler reads
+    /// who calls from [`CallContext::caller`](toolmodel::CallContext::caller). The stdio
+    /// transport has one local client and checks nothing. The
+    /// [guide](crate::guide::public) shows the flow and the configuration.
+    ///
+    /// ```
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+    ///
+    /// let auth = Authorization::new("https://auth.example.com", "https://mcp.example.com/mcp")?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?)
+    ///     .with_allowed_hosts(["mcp.example.com"])
+    ///     .with_authorization(auth);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`Authorization`]: crate::auth::Authorization
+    #[must_use]
+    pub fn with_authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.http.authorization = Some(authorization);
         self
     }
 

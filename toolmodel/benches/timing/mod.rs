@@ -3,23 +3,28 @@
 //! back to back under the same machine load (two cores shared with other builds).
 //!
 //! A round runs the ways forwards then backwards (`0, 1, ..., n-1, n-1, ..., 1, 0`), each for
-//! about `round` after a few untimed passes, so that no way pays for the caches and allocator
-//! state the way before it left. Each way's time is its best over the rounds, and the ratios
-//! are of those best times: another process (or the kernel's memory monitor, busy on the
-//! machines these benches were written on) only ever adds time, so the best of 15 interleaved
-//! rounds is a way's own cost. A median of each round's ratios, used before, drifts towards 1
-//! when a disturbance slows both ways of a round alike (seen: 2.6 against best times of 5.2
-//! and 1.1 µs).
+//! about a third of `round` after a few untimed passes, so that no way pays for the caches and
+//! allocator state the way before it left, timed in [`CHUNKS`] chunks of passes. A way's time
+//! in a round is its fastest chunk of the round: another process only ever adds time, and on
+//! two cores shared with other builds a chunk is often interrupted, so the fastest one is the
+//! way's own cost at that moment. There are 45 rounds. Each round gives every pair of ways a
+//! ratio; [`Timing::spread`] is their median and interquartile range ([`spread`]), the figure
+//! the benches report and hold against their goals. Each way's best time over the rounds is
+//! kept too.
 //!
-//! `TOOLMODEL_BENCH_QUICK=1` runs 3 short rounds instead of 15, for development.
+//! `TOOLMODEL_BENCH_QUICK=1` runs 9 shorter rounds, for development.
 //!
 //! Each bench uses a part of this module; the rest would be dead code in it.
 #![allow(dead_code)]
+
+pub mod spread;
 
 use std::{
     hint::black_box,
     time::{Duration, Instant},
 };
+
+use spread::Spread;
 
 /// What [`side_by_side`] found.
 pub struct Timing {
@@ -27,12 +32,24 @@ pub struct Timing {
     pub best: Vec<Duration>,
     /// For each way, its best time divided by way 0's (1.0 for way 0).
     pub ratio: Vec<f64>,
+    /// For each round, each way's time per pass in it (its fastest chunk).
+    pub rounds: Vec<Vec<Duration>>,
 }
 
 impl Timing {
     /// Way `i`'s best time divided by way `j`'s.
     pub fn ratio_of(&self, i: usize, j: usize) -> f64 {
         self.best[i].as_secs_f64() / self.best[j].as_secs_f64()
+    }
+
+    /// The median and interquartile range of way `i`'s time divided by way `j`'s, per round.
+    pub fn spread(&self, i: usize, j: usize) -> Spread {
+        let ratios: Vec<f64> = self
+            .rounds
+            .iter()
+            .map(|round| round[i].as_secs_f64() / round[j].as_secs_f64())
+            .collect();
+        Spread::of(&ratios)
     }
 }
 
@@ -41,9 +58,16 @@ pub fn quick() -> bool {
     std::env::var_os("TOOLMODEL_BENCH_QUICK").is_some_and(|v| v != "0")
 }
 
+/// How many timed chunks a way's turn in a round is split into.
+pub const CHUNKS: u32 = 4;
+
 /// Times one pass of each of `ways` in rounds of about `round` per way (see the module docs).
 pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
-    let (rounds, round) = if quick() { (3, round / 3) } else { (15, round) };
+    let (rounds, round) = if quick() {
+        (9, round / 6)
+    } else {
+        (45, round / 3)
+    };
     let passes: Vec<u32> = ways
         .iter_mut()
         .map(|way| {
@@ -57,26 +81,37 @@ pub fn side_by_side(ways: &mut [&mut dyn FnMut()], round: Duration) -> Timing {
         .collect();
     let n = ways.len();
     let mut best = vec![Duration::MAX; n];
+    let mut times = Vec::with_capacity(rounds);
     let order: Vec<usize> = (0..n).chain((0..n).rev()).collect();
     for _ in 0..rounds {
+        let mut round_times = vec![Duration::MAX; n];
         for &i in &order {
             let way = &mut ways[i];
             for _ in 0..passes[i].div_ceil(8) {
                 way();
             }
-            let start = Instant::now();
-            for _ in 0..passes[i] {
-                way();
+            let chunk = passes[i].div_ceil(CHUNKS);
+            for _ in 0..CHUNKS {
+                let start = Instant::now();
+                for _ in 0..chunk {
+                    way();
+                }
+                let time = start.elapsed() / chunk;
+                round_times[i] = round_times[i].min(time);
             }
-            let time = start.elapsed() / passes[i];
-            best[i] = best[i].min(time);
+            best[i] = best[i].min(round_times[i]);
         }
+        times.push(round_times);
     }
     let ratio = best
         .iter()
         .map(|time| time.as_secs_f64() / best[0].as_secs_f64())
         .collect();
-    Timing { best, ratio }
+    Timing {
+        best,
+        ratio,
+        rounds: times,
+    }
 }
 
 /// Runs `f` on every item, keeping the results from being optimized away.

@@ -1,6 +1,7 @@
 //! Calling tools: results, handlers, the call context and its host, asking the client for
 //! input, `tools/list` results, and the [`Toolbox`](crate::Toolbox) of local backends.
 
+pub(crate) mod caller;
 pub(crate) mod cancellation;
 pub mod content;
 pub(crate) mod context;

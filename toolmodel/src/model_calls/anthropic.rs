@@ -6,12 +6,14 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::call::{CallArguments, ModelCall};
 use super::content::{Piece, pieces};
-use super::json_shape::{Items, index_pointer, is_false, list_or_member, object, string_at};
+use super::json_shape::{
+    Items, MapOnly, index_pointer, is_false, list_or_member, object, string_at,
+};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;
@@ -46,6 +48,46 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         });
     }
     Ok(calls)
+}
+
+/// A message as its text holds it: the members [`read`] looks at, strings borrowed.
+#[derive(Deserialize)]
+struct MessageText<'a> {
+    #[serde(borrow)]
+    content: Vec<MapOnly<BlockText<'a>>>,
+}
+
+/// A content block as its text holds it.
+#[derive(Deserialize)]
+struct BlockText<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    input: Option<Value>,
+}
+
+/// [`read`] of a message's JSON text, without building its tree: `None` when the text is not
+/// a message whose blocks all have the expected types (the caller reads it as a `Value`).
+pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
+    let MapOnly(message) = serde_json::from_slice::<MapOnly<MessageText<'_>>>(text).ok()?;
+    let mut calls = Vec::new();
+    for (i, MapOnly(block)) in message.content.into_iter().enumerate() {
+        if block.kind.as_deref() != Some("tool_use") {
+            continue;
+        }
+        calls.push(ModelCall {
+            id: Some(block.id?.into_owned()),
+            name: block.name?.into_owned(),
+            namespace: None,
+            arguments: CallArguments::from_owned(block.input),
+            thought_signature: None,
+            pointer: index_pointer("/content", "", i),
+        });
+    }
+    Some(calls)
 }
 
 /// A `tool_use` block.

@@ -4,6 +4,11 @@ use serde_json::{Map, Value};
 
 use crate::model::schema::json_type;
 
+/// What is wrong with the arguments of a custom tool call (OpenAI's free-form input), which
+/// is answered rather than dropped.
+pub(crate) const CUSTOM_CALL_PROBLEM: &str =
+    "a custom tool call (free-form input) to a tool that takes JSON arguments";
+
 /// One tool call read from a model's response ([`read_calls`](super::read_calls)).
 ///
 /// The name is the one the model sent (the provider name of the tool, which
@@ -77,14 +82,19 @@ impl CallArguments {
     /// absent value or `null`, [`Invalid`](Self::Invalid) for any other value.
     #[must_use]
     pub fn from_value(value: Option<&Value>) -> Self {
+        Self::from_owned(value.cloned())
+    }
+
+    /// [`from_value`](Self::from_value) of a value read for it (the object moved in).
+    pub(crate) fn from_owned(value: Option<Value>) -> Self {
         match value {
             None | Some(Value::Null) => Self::Object(Map::new()),
-            Some(Value::Object(map)) => Self::Object(map.clone()),
+            Some(Value::Object(map)) => Self::Object(map),
             Some(other) => Self::Invalid {
                 text: other.to_string(),
                 problem: format!(
                     "the arguments must be a JSON object, found {}",
-                    json_type(other)
+                    json_type(&other)
                 ),
             },
         }

@@ -5,14 +5,17 @@
 //! thought-signatures guides (the `output` and `error` keys of `response`; signatures sent
 //! back with the calls for Gemini 3).
 
-use serde::Serialize;
+use std::borrow::Cow;
+
 use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::call::{CallArguments, ModelCall};
 use super::content::TextLines;
 use super::json_shape::{
-    Items, Under, array_at, first_member, index_pointer, optional_string_at, shape_error, string_at,
+    Items, MapOnly, Under, array_at, first_member, index_pointer, optional_string_at, present,
+    shape_error, string_at,
 };
 use super::provider::Provider;
 use super::run::ToolOutcome;
@@ -58,6 +61,71 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         });
     }
     Ok(calls)
+}
+
+/// A `generateContent` response as its text holds it: the members [`read`] looks at, strings
+/// borrowed.
+#[derive(Deserialize)]
+struct ResponseText<'a> {
+    #[serde(borrow)]
+    candidates: Vec<MapOnly<CandidateText<'a>>>,
+}
+
+/// A candidate as its text holds it.
+#[derive(Deserialize)]
+struct CandidateText<'a> {
+    #[serde(borrow)]
+    content: MapOnly<ContentText<'a>>,
+}
+
+/// A content as its text holds it.
+#[derive(Deserialize)]
+struct ContentText<'a> {
+    #[serde(borrow)]
+    parts: Option<Vec<MapOnly<PartText<'a>>>>,
+}
+
+/// A part as its text holds it: a `functionCall` member that is present must be an object.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PartText<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    function_call: Option<MapOnly<FunctionCallText<'a>>>,
+    #[serde(borrow)]
+    thought_signature: Option<Cow<'a, str>>,
+}
+
+/// A `functionCall` as its text holds it.
+#[derive(Deserialize)]
+struct FunctionCallText<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    args: Option<Value>,
+}
+
+/// [`read`] of a response's JSON text, without building its tree: `None` when the text is not
+/// a response whose parts all have the expected types (the caller reads it as a `Value`).
+pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
+    let MapOnly(response) = serde_json::from_slice::<MapOnly<ResponseText<'_>>>(text).ok()?;
+    let MapOnly(first) = response.candidates.into_iter().next()?;
+    let MapOnly(content) = first.content;
+    let mut calls = Vec::new();
+    for (i, MapOnly(part)) in content.parts.unwrap_or_default().into_iter().enumerate() {
+        let Some(MapOnly(call)) = part.function_call else {
+            continue;
+        };
+        calls.push(ModelCall {
+            id: call.id.map(Cow::into_owned),
+            name: call.name?.into_owned(),
+            namespace: None,
+            arguments: CallArguments::from_owned(call.args),
+            thought_signature: part.thought_signature.map(Cow::into_owned),
+            pointer: index_pointer("/candidates/0/content", "/parts", i),
+        });
+    }
+    Some(calls)
 }
 
 /// A part with `functionCall` (and `thoughtSignature`).

@@ -1,10 +1,12 @@
 //! The JSON shapes of provider messages: reading a response's members with an
 //! [`Error::Json`] at the offending pointer, and writing objects straight from their members
 //! (no `json!` on values already built, which would serialize them a second time), or
-//! serializing them where they are ([`Items`]).
+//! serializing them where they are ([`Items`]); and the typed shapes a response's text is read
+//! into ([`MapOnly`], [`present`]).
 
 use std::fmt;
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor, value::MapAccessDeserializer};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -197,6 +199,38 @@ pub(crate) fn index_pointer(base: &str, infix: &str, index: usize) -> String {
         divisor /= 10;
     }
     pointer
+}
+
+/// A `T` read from a JSON object only. A struct deriving `Deserialize` also accepts an array
+/// (its fields in order), which the readers of a `Value` treat as "not an object": reading
+/// through `MapOnly` keeps the typed reading of a response text to what they accept.
+pub(crate) struct MapOnly<T>(pub(crate) T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for MapOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = MapOnly<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(MapOnly)
+            }
+        }
+        deserializer.deserialize_map(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+/// For `deserialize_with` on an `Option` field with `#[serde(default)]`: a member that is
+/// present is read as a `T` (so `null` is an error where `T` refuses it, as a reader of a
+/// `Value` finds a `null` member present); an absent one is `None`.
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 #[cfg(test)]

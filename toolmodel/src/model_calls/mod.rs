@@ -9,7 +9,8 @@
 //!    what the provider's tool loses of the MCP tool.
 //! 2. [`read_calls`]: the calls of a response, one [`ModelCall`] type for every provider
 //!    (OpenAI's argument strings parsed; invalid JSON is kept as [`CallArguments::Invalid`],
-//!    never a panic or a dropped call; Gemini's `id` and `thoughtSignature` kept).
+//!    never a panic or a dropped call; Gemini's `id` and `thoughtSignature` kept);
+//!    [`read_calls_from_slice`] reads them from the body's bytes without building its tree.
 //! 3. [`run_calls`]: routes each call to its tool, runs them concurrently on any executor,
 //!    keeps their order, and turns every failure into an `isError` result that says what was
 //!    wrong ([`ToolOutcome`]).
@@ -128,6 +129,54 @@ pub fn read_calls(provider: Provider, response: &Value) -> Result<Vec<ModelCall>
     }
 }
 
+/// The tool calls of a model's response body, read from its JSON text: [`read_calls`] of the
+/// body parsed, without building the body's tree. The provider's members holding the calls
+/// are read straight into the [`ModelCall`]s (strings borrowed from `body` until copied into
+/// the calls, every other member skipped), which is what an HTTP client has in hand; the
+/// result is the same as `read_calls(provider, &serde_json::from_slice(body)?)`.
+///
+/// `body` is the whole response (Anthropic Message, chat completion, Responses response,
+/// `GenerateContentResponse`); the parts [`read_calls`] also accepts (content blocks, a
+/// message, output items, a content) are read through a `Value`, as is a body whose members
+/// do not have the provider's types.
+///
+/// # Errors
+///
+/// [`Error::Json`] with the line and column (1-based) when `body` is not JSON; as
+/// [`read_calls`] (the JSON Pointer of the offending value) when it does not have the
+/// provider's shape.
+///
+/// ```
+/// use toolmodel::model_calls::{CallArguments, Provider, read_calls_from_slice};
+///
+/// let body = br#"{"content": [{"type": "text", "text": "Let me check."},
+///     {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]}"#;
+/// let calls = read_calls_from_slice(Provider::Anthropic, body)?;
+/// assert_eq!(calls[0].name, "get_weather");
+/// assert_eq!(calls[0].pointer, "/content/1");
+/// assert!(matches!(&calls[0].arguments, CallArguments::Object(map) if map["city"] == "Paris"));
+///
+/// let err = read_calls_from_slice(Provider::Anthropic, b"{\"content\": [").unwrap_err();
+/// assert!(matches!(err, toolmodel::Error::Json { line: 1, column: 13, .. }));
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+pub fn read_calls_from_slice(provider: Provider, body: &[u8]) -> Result<Vec<ModelCall>, Error> {
+    let typed = match provider {
+        Provider::Anthropic => anthropic::read_text(body),
+        Provider::OpenAiChat => openai_chat::read_text(body),
+        Provider::OpenAiResponses => openai_responses::read_text(body),
+        Provider::Gemini => gemini::read_text(body),
+    };
+    match typed {
+        Some(calls) => Ok(calls),
+        None => {
+            let response: Value =
+                crate::json::deserialize_text(serde_json::Deserializer::from_slice(body))?;
+            read_calls(provider, &response)
+        }
+    }
+}
+
 // Here, beside `read_calls` (its inverse) and the other dispatches to the provider modules:
 // `call.rs` stays free of the provider modules, which import it.
 impl ModelCall {
@@ -220,4 +269,64 @@ pub fn extend_request(
     items.extend(turn);
     items.extend(answer(provider, outcomes).to_values());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A provider's typed reader of a response text.
+    type ReadText = fn(&[u8]) -> Option<Vec<ModelCall>>;
+
+    #[test]
+    fn whole_bodies_are_read_without_a_value_and_parts_through_one() {
+        let bodies: [(Provider, ReadText, &str, &str); 4] = [
+            (
+                Provider::Anthropic,
+                anthropic::read_text,
+                r#"{"id": "m", "content": [{"type": "text", "text": "hi"},
+                    {"type": "tool_use", "id": "a", "name": "x", "input": {"k": [1, {"j": null}]}}]}"#,
+                r#"[{"type": "tool_use", "id": "a", "name": "x", "input": {}}]"#,
+            ),
+            (
+                Provider::OpenAiChat,
+                openai_chat::read_text,
+                r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+                    "tool_calls": [{"id": "a", "type": "function",
+                    "function": {"name": "x", "arguments": "{\"k\": 1}"}}]}}]}"#,
+                r#"{"role": "assistant", "tool_calls": []}"#,
+            ),
+            (
+                Provider::OpenAiResponses,
+                openai_responses::read_text,
+                r#"{"output": [{"type": "reasoning", "summary": []}, {"type": "function_call",
+                    "call_id": "a", "name": "x", "namespace": "n", "arguments": "{}"}]}"#,
+                r#"[{"type": "function_call", "call_id": "a", "name": "x"}]"#,
+            ),
+            (
+                Provider::Gemini,
+                gemini::read_text,
+                r#"{"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"},
+                    {"functionCall": {"name": "x", "args": {"k": 1}}, "thoughtSignature": "s"}]}}]}"#,
+                r#"{"parts": [{"functionCall": {"name": "x"}}]}"#,
+            ),
+        ];
+        for (provider, read_text, body, part) in bodies {
+            let typed = read_text(body.as_bytes());
+            let parsed: Value = serde_json::from_str(body).unwrap();
+            assert_eq!(
+                typed,
+                Some(read_calls(provider, &parsed).unwrap()),
+                "{provider}"
+            );
+            assert_eq!(typed.map(|calls| calls.len()), Some(1), "{provider}");
+            assert_eq!(read_text(part.as_bytes()), None, "{provider}");
+            let parsed: Value = serde_json::from_str(part).unwrap();
+            assert_eq!(
+                read_calls_from_slice(provider, part.as_bytes()).unwrap(),
+                read_calls(provider, &parsed).unwrap(),
+                "{provider}"
+            );
+        }
+    }
 }

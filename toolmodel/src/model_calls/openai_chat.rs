@@ -4,13 +4,15 @@
 //! Source: `openai/openai-openapi` (`ChatCompletionMessageToolCall`,
 //! `ChatCompletionRequestToolMessage`, `ChatCompletionRequestAssistantMessage`).
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::call::{CallArguments, ModelCall};
+use super::call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::content::TextLines;
 use super::json_shape::{
-    Items, Under, array_at, first_member, index_pointer, object, optional_str_at,
+    Items, MapOnly, Under, array_at, first_member, index_pointer, object, optional_str_at,
     optional_string_at, shape_error, string_at,
 };
 use super::provider::Provider;
@@ -55,7 +57,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
                     string_at(custom, "name", at)?,
                     CallArguments::Invalid {
                         text: input,
-                        problem: "a custom tool call (free-form input) to a tool that takes JSON arguments".into(),
+                        problem: CUSTOM_CALL_PROBLEM.into(),
                     },
                 )
             }
@@ -81,6 +83,96 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         });
     }
     Ok(calls)
+}
+
+/// A chat completion as its text holds it: the members [`read`] looks at, strings borrowed.
+#[derive(Deserialize)]
+struct CompletionText<'a> {
+    #[serde(borrow)]
+    choices: Vec<MapOnly<ChoiceText<'a>>>,
+}
+
+/// A choice as its text holds it.
+#[derive(Deserialize)]
+struct ChoiceText<'a> {
+    #[serde(borrow)]
+    message: MapOnly<MessageText<'a>>,
+}
+
+/// An assistant message as its text holds it.
+#[derive(Deserialize)]
+struct MessageText<'a> {
+    #[serde(borrow)]
+    tool_calls: Option<Vec<MapOnly<ToolCallText<'a>>>>,
+}
+
+/// A `tool_calls[]` entry as its text holds it.
+#[derive(Deserialize)]
+struct ToolCallText<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: Option<MapOnly<FunctionText<'a>>>,
+    #[serde(borrow)]
+    custom: Option<MapOnly<CustomText<'a>>>,
+}
+
+/// A `function` member as its text holds it.
+#[derive(Deserialize)]
+struct FunctionText<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+/// A `custom` member as its text holds it.
+#[derive(Deserialize)]
+struct CustomText<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<Cow<'a, str>>,
+}
+
+/// [`read`] of a chat completion's JSON text, without building its tree: `None` when the text
+/// is not a chat completion whose members all have the expected types (the caller reads it as
+/// a `Value`).
+pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
+    let MapOnly(completion) = serde_json::from_slice::<MapOnly<CompletionText<'_>>>(text).ok()?;
+    let MapOnly(first) = completion.choices.into_iter().next()?;
+    let MapOnly(message) = first.message;
+    let tool_calls = message.tool_calls.unwrap_or_default();
+    let mut calls = Vec::with_capacity(tool_calls.len());
+    for (i, MapOnly(tool_call)) in tool_calls.into_iter().enumerate() {
+        let (name, arguments) = if tool_call.kind.as_deref() == Some("custom") {
+            let MapOnly(custom) = tool_call.custom?;
+            (
+                custom.name?,
+                CallArguments::Invalid {
+                    text: custom.input.unwrap_or_default().into_owned(),
+                    problem: CUSTOM_CALL_PROBLEM.into(),
+                },
+            )
+        } else {
+            let MapOnly(function) = tool_call.function?;
+            (
+                function.name?,
+                CallArguments::from_json_text(function.arguments.as_deref().unwrap_or_default()),
+            )
+        };
+        calls.push(ModelCall {
+            id: Some(tool_call.id?.into_owned()),
+            name: name.into_owned(),
+            namespace: None,
+            arguments,
+            thought_signature: None,
+            pointer: index_pointer("/choices/0/message", "/tool_calls", i),
+        });
+    }
+    Some(calls)
 }
 
 /// A `tool_calls[]` entry.

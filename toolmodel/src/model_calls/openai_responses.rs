@@ -6,13 +6,13 @@
 
 use std::borrow::Cow;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::call::{CallArguments, ModelCall};
+use super::call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::content::{DataUrl, Piece, TextLines, all_text, pieces};
 use super::json_shape::{
-    Items, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
+    Items, MapOnly, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
 };
 use super::provider::Provider;
 use super::run::ToolOutcome;
@@ -43,8 +43,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         let arguments = if kind == Some("custom_tool_call") {
             CallArguments::Invalid {
                 text: optional_string_at(item, "input", &pointer)?.unwrap_or_default(),
-                problem: "a custom tool call (free-form input) to a tool that takes JSON arguments"
-                    .into(),
+                problem: CUSTOM_CALL_PROBLEM.into(),
             }
         } else {
             CallArguments::from_json_text(
@@ -61,6 +60,58 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         });
     }
     Ok(calls)
+}
+
+/// A response as its text holds it: the members [`read`] looks at, strings borrowed.
+#[derive(Deserialize)]
+struct ResponseText<'a> {
+    #[serde(borrow)]
+    output: Vec<MapOnly<ItemText<'a>>>,
+}
+
+/// An output item as its text holds it.
+#[derive(Deserialize)]
+struct ItemText<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<Cow<'a, str>>,
+}
+
+/// [`read`] of a response's JSON text, without building its tree: `None` when the text is not
+/// a response whose items all have the expected types (the caller reads it as a `Value`).
+pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
+    let MapOnly(response) = serde_json::from_slice::<MapOnly<ResponseText<'_>>>(text).ok()?;
+    let mut calls = Vec::new();
+    for (i, MapOnly(item)) in response.output.into_iter().enumerate() {
+        let arguments = match item.kind.as_deref() {
+            Some("function_call") => {
+                CallArguments::from_json_text(item.arguments.as_deref().unwrap_or_default())
+            }
+            Some("custom_tool_call") => CallArguments::Invalid {
+                text: item.input.unwrap_or_default().into_owned(),
+                problem: CUSTOM_CALL_PROBLEM.into(),
+            },
+            _ => continue,
+        };
+        calls.push(ModelCall {
+            id: Some(item.call_id?.into_owned()),
+            name: item.name?.into_owned(),
+            namespace: item.namespace.map(Cow::into_owned),
+            arguments,
+            thought_signature: None,
+            pointer: index_pointer("/output", "", i),
+        });
+    }
+    Some(calls)
 }
 
 /// A `function_call` item.

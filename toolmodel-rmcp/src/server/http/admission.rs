@@ -6,8 +6,8 @@
 //! |---|---|---|
 //! | `POST` without `Mcp-Session-Id`, an `initialize` | room for a session ([`HttpLimits::max_sessions`](super::HttpLimits::max_sessions)), else 503 | the session the response names is recorded |
 //! | `POST` without `Mcp-Session-Id`, anything else | — | as above (`rmcp` makes no session for it) |
-//! | `DELETE` with `Mcp-Session-Id` | 404 when `rmcp` does not hold the session (`rmcp` 3.11 answers 202) | the session is forgotten once deleted |
-//! | any other with `Mcp-Session-Id` | a place among the session's requests in flight ([`HttpLimits::max_calls_per_session`](super::HttpLimits::max_calls_per_session)), else 429 | the place is held as long as the response's body |
+//! | `DELETE` with `Mcp-Session-Id` | 404 when `rmcp` does not hold the session or it is another caller's (`rmcp` 3.11 answers 202) | the session is forgotten once deleted |
+//! | any other with `Mcp-Session-Id` | with authorization, the session must be the caller's (its `iss` and `sub`: 404 otherwise, as for a session that does not exist); a place among the session's requests in flight ([`HttpLimits::max_calls_per_session`](super::HttpLimits::max_calls_per_session)), else 429 | the place is held as long as the response's body |
 //! | any other | — | — |
 
 use std::{borrow::Cow, sync::Arc};
@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_server::session::SessionId;
 use super::{
     refusal::Refusal,
     response::{Body, hold},
-    sessions::{InFlight, SessionTable},
+    sessions::{InFlight, Owner, SessionTable, owner},
 };
 
 /// The `Mcp-Session-Id` header (MCP, Streamable HTTP, "Session Management").
@@ -33,8 +33,8 @@ pub(super) enum Ticket {
     /// A `DELETE` of a session the server holds: forgotten when `rmcp` deleted it.
     Delete(SessionId),
     /// A `POST` without a session: the session `rmcp` makes for it (an `initialize`) is
-    /// recorded.
-    New,
+    /// recorded, for its owner.
+    New(Option<Owner>),
     /// Nothing to record.
     Free,
 }
@@ -72,20 +72,24 @@ pub(super) async fn admit(
     head: &Parts,
     body: &[u8],
 ) -> Result<Ticket, Refusal> {
+    let caller = head
+        .extensions
+        .get::<Arc<toolmodel::Caller>>()
+        .map(Arc::as_ref);
     match (&head.method, session_id(&head.headers)) {
         (&Method::DELETE, Some(id)) => {
-            if table.exists(&id).await {
+            if table.exists(&id).await && table.owned_by(&id, caller) {
                 Ok(Ticket::Delete(id))
             } else {
                 Err(Refusal::SessionNotFound)
             }
         }
-        (_, Some(id)) => table.start(&id).map(Ticket::InSession),
+        (_, Some(id)) => table.start(&id, caller).map(Ticket::InSession),
         (&Method::POST, None) => {
             if is_initialize(body) {
                 table.make_room().await?;
             }
-            Ok(Ticket::New)
+            Ok(Ticket::New(owner(caller)))
         }
         (_, None) => Ok(Ticket::Free),
     }
@@ -103,9 +107,9 @@ impl Ticket {
                 }
                 response
             }
-            Self::New => {
+            Self::New(owner) => {
                 if let Some(id) = session_id(response.headers()) {
-                    table.created(id);
+                    table.created(id, owner);
                 }
                 response
             }
@@ -178,7 +182,7 @@ mod tests {
         let ticket = admit(&table, &head(Method::POST, None), INITIALIZE)
             .await
             .unwrap();
-        assert!(matches!(ticket, Ticket::New));
+        assert!(matches!(ticket, Ticket::New(None)));
     }
 
     /// A session recorded after its `initialize` holds at most `max_calls_per_session`
@@ -187,7 +191,7 @@ mod tests {
     async fn a_sessions_requests_in_flight_are_bounded() {
         let (manager, table) = table(3, 1);
         let (id, _transport) = manager.create_session().await.unwrap();
-        let response = Ticket::New.after(&table, naming(&id));
+        let response = Ticket::New(None).after(&table, naming(&id));
         let post = head(Method::POST, Some(id.as_ref()));
         let first = admit(&table, &post, b"{}").await.unwrap();
         let refused = admit(&table, &post, b"{}").await.unwrap_err();
@@ -207,7 +211,7 @@ mod tests {
     async fn an_initialize_makes_room_or_is_refused_when_all_are_busy() {
         let (manager, table) = table(1, 4);
         let (id, _transport) = manager.create_session().await.unwrap();
-        let _ = Ticket::New.after(&table, naming(&id));
+        let _ = Ticket::New(None).after(&table, naming(&id));
         let in_flight = admit(&table, &head(Method::POST, Some(id.as_ref())), b"{}")
             .await
             .unwrap();
@@ -216,7 +220,7 @@ mod tests {
         assert!(manager.has_session(&id).await.unwrap());
         drop(in_flight);
         let admitted = admit(&table, &head(Method::POST, None), INITIALIZE).await;
-        assert!(matches!(admitted, Ok(Ticket::New)));
+        assert!(matches!(admitted, Ok(Ticket::New(None))));
         assert!(!manager.has_session(&id).await.unwrap());
     }
 }

@@ -30,7 +30,7 @@ use super::{
     response::{Body, McpHttpBody},
     sessions::SessionTable,
 };
-use crate::server::ToolboxServer;
+use crate::{auth::Verifier, server::ToolboxServer};
 
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
@@ -45,6 +45,11 @@ use crate::server::ToolboxServer;
 /// (`Error = Infallible`): every refusal is a response. Cloning is cheap; clones share the
 /// sessions.
 ///
+/// With authorization, a `GET` of a Protected Resource Metadata URI (RFC 9728:
+/// `/.well-known/oauth-protected-resource` and its path-inserted form) is answered first,
+/// after the `Host` and `Origin` checks and with no token; mounted in a router, route those
+/// paths to the service too.
+///
 /// Each request goes through these stages in order; the first four read only the head, so a
 /// request they refuse or answer costs no body read and no session (and a refusal, which
 /// carries `Connection: close`, no connection):
@@ -58,11 +63,13 @@ use crate::server::ToolboxServer;
 ///    `Access-Control-Allow-Origin` (that origin), `-Allow-Methods` (`GET, POST, DELETE`),
 ///    `-Allow-Headers` (the headers MCP clients send, and the `Mcp-Param-{Name}` ones asked
 ///    for) and `-Max-Age`;
-/// 4. the gate, which admits or refuses a request on its head alone (open: authorization
-///    will sit here);
+/// 4. the gate, which admits or refuses a request on its head alone: open, or with
+///    [`ToolboxServer::with_authorization`] the bearer token (401 with `WWW-Authenticate`,
+///    503 when the issuer cannot be reached) and the scopes the server and, under MCP
+///    2026-07-28, the `Mcp-Name` tool need (403 `insufficient_scope`);
 /// 5. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
 ///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
-///    connection closed);
+///    connection closed), then the scopes of each tool a `tools/call` in it names (403);
 /// 6. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
 ///    503), a place among its session's requests in flight
 ///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
@@ -132,6 +139,8 @@ pub struct McpHttpService {
 struct Front {
     allow: AllowList,
     gate: Gate,
+    /// The server, for the tools' scopes the gate checks.
+    server: ToolboxServer,
     max_body_bytes: usize,
     body_read_timeout: Duration,
     sessions: Arc<SessionTable>,
@@ -155,14 +164,19 @@ impl McpHttpService {
         manager.session_config.keep_alive = Some(settings.limits.session_idle_timeout);
         let manager = Arc::new(manager);
         let allow = AllowList::new(&settings.allowed_hosts, &settings.allowed_origins);
+        let gate = settings.authorization.map_or(Gate::Open, |auth| {
+            Gate::Bearer(Arc::new(Verifier::new(auth)))
+        });
+        let session_server = server.clone();
         let rmcp = StreamableHttpService::new(
-            move || Ok(server.session()),
+            move || Ok(session_server.session()),
             Arc::clone(&manager),
             allow.rmcp_config(settings.limits.max_body_bytes),
         );
         let front = Front {
             allow,
-            gate: Gate::Open,
+            gate,
+            server,
             max_body_bytes: settings.limits.max_body_bytes,
             body_read_timeout: settings.limits.body_read_timeout,
             sessions: Arc::new(SessionTable::new(manager, &settings.limits)),
@@ -210,18 +224,27 @@ impl McpHttpService {
         B::Error: Into<BoxError>,
     {
         let front = &*self.front;
-        let (head, body) = request.into_parts();
+        let (mut head, body) = request.into_parts();
+        if front.gate.serves_metadata(head.uri.path()) {
+            front.allow.check(&head)?;
+            if cors.answers_preflight() {
+                return Ok(Cors::preflight(&head.headers));
+            }
+            return Ok(front.gate.metadata(&head.method, &front.server.toolbox()));
+        }
         path::check(self.path.as_deref(), &head.uri)?;
         front.allow.check(&head)?;
         if cors.answers_preflight() {
             return Ok(Cors::preflight(&head.headers));
         }
-        front.gate.admit(&head).await?;
+        let toolbox = front.server.toolbox();
+        front.gate.admit(&mut head, &toolbox).await?;
         let body = if head.method == Method::POST {
             body::read(body, front.max_body_bytes, front.body_read_timeout).await?
         } else {
             Bytes::new()
         };
+        front.gate.admit_body(&head, &body, &toolbox)?;
         let ticket = admission::admit(&front.sessions, &head, &body).await?;
         let json_body = head.method == Method::POST && fixes::is_json(&head.headers);
         let response = front

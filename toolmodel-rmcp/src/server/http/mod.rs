@@ -6,12 +6,16 @@
 //! One module per stage, in the order a request meets them (each may answer the request
 //! itself and stop it there, as a [`Refusal`](refusal::Refusal)):
 //!
+//! 0. `gate`'s metadata: with authorization, a `GET` of a Protected Resource Metadata URI
+//!    (RFC 9728), answered after the `Host` and `Origin` checks, with no token;
 //! 1. `path`: the served path, when one is set ([`MCP_PATH`] under `serve_http`);
 //! 2. `host_origin`: the `Host` and `Origin` allow-lists;
 //! 3. `cors`: a CORS preflight from an allowed origin, answered 204 (and, on the way out,
 //!    the CORS headers of every response to an allowed origin, refusals included);
-//! 4. `gate`: a check of the request head alone (open today; authorization goes here);
-//! 5. `body`: the whole body, within the limits;
+//! 4. `gate`: who sends the request, from its head alone: open, or with authorization the
+//!    bearer token and the scopes the server and the `Mcp-Name` tool need ([`crate::auth`]);
+//! 5. `body`: the whole body, within the limits, then the gate's scope check of each
+//!    `tools/call` it holds;
 //! 6. `admission`: the session limits, over the `sessions` table;
 //! 7. `rmcp`'s service;
 //! 8. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.

@@ -1,7 +1,8 @@
 //! [`Refusal`]: why a stage of the front answered a request itself, and the response it
 //! answers with (a text body naming the rule or the limit).
 //!
-//! **The connection.** A refusal before the body is read (path, `Host`, `Origin`, the gate)
+//! **The connection.** A refusal before the body is read (path, `Host`, `Origin`, the gate;
+//! the gate's scope check of a body too, which reads as one refusal of the gate)
 //! or while it is read (too large, too slow, unreadable) carries `Connection: close`: the
 //! body left unread makes the connection useless for a next request anyway, and closing it
 //! at once frees the client's connection slot
@@ -16,6 +17,7 @@ use std::time::Duration;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use super::response::{Body, plain};
+use crate::auth::Challenge;
 
 /// The seconds a client refused by a session limit is told to wait (`Retry-After`).
 const RETRY_AFTER_SECS: u64 = 1;
@@ -47,6 +49,15 @@ pub(super) enum Refusal {
     /// 404: a `DELETE` of a session the server does not hold (MCP, Streamable HTTP,
     /// "Session Management").
     SessionNotFound,
+    /// 401: no bearer token, or one that is not valid (MCP, "Authorization"; RFC 6750 §3),
+    /// with its `WWW-Authenticate` challenge.
+    Unauthorized(Challenge),
+    /// 403: the token lacks a scope the request needs, with the `insufficient_scope`
+    /// challenge naming them all.
+    InsufficientScope(Challenge),
+    /// 503: the authorization server cannot be reached to verify the token: nothing is let
+    /// through.
+    AuthorizationUnavailable,
 }
 
 impl Refusal {
@@ -61,7 +72,10 @@ impl Refusal {
             | Self::OriginNotAllowed(_)
             | Self::BodyTooLarge(_)
             | Self::BodyTimeout(_)
-            | Self::BodyUnreadable(_) => true,
+            | Self::BodyUnreadable(_)
+            | Self::Unauthorized(_)
+            | Self::InsufficientScope(_)
+            | Self::AuthorizationUnavailable => true,
             Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::SessionNotFound => false,
         }
     }
@@ -119,11 +133,31 @@ impl Refusal {
                 StatusCode::NOT_FOUND,
                 "Not Found: Session not found".to_owned(),
             ),
+            Self::Unauthorized(_) => (
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: a valid bearer token is required (see WWW-Authenticate)".to_owned(),
+            ),
+            Self::InsufficientScope(_) => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the token lacks a scope this request needs (see WWW-Authenticate)"
+                    .to_owned(),
+            ),
+            Self::AuthorizationUnavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: the authorization server cannot be reached to verify the token"
+                    .to_owned(),
+            ),
         };
         let mut response = plain(status, message);
         let headers = response.headers_mut();
-        if matches!(self, Self::SessionsBusy(_) | Self::CallsInFlight(_)) {
+        if matches!(
+            self,
+            Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::AuthorizationUnavailable
+        ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        if let Self::Unauthorized(challenge) | Self::InsufficientScope(challenge) = self {
+            headers.insert(header::WWW_AUTHENTICATE, challenge.header_value());
         }
         if self.closes_connection() {
             headers.insert(header::CONNECTION, HeaderValue::from_static("close"));

@@ -69,6 +69,17 @@ pub(super) fn plain(status: StatusCode, message: impl Into<String>) -> Response<
     response
 }
 
+/// A JSON response with `status` and `value`.
+pub(super) fn json(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
 /// A response with `status` and no body (a `204 No Content`).
 pub(super) fn empty(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::new()).boxed());

@@ -43,6 +43,8 @@ use rmcp::transport::streamable_http_server::session::{
     SessionId, SessionManager as _, local::LocalSessionManager,
 };
 
+use toolmodel::Caller;
+
 use super::{limits::HttpLimits, refusal::Refusal};
 
 /// How long a session counts as fresh after its `initialize` or its client's last request:
@@ -55,8 +57,25 @@ use super::{limits::HttpLimits, refusal::Refusal};
 /// `max_sessions` per second) before it can close idle sessions ahead of its own.
 pub(super) const FRESH_SESSION_GRACE: Duration = Duration::from_secs(1);
 
+/// Whom a session belongs to under authorization: the issuer and subject of the token that
+/// made it (MCP 2025-11-25, "Session Hijacking": sessions are bound to the user).
+pub(super) type Owner = (String, String);
+
+/// The owner of the request `caller` makes; `None` without authorization.
+pub(super) fn owner(caller: Option<&Caller>) -> Option<Owner> {
+    caller.map(|caller| (caller.issuer().to_owned(), caller.subject().to_owned()))
+}
+
+/// Whether a session of `owner` may serve the request of `caller`.
+fn owns(owner: Option<&Owner>, caller: Option<&Caller>) -> bool {
+    owner.map(|(issuer, subject)| (issuer.as_str(), subject.as_str()))
+        == caller.map(|caller| (caller.issuer(), caller.subject()))
+}
+
 #[derive(Debug)]
 struct Session {
+    /// Who made it; `None`: anyone may use it (no authorization).
+    owner: Option<Owner>,
     last_used: Instant,
     in_flight: usize,
     /// The client came back with the session's id after `initialize`.
@@ -186,8 +205,16 @@ impl SessionTable {
         Ok(())
     }
 
-    /// Records a session `rmcp` just created.
-    pub(super) fn created(&self, id: SessionId) {
+    /// Whether session `id`, when the table knows it, belongs to `caller` (a session the
+    /// table has not recorded yet is being made by an `initialize` in flight).
+    pub(super) fn owned_by(&self, id: &SessionId, caller: Option<&Caller>) -> bool {
+        self.lock()
+            .get(id)
+            .is_none_or(|session| owns(session.owner.as_ref(), caller))
+    }
+
+    /// Records a session `rmcp` just created for `owner`.
+    pub(super) fn created(&self, id: SessionId, owner: Option<Owner>) {
         let mut sessions = self.lock();
         if sessions.len() >= self.max_sessions.saturating_mul(2) {
             // Ids `rmcp` closed on its own (idle): prune them now and then, so the table
@@ -199,6 +226,7 @@ impl SessionTable {
         sessions.insert(
             id,
             Session {
+                owner,
                 last_used: Instant::now(),
                 in_flight: 0,
                 returned: false,
@@ -211,13 +239,20 @@ impl SessionTable {
         self.lock().remove(id);
     }
 
-    /// Starts a request in session `id`. An id the table does not hold (one a client made
-    /// up: `rmcp` answers 404) is not recorded, so made-up ids cannot grow the table.
+    /// Starts a request of `caller` in session `id`. An id the table does not hold (one a
+    /// client made up: `rmcp` answers 404) is not recorded, so made-up ids cannot grow the
+    /// table.
     ///
     /// # Errors
     ///
-    /// [`Refusal::CallsInFlight`] when the session has `max_calls_per_session` in flight.
-    pub(super) fn start(self: &Arc<Self>, id: &SessionId) -> Result<InFlight, Refusal> {
+    /// [`Refusal::SessionNotFound`] when the session belongs to another owner (as if it did
+    /// not exist: nothing tells the caller it does), [`Refusal::CallsInFlight`] when the
+    /// session has `max_calls_per_session` in flight.
+    pub(super) fn start(
+        self: &Arc<Self>,
+        id: &SessionId,
+        caller: Option<&Caller>,
+    ) -> Result<InFlight, Refusal> {
         let mut sessions = self.lock();
         let Some(session) = sessions.get_mut(id) else {
             return Ok(InFlight {
@@ -225,6 +260,9 @@ impl SessionTable {
                 id: None,
             });
         };
+        if !owns(session.owner.as_ref(), caller) {
+            return Err(Refusal::SessionNotFound);
+        }
         if session.in_flight >= self.max_calls {
             return Err(Refusal::CallsInFlight(self.max_calls));
         }
@@ -250,6 +288,7 @@ mod tests {
         rows.iter()
             .map(|&(name, ago, returned, in_flight)| {
                 let session = Session {
+                    owner: None,
                     last_used: now
                         .checked_sub(ago)
                         .expect("the clock is older than a minute"),

@@ -1,8 +1,9 @@
 //! [`HttpSettings`]: what a [`ToolboxServer`](crate::ToolboxServer) carries for its
 //! Streamable HTTP front, set with its `with_limits`, `with_allowed_hosts` and
-//! `with_allowed_origins`.
+//! `with_allowed_origins`, and the [`Authorization`] of `with_authorization`.
 
 use super::limits::HttpLimits;
+use crate::auth::Authorization;
 
 /// What [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http) and
 /// [`ToolboxServer::http_service`](crate::ToolboxServer::http_service) enforce.
@@ -13,4 +14,6 @@ pub(crate) struct HttpSettings {
     pub(crate) allowed_hosts: Vec<String>,
     /// Besides loopback and the server's own, each with its port (`:*` for any).
     pub(crate) allowed_origins: Vec<String>,
+    /// `None`: the gate is open.
+    pub(crate) authorization: Option<Authorization>,
 }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use self::rounds::Rounds;
+use crate::call::caller::Caller;
 use crate::call::cancellation::Cancellation;
 use crate::call::host::{
     BoxFuture, CallHost, LogLevel, LogNotification, NoHost, ProgressNotification, ProgressToken,
@@ -67,6 +68,8 @@ struct Request {
     rounds: Option<Arc<Mutex<Rounds>>>,
     /// The handler's own state ([`CallContext::set_state`]), shared by the request's contexts.
     state: Arc<Mutex<Option<Value>>>,
+    /// Who the call is for, as the server verified it from the request's access token.
+    caller: Option<Caller>,
 }
 
 /// The tool a toolbox routed a call to, and the MCP name it is served under.
@@ -88,6 +91,7 @@ impl fmt::Debug for CallContext {
             .field("progress_token", &self.request.progress_token)
             .field("cancelled", &self.request.cancellation.is_cancelled())
             .field("tool", &self.called.as_ref().map(|called| &*called.name))
+            .field("caller", &self.request.caller)
             .finish_non_exhaustive()
     }
 }
@@ -105,6 +109,7 @@ impl CallContext {
                 capabilities: None,
                 rounds: None,
                 state: Arc::new(Mutex::new(None)),
+                caller: None,
             }),
             called: None,
         }
@@ -160,6 +165,22 @@ impl CallContext {
     pub fn with_client_capabilities(mut self, capabilities: Value) -> Self {
         self.request_mut().capabilities = Some(capabilities);
         self
+    }
+
+    /// Who the call is for: the [`Caller`] the server verified from the request's access
+    /// token (MCP, "Authorization").
+    #[must_use]
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.request_mut().caller = Some(caller);
+        self
+    }
+
+    /// Who the call is for, when the server verified an access token
+    /// ([`with_caller`](Self::with_caller)); `None` when it checks none (stdio, a local call,
+    /// HTTP without authorization).
+    #[must_use]
+    pub fn caller(&self) -> Option<&Caller> {
+        self.request.caller.as_ref()
     }
 
     /// The same request, for a call routed to `called`: two reference counts.

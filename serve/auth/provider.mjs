@@ -1,0 +1,131 @@
+// An OAuth 2.1 authorization server for toolmodel-rmcp's authorization tests and bench:
+// oidc-provider (OpenID Certified) on loopback, with a signing key generated at each start,
+// the client_credentials grant, resource indicators (RFC 8707) and JWT access tokens
+// (RFC 9068), or opaque ones for a resource whose path ends in `/opaque`, read back through
+// introspection (RFC 7662).
+//
+//   node serve/auth/provider.mjs            # prints "ISSUER http://127.0.0.1:<port>" when ready
+//   PORT=<port> node serve/auth/provider.mjs  # the same port again (a restart rotates the key)
+//
+// Clients (secrets are test fixtures, loopback only):
+//   toolmodel-test / test-secret      client_credentials, scopes notes:read notes:write
+//   toolmodel-other / other-secret    the same, another subject (sessions bound to the user)
+//   toolmodel-server / server-secret  the resource server's own client, for introspection
+//
+// Beside the provider, `POST /forge` signs the tokens no honest issuer makes, for the tests
+// that must see them refused: a JSON body {"key": "issuer" | "rogue" | "none" | "hs256-public",
+// "header": {...}, "claims": {...}} gives back the compact JWT, its header and claims merged
+// over those of an honest access token (`"claims": {"exp": null}` removes a claim).
+import crypto from 'node:crypto';
+import http from 'node:http';
+
+import Provider from 'oidc-provider';
+
+const SCOPES = 'notes:read notes:write';
+const port = Number(process.env.PORT || 0);
+const server = http.createServer();
+await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+
+const signing = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const kid = crypto.randomUUID();
+const jwk = { ...signing.privateKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' };
+const rogue = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+
+const provider = new Provider(issuer, {
+  jwks: { keys: [jwk] },
+  clients: [
+    {
+      client_id: 'toolmodel-test',
+      client_secret: 'test-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      scope: SCOPES,
+    },
+    {
+      client_id: 'toolmodel-other',
+      client_secret: 'other-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      scope: SCOPES,
+    },
+    {
+      client_id: 'toolmodel-server',
+      client_secret: 'server-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+    },
+  ],
+  scopes: SCOPES.split(' '),
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true, allowedPolicy: async () => true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: async () => undefined,
+      useGrantedResource: async () => true,
+      getResourceServerInfo: async (_ctx, resource) => ({
+        scope: SCOPES,
+        audience: resource,
+        accessTokenTTL: 300,
+        accessTokenFormat: resource.endsWith('/opaque') ? 'opaque' : 'jwt',
+        jwt: { sign: { alg: 'ES256' } },
+      }),
+    },
+  },
+});
+provider.on('server_error', (_ctx, err) => console.error('server_error', err));
+
+const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+function forge({ key = 'issuer', header = {}, claims = {} }) {
+  const now = Math.floor(Date.now() / 1000);
+  const head = {
+    typ: 'at+jwt',
+    alg: key === 'none' ? 'none' : key === 'hs256-public' ? 'HS256' : 'ES256',
+    kid: key === 'rogue' ? 'rogue-key' : kid,
+    ...header,
+  };
+  const body = {
+    iss: issuer, sub: 'forged-user', client_id: 'toolmodel-test', scope: SCOPES,
+    iat: now, exp: now + 300, jti: crypto.randomUUID(), ...claims,
+  };
+  for (const [name, value] of Object.entries(body)) if (value === null) delete body[name];
+  const input = `${b64(head)}.${b64(body)}`;
+  let signature = '';
+  if (key === 'issuer' || key === 'rogue') {
+    const privateKey = key === 'rogue' ? rogue.privateKey : signing.privateKey;
+    signature = crypto.sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  } else if (key === 'hs256-public') {
+    const secret = signing.publicKey.export({ format: 'pem', type: 'spki' });
+    signature = crypto.createHmac('sha256', secret).update(input).digest('base64url');
+  }
+  return `${input}.${signature}`;
+}
+
+const callback = provider.callback();
+server.on('request', (req, res) => {
+  if (req.method === 'POST' && req.url === '/forge') {
+    let text = '';
+    req.on('data', (chunk) => { text += chunk; });
+    req.on('end', () => {
+      try {
+        const token = forge(JSON.parse(text || '{}'));
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(token);
+      } catch (err) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(String(err));
+      }
+    });
+    return;
+  }
+  callback(req, res);
+});
+
+console.log(`ISSUER ${issuer}`);

@@ -1,0 +1,159 @@
+//! JWT access tokens (RFC 9068) verified against the issuer's keys with `jsonwebtoken`: the
+//! algorithm among those accepted and the key's own, the signature, `iss` exactly the issuer,
+//! `aud` holding the resource (RFC 8707), `exp` (required) and `nbf` within the leeway. What
+//! a token grants becomes a [`Caller`].
+
+use serde::Deserialize;
+use serde_json::Value;
+use toolmodel::Caller;
+
+use super::{
+    config::Authorization,
+    keys::{KeyError, Keys},
+    rejection::Rejection,
+};
+
+/// The claims read from an access token (RFC 9068 §2.2).
+#[derive(Deserialize)]
+struct Claims {
+    iss: String,
+    sub: Option<String>,
+    client_id: Option<String>,
+    /// OpenID Connect's authorized party, which some issuers set instead of `client_id`.
+    azp: Option<String>,
+    /// RFC 9068 §2.2.3: space-separated.
+    scope: Option<String>,
+    /// A list or a space-separated string, as some issuers (Okta, Microsoft Entra) write it.
+    scp: Option<Value>,
+    exp: u64,
+}
+
+/// Whether `token` looks like a compact JWS (three base64url parts), as opposed to an opaque
+/// token.
+pub(crate) fn is_jwt(token: &str) -> bool {
+    token.split('.').count() == 3
+}
+
+/// The scopes of `claims`: `scope`, or else `scp`.
+fn scopes(claims: &Claims) -> Vec<String> {
+    if let Some(scope) = &claims.scope {
+        return scope.split_whitespace().map(str::to_owned).collect();
+    }
+    match &claims.scp {
+        Some(Value::String(scp)) => scp.split_whitespace().map(str::to_owned).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Verifies the JWT `token`: its caller and its `exp`.
+///
+/// # Errors
+///
+/// [`Rejection::Invalid`] naming what failed (never the token), [`Rejection::Unavailable`]
+/// when the issuer's keys cannot be had.
+pub(crate) async fn verify(
+    auth: &Authorization,
+    keys: &Keys,
+    token: &str,
+) -> Result<(Caller, u64), Rejection> {
+    let header = jsonwebtoken::decode_header(token)
+        .map_err(|_| Rejection::Invalid("the token is no JWT with a known signature algorithm"))?;
+    if !auth.algorithms.contains(&header.alg) {
+        return Err(Rejection::Invalid(
+            "the token's signature algorithm is not accepted",
+        ));
+    }
+    let (key, jwk) = keys
+        .key(auth, header.kid.as_deref())
+        .await
+        .map_err(|err| match err {
+            KeyError::Unavailable => Rejection::Unavailable,
+            KeyError::Unknown => Rejection::Invalid("the token is signed with an unknown key"),
+        })?;
+    if jwk
+        .common
+        .key_algorithm
+        .is_some_and(|alg| alg != jsonwebtoken::jwk::KeyAlgorithm::from(header.alg))
+    {
+        return Err(Rejection::Invalid("the token's algorithm is not its key's"));
+    }
+    let mut validation = jsonwebtoken::Validation::new(header.alg);
+    validation.algorithms = vec![header.alg];
+    validation.leeway = auth.leeway.as_secs();
+    validation.validate_nbf = true;
+    validation.set_issuer(&[&auth.issuer]);
+    let mut required = vec!["exp", "iss"];
+    if auth.audience_check {
+        validation.set_audience(&[auth.resource.as_str()]);
+        required.push("aud");
+    } else {
+        validation.validate_aud = false;
+    }
+    validation.set_required_spec_claims(&required);
+    let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
+        .map_err(|err| Rejection::Invalid(reason(err.kind())))?
+        .claims;
+    let client_id = claims.client_id.clone().or_else(|| claims.azp.clone());
+    let subject = claims
+        .sub
+        .clone()
+        .or_else(|| client_id.clone())
+        .ok_or(Rejection::Invalid("the token names no subject or client"))?;
+    let mut caller = Caller::new(claims.iss.clone(), subject).with_scopes(scopes(&claims));
+    if let Some(client_id) = client_id {
+        caller = caller.with_client_id(client_id);
+    }
+    Ok((caller, claims.exp))
+}
+
+/// What a `jsonwebtoken` error says about the token, for `error_description`.
+fn reason(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
+    use jsonwebtoken::errors::ErrorKind;
+    match kind {
+        ErrorKind::ExpiredSignature => "the token has expired",
+        ErrorKind::ImmatureSignature => "the token is not valid yet",
+        ErrorKind::InvalidIssuer => "the token is from another issuer",
+        ErrorKind::InvalidAudience => "the token is for another resource",
+        ErrorKind::MissingRequiredClaim(_) => "the token lacks a required claim",
+        ErrorKind::InvalidSignature => "the token's signature does not verify",
+        ErrorKind::InvalidAlgorithm => "the token's algorithm is not its key's",
+        _ => "the token is malformed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_come_from_scope_or_else_scp() {
+        let claims = |scope: Option<&str>, scp: Option<Value>| Claims {
+            iss: "i".into(),
+            sub: None,
+            client_id: None,
+            azp: None,
+            scope: scope.map(str::to_owned),
+            scp,
+            exp: 0,
+        };
+        assert_eq!(scopes(&claims(Some("a b"), None)), ["a", "b"]);
+        assert_eq!(
+            scopes(&claims(None, Some(serde_json::json!(["a", "b"])))),
+            ["a", "b"]
+        );
+        assert_eq!(scopes(&claims(None, Some(Value::from("c")))), ["c"]);
+        assert!(scopes(&claims(None, None)).is_empty());
+    }
+
+    #[test]
+    fn only_three_part_tokens_are_read_as_jwts() {
+        assert!(is_jwt("a.b.c"));
+        assert!(!is_jwt("opaque-token"));
+        assert!(!is_jwt("a.b.c.d.e"));
+    }
+}

@@ -1,0 +1,104 @@
+//! [`Verifier`]: a protected server's running state: its [`Authorization`], the issuer's keys
+//! ([`Keys`]) and the verified tokens ([`TokenCache`]); it turns a request's headers into its
+//! [`Caller`], and a refusal into its [`Challenge`].
+
+use std::{sync::Arc, time::SystemTime};
+
+use http::HeaderMap;
+use toolmodel::Caller;
+
+use super::{
+    bearer,
+    challenge::{Challenge, ChallengeError},
+    config::Authorization,
+    introspection, jwt,
+    keys::Keys,
+    metadata,
+    rejection::Rejection,
+    token_cache::{TokenCache, expiry},
+};
+
+/// Verifies the tokens of one server's requests (shared by its clones).
+pub(crate) struct Verifier {
+    auth: Authorization,
+    keys: Keys,
+    cache: TokenCache,
+    metadata_url: String,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Verifier")
+            .field("auth", &self.auth)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    /// The verifier of `auth`, with nothing fetched yet.
+    pub(crate) fn new(auth: Authorization) -> Self {
+        Self {
+            cache: TokenCache::new(auth.token_cache_capacity),
+            metadata_url: metadata::url(&auth),
+            keys: Keys::default(),
+            auth,
+        }
+    }
+
+    /// What the server was configured with.
+    pub(crate) fn authorization(&self) -> &Authorization {
+        &self.auth
+    }
+
+    /// The caller of a request with `headers`: its bearer token verified, or found among
+    /// those verified before and not expired.
+    ///
+    /// # Errors
+    ///
+    /// [`Rejection::Missing`] without a bearer token, [`Rejection::Invalid`] for a token that
+    /// is malformed or fails a check, [`Rejection::Unavailable`] when the issuer cannot be
+    /// reached to verify it.
+    pub(crate) async fn caller(&self, headers: &HeaderMap) -> Result<Arc<Caller>, Rejection> {
+        let token = bearer::token(headers)?;
+        let now = SystemTime::now();
+        if let Some(caller) = self.cache.get(token, now) {
+            return Ok(caller);
+        }
+        let (caller, exp) = if jwt::is_jwt(token) {
+            jwt::verify(&self.auth, &self.keys, token).await?
+        } else {
+            introspection::verify(&self.auth, &self.keys, token).await?
+        };
+        let caller = Arc::new(caller);
+        self.cache
+            .insert(token, Arc::clone(&caller), expiry(exp), now);
+        Ok(caller)
+    }
+
+    /// The challenge of a 401 for `rejection` (missing or invalid: the server's scopes; RFC
+    /// 6750 §3.1: `invalid_token` only when a token was sent).
+    pub(crate) fn unauthorized(&self, rejection: &Rejection) -> Challenge {
+        let (error, description) = match rejection {
+            Rejection::Missing | Rejection::Unavailable => (None, None),
+            Rejection::Invalid(why) => (Some(ChallengeError::InvalidToken), Some(*why)),
+        };
+        Challenge {
+            resource_metadata: self.metadata_url.clone(),
+            scopes: self.auth.scopes.clone(),
+            error,
+            description,
+        }
+    }
+
+    /// The challenge of a 403 for a call that needs `scopes` (all of them, the caller's
+    /// missing ones among them: MCP, "Runtime Insufficient Scope Errors").
+    pub(crate) fn insufficient_scope(&self, scopes: Vec<String>) -> Challenge {
+        Challenge {
+            resource_metadata: self.metadata_url.clone(),
+            scopes,
+            error: Some(ChallengeError::InsufficientScope),
+            description: Some("the call needs scopes the token does not grant"),
+        }
+    }
+}

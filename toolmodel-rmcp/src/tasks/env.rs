@@ -1,0 +1,75 @@
+//! Choosing a task store from configuration: [`TASK_STORE_ENV`] (`MCP_TASK_STORE`), read by
+//! the examples, and [`task_store_from_url`] for a server that reads its own settings.
+
+use std::sync::Arc;
+
+use super::{memory::MemoryTaskStore, store::TaskStore};
+use crate::Error;
+
+/// The environment variable the examples read their task store from:
+/// `redis://HOST:PORT[/DB]` for the Redis store (feature `redis`); unset or empty for the
+/// memory store.
+pub const TASK_STORE_ENV: &str = "MCP_TASK_STORE";
+
+/// The store `url` names: `None` or `""` for a [`MemoryTaskStore`]; `redis://...` or
+/// `rediss://...` for a `RedisTaskStore` (feature `redis`), connected.
+///
+/// # Errors
+///
+/// [`Error::TaskStoreUrl`] for another scheme, or a Redis URL in a build without the `redis`
+/// feature; [`Error::TaskStore`] when the Redis server cannot be reached.
+pub async fn task_store_from_url(url: Option<&str>) -> Result<Arc<dyn TaskStore>, Error> {
+    let url = url.map(str::trim).unwrap_or_default();
+    if url.is_empty() {
+        return Ok(Arc::new(MemoryTaskStore::new()));
+    }
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err(Error::TaskStoreUrl {
+            url: url.to_owned(),
+            message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
+        });
+    }
+    connect_redis(url).await
+}
+
+#[cfg(feature = "redis")]
+async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
+    Ok(Arc::new(super::redis::RedisTaskStore::connect(url).await?))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
+    Err(Error::TaskStoreUrl {
+        url: url.to_owned(),
+        message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
+            .to_owned(),
+    })
+}
+
+/// The store [`TASK_STORE_ENV`] names (see [`task_store_from_url`]).
+///
+/// # Errors
+///
+/// As [`task_store_from_url`].
+pub async fn task_store_from_env() -> Result<Arc<dyn TaskStore>, Error> {
+    let url = std::env::var(TASK_STORE_ENV).ok();
+    task_store_from_url(url.as_deref()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn no_url_is_the_memory_store_and_another_scheme_is_refused() {
+        let store = task_store_from_url(None).await.unwrap();
+        assert!(format!("{store:?}").starts_with("MemoryTaskStore"));
+        let err = task_store_from_url(Some("memcached://127.0.0.1:1"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::TaskStoreUrl { url, .. } if url == "memcached://127.0.0.1:1"),
+            "{err}"
+        );
+    }
+}

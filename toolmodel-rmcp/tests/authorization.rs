@@ -1,0 +1,507 @@
+//! Authorization (MCP, "Authorization") against a real authorization server: `oidc-provider`
+//! started by `serve/auth/provider.mjs` on loopback. Each test skips with a notice when the
+//! provider cannot start, and fails under `CI`.
+
+use std::{net::SocketAddr, time::Duration};
+
+use serde::Deserialize;
+use serde_json::Map;
+use serde_json::{Value, json};
+use toolmodel::{
+    CallContext, CallToolResult, SyncToolHandler, Tool, ToolError, ToolSchema, Toolbox,
+    input::{ElicitRequest, InputRequest, InputRequests},
+    schemars::{self, JsonSchema},
+};
+use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+
+#[path = "support/issuer.rs"]
+mod issuer;
+mod raw_http;
+
+use issuer::Issuer;
+use raw_http::{Reply, initialize_body, raw};
+
+/// Writes a note (needs `notes:write`).
+#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
+#[tool(scopes("notes:write"))]
+struct WriteNote {
+    text: String,
+}
+
+impl SyncToolHandler for WriteNote {
+    type Reply = String;
+    fn call_sync(&self, args: WriteNote, _cx: &CallContext) -> Result<String, ToolError> {
+        Ok(format!("noted: {}", args.text))
+    }
+}
+
+/// Says who calls: the caller the server verified.
+#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
+struct WhoAmI {}
+
+impl SyncToolHandler for WhoAmI {
+    type Reply = String;
+    fn call_sync(&self, _args: WhoAmI, cx: &CallContext) -> Result<String, ToolError> {
+        let caller = cx.caller().ok_or_else(|| ToolError::new("no caller"))?;
+        Ok(json!({
+            "iss": caller.issuer(),
+            "sub": caller.subject(),
+            "client_id": caller.client_id(),
+            "scopes": caller.scopes().collect::<Vec<_>>(),
+        })
+        .to_string())
+    }
+}
+
+/// Asks the client for a name (an elicitation), then greets it.
+async fn ask(_args: Map<String, Value>, cx: CallContext) -> Result<CallToolResult, ToolError> {
+    let request = InputRequest::Elicit(ElicitRequest::form(
+        "Your name?",
+        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+    ));
+    cx.input(InputRequests::new().with("name", request)).await?;
+    Ok(CallToolResult::text("thanks"))
+}
+
+/// A server of `write_note`, `who_am_i` and `ask` on a free loopback port, protected by `issuer`
+/// (`configure` adds to the [`Authorization`]); its address and resource URI.
+async fn protected(
+    issuer: &str,
+    configure: impl FnOnce(Authorization) -> Authorization,
+) -> (SocketAddr, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = configure(Authorization::new(issuer, &resource).unwrap());
+    let toolbox = Toolbox::builder()
+        .with(WriteNote::default())
+        .with(WhoAmI::default())
+        .with_tool(Tool::new("ask", ToolSchema::empty_object()), ask)
+        .build()
+        .unwrap();
+    let server = ToolboxServer::new(toolbox).with_authorization(auth);
+    tokio::spawn(server.serve_http(listener));
+    (addr, resource)
+}
+
+/// The head of a `POST /mcp` with `extra` header lines (each ending in `\r\n` but the last).
+fn post(addr: SocketAddr, target: &str, extra: &str) -> String {
+    let mut head = format!(
+        "POST {target} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream"
+    );
+    if !extra.is_empty() {
+        head.push_str("\r\n");
+        head.push_str(extra);
+    }
+    head
+}
+
+/// An `initialize` with `token` (none: no `Authorization` header).
+async fn initialize(addr: SocketAddr, token: Option<&str>) -> Reply {
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}"))
+        .unwrap_or_default();
+    raw(addr, &post(addr, "/mcp", &auth), &initialize_body()).await
+}
+
+/// A stateless-style `tools/call` of `name` under MCP 2026-07-28 headers (`Mcp-Method`,
+/// `Mcp-Name`) with `token`.
+async fn call_2026(addr: SocketAddr, token: &str, name: &str, arguments: Value) -> Reply {
+    retry_2026(addr, token, name, arguments, json!({})).await
+}
+
+/// [`call_2026`] with `more` params (`inputResponses`, `requestState`).
+async fn retry_2026(
+    addr: SocketAddr,
+    token: &str,
+    name: &str,
+    arguments: Value,
+    more: Value,
+) -> Reply {
+    let mut params = json!({"name": name, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(more.as_object().cloned().unwrap_or_default());
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    let extra = format!(
+        "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {name}"
+    );
+    raw(addr, &post(addr, "/mcp", &extra), &body.to_string()).await
+}
+
+/// A session made with `token` (MCP 2025-11-25); its id.
+async fn session(addr: SocketAddr, token: &str) -> String {
+    let reply = initialize(addr, Some(token)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let id = reply.header("mcp-session-id").unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = in_session(addr, token, &id, &initialized).await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    id
+}
+
+/// `message` in session `id` with `token` (MCP 2025-11-25: no `Mcp-Name`).
+async fn in_session(addr: SocketAddr, token: &str, id: &str, message: &Value) -> Reply {
+    let extra = format!(
+        "Authorization: Bearer {token}\r\nMcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-11-25"
+    );
+    raw(addr, &post(addr, "/mcp", &extra), &message.to_string()).await
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// The `WWW-Authenticate` of `reply`.
+fn challenge(reply: &Reply) -> &str {
+    reply
+        .header("www-authenticate")
+        .unwrap_or_else(|| panic!("no challenge: {reply:?}"))
+}
+
+fn metadata_url(addr: SocketAddr) -> String {
+    format!("http://{addr}/.well-known/oauth-protected-resource/mcp")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_good_token_is_served_and_the_handler_knows_who_calls() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let token = issuer.token(&resource, "notes:read notes:write").await;
+    let id = session(addr, &token).await;
+    let reply = in_session(addr, &token, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let text = reply.json()["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let who: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        who,
+        json!({"iss": issuer.url, "sub": "toolmodel-test", "client_id": "toolmodel-test",
+            "scopes": ["notes:read", "notes:write"]})
+    );
+    let reply = in_session(
+        addr,
+        &token,
+        &id,
+        &call("write_note", json!({"text": "hi"})),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "noted: hi");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_without_a_token_gets_401_with_the_resource_metadata() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, _) = protected(&issuer.url, |auth| auth.with_scopes(["notes:read"])).await;
+    let reply = initialize(addr, None).await;
+    assert_eq!(reply.status, 401, "{reply:?}");
+    assert_eq!(
+        challenge(&reply),
+        format!(
+            "Bearer scope=\"notes:read\", resource_metadata=\"{}\"",
+            metadata_url(addr)
+        )
+    );
+    // A token in the query string is not looked at (MCP, "Access Token Usage").
+    let resource = format!("http://{addr}/mcp");
+    let token = issuer.token(&resource, "notes:read").await;
+    let target = format!("/mcp?access_token={token}");
+    let reply = raw(addr, &post(addr, &target, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 401, "{reply:?}");
+    assert!(!challenge(&reply).contains("error="), "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tokens_get_401_invalid_token_and_never_echo_the_token() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let other = format!("http://{addr}/other");
+    let cases = [
+        (
+            "wrong audience",
+            issuer.token("http://127.0.0.1:1/mcp", "notes:read").await,
+            "another resource",
+        ),
+        (
+            "token for another resource of this host",
+            issuer.token(&other, "notes:read").await,
+            "another resource",
+        ),
+        (
+            "no audience",
+            issuer.forge("issuer", json!({"aud": null})).await,
+            "lacks a required claim",
+        ),
+        (
+            "expired",
+            issuer
+                .forge("issuer", json!({"aud": resource, "exp": now - 120}))
+                .await,
+            "expired",
+        ),
+        (
+            "not yet valid",
+            issuer
+                .forge("issuer", json!({"aud": resource, "nbf": now + 600}))
+                .await,
+            "not valid yet",
+        ),
+        (
+            "unknown kid",
+            issuer.forge("rogue", json!({"aud": resource})).await,
+            "unknown key",
+        ),
+        (
+            "wrong issuer",
+            issuer
+                .forge(
+                    "issuer",
+                    json!({"aud": resource, "iss": "http://127.0.0.1:1"}),
+                )
+                .await,
+            "another issuer",
+        ),
+        (
+            "alg none",
+            issuer.forge("none", json!({"aud": resource})).await,
+            "no JWT with a known signature algorithm",
+        ),
+        (
+            "HS256 signed with the public key",
+            issuer.forge("hs256-public", json!({"aud": resource})).await,
+            "algorithm is not accepted",
+        ),
+        (
+            "not a JWT",
+            "opaque-but-no-introspection".to_owned(),
+            "no JWT",
+        ),
+    ];
+    for (case, token, why) in &cases {
+        let reply = initialize(addr, Some(token)).await;
+        assert_eq!(reply.status, 401, "{case}: {reply:?}");
+        let challenge = challenge(&reply);
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{case}: {challenge}"
+        );
+        assert!(challenge.contains(why), "{case}: {challenge}");
+        assert!(
+            challenge.contains(&format!("resource_metadata=\"{}\"", metadata_url(addr))),
+            "{case}: {challenge}"
+        );
+        assert!(!challenge.contains(token.as_str()) && !reply.body.contains(token.as_str()));
+    }
+    for (case, header) in [
+        ("empty bearer", "Authorization: Bearer "),
+        ("bad characters", "Authorization: Bearer a\"b"),
+        (
+            "two headers",
+            "Authorization: Bearer a\r\nAuthorization: Bearer b",
+        ),
+    ] {
+        let reply = raw(addr, &post(addr, "/mcp", header), &initialize_body()).await;
+        assert_eq!(reply.status, 401, "{case}: {reply:?}");
+        assert!(
+            challenge(&reply).contains("error=\"invalid_token\""),
+            "{case}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_scope_gets_403_naming_every_scope_the_call_needs() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth.with_scopes(["notes:read"])).await;
+    let reader = issuer.token(&resource, "notes:read").await;
+    let expected = format!(
+        "Bearer error=\"insufficient_scope\", error_description=\"the call needs scopes the \
+         token does not grant\", scope=\"notes:read notes:write\", resource_metadata=\"{}\"",
+        metadata_url(addr)
+    );
+    // MCP 2025-11-25: decided from the body, before rmcp answers.
+    let id = session(addr, &reader).await;
+    let reply = in_session(
+        addr,
+        &reader,
+        &id,
+        &call("write_note", json!({"text": "x"})),
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+    assert_eq!(challenge(&reply), expected);
+    let reply = in_session(addr, &reader, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(
+        reply.status, 200,
+        "a tool without scopes of its own: {reply:?}"
+    );
+    // MCP 2026-07-28: decided from Mcp-Name, before the body.
+    let reply = call_2026(addr, &reader, "write_note", json!({"text": "x"})).await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+    assert_eq!(challenge(&reply), expected);
+    let writer = issuer.token(&resource, "notes:read notes:write").await;
+    let reply = call_2026(addr, &writer, "write_note", json!({"text": "x"})).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // The server's own scope is needed by every request.
+    let none = issuer.token(&resource, "notes:write").await;
+    let reply = initialize(addr, Some(&none)).await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+    assert!(
+        challenge(&reply).contains("scope=\"notes:read\""),
+        "{reply:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_resource_metadata_is_served_at_both_well_known_uris() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth.with_scopes(["notes:read"])).await;
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://localhost:6274");
+        let reply = raw(addr, &head, "").await;
+        assert_eq!(reply.status, 200, "{path}: {reply:?}");
+        assert_eq!(
+            reply.json(),
+            json!({"resource": resource, "authorization_servers": [issuer.url],
+                "scopes_supported": ["notes:read", "notes:write"],
+                "bearer_methods_supported": ["header"]})
+        );
+        assert_eq!(
+            reply.header("access-control-allow-origin"),
+            Some("http://localhost:6274"),
+            "readable cross-origin"
+        );
+    }
+    let head = format!(
+        "GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example"
+    );
+    assert_eq!(raw(addr, &head, "").await.status, 403, "a foreign origin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_rotated_at_the_issuer_is_picked_up_without_a_restart() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| {
+        auth.with_key_refetch_interval(Duration::from_millis(100))
+    })
+    .await;
+    let old = issuer.token(&resource, "notes:read").await;
+    assert_eq!(initialize(addr, Some(&old)).await.status, 200);
+    let issuer = issuer.restart().await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let new = issuer.token(&resource, "notes:read").await;
+    let reply = initialize(addr, Some(&new)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_issuer_lets_nothing_through() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (good, resource) = protected(&issuer.url, |auth| auth).await;
+    let token = issuer.token(&resource, "notes:read").await;
+    let url = issuer.url.clone();
+    drop(issuer);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A fresh server that never reached the issuer: 503, the call not made.
+    let (addr, _) = protected(&url, |auth| auth.with_http_timeout(Duration::from_secs(1))).await;
+    let _ = good;
+    let reply = initialize(addr, Some(&token)).await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert!(reply.header("mcp-session-id").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opaque_token_is_introspected() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    // provider.mjs issues opaque tokens for resources whose path ends in /opaque.
+    let resource = format!("http://{addr}/opaque");
+    let auth = Authorization::new(&issuer.url, &resource)
+        .unwrap()
+        .with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1);
+    let toolbox = Toolbox::builder().with(WhoAmI::default()).build().unwrap();
+    let service = ToolboxServer::new(toolbox).with_authorization(auth);
+    tokio::spawn(service.serve_http(listener));
+    let token = issuer.token(&resource, "notes:read").await;
+    assert!(!token.contains('.'), "an opaque token: {token}");
+    let reply = initialize(addr, Some(&token)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let reply = initialize(addr, Some("not-a-token-the-issuer-made")).await;
+    assert_eq!(reply.status, 401, "{reply:?}");
+    assert!(challenge(&reply).contains("error=\"invalid_token\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_session_or_request_state_is_refused() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let alice = issuer.token(&resource, "notes:read").await;
+    let mallory = issuer
+        .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
+        .await;
+    // MCP 2025-11-25: Alice's session with Mallory's token is not found; Alice keeps it.
+    let id = session(addr, &alice).await;
+    let reply = in_session(addr, &mallory, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(reply.status, 404, "{reply:?}");
+    let reply = in_session(addr, &alice, &id, &call("who_am_i", json!({}))).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // MCP 2026-07-28: Alice's requestState with Mallory's token fails verification.
+    let reply = call_2026(addr, &alice, "ask", json!({})).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let result = reply.json()["result"].clone();
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answers = json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "A"}}},
+        "requestState": state});
+    let reply = retry_2026(addr, &mallory, "ask", json!({}), answers.clone()).await;
+    let message = reply.json();
+    assert_eq!(message["error"]["code"], -32602, "{message}");
+    assert!(
+        message["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another caller")
+    );
+    let reply = retry_2026(addr, &alice, "ask", json!({}), answers).await;
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        "thanks",
+        "{reply:?}"
+    );
+}

@@ -1,0 +1,135 @@
+//! The authorization server of the authorization tests and bench: `serve/auth/provider.mjs`
+//! (npm `oidc-provider`, installed by `serve/auth/install.sh`) on a loopback port, its tokens
+//! (client_credentials with a resource indicator), and the forged ones it signs on request.
+//! [`Issuer::start`] is `None`, with a notice printed, when the provider cannot start
+//! (no `node`, not installed), and panics instead when `CI` is set.
+
+// Each test file uses a part of these.
+#![allow(dead_code)]
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt as _, BufReader},
+    process::{Child, Command},
+};
+
+/// The test client of `provider.mjs`, and its secret.
+pub const CLIENT: (&str, &str) = ("toolmodel-test", "test-secret");
+/// A second client with the same scopes: another subject.
+pub const OTHER_CLIENT: (&str, &str) = ("toolmodel-other", "other-secret");
+/// The resource server's own client, for introspection.
+pub const SERVER_CLIENT: (&str, &str) = ("toolmodel-server", "server-secret");
+
+/// A running `provider.mjs`.
+pub struct Issuer {
+    /// Its issuer identifier, `http://127.0.0.1:<port>`.
+    pub url: String,
+    port: u16,
+    child: Child,
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+impl Issuer {
+    /// Starts the provider on `port` (0: any free one). `None` (with a notice) when it cannot
+    /// start outside CI.
+    pub async fn start(port: u16) -> Option<Self> {
+        match Self::try_start(port).await {
+            Ok(issuer) => Some(issuer),
+            Err(why) if std::env::var_os("CI").is_some() => {
+                panic!("the authorization server did not start under CI: {why}")
+            }
+            Err(why) => {
+                eprintln!(
+                    "skipped: the authorization server did not start ({why}); run serve/auth/install.sh"
+                );
+                None
+            }
+        }
+    }
+
+    async fn try_start(port: u16) -> Result<Self, String> {
+        let root = repo();
+        if !root.join("serve/auth/node_modules/oidc-provider").is_dir() {
+            return Err("serve/auth/node_modules/oidc-provider is not installed".into());
+        }
+        let mut child = Command::new("node")
+            .arg(root.join("serve/auth/provider.mjs"))
+            .env("PORT", port.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| format!("node: {err}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .map_err(|_| "no ISSUER line within 30 s".to_owned())?
+            .map_err(|err| err.to_string())?
+            .ok_or("the provider exited")?;
+        let url = line
+            .strip_prefix("ISSUER ")
+            .ok_or_else(|| format!("unexpected line {line:?}"))?
+            .to_owned();
+        let port = url
+            .rsplit(':')
+            .next()
+            .and_then(|port| port.parse().ok())
+            .ok_or("no port")?;
+        // Keep reading, so the provider never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Ok(Self { url, port, child })
+    }
+
+    /// Stops it and starts a new one on the same port: the same issuer with a new signing key.
+    pub async fn restart(mut self) -> Self {
+        let port = self.port;
+        self.child.kill().await.unwrap();
+        let _ = self.child.wait().await;
+        Self::try_start(port).await.expect("the provider restarts")
+    }
+
+    /// An access token of `client` for `resource` with `scope` (client_credentials, RFC 8707).
+    pub async fn token_for(&self, client: (&str, &str), resource: &str, scope: &str) -> String {
+        let response = reqwest::Client::new()
+            .post(format!("{}/token", self.url))
+            .basic_auth(client.0, Some(client.1))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("resource", resource),
+                ("scope", scope),
+            ])
+            .send()
+            .await
+            .unwrap();
+        let body: Value = response.json().await.unwrap();
+        body["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no token: {body}"))
+            .to_owned()
+    }
+
+    /// An access token of the test client for `resource` with `scope`.
+    pub async fn token(&self, resource: &str, scope: &str) -> String {
+        self.token_for(CLIENT, resource, scope).await
+    }
+
+    /// A token signed as `key` (`issuer`, `rogue`, `none`, `hs256-public`) with `claims`
+    /// over an honest token's (`null` removes one), by the provider's `/forge`.
+    pub async fn forge(&self, key: &str, claims: Value) -> String {
+        reqwest::Client::new()
+            .post(format!("{}/forge", self.url))
+            .body(json!({"key": key, "claims": claims}).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+}

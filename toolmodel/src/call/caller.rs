@@ -1,0 +1,93 @@
+//! [`Caller`]: who a call is made for, as the server verified it from the request's access
+//! token (MCP, "Authorization": the token's issuer, subject, client and scopes), for a handler
+//! to read from its [`CallContext`](crate::CallContext). The model holds the verified values
+//! only: checking the token is the server's work.
+
+use std::collections::BTreeSet;
+
+/// Who a call is made for, verified by the server from the request's OAuth 2.1 access token
+/// (RFC 9068 JWT claims, or the RFC 7662 introspection response): the token's issuer (`iss`),
+/// subject (`sub`), client (`client_id`, else `azp`) and scopes (`scope`).
+///
+/// A server that checks access tokens puts one on each call's context
+/// ([`CallContext::with_caller`](crate::CallContext::with_caller)); a handler reads it with
+/// [`CallContext::caller`](crate::CallContext::caller), which is `None` when the server checks
+/// no token (stdio, or HTTP without authorization).
+///
+/// ```
+/// use toolmodel::{CallContext, Caller};
+///
+/// let caller = Caller::new("https://auth.example.com", "user-42")
+///     .with_client_id("notes-app")
+///     .with_scopes(["notes:read", "notes:write"]);
+/// let cx = CallContext::new().with_caller(caller);
+/// let caller = cx.caller().expect("set above");
+/// assert_eq!(caller.subject(), "user-42");
+/// assert!(caller.has_scope("notes:write"));
+/// assert!(!caller.has_scope("notes:admin"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    issuer: String,
+    subject: String,
+    client_id: Option<String>,
+    scopes: BTreeSet<String>,
+}
+
+impl Caller {
+    /// The caller `subject` (the token's `sub`) of the authorization server `issuer` (its
+    /// `iss`), with no client and no scope.
+    #[must_use]
+    pub fn new(issuer: impl Into<String>, subject: impl Into<String>) -> Self {
+        Self {
+            issuer: issuer.into(),
+            subject: subject.into(),
+            client_id: None,
+            scopes: BTreeSet::new(),
+        }
+    }
+
+    /// The OAuth client the token was issued to (`client_id`, RFC 9068 §2.2; RFC 7662 §2.2).
+    #[must_use]
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// The scopes the token grants (its `scope`, RFC 6749 §3.3), added to those already set.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// The authorization server that issued the token (`iss`).
+    #[must_use]
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    /// The resource owner, or the client itself for a `client_credentials` token (`sub`);
+    /// unique within [`issuer`](Self::issuer) only.
+    #[must_use]
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The OAuth client the token was issued to, when the token names it.
+    #[must_use]
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The scopes the token grants, sorted, each once.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter().map(String::as_str)
+    }
+
+    /// Whether the token grants `scope` (compared as written, RFC 6749 §3.3).
+    #[must_use]
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.contains(scope)
+    }
+}
