@@ -144,7 +144,8 @@ async fn retry_2026(
 }
 
 /// A request `method` with `params` under MCP 2026-07-28 (its `_meta`, `Mcp-Method`, and
-/// `Mcp-Name` when `params` name a tool) with `token`, from a client of `capabilities`.
+/// `Mcp-Name` from the tool's `name` or the `taskId` in `params`) with `token`, from a client
+/// of `capabilities`.
 async fn request_2026(
     addr: SocketAddr,
     token: &str,
@@ -163,7 +164,7 @@ async fn request_2026(
     let mut extra = format!(
         "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}"
     );
-    if let Some(name) = params["name"].as_str() {
+    if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
         extra.push_str(&format!("\r\nMcp-Name: {name}"));
     }
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
