@@ -501,16 +501,24 @@ async fn an_opaque_token_is_introspected() {
     assert!(challenge(&reply).contains("error=\"invalid_token\""));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_callers_session_or_request_state_is_refused() {
-    let Some(issuer) = Issuer::start(0).await else {
-        return;
-    };
+/// A protected server (kept running with the issuer) and a token for each of two callers of
+/// it, Alice and Mallory (another client, so another subject); `None` when the provider cannot
+/// start.
+async fn alice_and_mallory() -> Option<(Issuer, SocketAddr, String, String)> {
+    let issuer = Issuer::start(0).await?;
     let (addr, resource) = protected(&issuer.url, |auth| auth).await;
     let alice = issuer.token(&resource, "notes:read").await;
     let mallory = issuer
         .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
         .await;
+    Some((issuer, addr, alice, mallory))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_session_or_request_state_is_refused() {
+    let Some((_issuer, addr, alice, mallory)) = alice_and_mallory().await else {
+        return;
+    };
     // MCP 2025-11-25: Alice's session with Mallory's token is not found; Alice keeps it.
     let id = session(addr, &alice).await;
     let reply = in_session(addr, &mallory, &id, &call("who_am_i", json!({}))).await;
@@ -544,14 +552,9 @@ async fn another_callers_session_or_request_state_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_unknown_to_every_caller_but_the_one_that_created_it() {
-    let Some(issuer) = Issuer::start(0).await else {
+    let Some((_issuer, addr, alice, mallory)) = alice_and_mallory().await else {
         return;
     };
-    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
-    let alice = issuer.token(&resource, "notes:read").await;
-    let mallory = issuer
-        .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
-        .await;
     let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
     let call = json!({"name": "linger", "arguments": {}});
     let reply = request_2026(addr, &alice, "tools/call", call, tasks.clone()).await;
