@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::Map;
 use serde_json::{Value, json};
 use toolmodel::{
-    CallContext, CallToolResult, SyncToolHandler, Tool, ToolError, ToolSchema, Toolbox,
+    CallContext, CallToolResult, NoArguments, SyncToolHandler, Tool, ToolError, ToolHandler,
+    ToolSchema, Toolbox,
     input::{ElicitRequest, InputRequest, InputRequests},
     schemars::{self, JsonSchema},
 };
@@ -63,7 +64,20 @@ async fn ask(_args: Map<String, Value>, cx: CallContext) -> Result<CallToolResul
     Ok(CallToolResult::text("thanks"))
 }
 
-/// A server of `write_note`, `who_am_i` and `ask` on a free loopback port, protected by `issuer`
+/// Runs until cancelled; a task for a client that declares tasks.
+#[derive(Default, toolmodel::Tool)]
+#[tool(task_support = "optional")]
+struct Linger;
+
+impl ToolHandler for Linger {
+    type Reply = &'static str;
+    async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<&'static str, ToolError> {
+        cx.cancelled().await;
+        Err(ToolError::Cancelled)
+    }
+}
+
+/// A server of `write_note`, `who_am_i`, `ask` and `linger` on a free loopback port, protected by `issuer`
 /// (`configure` adds to the [`Authorization`]); its address and resource URI.
 async fn protected(
     issuer: &str,
@@ -77,6 +91,7 @@ async fn protected(
         .with(WriteNote::default())
         .with(WhoAmI::default())
         .with_tool(Tool::new("ask", ToolSchema::empty_object()), ask)
+        .with(Linger)
         .build()
         .unwrap();
     let server = ToolboxServer::new(toolbox).with_authorization(auth);
@@ -119,19 +134,40 @@ async fn retry_2026(
     arguments: Value,
     more: Value,
 ) -> Reply {
-    let mut params = json!({"name": name, "arguments": arguments, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    let mut params = json!({"name": name, "arguments": arguments});
     params
         .as_object_mut()
         .unwrap()
         .extend(more.as_object().cloned().unwrap_or_default());
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
-    let extra = format!(
-        "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: {name}"
+    let capabilities = json!({"elicitation": {"form": {}}});
+    request_2026(addr, token, "tools/call", params, capabilities).await
+}
+
+/// A request `method` with `params` under MCP 2026-07-28 (its `_meta`, `Mcp-Method`, and
+/// `Mcp-Name` from the tool's `name` or the `taskId` in `params`) with `token`, from a client
+/// of `capabilities`.
+async fn request_2026(
+    addr: SocketAddr,
+    token: &str,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Reply {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities});
+    params
+        .as_object_mut()
+        .unwrap()
+        .insert("_meta".to_owned(), meta);
+    let mut extra = format!(
+        "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}"
     );
+    if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+        extra.push_str(&format!("\r\nMcp-Name: {name}"));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
     raw(addr, &post(addr, "/mcp", &extra), &body.to_string()).await
 }
 
@@ -465,16 +501,24 @@ async fn an_opaque_token_is_introspected() {
     assert!(challenge(&reply).contains("error=\"invalid_token\""));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_callers_session_or_request_state_is_refused() {
-    let Some(issuer) = Issuer::start(0).await else {
-        return;
-    };
+/// A protected server (kept running with the issuer) and a token for each of two callers of
+/// it, Alice and Mallory (another client, so another subject); `None` when the provider cannot
+/// start.
+async fn alice_and_mallory() -> Option<(Issuer, SocketAddr, String, String)> {
+    let issuer = Issuer::start(0).await?;
     let (addr, resource) = protected(&issuer.url, |auth| auth).await;
     let alice = issuer.token(&resource, "notes:read").await;
     let mallory = issuer
         .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
         .await;
+    Some((issuer, addr, alice, mallory))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_session_or_request_state_is_refused() {
+    let Some((_issuer, addr, alice, mallory)) = alice_and_mallory().await else {
+        return;
+    };
     // MCP 2025-11-25: Alice's session with Mallory's token is not found; Alice keeps it.
     let id = session(addr, &alice).await;
     let reply = in_session(addr, &mallory, &id, &call("who_am_i", json!({}))).await;
@@ -504,4 +548,47 @@ async fn another_callers_session_or_request_state_is_refused() {
         "thanks",
         "{reply:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_unknown_to_every_caller_but_the_one_that_created_it() {
+    let Some((_issuer, addr, alice, mallory)) = alice_and_mallory().await else {
+        return;
+    };
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let call = json!({"name": "linger", "arguments": {}});
+    let reply = request_2026(addr, &alice, "tools/call", call, tasks.clone()).await;
+    let created = reply.json()["result"].clone();
+    assert_eq!(created["resultType"], "task", "{reply:?}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    // Mallory gets for Alice's task exactly what she gets for a task that does not exist.
+    for task_id in [id.as_str(), "no-such-task"] {
+        let task = json!({"taskId": task_id});
+        let update = json!({"taskId": task_id, "inputResponses": {}});
+        for (method, params) in [
+            ("tasks/get", task.clone()),
+            ("tasks/update", update),
+            ("tasks/cancel", task),
+        ] {
+            let message = request_2026(addr, &mallory, method, params, tasks.clone())
+                .await
+                .json();
+            assert_eq!(message["error"]["code"], -32602, "{method}: {message}");
+            assert_eq!(
+                message["error"]["message"],
+                format!("unknown task: {task_id}"),
+                "{method}: {message}"
+            );
+        }
+    }
+    // Alice's task is untouched (still working, not cancelled) and hers to cancel.
+    let task = json!({"taskId": id});
+    let message = request_2026(addr, &alice, "tasks/get", task.clone(), tasks.clone())
+        .await
+        .json();
+    assert_eq!(message["result"]["status"], "working", "{message}");
+    let message = request_2026(addr, &alice, "tasks/cancel", task, tasks)
+        .await
+        .json();
+    assert!(message["result"].is_object(), "{message}");
 }

@@ -18,7 +18,7 @@ use rmcp::{
     service::{RequestContext, SubscriptionContext},
 };
 
-use super::{list_changed::ListChanged, misrouted, task_call, toolbox_server::ToolboxServer};
+use super::{call, list_changed::ListChanged, misrouted, task_call, toolbox_server::ToolboxServer};
 use crate::convert::message::{self, error_data};
 
 impl ServerHandler for ToolboxServer {
@@ -131,25 +131,28 @@ impl ServerHandler for ToolboxServer {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks.get_task(&self.tools, &request).await
+        let caller = call::caller(&context);
+        self.tasks.get_task(&self.tools, &request, caller).await
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.update_task(&self.tools, request).await
+        let caller = call::caller(&context);
+        self.tasks.update_task(&self.tools, request, caller).await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel_task(&self.tools, &request).await
+        let caller = call::caller(&context);
+        self.tasks.cancel_task(&self.tools, &request, caller).await
     }
 
     // Prompts, resources and completion: the handler of `with_handler` (`compose.rs`).

@@ -18,10 +18,10 @@ use std::{future::poll_fn, sync::Arc, task::Poll};
 use toolmodel::{Toolbox, model::TaskSupport};
 
 use super::{
-    call::Prepared,
+    call::{self, Prepared},
     tasks::{
         input::{TaskHandle, TaskHost},
-        store_error,
+        owner, store_error,
         worker::{self, Rerun, Run},
     },
     toolbox_server::ToolboxServer,
@@ -132,6 +132,9 @@ async fn start(
         created_ms,
         created_ms.saturating_add(lease),
     );
+    if let Some(owner) = owner::owner(call::caller(context)) {
+        record = record.with_owner(owner);
+    }
     if let Some(rerun) = rerun.and_then(|rerun| serde_json::to_value(rerun).ok()) {
         record = record.with_rerun(rerun);
     }

@@ -65,9 +65,12 @@ pub struct TaskRecord {
     /// `ttlMs`, `pollIntervalMs`, `statusMessage`. Its `status` is not read: see
     /// [`status`](Self::status).
     pub task: Task,
-    /// The subject that created the task, when the server knows one (authorization): a
-    /// server that sets it answers `tasks/*` for this task to that subject only. `None`: any
-    /// client that has the ID.
+    /// Who created the task, when the server knows (authorization,
+    /// [`with_authorization`](crate::ToolboxServer::with_authorization)): the verified caller's
+    /// issuer and subject as a JSON array of two strings (`["https://issuer.example","alice"]`).
+    /// The server answers `tasks/get`, `tasks/update` and `tasks/cancel` of an owned task
+    /// from any other caller, or from none, with `-32602` as for an unknown task (SEP-2663
+    /// "Protocol Errors"). `None`: any client that has the ID.
     pub owner: Option<String>,
     /// What a replica needs to run the task again (tool name, arguments, client capabilities,
     /// protocol version), present only when the tool is safe to re-run (its

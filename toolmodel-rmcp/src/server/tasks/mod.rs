@@ -43,6 +43,11 @@
 //!   `requestState` as for any call), the handler runs again on the retry, and the retry that
 //!   has every answer gets the `CreateTaskResult` (which never carries `requestState`).
 //!
+//! **A task is its creator's** under authorization
+//! ([`with_authorization`](crate::ToolboxServer::with_authorization)): the task records the
+//! verified caller's issuer and subject (`owner.rs`), and `tasks/get`, `tasks/update` and
+//! `tasks/cancel` from another caller, or from none, get `-32602` as for an unknown task.
+//!
 //! `tasks/cancel` sets the call's [`Cancellation`](toolmodel::Cancellation) and wakes a task
 //! waiting for input (its `input` returns [`ToolError::Cancelled`](toolmodel::ToolError)). A
 //! handler that stops on cancellation ([`toolmodel::Error::Cancelled`]) settles the task as
@@ -68,12 +73,13 @@ use rmcp::{
         UpdateTaskParams,
     },
 };
-use toolmodel::{Toolbox, model::TaskSupport};
+use toolmodel::{Caller, Toolbox, model::TaskSupport};
 
 use super::tool_list::ServedTools;
-use crate::tasks::{MemoryTaskStore, TaskStore, new_task_id};
+use crate::tasks::{MemoryTaskStore, TaskRecord, TaskStore, new_task_id};
 
 pub(crate) mod input;
+pub(crate) mod owner;
 pub(crate) mod worker;
 
 /// How long a worker's lease on a task lasts unless the server says otherwise
@@ -198,30 +204,44 @@ impl Tasks {
         }
     }
 
-    /// `tasks/get`, from whichever replica: the task as the store has it.
+    /// The store, once the task `task_id` is known to it and visible to `caller`
+    /// ([`owner::visible_to`]); else `-32602` as for an unknown task, whether it exists or not.
+    async fn visible(
+        &self,
+        tools: &ServedTools,
+        task_id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<(&Arc<dyn TaskStore>, TaskRecord), ErrorData> {
+        let store = self.checked(tools)?;
+        let record = store.get(task_id).await.map_err(store_error)?;
+        match record {
+            Some(record) if owner::visible_to(&record, caller) => Ok((store, record)),
+            _ => Err(unknown_task(task_id)),
+        }
+    }
+
+    /// `tasks/get` by `caller`, from whichever replica: the task as the store has it.
     pub(crate) async fn get_task(
         &self,
         tools: &ServedTools,
         request: &GetTaskParams,
+        caller: Option<&Caller>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let record = self
-            .checked(tools)?
-            .get(&request.task_id)
-            .await
-            .map_err(store_error)?
-            .ok_or_else(|| unknown_task(&request.task_id))?;
+        let (_, record) = self.visible(tools, &request.task_id, caller).await?;
         Ok(GetTaskResult::new(record.detailed().map_err(store_error)?))
     }
 
-    /// `tasks/update`: the answers go to the store, which wakes the worker waiting for them.
+    /// `tasks/update` by `caller`: the answers go to the store, which wakes the worker waiting
+    /// for them.
     pub(crate) async fn update_task(
         &self,
         tools: &ServedTools,
         request: UpdateTaskParams,
+        caller: Option<&Caller>,
     ) -> Result<(), ErrorData> {
+        let (store, _) = self.visible(tools, &request.task_id, caller).await?;
         let answers = request.input_responses.into_iter().collect();
-        let known = self
-            .checked(tools)?
+        let known = store
             .answer(&request.task_id, answers)
             .await
             .map_err(store_error)?;
@@ -230,17 +250,16 @@ impl Tasks {
             .ok_or_else(|| unknown_task(&request.task_id))
     }
 
-    /// `tasks/cancel`: recorded in the store; the worker running the task hears of it.
+    /// `tasks/cancel` by `caller`: recorded in the store; the worker running the task hears of
+    /// it.
     pub(crate) async fn cancel_task(
         &self,
         tools: &ServedTools,
         request: &CancelTaskParams,
+        caller: Option<&Caller>,
     ) -> Result<(), ErrorData> {
-        let known = self
-            .checked(tools)?
-            .cancel(&request.task_id)
-            .await
-            .map_err(store_error)?;
+        let (store, _) = self.visible(tools, &request.task_id, caller).await?;
+        let known = store.cancel(&request.task_id).await.map_err(store_error)?;
         known
             .then_some(())
             .ok_or_else(|| unknown_task(&request.task_id))
