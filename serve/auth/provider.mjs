@@ -11,6 +11,13 @@
 //   toolmodel-test / test-secret      client_credentials, scopes notes:read notes:write
 //   toolmodel-other / other-secret    the same, another subject (sessions bound to the user)
 //   toolmodel-server / server-secret  the resource server's own client, for introspection
+//   toolmodel-browser / browser-secret  client_credentials (client_secret_basic), scope profile:read
+//                                       (examples/server's `whoami`), token requests from
+//                                       loopback pages allowed (CORS): serve/browser/
+//   toolmodel-rmcp / rmcp-secret      the same with client_secret_post, for rmcp's client
+//
+// Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
+// only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
 //
 // Beside the provider, `POST /forge` signs the tokens no honest issuer makes, for the tests
 // that must see them refused: a JSON body {"key": "issuer" | "rogue" | "none" | "hs256-public",
@@ -22,6 +29,8 @@ import http from 'node:http';
 import Provider from 'oidc-provider';
 
 const SCOPES = 'notes:read notes:write';
+// The scope of examples/server's `whoami`.
+const PROFILE = 'profile:read';
 const port = Number(process.env.PORT || 0);
 const server = http.createServer();
 await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -54,6 +63,26 @@ const provider = new Provider(issuer, {
       scope: SCOPES,
     },
     {
+      client_id: 'toolmodel-browser',
+      client_secret: 'browser-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: PROFILE,
+    },
+    {
+      client_id: 'toolmodel-rmcp',
+      client_secret: 'rmcp-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_post',
+      scope: PROFILE,
+    },
+    {
       client_id: 'toolmodel-server',
       client_secret: 'server-secret',
       grant_types: ['client_credentials'],
@@ -62,7 +91,9 @@ const provider = new Provider(issuer, {
       id_token_signed_response_alg: 'ES256',
     },
   ],
-  scopes: SCOPES.split(' '),
+  scopes: [...SCOPES.split(' '), PROFILE],
+  clientBasedCORS: (_ctx, origin, client) => client.clientId === 'toolmodel-browser'
+    && ['127.0.0.1', 'localhost', '[::1]'].includes(URL.parse(origin)?.hostname),
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
@@ -72,7 +103,7 @@ const provider = new Provider(issuer, {
       defaultResource: async () => undefined,
       useGrantedResource: async () => true,
       getResourceServerInfo: async (_ctx, resource) => ({
-        scope: SCOPES,
+        scope: `${SCOPES} ${PROFILE}`,
         audience: resource,
         accessTokenTTL: 300,
         accessTokenFormat: resource.endsWith('/opaque') ? 'opaque' : 'jwt',

@@ -88,7 +88,9 @@ otherwise (the top-level \"toolNames\": \"always\", \"onCollision\" or \"never\"
 it). Arguments are validated before they are sent; a server that fails answers its calls with \
 an isError result naming it and is restarted with backoff; its tools list changes are passed \
 on with notifications/tools/list_changed. Upstream servers receive only the headers of the \
-configuration, never the gateway's clients' credentials. Every child process is killed, with \
+configuration, never the gateway's clients' credentials. With --auth-issuer URL (and --http), \
+the gateway is an OAuth 2.1 resource server (MCP Authorization): every request needs an access \
+token from that authorization server for --resource. Every child process is killed, with \
 its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
         after_help = CONFIG
     )]
@@ -124,6 +126,19 @@ pub struct GatewayArgs {
     /// Serve over Streamable HTTP on this address (`127.0.0.1:8080`) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: require OAuth 2.1 access tokens from this authorization server (MCP
+    /// Authorization; its issuer identifier, e.g. `https://auth.example.com`). Requests
+    /// without a valid token for --resource get 401 with a `WWW-Authenticate` challenge; the
+    /// Protected Resource Metadata (RFC 9728) names this issuer. The tokens are never sent
+    /// upstream.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub auth_issuer: Option<String>,
+
+    /// With --auth-issuer: the audience tokens must be issued for (RFC 8707), the URL clients
+    /// connect to [default: http://ADDR/mcp, with the port bound when ADDR's is 0].
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    pub resource: Option<String>,
 }
 
 /// `toolmodel tools`.

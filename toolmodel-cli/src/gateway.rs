@@ -1,10 +1,16 @@
 //! `toolmodel gateway`: the tools of the MCP servers of a configuration file, served as one
 //! MCP server ([`toolmodel_rmcp::federation::Federation`] behind a
-//! [`ToolboxServer`]), over stdio or Streamable HTTP.
+//! [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server with
+//! `--auth-issuer` ([`Authorization`]).
 
-use std::io::{self, Write};
+use std::{
+    io::{self, Write},
+    net::SocketAddr,
+};
 
-use toolmodel_rmcp::{ToolboxServer, federation::Federation};
+use toolmodel_rmcp::{
+    ToolboxServer, auth::Authorization, federation::Federation, server::MCP_PATH,
+};
 
 use crate::cli::GatewayArgs;
 use crate::status::Status;
@@ -29,16 +35,12 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
         }
         let server = ToolboxServer::new(federation.toolbox())
             .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
-        federation.serve(&server);
         let served = match args.http {
-            None => server.serve_stdio().await,
-            Some(addr) => match tokio::net::TcpListener::bind(addr).await {
-                Ok(listener) => {
-                    eprintln!("serving MCP on http://{addr}/mcp");
-                    server.serve_http_until(listener, stop_signal()).await
-                }
-                Err(err) => Err(toolmodel_rmcp::Error::Io(err)),
-            },
+            None => {
+                federation.serve(&server);
+                server.serve_stdio().await
+            }
+            Some(addr) => serve_http(&federation, server, addr, args).await,
         };
         federation.shutdown().await;
         served
@@ -50,6 +52,38 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
             Ok(Status::Failure)
         }
     }
+}
+
+/// Serves `server` over Streamable HTTP on `addr` until SIGINT or SIGTERM, with authorization
+/// when `args` has `--auth-issuer` (the resource `--resource`, else `http://ADDR/mcp` with the
+/// port bound).
+///
+/// # Errors
+///
+/// Binding `addr`; [`Authorization::new`]'s errors for `--auth-issuer` and `--resource`;
+/// what [`ToolboxServer::serve_http_until`] returns.
+async fn serve_http(
+    federation: &Federation,
+    server: ToolboxServer,
+    addr: SocketAddr,
+    args: &GatewayArgs,
+) -> Result<(), toolmodel_rmcp::Error> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(toolmodel_rmcp::Error::Io)?;
+    let bound = listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?;
+    let url = format!("http://{bound}{MCP_PATH}");
+    let server = match &args.auth_issuer {
+        None => server,
+        Some(issuer) => {
+            let resource = args.resource.as_deref().unwrap_or(&url);
+            eprintln!("authorization: tokens from {issuer} for {resource}");
+            server.with_authorization(Authorization::new(issuer, resource)?)
+        }
+    };
+    federation.serve(&server);
+    eprintln!("serving MCP on {url}");
+    server.serve_http_until(listener, stop_signal()).await
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C only where there is no SIGTERM).

@@ -1,7 +1,8 @@
 //! `toolmodel gateway` and `toolmodel tools --config` against real MCP servers
 //! (`@modelcontextprotocol/server-everything`, `mcp-server-time`), installed by
 //! `serve/install_upstreams.sh` into `.upstreams/`. Without them each test prints a notice and
-//! passes, except under `CI`, where it fails.
+//! passes, except under `CI`, where it fails. `--auth-issuer` is tested against oidc-provider
+//! (`serve/auth/provider.mjs`, installed by `serve/auth/install.sh`), under the same rule.
 
 use std::{
     collections::BTreeMap,
@@ -24,6 +25,11 @@ use toolmodel_rmcp::rmcp::{
         streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
+
+#[path = "../../toolmodel-rmcp/tests/support/issuer.rs"]
+mod issuer;
+
+use issuer::Issuer;
 
 /// The commands of the installed servers, or `None` with a notice (a failure under `CI`).
 fn upstreams() -> Option<BTreeMap<String, String>> {
@@ -172,16 +178,19 @@ async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_chang
     service.cancel().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm() {
-    let Some(up) = upstreams() else { return };
-    let file = config(&up);
+/// `toolmodel gateway --http 127.0.0.1:PORT --config FILE` (a free port) with `extra`
+/// arguments, once it listens; the child and its MCP URL.
+async fn http_gateway(
+    up: &BTreeMap<String, String>,
+    file: &tempfile::NamedTempFile,
+    extra: &[&str],
+) -> (tokio::process::Child, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
+    let gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
         .args([
             "gateway",
             "--http",
@@ -189,33 +198,31 @@ async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm
             "--config",
         ])
         .arg(file.path())
+        .args(extra)
         .env("TIME_SERVER", &up["TIME"])
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let pid = gateway.id().unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "the gateway did not listen");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let upstream_children = children(pid);
-    assert_eq!(upstream_children.len(), 2, "one child per enabled server");
+    (gateway, format!("http://127.0.0.1:{port}/mcp"))
+}
 
+/// A session with the gateway at `url` sending `Authorization: Bearer <token>`.
+async fn session(url: &str, token: &str) -> RunningService<RoleClient, Client> {
     let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
-            // The gateway's client's credentials: never sent upstream.
-            .auth_header("client-secret"),
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
-    let service = Client::default().serve(transport).await.unwrap();
-    let time = service
-        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
-        .await
-        .unwrap();
-    assert_ne!(time.is_error, Some(true));
-    service.cancel().await.unwrap();
+    Client::default().serve(transport).await.unwrap()
+}
 
+/// Sends SIGTERM to `gateway` and waits (15 s at most) for it to exit successfully.
+async fn terminate(mut gateway: tokio::process::Child) {
+    let pid = gateway.id().unwrap();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
@@ -226,12 +233,86 @@ async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm
         .unwrap()
         .unwrap();
     assert!(exit.success(), "{exit:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm() {
+    let Some(up) = upstreams() else { return };
+    let file = config(&up);
+    let (gateway, url) = http_gateway(&up, &file, &[]).await;
+    let upstream_children = children(gateway.id().unwrap());
+    assert_eq!(upstream_children.len(), 2, "one child per enabled server");
+
+    // The gateway's client's credentials: never sent upstream.
+    let service = session(&url, "client-secret").await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true));
+    service.cancel().await.unwrap();
+
+    terminate(gateway).await;
     for child in upstream_children {
         assert!(
             !Path::new(&format!("/proc/{child}")).exists() || children_gone(child),
             "upstream {child} outlived the gateway"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_with_auth_issuer_refuses_a_client_without_a_token_for_it_and_serves_one_with() {
+    let Some(up) = upstreams() else { return };
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let file = config(&up);
+    let (gateway, url) = http_gateway(&up, &file, &["--auth-issuer", &issuer.url]).await;
+
+    // Without a token: 401, whose challenge names the Protected Resource Metadata, which
+    // names the issuer; the resource is the URL the gateway bound.
+    let refused = Client::default()
+        .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+        .await
+        .expect_err("a client without a token is refused");
+    let challenge = refused.auth_challenge().expect("a 401 challenge");
+    let metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+        "{challenge}"
+    );
+    let metadata: serde_json::Value = reqwest::get(&metadata_url)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["resource"], url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([issuer.url]));
+
+    // A token for another resource: refused too.
+    let elsewhere = issuer.token("http://127.0.0.1:1/mcp", "notes:read").await;
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.as_str()).auth_header(elsewhere),
+    );
+    let refused = Client::default().serve(transport).await.expect_err("wrong audience");
+    assert!(
+        refused
+            .auth_challenge()
+            .is_some_and(|challenge| challenge.contains("invalid_token")),
+        "{refused}"
+    );
+
+    // A token for the gateway: its upstreams' tools, called.
+    let service = session(&url, &issuer.token(&url, "notes:read").await).await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true), "{time:?}");
+    service.cancel().await.unwrap();
+    terminate(gateway).await;
 }
 
 /// Whether `pid` is gone or only a zombie.
