@@ -15,7 +15,8 @@
 //     servers answer 403 without CORS headers, so every step must fail.
 // The page writes its results into its DOM and console and POSTs them to /result; the script
 // checks them, prints one line per check and `browser: N passed, M failed`, and exits non-zero
-// on any failure. Everything is bounded: 60 s per page, 150 s in all.
+// on any failure. Everything is bounded: 60 s per page, 150 s in all. BROWSER_DEBUG=1 prints
+// what each page reported.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -146,12 +147,33 @@ async function visit(origin) {
         resolve(text);
       };
     });
+    if (process.env.BROWSER_DEBUG) console.error(body);
     return JSON.parse(body);
   } finally {
     delivered = null;
+    const exited = new Promise((resolve) => {
+      if (browser.exitCode !== null || browser.signalCode !== null) resolve();
+      else browser.once('exit', resolve);
+    });
     browser.kill('SIGKILL');
-    rmSync(profile, { recursive: true, force: true });
+    await exited;
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
   }
+}
+
+/// The status and headers of an empty JSON-RPC POST to `url` with `headers`.
+function post(url, headers) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode, headers: res.headers });
+    });
+    request.on('error', reject);
+    request.end('{}');
+  });
 }
 
 let passed = 0;
@@ -188,8 +210,13 @@ try {
   const foreign = await visit(`http://foreign.test:${pagePort}`);
   check('the page ran on the foreign origin', foreign.origin === `http://foreign.test:${pagePort}`, foreign);
   for (const step of ['open', 'guardedWithoutToken', 'guardedWithToken']) {
-    check(`a foreign page is refused (${step})`, foreign[step] && !foreign[step].ok, foreign[step]);
+    check(`a foreign page is refused (${step}): the browser hides the response`,
+      foreign[step] && !foreign[step].ok && /TypeError: Failed to fetch/.test(foreign[step].error), foreign[step]);
   }
+  // What the browser hid: the server's own answer to that origin.
+  const refusal = await post(open, { origin: `http://foreign.test:${pagePort}` });
+  check('the server answers the foreign origin 403 without Access-Control-Allow-Origin',
+    refusal.status === 403 && refusal.headers['access-control-allow-origin'] === undefined, refusal);
 } catch (err) {
   fail(err.message);
 }

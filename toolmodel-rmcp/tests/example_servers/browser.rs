@@ -61,7 +61,7 @@ fn the_typescript_sdk_in_chromium_calls_the_server_with_and_without_a_token_and_
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        output.status.success() && stdout.contains("browser: 10 passed, 0 failed"),
+        output.status.success() && stdout.contains("browser: 11 passed, 0 failed"),
         "{}\n{stdout}\n{stderr}",
         output.status
     );
