@@ -27,6 +27,11 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
         return Ok(Status::Failure);
     };
     let outcome = runtime.block_on(async {
+        // The HTTP front first: a bad address or authorization configuration starts no server.
+        let front = match args.http {
+            None => None,
+            Some(addr) => Some(HttpFront::bind(addr, args).await?),
+        };
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
             if let Err(cause) = &status.session {
@@ -35,12 +40,20 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
         }
         let server = ToolboxServer::new(federation.toolbox())
             .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
-        let served = match args.http {
+        let served = match front {
             None => {
                 federation.serve(&server);
                 server.serve_stdio().await
             }
-            Some(addr) => serve_http(&federation, server, addr, args).await,
+            Some(front) => {
+                let server = match front.authorization {
+                    Some(authorization) => server.with_authorization(authorization),
+                    None => server,
+                };
+                federation.serve(&server);
+                eprintln!("serving MCP on {}", front.url);
+                server.serve_http_until(front.listener, stop_signal()).await
+            }
         };
         federation.shutdown().await;
         served
@@ -54,36 +67,44 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
     }
 }
 
-/// Serves `server` over Streamable HTTP on `addr` until SIGINT or SIGTERM, with authorization
-/// when `args` has `--auth-issuer` (the resource `--resource`, else `http://ADDR/mcp` with the
-/// port bound).
-///
-/// # Errors
-///
-/// Binding `addr`; [`Authorization::new`]'s errors for `--auth-issuer` and `--resource`;
-/// what [`ToolboxServer::serve_http_until`] returns.
-async fn serve_http(
-    federation: &Federation,
-    server: ToolboxServer,
-    addr: SocketAddr,
-    args: &GatewayArgs,
-) -> Result<(), toolmodel_rmcp::Error> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(toolmodel_rmcp::Error::Io)?;
-    let bound = listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?;
-    let url = format!("http://{bound}{MCP_PATH}");
-    let server = match &args.auth_issuer {
-        None => server,
-        Some(issuer) => {
-            let resource = args.resource.as_deref().unwrap_or(&url);
-            eprintln!("authorization: tokens from {issuer} for {resource}");
-            server.with_authorization(Authorization::new(issuer, resource)?)
-        }
-    };
-    federation.serve(&server);
-    eprintln!("serving MCP on {url}");
-    server.serve_http_until(listener, stop_signal()).await
+/// The gateway's Streamable HTTP endpoint before it serves: its listener, its URL, and the
+/// [`Authorization`] of `--auth-issuer`.
+struct HttpFront {
+    listener: tokio::net::TcpListener,
+    /// `http://ADDR/mcp`, with the port bound.
+    url: String,
+    authorization: Option<Authorization>,
+}
+
+impl HttpFront {
+    /// Binds `addr` and reads `--auth-issuer` and `--resource` from `args` (the resource
+    /// defaults to the bound URL).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`](toolmodel_rmcp::Error::Io) when `addr` cannot be bound;
+    /// [`Authorization::new`]'s errors for `--auth-issuer` and `--resource`.
+    async fn bind(addr: SocketAddr, args: &GatewayArgs) -> Result<Self, toolmodel_rmcp::Error> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(toolmodel_rmcp::Error::Io)?;
+        let bound = listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?;
+        let url = format!("http://{bound}{MCP_PATH}");
+        let authorization = match &args.auth_issuer {
+            None => None,
+            Some(issuer) => {
+                let resource = args.resource.as_deref().unwrap_or(&url);
+                let authorization = Authorization::new(issuer, resource)?;
+                eprintln!("authorization: tokens from {issuer} for {resource}");
+                Some(authorization)
+            }
+        };
+        Ok(Self {
+            listener,
+            url,
+            authorization,
+        })
+    }
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C only where there is no SIGTERM).

@@ -29,8 +29,9 @@
 //!   ([`convert`]);
 //! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
 //!   `inputSchema` ([`validate`]);
-//! - `toolmodel gateway --config FILE [--http ADDR]`: the tools of the MCP servers of a
-//!   configuration file served as one MCP server ([`gateway`]);
+//! - `toolmodel gateway --config FILE [--http ADDR [--auth-issuer URL [--resource URL]]]`: the
+//!   tools of the MCP servers of a configuration file served as one MCP server, over HTTP as an
+//!   OAuth 2.1 resource server with `--auth-issuer` ([`gateway`]);
 //! - `toolmodel tools --config FILE [--lint] [--to TARGET]`: their live tools listed, linted
 //!   or converted ([`live`]).
 //!

@@ -73,7 +73,7 @@ fn config(up: &BTreeMap<String, String>) -> tempfile::NamedTempFile {
 }
 
 /// Counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 struct Client(Arc<AtomicUsize>);
 
 impl ClientHandler for Client {
@@ -262,7 +262,8 @@ async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_gateway_with_auth_issuer_refuses_a_client_without_a_token_for_it_and_serves_one_with() {
+async fn the_gateway_with_auth_issuer_refuses_a_client_without_a_token_for_it_and_serves_one_with()
+{
     let Some(up) = upstreams() else { return };
     let Some(issuer) = Issuer::start(0).await else {
         return;
@@ -296,7 +297,10 @@ async fn the_gateway_with_auth_issuer_refuses_a_client_without_a_token_for_it_an
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url.as_str()).auth_header(elsewhere),
     );
-    let refused = Client::default().serve(transport).await.expect_err("wrong audience");
+    let refused = Client::default()
+        .serve(transport)
+        .await
+        .expect_err("wrong audience");
     assert!(
         refused
             .auth_challenge()

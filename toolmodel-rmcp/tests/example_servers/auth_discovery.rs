@@ -45,7 +45,12 @@ async fn protected_example(issuer: &str) -> (Child, String) {
         .unwrap()
         .port();
     let child = Command::new(SERVER)
-        .args(["--http", &format!("127.0.0.1:{port}"), "--auth-issuer", issuer])
+        .args([
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--auth-issuer",
+            issuer,
+        ])
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
@@ -69,10 +74,10 @@ async fn rmcps_auth_client_discovers_the_issuer_from_the_401_gets_a_token_and_ca
     let (_server, url) = protected_example(&issuer.url).await;
 
     // Without a token: the 401 and its challenge.
-    let refused = ()
-        .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
-        .await
-        .expect_err("a client without a token is refused");
+    let refused =
+        ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            .await
+            .expect_err("a client without a token is refused");
     assert!(refused.is_authorization_required(), "{refused}");
     let challenge = refused
         .auth_challenge()

@@ -32,8 +32,14 @@ fn missing() -> Option<String> {
             "serve/browser/node_modules/@modelcontextprotocol/sdk",
             "serve/browser/install.sh",
         ),
-        ("serve/browser/node_modules/esbuild", "serve/browser/install.sh"),
-        ("serve/auth/node_modules/oidc-provider", "serve/auth/install.sh"),
+        (
+            "serve/browser/node_modules/esbuild",
+            "serve/browser/install.sh",
+        ),
+        (
+            "serve/auth/node_modules/oidc-provider",
+            "serve/auth/install.sh",
+        ),
     ] {
         if !root.join(path).is_dir() {
             return Some(format!("{path} ({install})"));
