@@ -1,4 +1,4 @@
-// An OAuth 2.1 authorization server for toolmodel-rmcp's authorization tests and bench:
+// An OAuth 2.1 authorization server for the authorization tests, bench and browser test:
 // oidc-provider (OpenID Certified) on loopback, with a signing key generated at each start,
 // the client_credentials grant, resource indicators (RFC 8707) and JWT access tokens
 // (RFC 9068), or opaque ones for a resource whose path ends in `/opaque`, read back through
@@ -14,7 +14,8 @@
 //   toolmodel-browser / browser-secret  client_credentials (client_secret_basic), scope profile:read
 //                                       (examples/server's `whoami`), token requests from
 //                                       loopback pages allowed (CORS): serve/browser/
-//   toolmodel-rmcp / rmcp-secret      the same with client_secret_post, for rmcp's client
+//   toolmodel-rmcp / rmcp-secret      client_credentials (client_secret_post), scope profile:read,
+//                                     for rmcp's client (auth_discovery, the `public` guide)
 //
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.

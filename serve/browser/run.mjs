@@ -49,7 +49,7 @@ function stop() {
   for (const child of children) child.kill('SIGKILL');
 }
 
-/// Starts `command` and resolves with the first match of `pattern` in its `stream` lines.
+// Starts `command` and resolves with the first match of `pattern` in its `stream` lines.
 function start(command, args, stream, pattern) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -68,7 +68,7 @@ function start(command, args, stream, pattern) {
   });
 }
 
-/// A free loopback port (bound, read, released).
+// A free loopback port (bound, read, released).
 function freePort() {
   return new Promise((resolve) => {
     const probe = http.createServer().listen(0, '127.0.0.1', () => {
@@ -124,7 +124,7 @@ const pages = http.createServer((req, res) => {
 await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
 const pagePort = pages.address().port;
 
-/// The results of the page at `origin`, opened in a fresh headless Chromium.
+// The results of the page at `origin`, opened in a fresh headless Chromium.
 async function visit(origin) {
   const query = new URLSearchParams({ open, guarded, client: CLIENT[0], secret: CLIENT[1] });
   const profile = mkdtempSync(path.join(tmpdir(), 'toolmodel-chromium-'));
@@ -161,7 +161,7 @@ async function visit(origin) {
   }
 }
 
-/// The status and headers of an empty JSON-RPC POST to `url` with `headers`.
+// The status and headers of an empty JSON-RPC POST to `url` with `headers`.
 function post(url, headers) {
   return new Promise((resolve, reject) => {
     const request = http.request(url, {

@@ -17,7 +17,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 
 const query = new URLSearchParams(location.search);
 
-/// A connected SDK client of `url` (an `authProvider` when given).
+// A connected SDK client of `url` (an `authProvider` when given).
 async function connect(url, authProvider) {
   const client = new Client({ name: 'toolmodel-browser-test', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), authProvider ? { authProvider } : {});
@@ -25,7 +25,7 @@ async function connect(url, authProvider) {
   return client;
 }
 
-/// `{ok: true, value}` from `step`, or `{ok: false, error}` with what it threw.
+// `{ok: true, value}` from `step`, or `{ok: false, error}` with what it threw.
 async function outcome(step) {
   try {
     return { ok: true, value: await step() };
@@ -34,7 +34,7 @@ async function outcome(step) {
   }
 }
 
-/// The text of a CallToolResult's first content block.
+// The text of a CallToolResult's first content block.
 const text = (result) => result.content?.[0]?.text ?? JSON.stringify(result);
 
 async function main() {
