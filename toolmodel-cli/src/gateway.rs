@@ -1,5 +1,5 @@
-//! `toolmodel gateway`: the tools of the MCP servers of a configuration file, served as one
-//! MCP server ([`toolmodel_rmcp::federation::Federation`] behind a
+//! `toolmodel gateway`: the tools, prompts, resources and completion of the MCP servers of a
+//! configuration file, served as one MCP server ([`toolmodel_rmcp::federation::Federation`] behind a
 //! [`ToolboxServer`]), over stdio or Streamable HTTP.
 
 use std::io::{self, Write};
@@ -28,13 +28,16 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
             }
         }
         let server = ToolboxServer::new(federation.toolbox())
-            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
+            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
+            .with_handler(federation.passthrough());
         federation.serve(&server);
         let served = match args.http {
             None => server.serve_stdio().await,
             Some(addr) => match tokio::net::TcpListener::bind(addr).await {
                 Ok(listener) => {
-                    eprintln!("serving MCP on http://{addr}/mcp");
+                    // The bound address: port 0 in `--http` picks a free one.
+                    let bound = listener.local_addr().unwrap_or(addr);
+                    eprintln!("serving MCP on http://{bound}/mcp");
                     server.serve_http_until(listener, stop_signal()).await
                 }
                 Err(err) => Err(toolmodel_rmcp::Error::Io(err)),
