@@ -99,9 +99,8 @@ impl Downstream {
     /// `uri` is left (the gateway unsubscribes upstream then).
     pub(crate) fn unsubscribe(&self, uri: &str, peer: &Peer<RoleServer>) -> bool {
         let mut subscribers = locked(&self.subscriptions);
-        subscribers.retain(|s| {
-            !s.peer.is_transport_closed() && !(s.uri == uri && same_session(&s.peer, peer))
-        });
+        let leaving = |s: &Subscriber| s.uri == uri && same_session(&s.peer, peer);
+        subscribers.retain(|s| !s.peer.is_transport_closed() && !leaving(s));
         !subscribers.iter().any(|s| s.uri == uri)
     }
 

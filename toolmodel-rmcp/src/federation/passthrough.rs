@@ -3,7 +3,8 @@
 //!
 //! Each request is answered live by the upstream it belongs to ([`catalog`](super::catalog)
 //! says which, and how names and URIs are kept apart); an upstream's JSON-RPC error reaches the
-//! client unchanged, an `InputRequiredResult` (MCP 2026-07-28) too, and the client's
+//! client unchanged, an `InputRequiredResult` (MCP 2026-07-28) too (a complete result gets
+//! the `resultType` 2026-07-28 requires, which a 2025-11-25 upstream session leaves out), and the client's
 //! `inputResponses` and `requestState` go back to the upstream as they came, so a prompt or a
 //! resource that asks for input works through the gateway without state in it. A server that
 //! is down offers nothing until its session opens again.
@@ -25,8 +26,8 @@ use rmcp::{
         GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequest,
         ReadResourceRequestParams, ReadResourceResponse, Reference, ResourcesCapability,
-        ServerCapabilities, ServerConfig, ServerResult, SubscribeRequest, SubscribeRequestParams,
-        UnsubscribeRequest, UnsubscribeRequestParams,
+        ResultType, ServerCapabilities, ServerConfig, ServerResult, SubscribeRequest,
+        SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
     },
     service::RequestContext,
 };
@@ -201,7 +202,10 @@ impl ServerHandler for Passthrough {
             )))
             .await?
         {
-            ServerResult::GetPromptResult(result) => Ok(GetPromptResponse::Complete(result)),
+            ServerResult::GetPromptResult(mut result) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(GetPromptResponse::Complete(result))
+            }
             ServerResult::InputRequiredResult(input) => Ok(GetPromptResponse::InputRequired(input)),
             _ => Err(unexpected(server, "prompts/get")),
         }
@@ -250,7 +254,10 @@ impl ServerHandler for Passthrough {
             ))
             .await?
         {
-            ServerResult::ReadResourceResult(result) => Ok(ReadResourceResponse::Complete(result)),
+            ServerResult::ReadResourceResult(mut result) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(ReadResourceResponse::Complete(result))
+            }
             ServerResult::InputRequiredResult(input) => {
                 Ok(ReadResourceResponse::InputRequired(input))
             }
@@ -323,7 +330,10 @@ impl ServerHandler for Passthrough {
             )))
             .await?
         {
-            ServerResult::CompleteResult(result) => Ok(result),
+            ServerResult::CompleteResult(mut result) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(result)
+            }
             _ => Err(unexpected(server, "completion/complete")),
         }
     }
