@@ -51,8 +51,10 @@ pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;
 /// - `prompts/list`: every server's prompts (every page), named by the federation's
 ///   [`NamePolicy`] as tools are; `prompts/get` goes to the prompt's server under its own name.
 /// - `resources/list`, `resources/templates/list`: every server's, URIs unchanged;
-///   `resources/read`, `resources/subscribe`, `resources/unsubscribe` go to the URI's server
-///   (two servers offering one URI: an error naming both; see [`catalog`](super::catalog)).
+///   `resources/read`, `resources/subscribe`, `resources/unsubscribe` go to the URI's server:
+///   the one whose `resources/list` has it, else the one with a resource template it matches
+///   (RFC 6570), else the only server with resources. Two servers offering one URI: JSON-RPC
+///   `-32602` naming the URI and both (never one picked silently); none: `-32002`.
 /// - `completion/complete`: to the prompt's server (its name there) or the template's.
 /// - `notifications/prompts/list_changed`, `notifications/resources/list_changed`: relayed to
 ///   every session of the servers the federation [`serve`](super::Federation::serve)s;
