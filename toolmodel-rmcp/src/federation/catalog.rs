@@ -24,7 +24,8 @@ use std::{collections::BTreeSet, sync::Arc};
 use rmcp::{
     ErrorData,
     model::{
-        ClientRequest, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
+        ClientRequest, ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
+        ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult,
         PaginatedRequestParams, Prompt, Resource, ResourceTemplate, ServerCapabilities,
         ServerResult,
     },
@@ -80,18 +81,11 @@ impl Live {
         }
     }
 
-    /// Every page of a list of this server, and the list's cache hint: `request` makes the
-    /// request for a cursor, `items` takes a page from the answer.
-    async fn list<T>(
-        &self,
-        method: &str,
-        request: impl Fn(PaginatedRequestParams) -> ClientRequest,
-        items: impl Fn(ServerResult) -> Option<Page<T>>,
-    ) -> Result<(Vec<T>, CacheHint), ErrorData> {
+    /// Every page of the list `L` of this server, and the list's cache hint.
+    async fn list<L: Listing>(&self) -> Result<(Vec<L::Item>, CacheHint), ErrorData> {
         let timeouts = self.upstream.config.timeouts;
-        all_pages(method, timeouts.max_total, "maxTotalTimeout", |cursor| {
-            let request = request(PaginatedRequestParams::default().with_cursor(cursor));
-            let items = &items;
+        all_pages(L::METHOD, timeouts.max_total, "maxTotalTimeout", |cursor| {
+            let request = L::request(PaginatedRequestParams::default().with_cursor(cursor));
             async move {
                 let answer = self
                     .peer
@@ -102,7 +96,7 @@ impl Live {
                     .await?
                     .await_response()
                     .await?;
-                items(answer).ok_or(ServiceError::UnexpectedResponse)
+                L::page(answer).ok_or(ServiceError::UnexpectedResponse)
             }
         })
         .await
@@ -116,68 +110,60 @@ impl Live {
 
     /// Every prompt of this server.
     pub(crate) async fn prompts(&self) -> Result<(Vec<Prompt>, CacheHint), ErrorData> {
-        self.list(
-            "prompts/list",
-            |params| ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(params)),
-            |answer| match answer {
-                ServerResult::ListPromptsResult(page) => Some((
-                    page.prompts,
-                    page.next_cursor,
-                    CacheHint {
-                        ttl_ms: page.ttl_ms,
-                        cache_scope: page.cache_scope,
-                    },
-                )),
-                _ => None,
-            },
-        )
-        .await
+        self.list::<ListPromptsResult>().await
     }
 
     /// Every resource of this server.
     pub(crate) async fn resources(&self) -> Result<(Vec<Resource>, CacheHint), ErrorData> {
-        self.list(
-            "resources/list",
-            |params| ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(params)),
-            |answer| match answer {
-                ServerResult::ListResourcesResult(page) => Some((
-                    page.resources,
-                    page.next_cursor,
-                    CacheHint {
-                        ttl_ms: page.ttl_ms,
-                        cache_scope: page.cache_scope,
-                    },
-                )),
-                _ => None,
-            },
-        )
-        .await
+        self.list::<ListResourcesResult>().await
     }
 
     /// Every resource template of this server.
     pub(crate) async fn templates(&self) -> Result<(Vec<ResourceTemplate>, CacheHint), ErrorData> {
-        self.list(
-            "resources/templates/list",
-            |params| {
-                ClientRequest::ListResourceTemplatesRequest(
-                    ListResourceTemplatesRequest::with_param(params),
-                )
-            },
-            |answer| match answer {
-                ServerResult::ListResourceTemplatesResult(page) => Some((
-                    page.resource_templates,
-                    page.next_cursor,
-                    CacheHint {
-                        ttl_ms: page.ttl_ms,
-                        cache_scope: page.cache_scope,
-                    },
-                )),
-                _ => None,
-            },
-        )
-        .await
+        self.list::<ListResourceTemplatesResult>().await
     }
 }
+
+/// A list the gateway reads of a server: its method, how to ask for a page, and the page in
+/// the answer.
+trait Listing {
+    type Item;
+    const METHOD: &'static str;
+    fn request(params: PaginatedRequestParams) -> ClientRequest;
+    fn page(answer: ServerResult) -> Option<Page<Self::Item>>;
+}
+
+/// `Listing` for the result type `$result` of `$method`, its items in the field `$items`.
+macro_rules! listing {
+    ($result:ident, $request:ident, $method:literal, $items:ident: $item:ty) => {
+        impl Listing for $result {
+            type Item = $item;
+            const METHOD: &'static str = $method;
+            fn request(params: PaginatedRequestParams) -> ClientRequest {
+                ClientRequest::$request($request::with_param(params))
+            }
+            fn page(answer: ServerResult) -> Option<Page<$item>> {
+                match answer {
+                    ServerResult::$result(page) => Some((
+                        page.$items,
+                        page.next_cursor,
+                        CacheHint::new(page.ttl_ms, page.cache_scope),
+                    )),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+listing!(ListPromptsResult, ListPromptsRequest, "prompts/list", prompts: Prompt);
+listing!(ListResourcesResult, ListResourcesRequest, "resources/list", resources: Resource);
+listing!(
+    ListResourceTemplatesResult,
+    ListResourceTemplatesRequest,
+    "resources/templates/list",
+    resource_templates: ResourceTemplate
+);
 
 /// The upstreams of `upstreams` with an open session (one is opened where the backoff delay
 /// allows) that declared what `offers` looks for, in configuration order.

@@ -23,6 +23,14 @@ pub(crate) struct CacheHint {
 }
 
 impl CacheHint {
+    /// A list's `ttlMs` and `cacheScope`.
+    pub(crate) fn new(ttl_ms: Option<u64>, cache_scope: Option<CacheScope>) -> Self {
+        Self {
+            ttl_ms,
+            cache_scope,
+        }
+    }
+
     /// The hint of a list made of two: the shorter `ttlMs` (none when either has none), and
     /// `private` when either is, `public` when both are, none otherwise.
     pub(crate) fn and(self, other: Self) -> Self {
@@ -97,28 +105,24 @@ where
 mod tests {
     use super::*;
 
-    fn hint(ttl_ms: Option<u64>, cache_scope: Option<CacheScope>) -> CacheHint {
-        CacheHint {
-            ttl_ms,
-            cache_scope,
-        }
-    }
-
     #[test]
     fn a_merged_hint_keeps_the_shorter_ttl_and_the_narrower_scope() {
         let public = Some(CacheScope::Public);
         let private = Some(CacheScope::Private);
         assert_eq!(
-            hint(Some(60_000), public).and(hint(Some(5_000), public)),
-            hint(Some(5_000), public)
+            CacheHint::new(Some(60_000), public).and(CacheHint::new(Some(5_000), public)),
+            CacheHint::new(Some(5_000), public)
         );
         assert_eq!(
-            hint(Some(60_000), public).and(hint(None, private)),
-            hint(None, private)
+            CacheHint::new(Some(60_000), public).and(CacheHint::new(None, private)),
+            CacheHint::new(None, private)
         );
         assert_eq!(
-            CacheHint::all([hint(Some(1), public), hint(Some(2), None)]),
-            hint(Some(1), None)
+            CacheHint::all([
+                CacheHint::new(Some(1), public),
+                CacheHint::new(Some(2), None)
+            ]),
+            CacheHint::new(Some(1), None)
         );
         assert_eq!(CacheHint::all([]), CacheHint::default());
     }
