@@ -295,30 +295,19 @@ pub(crate) async fn resource_server<'a>(
     if let [only] = servers {
         return Ok(only);
     }
-    let mut listing = Vec::new();
-    for server in servers {
-        if server
-            .resources()
-            .await?
-            .0
-            .iter()
-            .any(|resource| resource.uri == uri)
-        {
-            listing.push(server);
-        }
-    }
+    let mut listing = offering(
+        servers,
+        async |server| server.resources().await,
+        |resource: &Resource| resource.uri == uri,
+    )
+    .await?;
     if listing.is_empty() {
-        for server in servers {
-            if server
-                .templates()
-                .await?
-                .0
-                .iter()
-                .any(|template| uri_template::matches(&template.uri_template, uri))
-            {
-                listing.push(server);
-            }
-        }
+        listing = offering(
+            servers,
+            async |server| server.templates().await,
+            |template: &ResourceTemplate| uri_template::matches(&template.uri_template, uri),
+        )
+        .await?;
     }
     one_of(listing, "resource", uri)
 }
@@ -336,19 +325,28 @@ pub(crate) async fn template_server<'a>(
     if let [only] = servers {
         return Ok(only);
     }
-    let mut listing = Vec::new();
+    let listing = offering(
+        servers,
+        async |server| server.templates().await,
+        |template: &ResourceTemplate| template.uri_template == uri_template,
+    )
+    .await?;
+    one_of(listing, "resource template", uri_template)
+}
+
+/// The servers of `servers` whose list (`list` reads one) has an item `offers` accepts.
+async fn offering<'a, T>(
+    servers: &'a [Live],
+    list: impl AsyncFn(&Live) -> Result<(Vec<T>, CacheHint), ErrorData>,
+    offers: impl Fn(&T) -> bool,
+) -> Result<Vec<&'a Live>, ErrorData> {
+    let mut found = Vec::new();
     for server in servers {
-        if server
-            .templates()
-            .await?
-            .0
-            .iter()
-            .any(|template| template.uri_template == uri_template)
-        {
-            listing.push(server);
+        if list(server).await?.0.iter().any(&offers) {
+            found.push(server);
         }
     }
-    one_of(listing, "resource template", uri_template)
+    Ok(found)
 }
 
 /// The one server of `found` that offers the `what` `uri`.
