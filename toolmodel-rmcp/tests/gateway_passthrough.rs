@@ -145,7 +145,8 @@ async fn one_servers_prompts_resources_and_completion_pass_through_unchanged() {
     federation.shutdown().await;
 }
 
-/// Hands each `notifications/resources/updated` to a channel.
+/// Hands the URI of each `notifications/resources/updated`, and `"list_changed"` for each
+/// `notifications/resources/list_changed`, to a channel.
 struct Updates(mpsc::UnboundedSender<String>);
 
 impl ClientHandler for Updates {
@@ -156,6 +157,44 @@ impl ClientHandler for Updates {
     ) {
         let _ = self.0.send(params.uri);
     }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send("list_changed".to_owned());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_resource_list_change_reaches_the_client_and_the_new_resource_is_read() {
+    let (updates, mut received) = mpsc::unbounded_channel();
+    let Some((federation, client)) = gateway(&["everything"], Updates(updates)).await else {
+        return;
+    };
+    // server-everything registers a resource of the session for the file it compresses, and
+    // sends notifications/resources/list_changed.
+    let mut params = CallToolRequestParams::new("gzip-file-as-resource");
+    params.arguments =
+        serde_json::json!({"name": "hello.gz", "data": "data:text/plain;base64,aGVsbG8="})
+            .as_object()
+            .cloned();
+    let compressed = client.call_tool(params).await.unwrap();
+    assert_ne!(compressed.is_error, Some(true), "{compressed:?}");
+    let notice = tokio::time::timeout(Duration::from_secs(15), received.recv())
+        .await
+        .expect("a list change within 15 s")
+        .expect("the channel is open");
+    assert_eq!(notice, "list_changed");
+    let listed = client.list_all_resources().await.unwrap();
+    let added = listed
+        .iter()
+        .find(|r| r.uri.ends_with("hello.gz"))
+        .unwrap_or_else(|| panic!("the new resource is listed: {listed:?}"));
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(added.uri.clone()))
+        .await
+        .unwrap();
+    assert_eq!(first_contents(&read, "uri"), added.uri);
+    client.cancel().await.unwrap();
+    federation.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
