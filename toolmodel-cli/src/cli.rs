@@ -78,7 +78,8 @@ failing keyword in the schema.",
         after_help = format!("{FILES}\n\n{EXIT_STATUS}")
     )]
     Validate(ValidateArgs),
-    /// Serve the tools of the MCP servers of a configuration file as one MCP server.
+    /// Serve the tools, prompts, resources and completion of the MCP servers of a configuration
+    /// file as one MCP server.
     #[command(
         long_about = "Start every enabled server of --config (the `mcpServers` JSON of Claude \
 Desktop, Cursor and Claude Code, or VS Code's `servers`), import their tools, and serve them as \
@@ -87,7 +88,9 @@ one MCP server: over stdio (the default), or over Streamable HTTP at http://ADDR
 otherwise (the top-level \"toolNames\": \"always\", \"onCollision\" or \"never\" changes \
 it). Arguments are validated before they are sent; a server that fails answers its calls with \
 an isError result naming it and is restarted with backoff; its tools list changes are passed \
-on with notifications/tools/list_changed. Upstream servers receive only the headers of the \
+on with notifications/tools/list_changed. Their prompts, resources (templates, subscriptions) \
+and completion pass through too: prompts named as tools are, resource URIs unchanged (a URI \
+two servers offer is an error naming both). Upstream servers receive only the headers of the \
 configuration, never the gateway's clients' credentials. With --auth-issuer URL (and --http), \
 the gateway is an OAuth 2.1 resource server (MCP Authorization): every request needs an access \
 token from that authorization server for --resource. Every child process is killed, with \

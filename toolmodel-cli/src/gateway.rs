@@ -1,7 +1,7 @@
-//! `toolmodel gateway`: the tools of the MCP servers of a configuration file, served as one
-//! MCP server ([`toolmodel_rmcp::federation::Federation`] behind a
-//! [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server with
-//! `--auth-issuer` ([`Authorization`]).
+//! `toolmodel gateway`: the tools, prompts, resources and completion of the MCP servers of a
+//! configuration file, served as one MCP server ([`toolmodel_rmcp::federation::Federation`]
+//! behind a [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server
+//! with `--auth-issuer` ([`Authorization`]).
 
 use std::{
     io::{self, Write},
@@ -39,7 +39,8 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
             }
         }
         let server = ToolboxServer::new(federation.toolbox())
-            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
+            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
+            .with_handler(federation.passthrough());
         let served = match front {
             None => {
                 federation.serve(&server);

@@ -29,6 +29,9 @@ use crate::convert::message::{from_wire, to_wire};
 use crate::federation::relay::token_key;
 use crate::federation::upstream::Upstream;
 
+/// How many times a call yields after its answer, for the notifications before it.
+const SETTLE_YIELDS: usize = 4;
+
 /// Calls `tool` (the server's name for it) on `upstream` with validated `arguments`.
 /// `reopened` runs when the call had to open a new session after an earlier one (the tools
 /// are imported again).
@@ -91,6 +94,12 @@ pub(crate) async fn call_upstream(
         }
     };
     guard.peer = None;
+    // rmcp hands each notification to a task of its own, spawned before it delivers the answer
+    // that followed it; the answer's waker runs this task first. Yielding lets the logs and
+    // progress the server sent before its answer reach the caller before the result does.
+    for _ in 0..SETTLE_YIELDS {
+        tokio::task::yield_now().await;
+    }
     match outcome {
         Ok(ServerResult::CallToolResult(result)) => to_wire(&result)
             .and_then(from_wire::<CallToolResult>)

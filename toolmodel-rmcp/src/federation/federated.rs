@@ -11,8 +11,10 @@ use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 use crate::error::Error;
 use crate::federation::call::call_upstream;
 use crate::federation::config::FederationConfig;
+use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Upstream as Named, flat_names};
+use crate::federation::passthrough::{Declared, Passthrough};
 use crate::federation::upstream::Upstream;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
@@ -59,6 +61,10 @@ struct Shared {
     watchers: Mutex<Vec<Watcher>>,
     /// Why the last rebuild failed, if it did (the previous toolbox stays).
     last_error: Mutex<Option<String>>,
+    /// What each server declared at its last `initialize`.
+    declared: Declared,
+    /// The gateway's sessions, told of the servers' prompt and resource announcements.
+    downstream: Arc<Downstream>,
 }
 
 impl std::fmt::Debug for Federation {
@@ -109,6 +115,7 @@ impl Federation {
     ) -> Result<Self, Error> {
         let local: Local = Box::new(local);
         let empty = local(Toolbox::builder()).build()?;
+        let downstream = Arc::new(Downstream::default());
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
                 .enabled()
@@ -118,6 +125,7 @@ impl Federation {
                     Arc::new(Upstream::new(
                         server.clone(),
                         Arc::new(move || reimport_later(&weak, &name)),
+                        Arc::clone(&downstream),
                     ))
                 })
                 .collect();
@@ -129,6 +137,8 @@ impl Federation {
                 toolbox: RwLock::new(empty),
                 watchers: Mutex::default(),
                 last_error: Mutex::default(),
+                declared: Declared::default(),
+                downstream,
             }
         });
         let firsts = inner.upstreams.iter().map(|upstream| {
@@ -164,10 +174,27 @@ impl Federation {
         }
     }
 
+    /// The upstreams' prompts, resources and completion as an `rmcp` handler, for
+    /// [`ToolboxServer::with_handler`](crate::ToolboxServer::with_handler): with it (and
+    /// [`serve`](Self::serve)) a `ToolboxServer` is a gateway that passes them through as well
+    /// as the tools. See [`Passthrough`] for what passes and how names and URIs are kept apart.
+    #[must_use]
+    pub fn passthrough(&self) -> Passthrough {
+        Passthrough::new(
+            &self.inner.upstreams,
+            self.inner.config.tool_names,
+            Arc::clone(&self.inner.declared),
+            Arc::clone(&self.inner.downstream),
+        )
+    }
+
     /// Keeps `server`'s toolbox this federation's: every rebuilt toolbox is
     /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
-    /// `notifications/tools/list_changed` to its clients.
+    /// `notifications/tools/list_changed` to its clients; the upstreams'
+    /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` are
+    /// sent to its clients too.
     pub fn serve(&self, server: &crate::ToolboxServer) {
+        self.inner.downstream.serve(server.list_changed.clone());
         let watcher = server.clone();
         self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
         // A rebuild between the server's creation and this call is not missed.
@@ -217,6 +244,9 @@ impl Shared {
         let Ok(opened) = upstream.peer().await else {
             return false;
         };
+        if let (Some(info), Ok(mut declared)) = (opened.peer.peer_info(), self.declared.lock()) {
+            declared.insert(upstream.config.name.clone(), info.capabilities.clone());
+        }
         match import(&upstream.config, &opened.peer).await {
             Ok(tools) => {
                 if let Ok(mut imported) = self.imported.lock() {

@@ -7,16 +7,14 @@
 //! What rmcp 3.11 forgets when it reads a tool (`execution`, unknown keys: see
 //! [`convert`](crate::convert)) is not there to keep.
 
-use std::collections::HashSet;
-
 use rmcp::{model::PaginatedRequestParams, service::Peer, service::RoleClient};
 use toolmodel::{Backend, Tool};
 
 use crate::convert::FromRmcp;
 use crate::federation::config::ServerConfig;
+use crate::federation::pages::{CacheHint, all_pages};
 
-/// The most `tools/list` pages read from one server.
-pub const MAX_PAGES: usize = 100;
+pub use crate::federation::pages::MAX_PAGES;
 
 /// The tools `server` serves (after its allowed and hidden lists), in the order it listed
 /// them.
@@ -29,42 +27,27 @@ pub(crate) async fn import(
     server: &ServerConfig,
     peer: &Peer<RoleClient>,
 ) -> Result<Vec<Tool>, String> {
+    let (listed, _hint) = all_pages(
+        "tools/list",
+        server.timeouts.startup,
+        "startupTimeout",
+        |cursor| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let page = peer.list_tools(Some(params)).await?;
+            Ok((page.tools, page.next_cursor, CacheHint::default()))
+        },
+    )
+    .await?;
     let mut tools = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut seen = HashSet::new();
-    for _ in 0..MAX_PAGES {
-        let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
-        let page = tokio::time::timeout(server.timeouts.startup, peer.list_tools(Some(params)))
-            .await
-            .map_err(|_| {
-                format!(
-                    "no answer to tools/list within {} ms (startupTimeout)",
-                    server.timeouts.startup.as_millis()
-                )
-            })?
-            .map_err(|err| format!("tools/list failed: {err}"))?;
-        for listed in page.tools {
-            if !server.serves(&listed.name) {
-                continue;
-            }
-            let name = listed.name.to_string();
-            let mut tool =
-                Tool::from_rmcp(listed).map_err(|err| format!("tool {name:?}: {err}"))?;
-            tool.namespace = Some(server.name.clone());
-            tool.backends = vec![Backend::mcp(&server.name)];
-            tools.push(tool);
+    for listed in listed {
+        if !server.serves(&listed.name) {
+            continue;
         }
-        match page.next_cursor {
-            None => return Ok(tools),
-            Some(next) if !seen.insert(next.clone()) => {
-                return Err(format!(
-                    "tools/list sent the cursor {next:?} twice: stopped instead of looping"
-                ));
-            }
-            Some(next) => cursor = Some(next),
-        }
+        let name = listed.name.to_string();
+        let mut tool = Tool::from_rmcp(listed).map_err(|err| format!("tool {name:?}: {err}"))?;
+        tool.namespace = Some(server.name.clone());
+        tool.backends = vec![Backend::mcp(&server.name)];
+        tools.push(tool);
     }
-    Err(format!(
-        "tools/list has more than {MAX_PAGES} pages: stopped"
-    ))
+    Ok(tools)
 }

@@ -11,18 +11,26 @@
 //!   process in its own process group, or Streamable HTTP) and `relay` carries what the
 //!   server sends during a call to the caller.
 //! - [`Federation`]: all of it together, kept current.
+//! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
+//!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
+//!   `downstream` relays their announcements to the gateway's clients).
 
 pub mod call;
+mod catalog;
 pub mod config;
+mod downstream;
 pub mod expand;
 mod federated;
 pub mod import;
 pub mod names;
+mod pages;
 pub mod parse;
+mod passthrough;
 pub(crate) mod pointer;
 mod relay;
 mod session;
 pub mod upstream;
+mod uri_template;
 
 pub use config::{
     FederationConfig, FederationConfigBuilder, HttpTransport, ServerConfig, ServerTransport,
@@ -30,3 +38,4 @@ pub use config::{
 };
 pub use federated::{Federation, ServerStatus};
 pub use names::NamePolicy;
+pub use passthrough::Passthrough;

@@ -8,7 +8,9 @@
 //!   flight when there is exactly one ([`CallContext::log`], [`CallContext::elicit`],
 //!   [`CallContext::create_message`]); with several in flight a log is dropped and an input
 //!   request is refused (JSON-RPC `-32603` naming the reason).
-//! - `notifications/tools/list_changed` runs the federation's re-import.
+//! - `notifications/tools/list_changed` runs the federation's re-import; the prompt and
+//!   resource list changes and `notifications/resources/updated` go to the gateway's
+//!   downstream sessions ([`Downstream`]).
 
 // Sampling and logging are deprecated by SEP-2577 (MCP 2026-07-28); the 2025-11-25 sessions
 // this client opens still use them.
@@ -24,7 +26,7 @@ use rmcp::{
     model::{
         ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
         ElicitRequestParams, ElicitResult, Implementation, LoggingMessageNotificationParam,
-        ProgressNotificationParam,
+        ProgressNotificationParam, ResourceUpdatedNotificationParam,
     },
     service::{NotificationContext, RequestContext, RoleClient},
 };
@@ -32,6 +34,7 @@ use serde_json::Value;
 use toolmodel::CallContext;
 
 use crate::convert::message::{from_wire, log_level_from_rmcp, to_wire};
+use crate::federation::downstream::Downstream;
 
 /// What a session's upstream reaches: the calls in flight and the list-changed hook.
 #[derive(Clone)]
@@ -39,6 +42,8 @@ pub(crate) struct Relay {
     pub(crate) calls: Arc<InFlight>,
     /// Runs when the upstream's tool list changed.
     pub(crate) list_changed: Arc<dyn Fn() + Send + Sync>,
+    /// Hears the upstream's other announcements.
+    pub(crate) downstream: Arc<Downstream>,
 }
 
 /// The calls in flight on one upstream, by the JSON text of their progress token.
@@ -180,5 +185,21 @@ impl ClientHandler for Relay {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         (self.list_changed)();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.downstream.prompts_changed();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.downstream.resources_changed();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.downstream.resource_updated(&params);
     }
 }

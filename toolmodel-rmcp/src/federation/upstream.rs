@@ -18,6 +18,7 @@ use rmcp::service::{Peer, RoleClient};
 use tokio::sync::{Mutex, Semaphore};
 
 use crate::federation::config::ServerConfig;
+use crate::federation::downstream::Downstream;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
 
@@ -41,6 +42,8 @@ pub(crate) struct Upstream {
     generation: AtomicU64,
     /// Runs when the server's tools may have changed (its `list_changed`, a new session).
     changed: Arc<dyn Fn() + Send + Sync>,
+    /// Hears the server's prompt and resource announcements.
+    downstream: Arc<Downstream>,
 }
 
 enum State {
@@ -76,7 +79,11 @@ pub(crate) struct Unavailable(pub(crate) String);
 
 impl Upstream {
     /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
-    pub(crate) fn new(config: ServerConfig, changed: Arc<dyn Fn() + Send + Sync>) -> Self {
+    pub(crate) fn new(
+        config: ServerConfig,
+        changed: Arc<dyn Fn() + Send + Sync>,
+        downstream: Arc<Downstream>,
+    ) -> Self {
         Self {
             config,
             state: Mutex::new(State::Down {
@@ -88,6 +95,7 @@ impl Upstream {
             pending: Semaphore::new(MAX_PENDING_CALLS),
             generation: AtomicU64::new(0),
             changed,
+            downstream,
         }
     }
 
@@ -132,6 +140,7 @@ impl Upstream {
         let relay = Relay {
             calls: Arc::clone(&self.calls),
             list_changed: Arc::clone(&self.changed),
+            downstream: Arc::clone(&self.downstream),
         };
         match open(&self.config, relay).await {
             Ok(session) => {

@@ -84,14 +84,24 @@ impl ListChanged {
         self.0
             .changes
             .send_modify(|count| *count = count.wrapping_add(1));
+        self.each_session(|peer| async move {
+            // A session that closed meanwhile has nobody left to tell.
+            let _ = peer.notify_tool_list_changed().await;
+        });
+    }
+
+    /// Runs `send` with the peer of every live session, each from a task of its own on the
+    /// session's runtime, and forgets the sessions whose transport has closed. Returns at once.
+    /// The federation's passthrough tells sessions of prompt and resource list changes so.
+    pub(crate) fn each_session<F, Fut>(&self, send: F)
+    where
+        F: Fn(Peer<RoleServer>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let mut sessions = self.sessions();
         sessions.retain(|(peer, _)| !peer.is_transport_closed());
         for (peer, runtime) in sessions.iter() {
-            let peer = peer.clone();
-            runtime.spawn(async move {
-                // A session that closed meanwhile has nobody left to tell.
-                let _ = peer.notify_tool_list_changed().await;
-            });
+            runtime.spawn(send(peer.clone()));
         }
     }
 

@@ -105,7 +105,7 @@ mod compose;
 mod handler;
 mod host;
 mod http;
-mod list_changed;
+pub(crate) mod list_changed;
 mod misrouted;
 mod request_state;
 mod stdio;

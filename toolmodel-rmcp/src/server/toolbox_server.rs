@@ -77,7 +77,7 @@ pub struct ToolboxServer {
     /// [`set_toolbox`](Self::set_toolbox).
     pub(super) tools: ServedTools,
     /// Whom to tell when the toolbox is replaced.
-    pub(super) list_changed: ListChanged,
+    pub(crate) list_changed: ListChanged,
     pub(super) info: Implementation,
     pub(super) instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
