@@ -9,7 +9,8 @@
 //! - [`call`]: one call of an upstream tool, and what each failure gives.
 //! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
 //!   process in its own process group, or Streamable HTTP) and `relay` carries what the
-//!   server sends during a call to the caller.
+//!   server sends during a call to the caller; `rounds` relays its MCP 2026-07-28 input
+//!   rounds.
 //! - [`Federation`]: all of it together, kept current.
 
 pub mod call;
@@ -21,6 +22,7 @@ pub mod names;
 pub mod parse;
 pub(crate) mod pointer;
 mod relay;
+mod rounds;
 mod session;
 pub mod upstream;
 

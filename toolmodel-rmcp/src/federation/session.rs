@@ -1,13 +1,16 @@
 //! Opening one MCP client session to an upstream server: a child process (stdio) started as
 //! the leader of its own process group, or a Streamable HTTP connection; then the
-//! `initialize` handshake, bounded by the server's startup timeout.
+//! handshake, bounded by the server's startup timeout: `server/discover` for MCP 2026-07-28,
+//! falling back to `initialize` (2025-11-25) when the server answers it with an error (rmcp's
+//! `ClientLifecycleMode::Auto`; a server that does not answer `server/discover` at all is
+//! given 10 seconds before the fallback).
 
 use std::{collections::HashMap, process::Stdio};
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::{
-    ServiceExt,
-    service::{RoleClient, RunningService},
+    model::ProtocolVersion,
+    service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService},
     transport::{
         StreamableHttpClientTransport, TokioChildProcess,
         streamable_http_client::StreamableHttpClientTransportConfig,
@@ -65,14 +68,16 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
         ServerTransport::Stdio(stdio) => {
             let (transport, group) = spawn(stdio)?;
             (
-                tokio::time::timeout(limit, relay.serve(transport)).await,
+                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
+                    .await,
                 group,
             )
         }
         ServerTransport::Http(http) => {
             let transport = StreamableHttpClientTransport::from_config(http_config(http)?);
             (
-                tokio::time::timeout(limit, relay.serve(transport)).await,
+                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
+                    .await,
                 None,
             )
         }
@@ -84,6 +89,14 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
             "no answer to initialize within {} ms (startupTimeout)",
             limit.as_millis()
         )),
+    }
+}
+
+/// MCP 2026-07-28 when the server speaks it, else 2025-11-25.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
     }
 }
 
