@@ -72,7 +72,7 @@ pub(crate) async fn call_upstream(
         )));
     };
     // The upstream's input round this call continues (MCP 2026-07-28), if any.
-    let mut pending: Option<Pending> = cx.state()?;
+    let mut pending = Pending::carried(&cx);
     let mut answered = BTreeSet::new();
     for _ in 0..=MAX_INPUT_ROUNDS {
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -94,7 +94,6 @@ pub(crate) async fn call_upstream(
                 let next = Pending::new(*result, &answered).map_err(|why| {
                     ToolError::protocol(-32603, format!("server {server:?}: {why}"))
                 })?;
-                cx.set_state(&next)?;
                 pending = Some(next);
             }
         }

@@ -3,13 +3,13 @@
 //! handlers use, so one code path serves both eras of the caller:
 //!
 //! - the upstream answers `tools/call` with an `InputRequiredResult` (`inputRequests`,
-//!   `requestState`); its requests become the caller's [`InputRequests`] ([`Pending`]), kept
-//!   with the upstream's `requestState` as the call's state ([`CallContext::set_state`]);
+//!   `requestState`); its requests become the caller's [`InputRequests`] ([`Pending`]);
 //! - a caller of MCP 2025-11-25 or older is asked at once (elicitation, sampling and roots
 //!   requests to the client), and the gateway retries the upstream with the answers
 //!   (`inputResponses`) and the upstream's `requestState`;
 //! - a 2026-07-28 caller gets the gateway's own `InputRequiredResult`: the same requests,
-//!   and the gateway's `requestState`, sealed with its key, carrying the upstream's. Its retry
+//!   and the gateway's `requestState`, sealed with its key, carrying the upstream's requests
+//!   and `requestState` as the call's state ([`CallContext::set_state`]). Its retry
 //!   may reach any gateway replica holding the same key (`MCP_REQUEST_STATE_KEY`): the
 //!   replica opens the state, reads the answers and sends the retry upstream. Nothing is kept
 //!   in a gateway between rounds.
@@ -32,6 +32,7 @@ use toolmodel::{
 /// What an upstream asked for and the state it wants back: the call's state between rounds
 /// (JSON `{"upstreamState": ..., "asked": {<caller's key>: {"key": ..., "request": ...}}}`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Pending {
     /// The upstream's `requestState`, sent back unchanged.
     #[serde(
@@ -41,7 +42,6 @@ pub(crate) struct Pending {
     )]
     pub(crate) upstream_state: Option<String>,
     /// The upstream's `inputRequests`, by the key the caller answers under.
-    #[serde(default)]
     pub(crate) asked: BTreeMap<String, Asked>,
 }
 
@@ -83,6 +83,13 @@ impl Pending {
         })
     }
 
+    /// The round `cx` continues: the state a 2026-07-28 caller's retry carried back, when it
+    /// is one (a state of anything else is not).
+    pub(crate) fn carried(cx: &CallContext) -> Option<Self> {
+        let state: Value = cx.state().ok()??;
+        serde_json::from_value(state).ok()
+    }
+
     /// The requests for the caller.
     ///
     /// # Errors
@@ -120,7 +127,9 @@ impl Pending {
     }
 
     /// Asks `cx`'s caller for every request (see [`CallContext::input`]) and returns the
-    /// answers as the upstream's `inputResponses`, with the keys the caller answered.
+    /// answers as the upstream's `inputResponses`. When the caller answers by input rounds
+    /// (2026-07-28) and has not answered yet, this round becomes the call's state, which the
+    /// server seals into its `requestState`.
     ///
     /// # Errors
     ///
@@ -142,7 +151,15 @@ impl Pending {
         if requests.is_empty() {
             return Ok(UpstreamResponses::new());
         }
-        let answers = cx.input(requests).await?;
+        let answers = match cx.input(requests).await {
+            Ok(answers) => answers,
+            Err(toolmodel::ToolError::InputRequired(required)) => {
+                // Kept for the retry only: a caller answered at once leaves no state behind.
+                cx.set_state(self)?;
+                return Err(toolmodel::ToolError::InputRequired(required));
+            }
+            Err(err) => return Err(err),
+        };
         self.responses(&answers).map_err(refused)
     }
 }
@@ -226,6 +243,26 @@ mod tests {
         let responses = pending.ask(&cx, "s").await.unwrap();
         assert_eq!(responses["name"]["content"]["name"], "Ada");
         assert_eq!(responses["roots"]["roots"][0]["uri"], "file:///a");
+    }
+
+    #[tokio::test]
+    async fn a_round_not_answered_yet_becomes_the_call_s_state_and_no_other_state_is_read_as_one() {
+        let result = required(json!({
+            "resultType": "input_required",
+            "inputRequests": {"client_roots": {"method": "roots/list", "params": {}}},
+            "requestState": "upstream-2"
+        }));
+        let pending = Pending::new(result, &BTreeSet::new()).unwrap();
+        let cx = CallContext::new().with_round_state(toolmodel::input::RoundState::default());
+        assert_eq!(Pending::carried(&cx), None);
+        let err = pending.ask(&cx, "s").await.unwrap_err();
+        assert!(
+            matches!(err, toolmodel::ToolError::InputRequired(_)),
+            "{err}"
+        );
+        assert_eq!(Pending::carried(&cx), Some(pending));
+        cx.set_state(&json!({"draft": 1})).unwrap();
+        assert_eq!(Pending::carried(&cx), None);
     }
 
     #[test]
