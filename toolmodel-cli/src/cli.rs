@@ -88,8 +88,11 @@ otherwise (the top-level \"toolNames\": \"always\", \"onCollision\" or \"never\"
 it). Arguments are validated before they are sent; a server that fails answers its calls with \
 an isError result naming it and is restarted with backoff; its tools list changes are passed \
 on with notifications/tools/list_changed. Upstream servers receive only the headers of the \
-configuration, never the gateway's clients' credentials. Every child process is killed, with \
-its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
+configuration, never the gateway's clients' credentials. An upstream's requests for input \
+(MCP 2026-07-28 InputRequiredResult, elicitation, sampling, roots) reach the gateway's client; \
+set MCP_REQUEST_STATE_KEY (base64, at least 32 bytes) to the same key on every replica of the \
+gateway so that any of them continues an input round another started. Every child process is \
+killed, with its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
         after_help = CONFIG
     )]
     Gateway(GatewayArgs),
