@@ -302,12 +302,7 @@ impl Run {
             Ok(result) => result,
             Err(why) => return self.lose(format!("scale_replica: {why}")),
         };
-        let meta = result
-            .meta
-            .as_ref()
-            .and_then(|meta| meta.get(REPLICA_META))
-            .cloned()
-            .unwrap_or(Value::Null);
+        let meta = replicas(&result);
         let Some(answered_by) = meta["answeredBy"].as_str() else {
             return self.lose(format!("scale_replica: no {REPLICA_META} in {result:?}"));
         };
@@ -379,6 +374,16 @@ impl Run {
         }
         probes
     }
+}
+
+/// `scale_replica`'s `_meta["toolmodel.example/replica"]` (`askedBy`, `answeredBy`), or null.
+fn replicas(result: &CallToolResult) -> Value {
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get(REPLICA_META))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -582,12 +587,7 @@ async fn gateway(balancer: &str) -> Result<(usize, usize, usize), String> {
                     };
                     match through_rounds(&service, name, arguments).await {
                         Ok(result) if name == "scale_replica" => {
-                            let meta = result
-                                .meta
-                                .as_ref()
-                                .and_then(|meta| meta.get(REPLICA_META))
-                                .cloned()
-                                .unwrap_or(Value::Null);
+                            let meta = replicas(&result);
                             let (asked, answered) =
                                 (meta["askedBy"].as_str(), meta["answeredBy"].as_str());
                             if asked.is_none() || answered.is_none() {
@@ -652,30 +652,35 @@ async fn through_rounds(
     Err("no result after 4 input rounds".to_owned())
 }
 
+/// What `run` gives within [`RUN_LIMIT`]; exits with status 1 (the reason on stderr, after
+/// `what:`) when it fails or takes longer.
+async fn within_limit<T>(
+    what: &str,
+    run: impl std::future::Future<Output = Result<T, String>>,
+) -> T {
+    match tokio::time::timeout(RUN_LIMIT, run).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(why)) => {
+            eprintln!("{what}: {why}");
+            std::process::exit(1);
+        }
+        Err(_) => {
+            eprintln!("{what}: the run did not end in {RUN_LIMIT:?}");
+            std::process::exit(1);
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [command, balancer] = args.as_slice()
         && command == "gateway"
     {
-        let outcome = tokio::time::timeout(RUN_LIMIT, gateway(balancer)).await;
-        match outcome {
-            Ok(Ok((calls, cross, lost))) => {
-                println!(
-                    "gateway: replicas=2 calls={calls} cross_replica_retries={cross} lost={lost}"
-                );
-                if lost > 0 || cross == 0 {
-                    std::process::exit(1);
-                }
-            }
-            Ok(Err(why)) => {
-                eprintln!("gateway: {why}");
-                std::process::exit(1);
-            }
-            Err(_) => {
-                eprintln!("gateway: the run did not end in {RUN_LIMIT:?}");
-                std::process::exit(1);
-            }
+        let (calls, cross, lost) = within_limit("gateway", gateway(balancer)).await;
+        println!("gateway: replicas=2 calls={calls} cross_replica_retries={cross} lost={lost}");
+        if lost > 0 || cross == 0 {
+            std::process::exit(1);
         }
         return;
     }
@@ -701,17 +706,7 @@ async fn main() {
         std::process::exit(2);
     });
     let count = replicas.len();
-    let run = match tokio::time::timeout(RUN_LIMIT, scale(&args[0], &args[1], replicas)).await {
-        Ok(Ok(run)) => run,
-        Ok(Err(why)) => {
-            eprintln!("scale: {why}");
-            std::process::exit(1);
-        }
-        Err(_) => {
-            eprintln!("scale: the run did not end in {RUN_LIMIT:?}");
-            std::process::exit(1);
-        }
-    };
+    let run = within_limit("scale", scale(&args[0], &args[1], replicas)).await;
     let tally = &run.tally;
     let (calls, cross, lost) = (
         tally.calls.load(Ordering::Relaxed),

@@ -406,20 +406,24 @@ impl CallHost for Recorder {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
-    let Some(up) = upstreams() else { return };
+/// A federation of server-everything over stdio, once its toolbox has `tool` (a tool the
+/// server registers after `initialize`, announced by `notifications/tools/list_changed`).
+async fn everything_with(up: &BTreeMap<String, String>, tool: &str) -> Federation {
     let federation = start([ServerConfig::stdio(
         "everything",
         StdioTransport::new(&up["EVERYTHING"]),
     )])
     .await;
+    eventually(&federation, |toolbox| toolbox.get(tool).is_some()).await;
+    federation
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
+    let Some(up) = upstreams() else { return };
     // server-everything registers its elicitation tool after `initialize` and sends
     // notifications/tools/list_changed: the federation imports its tools again.
-    eventually(&federation, |toolbox| {
-        toolbox.get("trigger-elicitation-request").is_some()
-    })
-    .await;
+    let federation = everything_with(&up, "trigger-elicitation-request").await;
 
     let recorder = Arc::new(Recorder::default());
     let cx = CallContext::new()
@@ -545,16 +549,8 @@ async fn two_calls_in_flight_over_http_each_answer_their_own_elicitation() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_s_roots_request_reaches_the_caller() {
     let Some(up) = upstreams() else { return };
-    let federation = start([ServerConfig::stdio(
-        "everything",
-        StdioTransport::new(&up["EVERYTHING"]),
-    )])
-    .await;
     // Registered once the server knows the client declares `roots`.
-    eventually(&federation, |toolbox| {
-        toolbox.get("get-roots-list").is_some()
-    })
-    .await;
+    let federation = everything_with(&up, "get-roots-list").await;
     let result = federation
         .toolbox()
         .call("get-roots-list", None, &answering("work"))

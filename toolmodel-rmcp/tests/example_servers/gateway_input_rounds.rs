@@ -8,11 +8,13 @@
 
 use std::{net::SocketAddr, sync::Arc};
 
+mod client;
+
+use client::Client;
 use rmcp::{
-    ClientHandler, RoleClient,
+    RoleClient,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientConfig, ErrorCode, InputRequiredResult,
-        ProtocolVersion,
+        CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ProtocolVersion,
     },
     service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError},
     transport::StreamableHttpClientTransport,
@@ -63,20 +65,6 @@ async fn gateway(replica: &str, key: &str) -> (String, Federation) {
     let addr: SocketAddr = listener.local_addr().expect("an address");
     tokio::spawn(server.serve_http(listener));
     (format!("http://{addr}/mcp"), federation)
-}
-
-#[derive(Clone, Copy)]
-struct Client;
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        serde_json::from_value(json!({
-            "protocolVersion": "2026-07-28",
-            "capabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
-            "clientInfo": {"name": "toolmodel-gateway-test", "version": "0.1.0"}
-        }))
-        .expect("a client config")
-    }
 }
 
 /// A 2026-07-28 client of the gateway at `url`.
@@ -198,27 +186,27 @@ async fn a_2026_client_answers_each_upstream_round_through_the_gateway() {
         state.starts_with("rs1."),
         "the gateway's sealed state: {state}"
     );
-    let second = input_required(
-        client
-            .call_tool_once(retry(
-                &params,
-                first,
-                json!({"step1": {"action": "accept", "content": {"name": "Ada"}}}),
-            ))
+    // Round 1 answered: the upstream asks round 2; round 2 answered: the result.
+    let mut required = first;
+    let mut answered = None;
+    for (key, content, next) in [
+        ("step1", json!({"name": "Ada"}), Some("step2")),
+        ("step2", json!({"color": "green"}), None),
+    ] {
+        let answer = json!({key: {"action": "accept", "content": content}});
+        let response = client
+            .call_tool_once(retry(&params, required.clone(), answer))
             .await
-            .expect("answers"),
-    );
-    assert_eq!(keys(&second), ["step2"]);
-    let done = complete(
-        client
-            .call_tool_once(retry(
-                &params,
-                second,
-                json!({"step2": {"action": "accept", "content": {"color": "green"}}}),
-            ))
-            .await
-            .expect("answers"),
-    );
+            .expect("answers");
+        match next {
+            Some(next) => {
+                required = input_required(response);
+                assert_eq!(keys(&required), [next]);
+            }
+            None => answered = Some(complete(response)),
+        }
+    }
+    let done = answered.expect("a result after the last round");
     assert_eq!(done["content"][0]["text"], "Ada likes green", "{done}");
     client.cancel().await.expect("the client closes");
     federation.shutdown().await;
