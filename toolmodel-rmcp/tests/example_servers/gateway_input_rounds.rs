@@ -147,6 +147,29 @@ impl CallHost for Host {
     }
 }
 
+/// Under 2026-07-28 an upstream tells of a changed tool list only on a `subscriptions/listen`
+/// stream, which the federation opens: the upstream's `test_trigger_tool_change` rebuilds the
+/// federation's toolbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_upstream_s_tool_list_change_reaches_the_federation() {
+    let federation = federation("a").await;
+    let (rebuilt, mut rebuilds) = tokio::sync::mpsc::unbounded_channel();
+    federation.on_change(move |_| {
+        let _ = rebuilt.send(());
+    });
+    let result = federation
+        .toolbox()
+        .call("test_trigger_tool_change", None, &CallContext::new())
+        .await
+        .expect("a result");
+    assert!(!result.is_error(), "{}", result.text_content());
+    tokio::time::timeout(std::time::Duration::from_secs(5), rebuilds.recv())
+        .await
+        .expect("the toolbox is rebuilt within 5 s")
+        .expect("a rebuild");
+    federation.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_caller_answers_every_upstream_round_through_its_host() {
     let federation = federation("a").await;
