@@ -5,7 +5,6 @@
 
 use std::{
     collections::HashMap,
-    convert::Infallible,
     net::SocketAddr,
     sync::{Arc, Mutex},
 };
@@ -50,7 +49,7 @@ async fn recording_upstream(seen: Arc<Mutex<Vec<HeaderMap>>>) -> SocketAddr {
                 let recorder = service_fn(move |request: Request<Incoming>| {
                     seen.lock().unwrap().push(request.headers().clone());
                     let mut mcp = mcp.clone();
-                    async move { Ok::<_, Infallible>(mcp.call(request).await?) }
+                    async move { mcp.call(request).await }
                 });
                 let _ = http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), recorder)
