@@ -13,7 +13,7 @@
 //! | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
 //! | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
 //! | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
-//! | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`] ([`rounds`](super::rounds)): a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
+//! | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`], as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
 //! | more than [`MAX_INPUT_ROUNDS`] such rounds in one run | `isError` naming the limit |
 //!
 //! Over a 2026-07-28 session each request also carries the caller's client capabilities (when
