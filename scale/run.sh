@@ -28,6 +28,16 @@
 # ports). Its line comes last, and the exit status is non-zero unless it ends unknown=0 stuck=0:
 #   tasks: replicas=3 tasks=<n> completed=<c> failed_worker_lost=<f> unknown=<u> stuck=<s>
 # The tasks phase is bounded too: each client run by 100 s, each restart by 30 s.
+#
+# Gateway phase (issue 32): two `toolmodel gateway` replicas (release toolmodel-cli) sharing one
+# MCP_REQUEST_STATE_KEY, each in front of its own conformance_server child (MCP_REPLICA g1, g2,
+# sharing a key of their own), behind a second nginx (round-robin). `scale_client gateway` calls
+# scale_replica with an input round 40 times and the two-round
+# test_input_required_result_multi_round 10 times through it; a round asked through one gateway
+# and answered through the other shows askedBy != answeredBy. Its line comes last, and the exit
+# status is non-zero unless lost=0 and cross_replica_retries > 0:
+#   gateway: replicas=2 calls=<n> cross_replica_retries=<m> lost=<k>
+# Bounded: the gateways must be up within 30 s, the client gives up after 100 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,13 +92,15 @@ if [ -z "$nginx_bin" ]; then
 fi
 echo "== $("$nginx_bin" -v 2>&1)"
 
-echo "== building the release conformance server and scale client"
+echo "== building the release conformance server, scale client and toolmodel (gateway)"
 cargo build --quiet --release -p toolmodel-examples --example conformance_server --example scale_client \
     --example tasks_client
+cargo build --quiet --release -p toolmodel-cli --bin toolmodel
 target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
 server_bin="$target_dir/release/examples/conformance_server"
 client_bin="$target_dir/release/examples/scale_client"
 tasks_bin="$target_dir/release/examples/tasks_client"
+cli_bin="$target_dir/release/toolmodel"
 
 work="$(mktemp -d)"
 pids=()
@@ -150,24 +162,28 @@ if [ "$(id -u)" -eq 0 ]; then
     # As root nginx would switch its workers to `nobody`; keep the current user.
     user_line="user $(id -un) $(id -gn);"
 fi
-mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<EOF
+# write_nginx_conf DIR PORT UPSTREAMS: nginx's configuration in DIR/nginx.conf, listening on PORT
+# and balancing over the `server` lines UPSTREAMS.
+write_nginx_conf() {
+local dir="$1" port="$2" upstreams="$3"
+mkdir -p "$dir"
+cat >"$dir/nginx.conf" <<EOF
 # Round-robin over the replicas (nginx's default), no stickiness: every request, a retry with
 # its requestState included, may reach any replica.
 $user_line
 daemon off;
 worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
 events { worker_connections 1024; }
 http {
     log_format upstream '\$status|\$upstream_addr|\$upstream_status|\$request_time';
-    access_log $work/nginx/access.log upstream;
-    client_body_temp_path $work/nginx/client_body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
+    access_log $dir/access.log upstream;
+    client_body_temp_path $dir/client_body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
     upstream mcp_replicas {
 $upstreams        keepalive 32;
     }
@@ -190,6 +206,8 @@ $upstreams        keepalive 32;
     }
 }
 EOF
+}
+write_nginx_conf "$work/nginx" "$port" "$upstreams"
 "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
 nginx_pid=$!
 pids+=("$nginx_pid")
@@ -263,8 +281,57 @@ if [[ "$tasks_summary" != tasks:* ]]; then
     echo "error: the tasks client failed (status $tasks_status) and printed no summary" >&2
     exit 1
 fi
+if [ "$tasks_status" -ne 0 ] || [[ "$tasks_summary" != *" unknown=0 stuck=0" ]]; then
+    echo "$summary"
+    echo "$tasks_summary"
+    exit 1
+fi
+
+echo "== gateway phase: two toolmodel gateways behind nginx, each in front of its own conformance server"
+deadline=$((SECONDS + 30))
+gateway_key="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+upstream_key="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+gateway_names=(g1 g2)
+for name in "${gateway_names[@]}"; do
+    cat >"$work/$name.json" <<EOF
+{"mcpServers": {"conformance": {"command": "$server_bin",
+  "env": {"MCP_REPLICA": "$name", "MCP_REQUEST_STATE_KEY": "$upstream_key"}}}}
+EOF
+    MCP_REQUEST_STATE_KEY="$gateway_key" "$cli_bin" gateway --config "$work/$name.json" \
+        --http 127.0.0.1:0 2>"$work/$name.log" &
+    pid[$name]=$!
+    pids+=("$!")
+done
+gateway_upstreams=""
+for name in "${gateway_names[@]}"; do
+    until grep -q "serving MCP on" "$work/$name.log" 2>/dev/null; do
+        kill -0 "${pid[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; echo "error: gateway $name exited" >&2; exit 1; }
+        [ "$SECONDS" -lt "$deadline" ] || { echo "error: gateway $name did not start in 30 s" >&2; exit 1; }
+        sleep 0.1
+    done
+    authority="$(sed -n 's|.*serving MCP on http://\([^/]*\)/mcp.*|\1|p' "$work/$name.log" | head -n1)"
+    echo "   $name pid ${pid[$name]} http://$authority/mcp"
+    gateway_upstreams+="        server $authority max_fails=1 fail_timeout=10s;  # $name"$'\n'
+done
+gateway_port="$("$client_bin" free-port)"
+write_nginx_conf "$work/nginx-gateway" "$gateway_port" "$gateway_upstreams"
+"$nginx_bin" -p "$work/nginx-gateway" -c "$work/nginx-gateway/nginx.conf" -e "$work/nginx-gateway/error.log" &
+pids+=("$!")
+until (exec 3<>"/dev/tcp/127.0.0.1/$gateway_port") 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || { cat "$work/nginx-gateway/error.log" >&2; echo "error: the gateways' nginx did not start in 30 s" >&2; exit 1; }
+    sleep 0.1
+done
+gateway_status=0
+timeout --kill-after=5 110 "$client_bin" gateway "http://127.0.0.1:$gateway_port/mcp" \
+    >"$work/gateway.out" || gateway_status=$?
+gateway_summary="$(tail -n 1 "$work/gateway.out" 2>/dev/null || true)"
 echo "$summary"
 echo "$tasks_summary"
-if [ "$tasks_status" -ne 0 ] || [[ "$tasks_summary" != *" unknown=0 stuck=0" ]]; then
+if [[ "$gateway_summary" != gateway:* ]]; then
+    echo "error: the gateway client failed (status $gateway_status) and printed no summary" >&2
+    exit 1
+fi
+echo "$gateway_summary"
+if [ "$gateway_status" -ne 0 ]; then
     exit 1
 fi

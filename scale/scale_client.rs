@@ -5,6 +5,8 @@
 //! `scale: replicas=<r> calls=<n> cross_replica_retries=<m> lost=<k>` as its last line.
 //!
 //! `scale_client free-port` prints a free loopback port (for the balancer) and exits.
+//! `scale_client gateway BALANCER_URL` runs the gateway phase (see [`gateway`]) and prints
+//! `gateway: replicas=2 calls=<n> cross_replica_retries=<m> lost=<k>`.
 //! `scale_client BALANCER_URL STOP NAME=URL=PID...` runs the scale-out check, where each
 //! `NAME=URL=PID` is one replica (its `MCP_REPLICA` name, its own `/mcp` URL, its process) and
 //! `STOP` names the replica to stop mid-run (with `kill -TERM PID`).
@@ -300,12 +302,7 @@ impl Run {
             Ok(result) => result,
             Err(why) => return self.lose(format!("scale_replica: {why}")),
         };
-        let meta = result
-            .meta
-            .as_ref()
-            .and_then(|meta| meta.get(REPLICA_META))
-            .cloned()
-            .unwrap_or(Value::Null);
+        let meta = replicas(&result);
         let Some(answered_by) = meta["answeredBy"].as_str() else {
             return self.lose(format!("scale_replica: no {REPLICA_META} in {result:?}"));
         };
@@ -377,6 +374,16 @@ impl Run {
         }
         probes
     }
+}
+
+/// `scale_replica`'s `_meta["toolmodel.example/replica"]` (`askedBy`, `answeredBy`), or null.
+fn replicas(result: &CallToolResult) -> Value {
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get(REPLICA_META))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -544,9 +551,139 @@ async fn scale(balancer: &str, stop: &str, replicas: Vec<Replica>) -> Result<Arc
     Ok(run)
 }
 
+/// The gateway phase: two `toolmodel gateway` replicas behind the balancer (one key), each in
+/// front of its own `examples/conformance_server` (`MCP_REPLICA` `g1` and `g2`, one key of
+/// their own). [`GATEWAY_CALLS`] calls of `scale_replica` with an input round, on
+/// [`WORKERS`] workers: the upstream's `InputRequiredResult` reaches the client through the
+/// gateway that served the first request, and the retry, round-robin, usually through the
+/// other, which opens the first one's sealed state and sends the upstream's on. An upstream
+/// replica serves one gateway only, so `askedBy` != `answeredBy` is a round continued on the
+/// other gateway. Then [`GATEWAY_CALLS`] / 4 calls of the two-round
+/// `test_input_required_result_multi_round`. No request is re-issued: every call must end
+/// with its result. Returns `(calls, cross_replica_retries, lost)`.
+async fn gateway(balancer: &str) -> Result<(usize, usize, usize), String> {
+    let service = Arc::new(connect(balancer).await?);
+    let (calls, cross, lost) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let next = Arc::new(AtomicUsize::new(0));
+    let total = GATEWAY_CALLS + GATEWAY_CALLS / 4;
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (service, next) = (Arc::clone(&service), Arc::clone(&next));
+            let (calls, cross, lost) = (Arc::clone(&calls), Arc::clone(&cross), Arc::clone(&lost));
+            tokio::spawn(async move {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= total {
+                        break;
+                    }
+                    let (name, arguments) = if index < GATEWAY_CALLS {
+                        ("scale_replica", json!({"ask": true}))
+                    } else {
+                        ("test_input_required_result_multi_round", json!({}))
+                    };
+                    match through_rounds(&service, name, arguments).await {
+                        Ok(result) if name == "scale_replica" => {
+                            let meta = replicas(&result);
+                            let (asked, answered) =
+                                (meta["askedBy"].as_str(), meta["answeredBy"].as_str());
+                            if asked.is_none() || answered.is_none() {
+                                eprintln!("gateway: lost: no input round in {result:?}");
+                                lost.fetch_add(1, Ordering::Relaxed);
+                                continue;
+                            }
+                            if asked != answered {
+                                cross.fetch_add(1, Ordering::Relaxed);
+                            }
+                            calls.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(result) if text(&result) == "Ada likes Ada" => {
+                            calls.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(result) => {
+                            eprintln!("gateway: lost: {name}: unexpected result {result:?}");
+                            lost.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(why) => {
+                            eprintln!("gateway: lost: {name}: {why}");
+                            lost.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker
+            .await
+            .map_err(|err| format!("a worker failed: {err}"))?;
+    }
+    Ok((
+        calls.load(Ordering::Relaxed),
+        cross.load(Ordering::Relaxed),
+        lost.load(Ordering::Relaxed),
+    ))
+}
+
+/// The calls of the gateway phase with an input round.
+const GATEWAY_CALLS: usize = 40;
+
+/// One call through its input rounds (at most 4), nothing re-issued.
+async fn through_rounds(
+    service: &Service,
+    name: &str,
+    arguments: Value,
+) -> Result<CallToolResult, String> {
+    let mut params = params(name, arguments);
+    for _round in 0..4 {
+        match attempt(service, params.clone()).await {
+            Attempt::Answer(CallToolResponse::Complete(result)) => return Ok(result),
+            Attempt::Answer(CallToolResponse::InputRequired(required)) => {
+                params.input_responses = Some(answers(&required));
+                params.request_state = required.request_state;
+            }
+            Attempt::Answer(other) => return Err(format!("unexpected answer {other:?}")),
+            Attempt::Refused(why) | Attempt::NoResponse(why) => return Err(why),
+        }
+    }
+    Err("no result after 4 input rounds".to_owned())
+}
+
+/// What `run` gives within [`RUN_LIMIT`]; exits with status 1 (the reason on stderr, after
+/// `what:`) when it fails or takes longer.
+async fn within_limit<T>(
+    what: &str,
+    run: impl std::future::Future<Output = Result<T, String>>,
+) -> T {
+    match tokio::time::timeout(RUN_LIMIT, run).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(why)) => {
+            eprintln!("{what}: {why}");
+            std::process::exit(1);
+        }
+        Err(_) => {
+            eprintln!("{what}: the run did not end in {RUN_LIMIT:?}");
+            std::process::exit(1);
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [command, balancer] = args.as_slice()
+        && command == "gateway"
+    {
+        let (calls, cross, lost) = within_limit("gateway", gateway(balancer)).await;
+        println!("gateway: replicas=2 calls={calls} cross_replica_retries={cross} lost={lost}");
+        if lost > 0 || cross == 0 {
+            std::process::exit(1);
+        }
+        return;
+    }
     if args.first().map(String::as_str) == Some("free-port") {
         match std::net::TcpListener::bind("127.0.0.1:0").and_then(|socket| socket.local_addr()) {
             Ok(address) => println!("{}", address.port()),
@@ -557,7 +694,7 @@ async fn main() {
         }
         return;
     }
-    let usage = "usage: scale_client BALANCER_URL STOP NAME=URL=PID... | scale_client free-port";
+    let usage = "usage: scale_client BALANCER_URL STOP NAME=URL=PID... | scale_client gateway BALANCER_URL | scale_client free-port";
     if args.len() < 4 {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -569,17 +706,7 @@ async fn main() {
         std::process::exit(2);
     });
     let count = replicas.len();
-    let run = match tokio::time::timeout(RUN_LIMIT, scale(&args[0], &args[1], replicas)).await {
-        Ok(Ok(run)) => run,
-        Ok(Err(why)) => {
-            eprintln!("scale: {why}");
-            std::process::exit(1);
-        }
-        Err(_) => {
-            eprintln!("scale: the run did not end in {RUN_LIMIT:?}");
-            std::process::exit(1);
-        }
-    };
+    let run = within_limit("scale", scale(&args[0], &args[1], replicas)).await;
     let tally = &run.tally;
     let (calls, cross, lost) = (
         tally.calls.load(Ordering::Relaxed),

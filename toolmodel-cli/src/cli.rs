@@ -91,10 +91,13 @@ an isError result naming it and is restarted with backoff; its tools list change
 on with notifications/tools/list_changed. Their prompts, resources (templates, subscriptions) \
 and completion pass through too: prompts named as tools are, resource URIs unchanged (a URI \
 two servers offer is an error naming both). Upstream servers receive only the headers of the \
-configuration, never the gateway's clients' credentials. With --auth-issuer URL (and --http), \
-the gateway is an OAuth 2.1 resource server (MCP Authorization): every request needs an access \
-token from that authorization server for --resource. Every child process is killed, with \
-its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
+configuration, never the gateway's clients' credentials. An upstream's requests for input \
+(MCP 2026-07-28 InputRequiredResult, elicitation, sampling, roots) reach the gateway's client; \
+set MCP_REQUEST_STATE_KEY (base64, at least 32 bytes) to the same key on every replica of the \
+gateway so that any of them continues an input round another started. With --auth-issuer URL \
+(and --http), the gateway is an OAuth 2.1 resource server (MCP Authorization): every request \
+needs an access token from that authorization server for --resource. Every child process is \
+killed, with its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
         after_help = CONFIG
     )]
     Gateway(GatewayArgs),

@@ -9,7 +9,10 @@ use std::{
 };
 
 use toolmodel_rmcp::{
-    ToolboxServer, auth::Authorization, federation::Federation, server::MCP_PATH,
+    ToolboxServer,
+    auth::Authorization,
+    federation::Federation,
+    server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
 };
 
 use crate::cli::GatewayArgs;
@@ -17,7 +20,12 @@ use crate::status::Status;
 
 /// Runs the gateway until its client leaves (stdio: end of input) or SIGINT/SIGTERM (HTTP),
 /// then closes every upstream session and kills each child's process group. Errors go to
-/// `errors` (stdout belongs to the MCP session over stdio).
+/// `errors` (stdout belongs to the MCP session over stdio). Over HTTP the line
+/// `serving MCP on http://ADDR/mcp` (the address bound, a port 0 resolved) goes to stderr.
+///
+/// The `requestState` of MCP 2026-07-28 input rounds is sealed with the key of
+/// `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes) when it is set, so that replicas of the
+/// gateway continue each other's rounds; with a random key of the process otherwise.
 ///
 /// # Errors
 ///
@@ -25,6 +33,20 @@ use crate::status::Status;
 pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
     let Some((config, runtime)) = crate::live::prepare(&args.config, errors)? else {
         return Ok(Status::Failure);
+    };
+    let key = match std::env::var(REQUEST_STATE_KEY_ENV) {
+        Ok(text) => match RequestStateKey::from_base64(&text) {
+            Ok(key) => Some(key),
+            Err(err) => {
+                writeln!(errors, "error: {REQUEST_STATE_KEY_ENV}: {err}")?;
+                return Ok(Status::Failure);
+            }
+        },
+        Err(std::env::VarError::NotPresent) => None,
+        Err(err) => {
+            writeln!(errors, "error: {REQUEST_STATE_KEY_ENV}: {err}")?;
+            return Ok(Status::Failure);
+        }
     };
     let outcome = runtime.block_on(async {
         // The HTTP front first: a bad address or authorization configuration starts no server.
@@ -38,9 +60,12 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
                 eprintln!("warning: server {:?} is unavailable: {cause}", status.name);
             }
         }
-        let server = ToolboxServer::new(federation.toolbox())
+        let mut server = ToolboxServer::new(federation.toolbox())
             .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
             .with_handler(federation.passthrough());
+        if let Some(key) = key {
+            server = server.with_request_state_key(key);
+        }
         let served = match front {
             None => {
                 federation.serve(&server);

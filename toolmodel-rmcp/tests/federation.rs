@@ -375,20 +375,24 @@ impl CallHost for Recorder {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
-    let Some(up) = upstreams() else { return };
+/// A federation of server-everything over stdio, once its toolbox has `tool` (a tool the
+/// server registers after `initialize`, announced by `notifications/tools/list_changed`).
+async fn everything_with(up: &BTreeMap<String, String>, tool: &str) -> Federation {
     let federation = start([ServerConfig::stdio(
         "everything",
         StdioTransport::new(&up["EVERYTHING"]),
     )])
     .await;
+    eventually(&federation, |toolbox| toolbox.get(tool).is_some()).await;
+    federation
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() {
+    let Some(up) = upstreams() else { return };
     // server-everything registers its elicitation tool after `initialize` and sends
     // notifications/tools/list_changed: the federation imports its tools again.
-    eventually(&federation, |toolbox| {
-        toolbox.get("trigger-elicitation-request").is_some()
-    })
-    .await;
+    let federation = everything_with(&up, "trigger-elicitation-request").await;
 
     let recorder = Arc::new(Recorder::default());
     let cx = CallContext::new()
@@ -423,11 +427,25 @@ async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_over_streamable_http_is_federated() {
     let Some(up) = upstreams() else { return };
+    let (mut child, url) = everything_over_http(&up["EVERYTHING"]).await;
+    let federation = start([
+        ServerConfig::http("remote", HttpTransport::new(url)),
+        ServerConfig::stdio("local", StdioTransport::new(&up["TIME"])),
+    ])
+    .await;
+    let result = call(&federation, "echo", json!({"message": "over http"})).await;
+    assert_eq!(result.text_content(), "Echo: over http");
+    federation.shutdown().await;
+    child.kill().await.unwrap();
+}
+
+/// server-everything over Streamable HTTP on a free port, until dropped; its MCP URL.
+async fn everything_over_http(command: &str) -> (tokio::process::Child, String) {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let mut child = tokio::process::Command::new(&up["EVERYTHING"])
+    let child = tokio::process::Command::new(command)
         .arg("streamableHttp")
         .env("PORT", port.to_string())
         .stderr(std::process::Stdio::null())
@@ -442,18 +460,77 @@ async fn server_everything_over_streamable_http_is_federated() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let federation = start([
-        ServerConfig::http(
-            "remote",
-            HttpTransport::new(format!("http://127.0.0.1:{port}/mcp")),
-        ),
-        ServerConfig::stdio("local", StdioTransport::new(&up["TIME"])),
-    ])
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A caller's host that answers elicitation with `name` (after a pause, so that calls
+/// overlap) and lists one root, `file:///<name>`.
+struct Answering {
+    name: &'static str,
+}
+
+impl CallHost for Answering {
+    fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, toolmodel::Error>> {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Ok(json!({"action": "accept", "content": {"name": self.name}}))
+        })
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<Value, toolmodel::Error>> {
+        Box::pin(async {
+            Ok(json!({"roots": [{"uri": format!("file:///{}", self.name), "name": self.name}]}))
+        })
+    }
+}
+
+/// A context whose host is `Answering { name }`.
+fn answering(name: &'static str) -> CallContext {
+    CallContext::new().with_host(Arc::new(Answering { name }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_calls_in_flight_over_http_each_answer_their_own_elicitation() {
+    let Some(up) = upstreams() else { return };
+    let (mut child, url) = everything_over_http(&up["EVERYTHING"]).await;
+    let federation = start([ServerConfig::http("remote", HttpTransport::new(url))]).await;
+    eventually(&federation, |toolbox| {
+        toolbox.get("trigger-elicitation-request").is_some()
+    })
     .await;
-    let result = call(&federation, "echo", json!({"message": "over http"})).await;
-    assert_eq!(result.text_content(), "Echo: over http");
+    let toolbox = federation.toolbox();
+    let (ada, grace) = (answering("Ada"), answering("Grace"));
+    let (first, second) = tokio::join!(
+        toolbox.call("trigger-elicitation-request", None, &ada),
+        toolbox.call("trigger-elicitation-request", None, &grace),
+    );
+    let (first, second) = (
+        first.unwrap().text_content(),
+        second.unwrap().text_content(),
+    );
+    // Each request arrived on the response stream of the call it serves.
+    assert!(first.contains("Name: Ada"), "{first}");
+    assert!(second.contains("Name: Grace"), "{second}");
     federation.shutdown().await;
     child.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_s_roots_request_reaches_the_caller() {
+    let Some(up) = upstreams() else { return };
+    // Registered once the server knows the client declares `roots`.
+    let federation = everything_with(&up, "get-roots-list").await;
+    let result = federation
+        .toolbox()
+        .call("get-roots-list", None, &answering("work"))
+        .await
+        .unwrap();
+    assert!(
+        result.text_content().contains("file:///work"),
+        "{}",
+        result.text_content()
+    );
+    federation.shutdown().await;
 }
 
 /// A `ToolboxServer` with an `echo` tool over Streamable HTTP on `listener`, until `stop`.

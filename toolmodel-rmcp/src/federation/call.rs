@@ -13,12 +13,25 @@
 //! | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
 //! | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
 //! | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
-//! | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | `isError`: not relayed (the session speaks 2025-11-25, so servers ask with `elicitation/create` instead, which is relayed) |
+//! | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`], as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
+//! | more than [`MAX_INPUT_ROUNDS`] such rounds in one run | `isError` naming the limit |
+//!
+//! Over a 2026-07-28 session each request also carries the caller's client capabilities (when
+//! the gateway knows them: the upstream refuses what the caller cannot answer) and the
+//! `io.modelcontextprotocol/logLevel` `debug`, so that the upstream sends its logs (the
+//! gateway's own rules then filter them for the caller).
+
+// Logging is deprecated by SEP-2577 (MCP 2026-07-28); its upstreams still send logs when a
+// request asks for them (`io.modelcontextprotocol/logLevel`).
+#![allow(deprecated)]
+
+use std::collections::BTreeSet;
 
 use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-        ClientRequest, RequestId, ServerResult,
+        ClientCapabilities, ClientRequest, LoggingLevel, ProtocolVersion, RequestId,
+        RequestMetaObject, ServerResult,
     },
     service::{Peer, PeerRequestOptions, RoleClient, ServiceError},
 };
@@ -27,10 +40,16 @@ use toolmodel::{CallContext, CallToolResult, ToolError};
 
 use crate::convert::message::{from_wire, to_wire};
 use crate::federation::relay::token_key;
+use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
 
 /// How many times a call yields after its answer, for the notifications before it.
 const SETTLE_YIELDS: usize = 4;
+
+/// The most `InputRequiredResult`s one run of a call relays before it gives up: a caller of
+/// MCP 2025-11-25 answers every round in one run; a 2026-07-28 caller's rounds are one per
+/// run.
+pub const MAX_INPUT_ROUNDS: usize = 16;
 
 /// Calls `tool` (the server's name for it) on `upstream` with validated `arguments`.
 /// `reopened` runs when the call had to open a new session after an earlier one (the tools
@@ -38,7 +57,8 @@ const SETTLE_YIELDS: usize = 4;
 ///
 /// # Errors
 ///
-/// [`ToolError::protocol`] for a JSON-RPC error the server answered; every other failure is
+/// [`ToolError::protocol`] for a JSON-RPC error the server answered; what
+/// [`CallContext::input`] returns while the server asks for input; every other failure is
 /// an `isError` result (see the [module docs](self)).
 pub(crate) async fn call_upstream(
     upstream: &Upstream,
@@ -54,6 +74,82 @@ pub(crate) async fn call_upstream(
             super::upstream::MAX_PENDING_CALLS
         )));
     };
+    // The upstream's input round this call continues (MCP 2026-07-28), if any.
+    let mut pending = Pending::carried(&cx);
+    let mut answered = BTreeSet::new();
+    for _ in 0..=MAX_INPUT_ROUNDS {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = Some(arguments.clone());
+        if let Some(pending) = pending.take() {
+            let responses = pending.ask(&cx, server).await?;
+            answered.extend(pending.asked.into_keys());
+            if responses.is_empty() {
+                // A round of state only: the server asks to be called again (MCP 2026-07-28).
+                tokio::time::sleep(STATE_ONLY_PAUSE).await;
+            } else {
+                params.input_responses = Some(responses);
+            }
+            params.request_state = pending.upstream_state;
+        }
+        match round(upstream, params, &cx, reopened).await? {
+            Answer::Done(result) => return Ok(result),
+            Answer::InputRequired(result) => {
+                let next = Pending::new(*result, &answered).map_err(|why| {
+                    ToolError::protocol(-32603, format!("server {server:?}: {why}"))
+                })?;
+                pending = Some(next);
+            }
+        }
+    }
+    Ok(CallToolResult::error(format!(
+        "server {server:?} asked for input more than {MAX_INPUT_ROUNDS} times in a row"
+    )))
+}
+
+/// The pause before the retry of a round that asked nothing (state only).
+const STATE_ONLY_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// What one `tools/call` of the upstream gave.
+enum Answer {
+    /// The call's result (an `isError` one for a failure).
+    Done(CallToolResult),
+    /// The server asks for input (MCP 2026-07-28).
+    InputRequired(Box<rmcp::model::InputRequiredResult>),
+}
+
+/// The request `_meta` of a call over a 2026-07-28 session: the caller's capabilities (when
+/// known) and the log level; `None` over older sessions.
+fn modern_meta(peer: &Peer<RoleClient>, cx: &CallContext) -> Option<RequestMetaObject> {
+    let modern = peer
+        .peer_info()
+        .is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28);
+    if !modern {
+        return None;
+    }
+    let mut meta = RequestMetaObject::default();
+    meta.set_log_level(LoggingLevel::Debug);
+    if let Some(capabilities) = cx
+        .client_capabilities()
+        .and_then(|caps| from_wire::<ClientCapabilities>(caps.clone()).ok())
+    {
+        meta.set_client_capabilities(capabilities);
+    }
+    Some(meta)
+}
+
+/// One `tools/call` of the upstream with `params`.
+///
+/// # Errors
+///
+/// [`ToolError::protocol`] for a JSON-RPC error the server answered;
+/// [`ToolError::Cancelled`] when the caller cancelled.
+async fn round(
+    upstream: &Upstream,
+    params: CallToolRequestParams,
+    cx: &CallContext,
+    reopened: &(dyn Fn() + Send + Sync),
+) -> Result<Answer, ToolError> {
+    let server = &upstream.config.name;
     let (peer, generation) = match upstream.peer().await {
         Ok(opened) => {
             if opened.reopened {
@@ -62,26 +158,33 @@ pub(crate) async fn call_upstream(
             (opened.peer, opened.generation)
         }
         Err(why) => {
-            return Ok(CallToolResult::error(format!(
+            return Ok(Answer::Done(CallToolResult::error(format!(
                 "server {server:?} is unavailable: {}",
                 why.0
-            )));
+            ))));
         }
     };
     let timeouts = upstream.config.timeouts;
-    let options = PeerRequestOptions::with_timeout(timeouts.request)
+    let mut options = PeerRequestOptions::with_timeout(timeouts.request)
         .reset_timeout_on_progress()
         .with_max_total_timeout(timeouts.max_total);
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    params.arguments = Some(arguments);
+    if let Some(meta) = modern_meta(&peer, cx) {
+        options = options.with_meta(meta);
+    }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = match peer.send_request_with_option(request, options).await {
         Ok(handle) => handle,
-        Err(err) => return Ok(transport_failed(upstream, generation, &err).await),
+        Err(err) => {
+            return Ok(Answer::Done(
+                transport_failed(upstream, generation, &err).await,
+            ));
+        }
     };
-    let _registered = upstream
-        .calls
-        .enter(token_key(&handle.progress_token), cx.clone());
+    let _registered = upstream.calls.enter(
+        token_key(&handle.progress_token),
+        handle.id.clone(),
+        cx.clone(),
+    );
     let mut guard = CancelOnDrop {
         peer: Some(peer.clone()),
         id: handle.id.clone(),
@@ -100,32 +203,35 @@ pub(crate) async fn call_upstream(
     for _ in 0..SETTLE_YIELDS {
         tokio::task::yield_now().await;
     }
-    match outcome {
+    let result = match outcome {
         Ok(ServerResult::CallToolResult(result)) => to_wire(&result)
             .and_then(from_wire::<CallToolResult>)
-            .or_else(|err| {
-                Ok(CallToolResult::error(format!(
+            .unwrap_or_else(|err| {
+                CallToolResult::error(format!(
                     "server {server:?} sent a CallToolResult that cannot be read: {err}"
-                )))
+                ))
             }),
-        Ok(ServerResult::InputRequiredResult(_)) => Ok(CallToolResult::error(format!(
-            "server {server:?} asked for input with an InputRequiredResult (MCP 2026-07-28), which the federation does not relay"
-        ))),
-        Ok(_) => Ok(CallToolResult::error(format!(
+        Ok(ServerResult::InputRequiredResult(result)) => {
+            return Ok(Answer::InputRequired(Box::new(result)));
+        }
+        Ok(_) => CallToolResult::error(format!(
             "server {server:?} answered tools/call with something other than a CallToolResult"
-        ))),
-        Err(ServiceError::McpError(error)) => Err(ToolError::protocol(
-            i64::from(error.code.0),
-            format!("server {server:?}: {}", error.message),
         )),
-        Err(ServiceError::Timeout { timeout }) => Ok(CallToolResult::error(format!(
+        Err(ServiceError::McpError(error)) => {
+            return Err(ToolError::Protocol {
+                code: i64::from(error.code.0),
+                message: format!("server {server:?}: {}", error.message),
+                data: error.data,
+            });
+        }
+        Err(ServiceError::Timeout { timeout }) => CallToolResult::error(format!(
             "server {server:?} did not answer within {} ms (its timeout; notifications/cancelled sent)",
             timeout.as_millis()
-        ))),
-        Err(err) => Ok(transport_failed(upstream, generation, &err).await),
-    }
+        )),
+        Err(err) => transport_failed(upstream, generation, &err).await,
+    };
+    Ok(Answer::Done(result))
 }
-
 /// The `isError` result of a call whose session failed, which is marked down.
 async fn transport_failed(
     upstream: &Upstream,

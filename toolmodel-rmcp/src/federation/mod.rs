@@ -9,7 +9,8 @@
 //! - [`call`]: one call of an upstream tool, and what each failure gives.
 //! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
 //!   process in its own process group, or Streamable HTTP) and `relay` carries what the
-//!   server sends during a call to the caller.
+//!   server sends during a call to the caller; `rounds` relays its MCP 2026-07-28 input
+//!   rounds.
 //! - [`Federation`]: all of it together, kept current.
 //! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
@@ -28,6 +29,7 @@ pub mod parse;
 mod passthrough;
 pub(crate) mod pointer;
 mod relay;
+mod rounds;
 mod session;
 pub mod upstream;
 mod uri_template;

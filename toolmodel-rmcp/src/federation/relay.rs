@@ -1,16 +1,23 @@
 //! The client side of an upstream session ([`Relay`], an rmcp `ClientHandler`): what the
 //! upstream sends during a call reaches the caller through its [`CallContext`].
 //!
-//! - `notifications/progress` goes to the call whose request carried the progress token (each
-//!   upstream request carries one) as [`CallContext::progress`].
-//! - `notifications/message` (logs), `elicitation/create` and `sampling/createMessage` carry
-//!   no request ID on stdio (MCP 2025-11-25 ties them to no request), so they go to the call in
-//!   flight when there is exactly one ([`CallContext::log`], [`CallContext::elicit`],
-//!   [`CallContext::create_message`]); with several in flight a log is dropped and an input
-//!   request is refused (JSON-RPC `-32603` naming the reason).
-//! - `notifications/tools/list_changed` runs the federation's re-import; the prompt and
-//!   resource list changes and `notifications/resources/updated` go to the gateway's
-//!   downstream sessions ([`Downstream`]).
+//! Each call in flight is registered with its progress token and its JSON-RPC request ID
+//! ([`InFlight`]); what the upstream sends goes to the call it belongs to:
+//!
+//! | the upstream sends | reaches | with several calls in flight |
+//! |---|---|---|
+//! | `notifications/progress` | [`CallContext::progress`] of the call whose request carried the progress token (each upstream request carries one) | the right call |
+//! | `elicitation/create`, `sampling/createMessage`, `roots/list` over Streamable HTTP | [`CallContext::elicit`], [`CallContext::create_message`], [`CallContext::input`] of the call on whose response stream it arrived (rmcp marks it with the request's ID, MCP "Streamable HTTP": requests "related to the originating client request") | the right call |
+//! | the same over stdio | the call in flight, when there is exactly one (MCP 2025-11-25 gives a stdio request no field naming the call it serves) | refused: JSON-RPC `-32603` naming the reason, which the upstream sees as the answer to its request |
+//! | `notifications/message` (logs), stdio or HTTP | [`CallContext::log`] of the call in flight, when there is exactly one (a log notification names no request on either transport) | dropped (sending it to a caller it may not belong to would leak one caller's data to another) |
+//! | `notifications/tools/list_changed` | the federation's re-import | |
+//! | prompt and resource `list_changed`, `notifications/resources/updated` | the gateway's downstream sessions ([`Downstream`]) | |
+//!
+//! An input request reaches a caller only in MCP 2025-11-25 and older: under 2026-07-28 the
+//! gateway may not send its client requests outside a task, and holding the upstream's request
+//! open until the client retries would tie the call to one gateway replica; such a request
+//! is refused (`-32603`). Upstreams that speak 2026-07-28 ask with an `InputRequiredResult`
+//! instead, which reaches the caller in both eras (see [`call`](super::call)).
 
 // Sampling and logging are deprecated by SEP-2577 (MCP 2026-07-28); the 2025-11-25 sessions
 // this client opens still use them.
@@ -25,13 +32,17 @@ use rmcp::{
     ClientHandler, ErrorData,
     model::{
         ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-        ElicitRequestParams, ElicitResult, Implementation, LoggingMessageNotificationParam,
-        ProgressNotificationParam, ResourceUpdatedNotificationParam,
+        ElicitRequestParams, ElicitResult, Implementation, ListRootsResult,
+        LoggingMessageNotificationParam, ProgressNotificationParam, RequestId,
+        ResourceUpdatedNotificationParam,
     },
-    service::{NotificationContext, RequestContext, RoleClient},
+    service::{InboundStreamOrigin, NotificationContext, RequestContext, RoleClient},
 };
 use serde_json::Value;
-use toolmodel::CallContext;
+use toolmodel::{
+    CallContext,
+    input::{InputRequest, InputRequests},
+};
 
 use crate::convert::message::{from_wire, log_level_from_rmcp, to_wire};
 use crate::federation::downstream::Downstream;
@@ -46,15 +57,22 @@ pub(crate) struct Relay {
     pub(crate) downstream: Arc<Downstream>,
 }
 
-/// The calls in flight on one upstream, by the JSON text of their progress token.
+/// The calls in flight on one upstream, by the JSON text of their progress token, each with
+/// the ID of its request.
 #[derive(Default)]
-pub(crate) struct InFlight(Mutex<HashMap<String, CallContext>>);
+pub(crate) struct InFlight(Mutex<HashMap<String, (RequestId, CallContext)>>);
 
 impl InFlight {
-    /// Registers a call until the returned guard is dropped.
-    pub(crate) fn enter(self: &Arc<Self>, token: String, cx: CallContext) -> Registered {
+    /// Registers the call of request `id` (progress token `token`) until the returned guard
+    /// is dropped.
+    pub(crate) fn enter(
+        self: &Arc<Self>,
+        token: String,
+        id: RequestId,
+        cx: CallContext,
+    ) -> Registered {
         if let Ok(mut calls) = self.0.lock() {
-            calls.insert(token.clone(), cx);
+            calls.insert(token.clone(), (id, cx));
         }
         Registered {
             calls: Arc::clone(self),
@@ -63,18 +81,34 @@ impl InFlight {
     }
 
     fn by_token(&self, token: &str) -> Option<CallContext> {
-        self.0.lock().ok()?.get(token).cloned()
+        Some(self.0.lock().ok()?.get(token)?.1.clone())
+    }
+
+    /// The call a server-to-client request belongs to: the one whose response stream carried
+    /// it (Streamable HTTP), else the one call in flight.
+    fn for_request(
+        &self,
+        context: &RequestContext<RoleClient>,
+    ) -> Result<CallContext, &'static str> {
+        match context.extensions.get::<InboundStreamOrigin>() {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => self
+                .0
+                .lock()
+                .map_err(|_| REGISTRY_FAILED)?
+                .values()
+                .find(|(request, _)| request == id)
+                .map(|(_, cx)| cx.clone())
+                .ok_or("the request it belongs to is no longer in flight"),
+            Some(InboundStreamOrigin::Unassociated) | None => self.only(),
+        }
     }
 
     /// The one call in flight, if there is exactly one.
     fn only(&self) -> Result<CallContext, &'static str> {
-        let calls = self
-            .0
-            .lock()
-            .map_err(|_| "the gateway's call registry failed")?;
+        let calls = self.0.lock().map_err(|_| REGISTRY_FAILED)?;
         let mut all = calls.values();
         match (all.next(), all.next()) {
-            (Some(cx), None) => Ok(cx.clone()),
+            (Some((_, cx)), None) => Ok(cx.clone()),
             (None, _) => Err("no call is in flight to relay it to"),
             (Some(_), Some(_)) => Err(
                 "several calls are in flight and the request names none of them, so the gateway cannot tell which caller to ask",
@@ -82,6 +116,9 @@ impl InFlight {
         }
     }
 }
+
+/// Why the registry could not be read.
+const REGISTRY_FAILED: &str = "the gateway's call registry failed";
 
 /// A registered call; unregisters it when dropped.
 pub(crate) struct Registered {
@@ -107,14 +144,17 @@ fn refused(what: &str, why: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(format!("the gateway could not relay {what}: {why}"), None)
 }
 
-/// Relays one input request to the only call in flight, as raw JSON both ways.
-async fn relay_input<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+/// Relays one input request to the call it belongs to, as raw JSON both ways.
+async fn relay_input<P: serde::Serialize, R: serde::de::DeserializeOwned, E: std::fmt::Display>(
     calls: &InFlight,
+    context: &RequestContext<RoleClient>,
     what: &str,
     params: &P,
-    ask: impl AsyncFnOnce(CallContext, Value) -> Result<Value, toolmodel::Error>,
+    ask: impl AsyncFnOnce(CallContext, Value) -> Result<Value, E>,
 ) -> Result<R, ErrorData> {
-    let cx = calls.only().map_err(|why| refused(what, why))?;
+    let cx = calls
+        .for_request(context)
+        .map_err(|why| refused(what, why))?;
     let params = to_wire(params).map_err(|err| refused(what, err))?;
     let answer = ask(cx, params).await.map_err(|err| refused(what, err))?;
     from_wire(answer).map_err(|err| refused(what, err))
@@ -125,6 +165,7 @@ impl ClientHandler for Relay {
         let capabilities = ClientCapabilities::builder()
             .enable_elicitation()
             .enable_sampling()
+            .enable_roots()
             .build();
         ClientConfig::new(
             capabilities,
@@ -135,10 +176,11 @@ impl ClientHandler for Relay {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         relay_input(
             &self.calls,
+            &context,
             "sampling/createMessage",
             &params,
             async |cx, params| cx.create_message(params).await,
@@ -149,13 +191,35 @@ impl ClientHandler for Relay {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         relay_input(
             &self.calls,
+            &context,
             "elicitation/create",
             &request,
             async |cx, params| cx.elicit(params).await,
+        )
+        .await
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        relay_input(
+            &self.calls,
+            &context,
+            "roots/list",
+            &Value::Object(serde_json::Map::new()),
+            async |cx, _| {
+                let key = "roots";
+                let answers = cx
+                    .input(InputRequests::new().with(key, InputRequest::ListRoots))
+                    .await
+                    .map_err(|err| err.to_string())?;
+                serde_json::to_value(answers.roots(key)).map_err(|err| err.to_string())
+            },
         )
         .await
     }

@@ -1,13 +1,19 @@
 //! Opening one MCP client session to an upstream server: a child process (stdio) started as
 //! the leader of its own process group, or a Streamable HTTP connection; then the
-//! `initialize` handshake, bounded by the server's startup timeout.
+//! handshake, bounded by the server's startup timeout: `server/discover` for MCP 2026-07-28,
+//! falling back to `initialize` (2025-11-25) when the server answers it with an error (rmcp's
+//! `ClientLifecycleMode::Auto`; a server that does not answer `server/discover` at all is
+//! given 10 seconds before the fallback). Under 2026-07-28 a server sends
+//! `notifications/tools/list_changed` only on a `subscriptions/listen` stream: one is opened
+//! for a server that declares `tools.listChanged`, and its notifications run the federation's
+//! re-import until the session ends.
 
 use std::{collections::HashMap, process::Stdio};
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::{
-    ServiceExt,
-    service::{RoleClient, RunningService},
+    model::{ProtocolVersion, ServerNotification, SubscriptionFilter},
+    service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService},
     transport::{
         StreamableHttpClientTransport, TokioChildProcess,
         streamable_http_client::StreamableHttpClientTransportConfig,
@@ -19,6 +25,8 @@ use crate::federation::relay::Relay;
 
 /// An open session.
 pub(crate) struct Session {
+    /// The task reading the `subscriptions/listen` stream (MCP 2026-07-28), ended first.
+    pub(crate) listener: Option<Listener>,
     /// The rmcp client.
     pub(crate) service: RunningService<RoleClient, Relay>,
     /// The child's process group, for a stdio server: killed when the session is dropped.
@@ -60,30 +68,122 @@ fn kill_group(_pgid: u32) {}
 /// A sentence naming the cause: the program could not start, the connection failed, the
 /// handshake failed or took longer than the startup timeout.
 pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session, String> {
+    let changed = std::sync::Arc::clone(&relay.list_changed);
     let limit = server.timeouts.startup;
     let (served, group) = match &server.transport {
         ServerTransport::Stdio(stdio) => {
             let (transport, group) = spawn(stdio)?;
             (
-                tokio::time::timeout(limit, relay.serve(transport)).await,
+                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
+                    .await,
                 group,
             )
         }
         ServerTransport::Http(http) => {
             let transport = StreamableHttpClientTransport::from_config(http_config(http)?);
             (
-                tokio::time::timeout(limit, relay.serve(transport)).await,
+                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
+                    .await,
                 None,
             )
         }
     };
     match served {
-        Ok(Ok(service)) => Ok(Session { service, group }),
+        Ok(Ok(service)) => {
+            let listener = listen_for_tool_changes(service.peer(), changed, limit).await;
+            Ok(Session {
+                listener,
+                service,
+                group,
+            })
+        }
         Ok(Err(err)) => Err(format!("the MCP handshake failed: {err}")),
         Err(_) => Err(format!(
             "no answer to initialize within {} ms (startupTimeout)",
             limit.as_millis()
         )),
+    }
+}
+
+/// Opens a `subscriptions/listen` stream for `notifications/tools/list_changed` (MCP
+/// 2026-07-28) when the server of `peer` speaks 2026-07-28 and declares `tools.listChanged`,
+/// waiting (up to `limit`) for the server to acknowledge it, then runs `changed` for each
+/// notification on a task of its own until the stream ends (the session closed). Older
+/// sessions get the notification without asking; a stream the server refuses leaves the
+/// session without it.
+async fn listen_for_tool_changes(
+    peer: &Peer<RoleClient>,
+    changed: std::sync::Arc<dyn Fn() + Send + Sync>,
+    limit: std::time::Duration,
+) -> Option<Listener> {
+    let info = peer.peer_info()?;
+    let lists_changes = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|tools| tools.list_changed)
+        == Some(true);
+    if info.protocol_version < ProtocolVersion::V_2026_07_28 || !lists_changes {
+        return None;
+    }
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = tokio::time::timeout(limit, peer.listen(filter))
+        .await
+        .ok()?
+        .ok()?;
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = &mut stopped => {
+                    // `notifications/cancelled` for the listen request: the server ends the
+                    // stream (and a stdio server can exit when its input closes).
+                    let _ = subscription.cancel().await;
+                    return;
+                }
+                next = subscription.next() => match next {
+                    Ok(Some(ServerNotification::ToolListChangedNotification(_))) => changed(),
+                    Ok(Some(_)) => {}
+                    Ok(None) | Err(_) => return,
+                },
+            }
+        }
+    });
+    Some(Listener {
+        stop: Some(stop),
+        task,
+    })
+}
+
+/// The task of `listen_for_tool_changes`: [`close`](Self::close) cancels the stream; dropped,
+/// the task is aborted.
+pub(crate) struct Listener {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Listener {
+    /// Cancels the stream (`notifications/cancelled` for the listen request) and waits for
+    /// the task to end.
+    pub(crate) async fn close(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// MCP 2026-07-28 when the server speaks it, else 2025-11-25.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
     }
 }
 

@@ -207,9 +207,19 @@ impl Upstream {
                 failures: 0,
             },
         ) {
-            let Session { service, group } = session;
+            let Session {
+                listener,
+                service,
+                group,
+            } = session;
             // Bounded: a server that ignores the end of its input is killed with its group.
-            let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                if let Some(listener) = listener {
+                    listener.close().await;
+                }
+                service.cancel().await
+            })
+            .await;
             drop(group);
         }
     }

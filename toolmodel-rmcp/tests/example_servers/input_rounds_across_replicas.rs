@@ -9,9 +9,12 @@
 
 use std::process::Stdio;
 
+mod client;
+
+use client::Client;
 use rmcp::{
-    ClientHandler, RoleClient,
-    model::{CallToolRequestParams, CallToolResponse, ClientConfig, ProtocolVersion},
+    RoleClient,
+    model::{CallToolRequestParams, CallToolResponse, ProtocolVersion},
     service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError},
     transport::TokioChildProcess,
 };
@@ -20,20 +23,6 @@ use serde_json::{Value, json};
 const SERVER: &str = env!("CARGO_BIN_EXE_example-conformance-server");
 const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
-
-#[derive(Clone, Copy)]
-struct Client;
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        serde_json::from_value(json!({
-            "protocolVersion": "2026-07-28",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "toolmodel-replicas-test", "version": "0.1.0"}
-        }))
-        .expect("a client config")
-    }
-}
 
 /// A replica named `name` (no `MCP_REPLICA` when `None`) with `key`.
 async fn replica(name: Option<&str>, key: &str) -> RunningService<RoleClient, Client> {
