@@ -2,7 +2,10 @@
 //! directly over Streamable HTTP, and through a federation gateway (a [`Federation`] with that
 //! server as its one HTTP upstream, served by a [`ToolboxServer`] over Streamable HTTP: HTTP
 //! in, HTTP out, in this process), by the same client (rmcp's, one session per round, calls one
-//! after the other), rounds alternating between the two.
+//! after the other), rounds alternating between the two. That client is `rmcp`'s default
+//! Streamable HTTP client, which keeps no idle connection (a new TCP connection per request) on
+//! both sides alike; the gateway's own sessions to its upstreams keep theirs (see
+//! `federation/session.rs`), so a relayed call adds one request on an open connection.
 //!
 //! The release `examples/server` is built first when missing (`cargo build --release -p
 //! toolmodel-examples --example server`). The last line:

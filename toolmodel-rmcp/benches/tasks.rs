@@ -4,6 +4,8 @@
 //! `rmcp`'s client over an in-process pipe. Rounds alternate between the two stores, so load
 //! from elsewhere on the machine falls on both. Redis is a throwaway `redis-server` on loopback
 //! (Debian's package, `scale/redis.sh install`); without it the bench says so and stops.
+//! A task on the Redis store is three round trips to it, one per operation: the create (before
+//! the `CreateTaskResult`), the worker's finish and the `tasks/get` that finds it completed.
 //!
 //! The last line: `tasks: redis/memory tasks_per_s=<a> get_p50=<b>`, the Redis store's tasks per
 //! second over the memory store's, and its median `tasks/get` time over the memory store's

@@ -80,7 +80,8 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
             )
         }
         ServerTransport::Http(http) => {
-            let transport = StreamableHttpClientTransport::from_config(http_config(http)?);
+            let transport =
+                StreamableHttpClientTransport::with_client(http_client()?, http_config(http)?);
             (
                 tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
                     .await,
@@ -203,6 +204,46 @@ fn spawn(stdio: &StdioTransport) -> Result<(TokioChildProcess, Option<ProcessGro
         .map_err(|err| format!("cannot start {:?}: {err}", stdio.command))?;
     let group = child.id().map(|pgid| ProcessGroupGuard { pgid });
     Ok((child, group))
+}
+
+/// The most redirects followed for one request.
+const MAX_REDIRECTS: usize = 10;
+
+/// The HTTP client of a session to a Streamable HTTP server: its connections kept open and
+/// reused from one request to the next (HTTP/1.1 persistent connections, RFC 9112 section 9.3),
+/// `TCP_NODELAY` on each, and only same-origin `307`/`308` redirects followed (they keep the
+/// method and body; another origin would receive the session ID and the configured headers).
+///
+/// `rmcp`'s default client opens a new TCP connection for every request (no idle pool): a
+/// handshake and a new server connection per `tools/call`, and a socket left in `TIME-WAIT`
+/// for each call a gateway relays.
+///
+/// # Errors
+///
+/// A sentence naming the cause when the client cannot be built (no TLS backend).
+fn http_client() -> Result<reqwest::Client, String> {
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .redirect(redirects)
+        .build()
+        .map_err(|err| format!("cannot build the HTTP client: {err}"))
 }
 
 /// rmcp's Streamable HTTP client settings: the configured headers only (a gateway never sends

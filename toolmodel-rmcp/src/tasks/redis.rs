@@ -5,7 +5,7 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use futures_util::StreamExt;
-use redis::{Script, aio::ConnectionManager};
+use redis::{IntoConnectionInfo as _, Script, aio::ConnectionManager, io::tcp::TcpSettings};
 use serde_json::{Map, Value};
 use tokio::{sync::broadcast, task::JoinHandle};
 
@@ -70,7 +70,6 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'outcome
 end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[3], 'updated', ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('PUBLISH', KEYS[3], ARGV[2])
 return 1
 ";
 
@@ -157,9 +156,11 @@ impl Drop for Subscription {
 /// - `PREFIX:leases`, a sorted set of running task IDs by the end of their lease: what
 ///   [`reclaim`](TaskStore::reclaim) looks through;
 /// - `PREFIX:changes`, a pub/sub channel: the ID of a task that got an answer, a cancellation
-///   or an outcome. Each store holds one subscription, which wakes the worker waiting on that
-///   task, on whichever replica; it reconnects by itself, and waiters re-read on a timeout in
-///   the meantime.
+///   or an outcome from [`reclaim`](TaskStore::reclaim) (not one from
+///   [`finish`](TaskStore::finish): the worker recording it is the only one waiting on the
+///   task, so publishing it would only wake every replica's subscription for nothing). Each
+///   store holds one subscription, which wakes the worker waiting on that task, on whichever
+///   replica; it reconnects by itself, and waiters re-read on a timeout in the meantime.
 ///
 /// **Round trips**: every operation is one command or one Lua script (`EVALSHA`, loaded once
 /// per Redis server), so one round trip, atomic. Scripts name the keys of other tasks they
@@ -197,7 +198,8 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
 impl RedisTaskStore {
     /// Connects to the Redis (or Valkey) server at `url` (`redis://HOST:PORT[/DB]`, the
     /// `redis` crate's URL syntax) with keys under [`DEFAULT_REDIS_PREFIX`], and subscribes to
-    /// its change channel. Keeps at most [`DEFAULT_LIVE_TASK_LIMIT`] tasks.
+    /// its change channel; both connections have `TCP_NODELAY`. Keeps at most
+    /// [`DEFAULT_LIVE_TASK_LIMIT`] tasks.
     ///
     /// # Errors
     ///
@@ -213,7 +215,16 @@ impl RedisTaskStore {
     ///
     /// As [`connect`](Self::connect).
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
-        let client = redis::Client::open(url).map_err(|err| Error::TaskStore {
+        let info = url
+            .into_connection_info()
+            .map_err(|err| Error::TaskStore {
+                message: format!("redis: {url:?} is not a Redis URL: {err}"),
+            })?
+            // Without TCP_NODELAY a command written while another is unanswered (a worker's
+            // `finish` beside a `tasks/get`, on the one multiplexed connection) waits for the
+            // server's ACK of the first (Nagle's algorithm, RFC 896).
+            .set_tcp_settings(TcpSettings::default().set_nodelay(true));
+        let client = redis::Client::open(info).map_err(|err| Error::TaskStore {
             message: format!("redis: {url:?} is not a Redis URL: {err}"),
         })?;
         let connection = client
@@ -489,7 +500,6 @@ impl TaskStore for RedisTaskStore {
             invocation
                 .key(key)
                 .key(self.key("leases"))
-                .key(self.key("changes"))
                 .arg(rmcp::task_manager::current_timestamp())
                 .arg(task_id)
                 .arg(to_json(&outcome)?);

@@ -123,8 +123,10 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug {
         lost: TaskOutcome,
     ) -> StoreFuture<'_, Vec<TaskRecord>>;
 
-    /// From now on, the IDs of tasks that got an answer, a cancellation or an outcome, on any
-    /// replica sharing the store.
+    /// From now on, the IDs of tasks that got an answer, a cancellation or an outcome from
+    /// [`reclaim`](Self::reclaim), on any replica sharing the store: what wakes a task's
+    /// worker. An outcome from [`finish`](Self::finish) need not be reported (the worker that
+    /// records it is the one that waits on the task); a store may report it all the same.
     fn changes(&self) -> TaskChanges;
 }
 
