@@ -4,6 +4,7 @@
 //! Node or Python) each test prints a notice and passes, except under `CI`, where it fails.
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant},
