@@ -1,7 +1,9 @@
 //! [`MemoryTaskStore`]: tasks in this process's memory, the default store of a server.
 
 use std::{
-    collections::HashMap,
+    cmp::Reverse,
+    collections::{BinaryHeap, HashMap},
+    ops::{Deref, DerefMut},
     sync::{Arc, Mutex, MutexGuard, PoisonError},
 };
 
@@ -17,10 +19,11 @@ use crate::Error;
 /// Tasks in this process's memory, the default store of a server: every clone and session of
 /// the server shares it; a second process does not see it, and its tasks are gone when the
 /// process ends (use the Redis store for replicas). Expired tasks are removed by the next
-/// operation. Cheap to clone; clones share the tasks.
+/// operation, in time proportional to their number (an index by expiry, not a scan of every
+/// task). Cheap to clone; clones share the tasks.
 #[derive(Clone, Debug)]
 pub struct MemoryTaskStore {
-    tasks: Arc<Mutex<HashMap<String, TaskRecord>>>,
+    tasks: Arc<Mutex<Tasks>>,
     changes: broadcast::Sender<Arc<str>>,
     limit: usize,
 }
@@ -51,10 +54,9 @@ impl MemoryTaskStore {
     }
 
     /// The tasks, those expired removed first.
-    fn live(&self) -> MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn live(&self) -> MutexGuard<'_, Tasks> {
         let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = now_ms();
-        tasks.retain(|_, record| record.expires_at_ms.is_none_or(|at| at > now));
+        tasks.expire(now_ms());
         tasks
     }
 
@@ -68,13 +70,66 @@ impl MemoryTaskStore {
     }
 }
 
+/// The records by task ID, with an index of their expiry times (a record's `expires_at_ms` is
+/// fixed when it is created).
+#[derive(Debug, Default)]
+struct Tasks {
+    records: HashMap<String, TaskRecord>,
+    /// `(expires_at_ms, task ID)` of every record created with an expiry, soonest first.
+    expiries: BinaryHeap<Reverse<(u64, String)>>,
+}
+
+impl Tasks {
+    /// Adds `record`, indexing its expiry.
+    fn insert(&mut self, record: TaskRecord) {
+        if let Some(at) = record.expires_at_ms {
+            self.expiries
+                .push(Reverse((at, record.task.task_id.clone())));
+        }
+        self.records.insert(record.task.task_id.clone(), record);
+    }
+
+    /// Removes every record whose expiry is at or before `now` (milliseconds since the epoch).
+    fn expire(&mut self, now: u64) {
+        while let Some(Reverse((at, _))) = self.expiries.peek() {
+            if *at > now {
+                break;
+            }
+            if let Some(Reverse((at, task_id))) = self.expiries.pop() {
+                // A record created again under the same ID keeps its own expiry.
+                if self
+                    .records
+                    .get(&task_id)
+                    .is_some_and(|record| record.expires_at_ms == Some(at))
+                {
+                    self.records.remove(&task_id);
+                }
+            }
+        }
+    }
+}
+
+impl Deref for Tasks {
+    type Target = HashMap<String, TaskRecord>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.records
+    }
+}
+
+impl DerefMut for Tasks {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.records
+    }
+}
+
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
         let mut tasks = self.live();
         let created = if tasks.len() >= self.limit {
             Err(Error::TaskLimit { limit: self.limit })
         } else {
-            tasks.insert(record.task.task_id.clone(), record);
+            tasks.insert(record);
             Ok(())
         };
         drop(tasks);
