@@ -25,34 +25,9 @@ use toolmodel_rmcp::rmcp::{
     },
 };
 
-/// The commands of the installed servers, or `None` with a notice (a failure under `CI`).
-fn upstreams() -> Option<BTreeMap<String, String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let env_file = root.join(".upstreams/env");
-    let installed = env_file.exists()
-        || std::process::Command::new("bash")
-            .arg(root.join("serve/install_upstreams.sh"))
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success());
-    if !installed {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the upstream MCP servers could not be installed under CI"
-        );
-        eprintln!(
-            "notice: skipped, the upstream MCP servers could not be installed (serve/install_upstreams.sh)"
-        );
-        return None;
-    }
-    let text = std::fs::read_to_string(env_file).ok()?;
-    Some(
-        text.lines()
-            .filter_map(|line| line.split_once('='))
-            .map(|(name, command)| (name.to_owned(), command.to_owned()))
-            .collect(),
-    )
-}
+#[path = "../../toolmodel-rmcp/tests/support/upstreams.rs"]
+mod upstreams;
+use upstreams::upstreams;
 
 /// A configuration file of server-everything and mcp-server-time.
 fn config(up: &BTreeMap<String, String>) -> tempfile::NamedTempFile {
