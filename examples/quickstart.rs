@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolmodel::{
     CallContext, CallToolResult, Error, SyncToolHandler, Tool, ToolError, ToolHandler, Toolbox,
+    ToolboxBuilder,
     schemars::{self, JsonSchema},
 };
 
@@ -166,17 +167,21 @@ impl SyncToolHandler for Ping {
     }
 }
 
+/// The quickstart's tools, with their handlers, added to `builder`.
+pub fn with_tools(builder: ToolboxBuilder) -> ToolboxBuilder {
+    builder
+        .with(GetWeather::default())
+        .with(SearchDocs::new())
+        .with(Ping)
+}
+
 /// The quickstart's tools, with their handlers.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidToolbox`] if two tools had one MCP name (they do not).
 pub fn toolbox() -> Result<Toolbox, Error> {
-    Toolbox::builder()
-        .with(GetWeather::default())
-        .with(SearchDocs::new())
-        .with(Ping)
-        .build()
+    with_tools(Toolbox::builder()).build()
 }
 
 /// Calls a tool of the toolbox, with arguments as JSON, and waits for the result (this

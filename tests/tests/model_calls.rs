@@ -1127,6 +1127,50 @@ fn the_agent_loop_example_sends_valid_requests_for_every_provider() {
 }
 
 #[test]
+fn the_agent_loop_example_calls_an_mcp_servers_tool_beside_the_local_ones() {
+    // The example itself skips with a notice when mcp-server-time is not installed (and fails
+    // under CI, where serve/install_upstreams.sh ran first).
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_example-agent-loop-mcp"))
+        .output()
+        .expect("the example runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    if stderr.contains("notice: skipped") {
+        eprintln!("{stderr}");
+        return;
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The model sees the local tools and the server's, under provider names.
+    let (listed, rest) = stdout.split_once('\n').expect("lines");
+    assert!(listed.starts_with("== openai-chat, tools: "), "{stdout}");
+    for name in [
+        "weather_get_weather",
+        "ping",
+        "time_convert_time",
+        "time_get_current_time",
+    ] {
+        assert!(listed.contains(name), "{name}: {stdout}");
+    }
+    // One call of each kind answered, in the model's order, then the final answer.
+    let (local, rest) = rest
+        .split_once("\ntime_convert_time -> ")
+        .expect("{stdout}");
+    assert_eq!(
+        local, "weather_get_weather -> Paris in 0 days: 21 degrees Celsius",
+        "{stdout}"
+    );
+    let (remote, last) = rest.split_once("\nfinal answer: ").expect("{stdout}");
+    let remote: Value = serde_json::from_str(remote).expect("mcp-server-time's JSON");
+    assert!(
+        remote["target"]["datetime"]
+            .as_str()
+            .is_some_and(|time| time.ends_with("T18:00:00+09:00")),
+        "{remote}"
+    );
+    assert!(last.contains("18:00 in Tokyo"), "{stdout}");
+}
+
+#[test]
 fn extend_request_refuses_bodies_it_cannot_extend() {
     let response = json!({"content": []});
     let err = extend_request(Provider::Anthropic, &mut json!([]), &response, &[]).unwrap_err();

@@ -6,13 +6,16 @@
 //! - `peers: rig tier_a=<x.xx>±<r> tier_b=<y.yy>±<r> ...`: the same three tools in rig and in
 //!   toolmodel, from an argument string to the text the model sees (tier A) and from a
 //!   response body to the bytes of the tool-result messages (tier B), with 3, 30 and 300
-//!   tools registered (`calls.rs`).
+//!   tools registered (`calls.rs`);
+//! - `peers: fastmcp gateway calls_per_s=<a.a>±<r> p50=<b.bb>±<r>`: one tool of
+//!   `examples/server` called through toolmodel's gateway and through FastMCP's proxy by the
+//!   same rmcp client, ratios toolmodel/FastMCP (`gateway.rs`).
 //!
 //! Each figure is the median of many short interleaved rounds' ratios with half their
 //! interquartile range after `±`; a line before it says whether the whole range is inside the
 //! goal (`toolmodel/benches/timing/`, shared with toolmodel's benches). `run.sh` builds this
-//! and sets up the Python side; `cargo run --release -- strict` or `-- rig` runs one part, and
-//! `-- profile <work> <n>` one side for instruction counts (`profile.rs`).
+//! and sets up the Python side; `cargo run --release -- strict`, `-- rig` or `-- fastmcp` runs
+//! one part, and `-- profile <work> <n>` one side for instruction counts (`profile.rs`).
 
 #[path = "../../../toolmodel/benches/corpus/mod.rs"]
 mod corpus;
@@ -20,6 +23,7 @@ mod corpus;
 mod timing;
 
 mod calls;
+mod gateway;
 mod profile;
 mod rig_side;
 mod strict;
@@ -40,5 +44,8 @@ fn main() {
     }
     if part.is_empty() || part == "rig" {
         calls::run();
+    }
+    if part.is_empty() || part == "fastmcp" {
+        gateway::run();
     }
 }
