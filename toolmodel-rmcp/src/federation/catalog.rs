@@ -11,7 +11,7 @@
 //! to a server by these rules, in order:
 //! 1. the servers whose `resources/list` holds the URI;
 //! 2. else the servers with a resource template the URI matches
-//!    ([`uri_template`](super::uri_template));
+//!    ([`uri_template`]);
 //! 3. else, when one server offers resources, that one (it may serve URIs it lists nowhere).
 //!
 //! One server found: it answers. Two or more at rule 1 or 2: the request fails with JSON-RPC

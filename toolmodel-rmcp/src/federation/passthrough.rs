@@ -1,7 +1,7 @@
 //! [`Passthrough`]: the upstreams' prompts, resources and completion, served by a gateway
 //! ([`ToolboxServer::with_handler`](crate::ToolboxServer::with_handler)) beside their tools.
 //!
-//! Each request is answered live by the upstream it belongs to ([`catalog`](super::catalog)
+//! Each request is answered live by the upstream it belongs to ([`catalog`]
 //! says which, and how names and URIs are kept apart); an upstream's JSON-RPC error reaches the
 //! client unchanged, an `InputRequiredResult` (MCP 2026-07-28) too (a complete result gets
 //! the `resultType` 2026-07-28 requires, which a 2025-11-25 upstream session leaves out), and the client's
