@@ -46,7 +46,17 @@ function fail(why) {
 
 function stop() {
   clearTimeout(overall);
-  for (const child of children) child.kill('SIGKILL');
+  for (const child of children) kill(child);
+}
+
+// Kills `child` and, when it leads a process group of its own (Chromium: its renderer, GPU and
+// crash handler processes), the whole group.
+function kill(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
 }
 
 // Starts `command` and resolves with the first match of `pattern` in its `stream` lines.
@@ -136,7 +146,7 @@ async function visit(origin) {
     // A remote-debugging port keeps the new headless mode running until it is killed.
     '--remote-debugging-port=0',
     `${origin}/?${query}`,
-  ], { stdio: 'ignore' });
+  ], { stdio: 'ignore', detached: true });
   children.push(browser);
   try {
     const body = await new Promise((resolve, reject) => {
@@ -155,9 +165,14 @@ async function visit(origin) {
       if (browser.exitCode !== null || browser.signalCode !== null) resolve();
       else browser.once('exit', resolve);
     });
-    browser.kill('SIGKILL');
+    kill(browser);
     await exited;
-    rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    } catch (error) {
+      // A leftover profile in the temporary directory is not the page's result.
+      console.error(`notice: ${profile} not removed: ${error.message}`);
+    }
   }
 }
 
