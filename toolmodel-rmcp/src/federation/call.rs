@@ -232,6 +232,7 @@ async fn round(
     };
     Ok(Answer::Done(result))
 }
+
 /// The `isError` result of a call whose session failed, which is marked down.
 async fn transport_failed(
     upstream: &Upstream,
