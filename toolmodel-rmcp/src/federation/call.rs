@@ -43,9 +43,6 @@ use crate::federation::relay::token_key;
 use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
 
-/// How many times a call yields after its answer, for the notifications before it.
-const SETTLE_YIELDS: usize = 4;
-
 /// The most `InputRequiredResult`s one run of a call relays before it gives up: a caller of
 /// MCP 2025-11-25 answers every round in one run; a 2026-07-28 caller's rounds are one per
 /// run.
@@ -180,7 +177,7 @@ async fn round(
             ));
         }
     };
-    let _registered = upstream.calls.enter(
+    let registered = upstream.calls.enter(
         token_key(&handle.progress_token),
         handle.id.clone(),
         cx.clone(),
@@ -197,12 +194,8 @@ async fn round(
         }
     };
     guard.peer = None;
-    // rmcp hands each notification to a task of its own, spawned before it delivers the answer
-    // that followed it; the answer's waker runs this task first. Yielding lets the logs and
-    // progress the server sent before its answer reach the caller before the result does.
-    for _ in 0..SETTLE_YIELDS {
-        tokio::task::yield_now().await;
-    }
+    // The progress and logs the server sent before its answer reach the caller first.
+    registered.settle().await;
     let result = match outcome {
         Ok(ServerResult::CallToolResult(result)) => to_wire(&result)
             .and_then(from_wire::<CallToolResult>)

@@ -8,9 +8,9 @@
 //! - [`import`]: every page of each server's `tools/list`.
 //! - [`call`]: one call of an upstream tool, and what each failure gives.
 //! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
-//!   process in its own process group, or Streamable HTTP) and `relay` carries what the
-//!   server sends during a call to the caller; `rounds` relays its MCP 2026-07-28 input
-//!   rounds.
+//!   process in its own process group, or Streamable HTTP, its transport wrapped by
+//!   `counting`) and `relay` carries what the server sends during a call to the caller;
+//!   `rounds` relays its MCP 2026-07-28 input rounds.
 //! - [`Federation`]: all of it together, kept current.
 //! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
@@ -19,6 +19,7 @@
 pub mod call;
 mod catalog;
 pub mod config;
+mod counting;
 mod downstream;
 pub mod expand;
 mod federated;

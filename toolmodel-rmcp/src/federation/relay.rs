@@ -26,6 +26,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use rmcp::{
@@ -39,6 +40,7 @@ use rmcp::{
     service::{InboundStreamOrigin, NotificationContext, RequestContext, RoleClient},
 };
 use serde_json::Value;
+use tokio::sync::Notify;
 use toolmodel::{
     CallContext,
     input::{InputRequest, InputRequests},
@@ -58,9 +60,36 @@ pub(crate) struct Relay {
 }
 
 /// The calls in flight on one upstream, by the JSON text of their progress token, each with
-/// the ID of its request.
+/// the ID of its request; and the tally of the progress and log notifications the session's
+/// transport received ([`Counting`](super::counting::Counting)) against those the relay has
+/// handled, which a call waits on before it hands over its result.
 #[derive(Default)]
-pub(crate) struct InFlight(Mutex<HashMap<String, (RequestId, CallContext)>>);
+pub(crate) struct InFlight {
+    calls: Mutex<HashMap<String, Call>>,
+    /// Log notifications received by the transport, and handled by the relay.
+    logs: Mutex<Tally>,
+    /// Woken each time the relay has handled a notification.
+    handled: Notify,
+}
+
+/// A call in flight.
+struct Call {
+    id: RequestId,
+    cx: CallContext,
+    /// Its progress notifications received by the transport, and handled by the relay.
+    progress: Tally,
+}
+
+/// Notifications received and handled.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    received: u64,
+    handled: u64,
+}
+
+/// The longest a call waits, once it has its answer, for the relay to deliver the
+/// notifications the server sent before it (a caller slow to take them).
+const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 impl InFlight {
     /// Registers the call of request `id` (progress token `token`) until the returned guard
@@ -71,8 +100,9 @@ impl InFlight {
         id: RequestId,
         cx: CallContext,
     ) -> Registered {
-        if let Ok(mut calls) = self.0.lock() {
-            calls.insert(token.clone(), (id, cx));
+        if let Ok(mut calls) = self.calls.lock() {
+            let progress = Tally::default();
+            calls.insert(token.clone(), Call { id, cx, progress });
         }
         Registered {
             calls: Arc::clone(self),
@@ -80,8 +110,43 @@ impl InFlight {
         }
     }
 
+    /// The transport received a progress notification with `token`: counted for the call it
+    /// belongs to (one not in flight is not waited for).
+    pub(crate) fn heard_progress(&self, token: &rmcp::model::ProgressToken) {
+        if let Ok(mut calls) = self.calls.lock()
+            && let Some(call) = calls.get_mut(&token_key(token))
+        {
+            call.progress.received += 1;
+        }
+    }
+
+    /// The transport received a log notification.
+    pub(crate) fn heard_log(&self) {
+        if let Ok(mut logs) = self.logs.lock() {
+            logs.received += 1;
+        }
+    }
+
+    /// The relay has handled a progress notification with `token`.
+    fn progress_handled(&self, token: &str) {
+        if let Ok(mut calls) = self.calls.lock()
+            && let Some(call) = calls.get_mut(token)
+        {
+            call.progress.handled += 1;
+        }
+        self.handled.notify_waiters();
+    }
+
+    /// The relay has handled a log notification.
+    fn log_handled(&self) {
+        if let Ok(mut logs) = self.logs.lock() {
+            logs.handled += 1;
+        }
+        self.handled.notify_waiters();
+    }
+
     fn by_token(&self, token: &str) -> Option<CallContext> {
-        Some(self.0.lock().ok()?.get(token)?.1.clone())
+        Some(self.calls.lock().ok()?.get(token)?.cx.clone())
     }
 
     /// The call a server-to-client request belongs to: the one whose response stream carried
@@ -92,12 +157,12 @@ impl InFlight {
     ) -> Result<CallContext, &'static str> {
         match context.extensions.get::<InboundStreamOrigin>() {
             Some(InboundStreamOrigin::OutboundRequest(id)) => self
-                .0
+                .calls
                 .lock()
                 .map_err(|_| REGISTRY_FAILED)?
                 .values()
-                .find(|(request, _)| request == id)
-                .map(|(_, cx)| cx.clone())
+                .find(|call| &call.id == id)
+                .map(|call| call.cx.clone())
                 .ok_or("the request it belongs to is no longer in flight"),
             Some(InboundStreamOrigin::Unassociated) | None => self.only(),
         }
@@ -105,15 +170,28 @@ impl InFlight {
 
     /// The one call in flight, if there is exactly one.
     fn only(&self) -> Result<CallContext, &'static str> {
-        let calls = self.0.lock().map_err(|_| REGISTRY_FAILED)?;
+        let calls = self.calls.lock().map_err(|_| REGISTRY_FAILED)?;
         let mut all = calls.values();
         match (all.next(), all.next()) {
-            (Some((_, cx)), None) => Ok(cx.clone()),
+            (Some(call), None) => Ok(call.cx.clone()),
             (None, _) => Err("no call is in flight to relay it to"),
             (Some(_), Some(_)) => Err(
                 "several calls are in flight and the request names none of them, so the gateway cannot tell which caller to ask",
             ),
         }
+    }
+
+    /// Whether the relay has handled the progress of the call `token` the transport received,
+    /// and the logs up to the `logs`-th.
+    fn settled(&self, token: &str, logs: u64) -> bool {
+        let progress = self
+            .calls
+            .lock()
+            .ok()
+            .and_then(|calls| calls.get(token).map(|call| call.progress))
+            .unwrap_or_default();
+        let handled_logs = self.logs.lock().map_or(u64::MAX, |tally| tally.handled);
+        progress.handled >= progress.received && handled_logs >= logs
     }
 }
 
@@ -126,9 +204,31 @@ pub(crate) struct Registered {
     token: String,
 }
 
+impl Registered {
+    /// Waits, once the call has its answer, until the relay has delivered to the caller every
+    /// progress notification of this call and every log notification the transport received
+    /// before the answer (at most [`SETTLE_LIMIT`]), so that none reaches the caller after its
+    /// result.
+    pub(crate) async fn settle(&self) {
+        let logs = self.calls.logs.lock().map_or(0, |tally| tally.received);
+        let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
+        loop {
+            let handled = self.calls.handled.notified();
+            tokio::pin!(handled);
+            handled.as_mut().enable();
+            if self.calls.settled(&self.token, logs) {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, handled).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
 impl Drop for Registered {
     fn drop(&mut self) {
-        if let Ok(mut calls) = self.calls.0.lock() {
+        if let Ok(mut calls) = self.calls.calls.lock() {
             calls.remove(&self.token);
         }
     }
@@ -229,12 +329,14 @@ impl ClientHandler for Relay {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        if let Some(cx) = self.calls.by_token(&token_key(&params.progress_token)) {
+        let token = token_key(&params.progress_token);
+        if let Some(cx) = self.calls.by_token(&token) {
             // A caller gone away cannot be told; the call's own result will say so.
             let _ = cx
                 .progress(params.progress, params.total, params.message.as_deref())
                 .await;
         }
+        self.calls.progress_handled(&token);
     }
 
     async fn on_logging_message(
@@ -245,6 +347,7 @@ impl ClientHandler for Relay {
         if let (Ok(cx), Some(level)) = (self.calls.only(), log_level_from_rmcp(&params.level)) {
             let _ = cx.log(level, params.data).await;
         }
+        self.calls.log_handled();
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -21,6 +21,7 @@ use rmcp::{
 };
 
 use crate::federation::config::{HttpTransport, ServerConfig, ServerTransport, StdioTransport};
+use crate::federation::counting::Counting;
 use crate::federation::relay::Relay;
 
 /// An open session.
@@ -69,13 +70,18 @@ fn kill_group(_pgid: u32) {}
 /// handshake failed or took longer than the startup timeout.
 pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session, String> {
     let changed = std::sync::Arc::clone(&relay.list_changed);
+    let calls = std::sync::Arc::clone(&relay.calls);
     let limit = server.timeouts.startup;
     let (served, group) = match &server.transport {
         ServerTransport::Stdio(stdio) => {
             let (transport, group) = spawn(stdio)?;
             (
-                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
-                    .await,
+                tokio::time::timeout(
+                    limit,
+                    relay
+                        .serve_with_lifecycle(Counting::new(transport, calls.clone()), lifecycle()),
+                )
+                .await,
                 group,
             )
         }
@@ -83,8 +89,12 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
             let transport =
                 StreamableHttpClientTransport::with_client(http_client()?, http_config(http)?);
             (
-                tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, lifecycle()))
-                    .await,
+                tokio::time::timeout(
+                    limit,
+                    relay
+                        .serve_with_lifecycle(Counting::new(transport, calls.clone()), lifecycle()),
+                )
+                .await,
                 None,
             )
         }

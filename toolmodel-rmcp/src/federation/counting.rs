@@ -1,0 +1,69 @@
+//! The transport of an upstream session, wrapped to count the progress and log notifications
+//! it receives, so that a call hands its result to the caller only after the relay has
+//! delivered every notification the server sent before that result.
+//!
+//! rmcp reads a session's messages in order but hands each notification to a task of its own,
+//! so the task of the last `notifications/progress` can run after the call has its answer.
+//! MCP ("Progress") has progress stop when the operation completes: a caller that got its
+//! result first would see progress for a finished call, or lose it. [`Counting`] sees each
+//! message in the order the server sent it; [`InFlight`] compares what it counted with what
+//! the relay delivered ([`Registered::settle`](super::relay::Registered::settle)).
+
+use std::{borrow::Cow, sync::Arc};
+
+use rmcp::{
+    model::{JsonRpcMessage, ServerNotification},
+    service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage},
+    transport::Transport,
+};
+
+use crate::federation::relay::InFlight;
+
+/// An upstream session's transport `T`, telling `calls` of each progress and log notification
+/// it receives.
+pub(crate) struct Counting<T> {
+    inner: T,
+    calls: Arc<InFlight>,
+}
+
+impl<T> Counting<T> {
+    /// Wraps `inner`; what it receives is counted in `calls`.
+    pub(crate) fn new(inner: T, calls: Arc<InFlight>) -> Self {
+        Self { inner, calls }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Counting<T> {
+    type Error = T::Error;
+
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await;
+        if let Some(JsonRpcMessage::Notification(notification)) = &message {
+            match &notification.notification {
+                ServerNotification::ProgressNotification(progress) => {
+                    self.calls.heard_progress(&progress.params.progress_token);
+                }
+                #[allow(deprecated)]
+                // Logging: deprecated by SEP-2577, still sent by 2025-11-25 servers.
+                ServerNotification::LoggingMessageNotification(_) => self.calls.heard_log(),
+                _ => {}
+            }
+        }
+        message
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
