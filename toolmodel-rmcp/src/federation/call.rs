@@ -39,7 +39,7 @@ use serde_json::{Map, Value};
 use toolmodel::{CallContext, CallToolResult, ToolError};
 
 use crate::convert::message::{from_wire, to_wire};
-use crate::federation::relay::token_key;
+use crate::federation::relay::{Sending, token_key};
 use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
 
@@ -168,7 +168,10 @@ async fn round(
     if let Some(meta) = modern_meta(&peer, cx) {
         options = options.with_meta(meta);
     }
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let sending = Sending::new(cx.clone());
+    let mut request = CallToolRequest::new(params);
+    request.extensions.insert(sending.clone());
+    let request = ClientRequest::CallToolRequest(request);
     let handle = match peer.send_request_with_option(request, options).await {
         Ok(handle) => handle,
         Err(err) => {
@@ -180,7 +183,7 @@ async fn round(
     let registered = upstream.calls.enter(
         token_key(&handle.progress_token),
         handle.id.clone(),
-        cx.clone(),
+        sending,
     );
     let mut guard = CancelOnDrop {
         peer: Some(peer.clone()),

@@ -1,6 +1,12 @@
-//! The transport of an upstream session, wrapped to count the progress and log notifications
-//! it receives, so that a call hands its result to the caller only after the relay has
-//! delivered every notification the server sent before that result.
+//! The transport of an upstream session, wrapped to register each call as its request is
+//! sent, and to count the progress and log notifications it receives, so that a call hands
+//! its result to the caller only after the relay has delivered every notification the server
+//! sent before that result.
+//!
+//! A call registers itself once rmcp hands it the request's ID and progress token, which is
+//! after the request was queued: an upstream quick to ask for input on the call's response
+//! stream could find no call to relay to. [`Counting::send`] registers the call (carried in
+//! the request's extensions, [`Sending`]) before the request leaves.
 //!
 //! rmcp reads a session's messages in order but hands each notification to a task of its own,
 //! so the task of the last `notifications/progress` can run after the call has its answer.
@@ -12,12 +18,12 @@
 use std::{borrow::Cow, sync::Arc};
 
 use rmcp::{
-    model::{JsonRpcMessage, ServerNotification},
+    model::{GetExtensions, GetMeta, JsonRpcMessage, ServerNotification},
     service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 
-use crate::federation::relay::InFlight;
+use crate::federation::relay::{InFlight, Sending, token_key};
 
 /// An upstream session's transport `T`, telling `calls` of each progress and log notification
 /// it receives.
@@ -44,6 +50,13 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Counting<T> {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let JsonRpcMessage::Request(request) = &item
+            && let Some(sending) = request.request.extensions().get::<Sending>()
+            && let Some(token) = request.request.get_meta().get_progress_token()
+        {
+            self.calls
+                .sent(token_key(&token), request.id.clone(), sending);
+        }
         self.inner.send(item)
     }
 

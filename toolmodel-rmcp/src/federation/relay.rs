@@ -25,7 +25,10 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Duration,
 };
 
@@ -92,21 +95,39 @@ struct Tally {
 const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 impl InFlight {
-    /// Registers the call of request `id` (progress token `token`) until the returned guard
-    /// is dropped.
+    /// Registers the call of request `id` (progress token `token`), sent with `sending` in its
+    /// extensions, until the returned guard is dropped. The transport has usually registered it
+    /// already ([`sent`](Self::sent)); what it counted is kept.
     pub(crate) fn enter(
         self: &Arc<Self>,
         token: String,
         id: RequestId,
-        cx: CallContext,
+        sending: Sending,
     ) -> Registered {
-        if let Ok(mut calls) = self.calls.lock() {
-            let progress = Tally::default();
-            calls.insert(token.clone(), Call { id, cx, progress });
-        }
+        self.insert(&token, id, &sending);
         Registered {
             calls: Arc::clone(self),
             token,
+            ended: sending.ended,
+        }
+    }
+
+    /// The transport is sending the request `id` of the call `sending` (progress token
+    /// `token`): registered now, before an answer, a progress or an input request for it can
+    /// arrive, unless the call already ended.
+    pub(crate) fn sent(&self, token: String, id: RequestId, sending: &Sending) {
+        self.insert(&token, id, sending);
+    }
+
+    fn insert(&self, token: &str, id: RequestId, sending: &Sending) {
+        if let Ok(mut calls) = self.calls.lock()
+            && !sending.ended.load(Ordering::Acquire)
+        {
+            calls.entry(token.to_owned()).or_insert_with(|| Call {
+                id,
+                cx: sending.cx.clone(),
+                progress: Tally::default(),
+            });
         }
     }
 
@@ -198,10 +219,31 @@ impl InFlight {
 /// Why the registry could not be read.
 const REGISTRY_FAILED: &str = "the gateway's call registry failed";
 
+/// A call on its way to the upstream, carried in its request's extensions so that the
+/// transport registers it as it sends the request ([`InFlight::sent`]): an upstream that
+/// answers at once (an elicitation on the call's response stream) finds the call.
+#[derive(Clone)]
+pub(crate) struct Sending {
+    cx: CallContext,
+    /// Set when the call ended: the transport registers it no more.
+    ended: Arc<AtomicBool>,
+}
+
+impl Sending {
+    /// The call of `cx`, not sent yet.
+    pub(crate) fn new(cx: CallContext) -> Self {
+        Self {
+            cx,
+            ended: Arc::default(),
+        }
+    }
+}
+
 /// A registered call; unregisters it when dropped.
 pub(crate) struct Registered {
     calls: Arc<InFlight>,
     token: String,
+    ended: Arc<AtomicBool>,
 }
 
 impl Registered {
@@ -229,6 +271,7 @@ impl Registered {
 impl Drop for Registered {
     fn drop(&mut self) {
         if let Ok(mut calls) = self.calls.calls.lock() {
+            self.ended.store(true, Ordering::Release);
             calls.remove(&self.token);
         }
     }
