@@ -175,35 +175,40 @@ pub(crate) fn shallow_text(value: &Value) -> String {
 const RECURSIVE_WALK_LIMIT: usize = 256;
 
 /// Whether `value` nests at most `levels` levels (itself counted when an array or object).
+/// Recurses into containers only: scalar members are answered in the loop.
 fn within(value: &Value, levels: usize) -> bool {
+    let member_within = |member: &Value| {
+        !matches!(member, Value::Array(_) | Value::Object(_)) || within(member, levels - 1)
+    };
     match value {
-        Value::Array(items) => levels > 0 && items.iter().all(|item| within(item, levels - 1)),
-        Value::Object(map) => levels > 0 && map.values().all(|member| within(member, levels - 1)),
+        Value::Array(items) => levels > 0 && items.iter().all(member_within),
+        Value::Object(map) => levels > 0 && map.values().all(member_within),
         _ => true,
     }
 }
 
 /// The JSON Pointer of the first value (in document order) nested deeper than `limit` levels,
-/// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
-/// most one level deep.
+/// or `None` when `value` is within the limit. Iterative; allocation-free for values at most
+/// one level deep, and for values within a limit of at most 256 levels.
+#[inline]
 pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
-    let nested = |member: &Value| matches!(member, Value::Array(_) | Value::Object(_));
-    let flat = match value {
-        Value::Array(items) => !items.iter().any(nested),
-        Value::Object(map) => !map.values().any(nested),
-        _ => return None,
-    };
-    if limit == 0 {
-        return Some(String::new());
-    }
-    // The usual arguments: one object of scalars.
-    if flat {
+    if !matches!(value, Value::Array(_) | Value::Object(_)) {
         return None;
     }
     // The usual case, within the limit, answered by a plain recursive walk (its recursion is
-    // bounded by `limit`, so only for limits a stack holds); the walk below finds the pointer.
+    // bounded by `limit`, so only for limits a stack holds); `first_too_deep` finds the pointer.
     if limit <= RECURSIVE_WALK_LIMIT && within(value, limit) {
         return None;
+    }
+    first_too_deep(value, limit)
+}
+
+/// [`deeper_than`] for an array or object, by a walk without recursion.
+#[cold]
+#[inline(never)]
+fn first_too_deep(value: &Value, limit: usize) -> Option<String> {
+    if limit == 0 {
+        return Some(String::new());
     }
     let mut current = Frame::of(value)?;
     // The open containers above `current`; `current` is at depth `stack.len() + 1`.
