@@ -21,7 +21,12 @@ use crate::pointer::escape_pointer_token;
 /// `serde_json` refuses to parse text nested 128 levels or more, so every document it parses is
 /// within the default. The check runs without recursion before anything else touches the value
 /// (`jsonschema` itself recurses, and overflows a thread's stack near 30,000 levels), so a
-/// `serde_json::Value` built in code and nested 100,000 deep gets an error, not a crash.
+/// `serde_json::Value` built in code and nested 100,000 deep gets an error, not a crash. One
+/// exception, with the same outcome: when every instance a schema accepts is within the limit
+/// (each object it allows closed by `additionalProperties` and each array by `items`, down to
+/// `type`s, `const`s or `enum`s without arrays and objects) and validating recurses no deeper than the schema (it holds no
+/// `$ref`, `$dynamicRef`, `$recursiveRef` or `uniqueItems`), the instance is validated first
+/// and its depth checked only when it is refused.
 ///
 /// Dropping such a value recurses too (`serde_json::Value` has no iterative `Drop`): take it
 /// apart with [`dismantle`] instead, or drop it on a thread with a large stack.
