@@ -29,6 +29,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::validate::limits::nesting;
+
 /// Keywords that make validation follow the instance deeper than the schema (see the module
 /// docs, condition 2).
 const UNBOUNDED_WALK: [&str; 4] = ["$ref", "$dynamicRef", "$recursiveRef", "uniqueItems"];
@@ -105,10 +107,10 @@ fn bound(schema: &Value) -> Bound {
     };
     let mut found = shape(object);
     if let Some(value) = object.get("const") {
-        found = found.min(Bound::At(depth(value)));
+        found = found.min(Bound::At(nesting(value)));
     }
     if let Some(Value::Array(values)) = object.get("enum") {
-        let deepest = values.iter().map(depth).max().unwrap_or(0);
+        let deepest = values.iter().map(nesting).max().unwrap_or(0);
         found = found.min(Bound::At(deepest));
     }
     for member in members(object, "allOf") {
@@ -172,16 +174,6 @@ fn shape(object: &Map<String, Value>) -> Bound {
     found
 }
 
-/// The levels of nesting of a value (`1` is 0, `[1]` is 1): a `const` or `enum` value of a
-/// schema whose depth was checked when compiled.
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -228,11 +220,6 @@ mod tests {
         ] {
             assert_eq!(accepted_depth(&schema), None, "{schema}");
         }
-    }
-
-    /// The levels of nesting of an instance, without the bound (for the tests' own instances).
-    fn instance_depth(value: &Value) -> usize {
-        depth(value)
     }
 
     /// Schemas of the keywords `accepted_depth` reads, nested a few levels, with references and
@@ -348,7 +335,7 @@ mod tests {
             if let Some(bound) = accepted_depth(&schema)
                 && compiled.is_valid(&instance)
             {
-                prop_assert!(instance_depth(&instance) <= bound, "{schema} accepts {instance}");
+                prop_assert!(nesting(&instance) <= bound, "{schema} accepts {instance}");
             }
         }
 
@@ -363,14 +350,14 @@ mod tests {
             // As deep as the schema, so that it compiles, and a little more: the instances go
             // past it now and then.
             let limits = ValidationLimits {
-                max_depth: depth(&schema) + extra,
+                max_depth: nesting(&schema) + extra,
                 ..ValidationLimits::DEFAULT
             };
             let validator = DefaultValidator::new().with_limits(limits);
             let Ok(compiled) = validator.compile(&schema) else { return Ok(()) };
             let limit = compiled.max_instance_depth();
             let outcome = compiled.validate(&instance);
-            if instance_depth(&instance) > limit {
+            if nesting(&instance) > limit {
                 prop_assert!(matches!(outcome, Err(Error::InstanceTooDeep { .. })), "{outcome:?}");
                 prop_assert!(!compiled.is_valid(&instance));
             } else {

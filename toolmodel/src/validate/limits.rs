@@ -176,6 +176,17 @@ pub(crate) fn shallow_text(value: &Value) -> String {
     }
 }
 
+/// The levels of arrays and objects `value` nests, itself included (0 for a scalar). Recursive:
+/// only for values whose depth is known to be within a stack's reach (a schema checked with
+/// [`deeper_than`]).
+pub(crate) fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// The deepest limit [`deeper_than`] checks by recursion first.
 const RECURSIVE_WALK_LIMIT: usize = 256;
 
