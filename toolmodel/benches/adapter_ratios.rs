@@ -17,6 +17,12 @@
 //! openai-strict=... anthropic=... anthropic-strict=... gemini=...` (median ± half the
 //! interquartile range). Goals (issue 11): at most 3 for every profile, at most 2 for the plain
 //! ones. Run with `cargo bench -p toolmodel --bench adapter_ratios`.
+//!
+//! `adapter_ratios profile <name> <way> <n>` (the bench binary run directly, `<name>` a profile
+//! of the last line, `<way>` `clone` or `convert`) runs `n` passes of one way over that
+//! profile's tools and nothing else, for instruction counts under `valgrind --tool=callgrind`:
+//! the instructions of one pass are the difference between two runs' totals over the
+//! difference of their `n`.
 
 mod corpus;
 mod timing;
@@ -74,11 +80,48 @@ fn clone_schemas(tool: &Tool, target: Target) -> usize {
         .map_or(0, |m| m.len())
 }
 
+/// `profile <name> <way> <n>` (see the module docs).
+fn profile(tools: &[(String, Tool)], args: &[String]) {
+    let (_, profile, _) = PROFILES
+        .iter()
+        .find(|(name, ..)| args.first().is_some_and(|arg| arg == name))
+        .expect("a profile of the last line");
+    let convert_way = match args.get(1).map(String::as_str) {
+        Some("clone") => false,
+        Some("convert") => true,
+        _ => panic!("a way: clone or convert"),
+    };
+    let n: usize = args
+        .get(2)
+        .and_then(|n| n.parse().ok())
+        .expect("a number of passes");
+    let options = ConvertOptions::default().with_strict(profile.strict);
+    let converted: Vec<&Tool> = tools
+        .iter()
+        .map(|(_, tool)| tool)
+        .filter(|tool| convert(tool, profile.target, &options).is_ok())
+        .collect();
+    for _ in 0..n {
+        for tool in &converted {
+            if convert_way {
+                black_box(convert(black_box(tool), profile.target, &options).ok());
+            } else {
+                black_box(clone_schemas(black_box(tool), profile.target));
+            }
+        }
+    }
+}
+
 fn main() {
     let Some(tools) = corpus::mcp_tools() else {
         println!("notice: nothing to measure without the corpus");
         return;
     };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|arg| arg == "profile") {
+        profile(&tools, args.get(at + 1..).unwrap_or_default());
+        return;
+    }
     println!("{} valid MCP tools in the corpus", tools.len());
     let mut figures = Vec::new();
     // For profiling one profile: `TOOLMODEL_BENCH_ONLY=openai-strict`.

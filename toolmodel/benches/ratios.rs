@@ -22,6 +22,12 @@
 //! `valid` and `invalid` the `cached/raw` of each set. Goals (issue 11): `valid` at most 1.15,
 //! `invalid` at most 1.3, `raw_value/cached` at most 1.3. Run with
 //! `cargo bench -p toolmodel --bench ratios`.
+//!
+//! `ratios profile <way> <set> <n>` (the bench binary run directly, `<way>` one of `raw`,
+//! `cached`, `raw_value`, `per_call`, `<set>` one of `valid`, `invalid`, `both`) runs `n` passes
+//! of one way and nothing else, for instruction counts under `valgrind --tool=callgrind`: the
+//! instructions of one pass are the difference between two runs' totals over the difference
+//! of their `n` (the setup cancels out).
 
 mod corpus;
 mod timing;
@@ -112,9 +118,35 @@ fn line(what: &str, timing: &Timing, objects: usize) {
     );
 }
 
+/// `profile <way> <set> <n>` (see the module docs): `n` passes of one way over one set.
+fn profile(validator: &DefaultValidator, cases: &[Case], args: &[String]) {
+    let way = ["raw", "cached", "raw_value", "per_call"]
+        .iter()
+        .position(|way| args.first().is_some_and(|arg| arg == way))
+        .expect("a way: raw, cached, raw_value or per_call");
+    let arguments = match args.get(1).map(String::as_str) {
+        Some("valid") => Arguments::Valid,
+        Some("invalid") => Arguments::Invalid,
+        Some("both") => Arguments::Both,
+        _ => panic!("a set: valid, invalid or both"),
+    };
+    let n: usize = args
+        .get(2)
+        .and_then(|n| n.parse().ok())
+        .expect("a number of passes");
+    for _ in 0..n {
+        pass(way, validator, cases, arguments);
+    }
+}
+
 fn main() {
     let validator = DefaultValidator::new();
     let cases = corpus::cases(&validator);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|arg| arg == "profile") {
+        profile(&validator, &cases, args.get(at + 1..).unwrap_or_default());
+        return;
+    }
     let valid = measure(&validator, &cases, Arguments::Valid);
     line("valid arguments", &valid, cases.len());
     let invalid = measure(&validator, &cases, Arguments::Invalid);

@@ -10,7 +10,7 @@ use super::{
     lenient::{Found, is_standard},
 };
 use crate::model::schema::ToolSchema;
-use crate::validate::limits::deeper_than;
+use crate::validate::limits::{deeper_than, nesting};
 
 /// What the first walks of a conversion would find in a schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,16 +88,6 @@ impl Facts {
 /// How many levels deeper than its parent a rewrite may move one schema object: two for an
 /// `anyOf` wrapper (an optional property made nullable, a type list split into branches), twice.
 pub(crate) const GROWTH_PER_LEVEL: usize = 4;
-
-/// The levels of arrays and objects `value` nests, itself included (0 for a scalar). Recursive:
-/// only for values known to be within [`MAX_SCHEMA_DEPTH`].
-fn nesting(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
-        _ => 0,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,10 @@ pub struct CompiledSchema {
     pub(super) dialect: Dialect,
     /// The deepest instance validated ([`ValidationLimits`](crate::validate::ValidationLimits)).
     pub(super) instance_depth: usize,
+    /// Whether every instance the schema accepts is within `instance_depth`, and validating
+    /// any instance recurses only as deep as the schema (`depth_bound`): then an instance is
+    /// validated first and its depth checked only when it fails.
+    pub(super) accepts_only_within: bool,
     /// The backtracking limit of patterns, when they may backtrack.
     pub(super) backtrack_limit: Option<usize>,
     /// The schema, to say what a failing keyword accepts ([`feedback`]).
@@ -31,6 +35,7 @@ impl CompiledSchema {
             validator: self.validator.clone(),
             dialect: self.dialect,
             instance_depth: self.instance_depth,
+            accepts_only_within: self.accepts_only_within,
             backtrack_limit: self.backtrack_limit,
             schema: Arc::clone(&self.schema),
         }
@@ -56,6 +61,10 @@ impl CompiledSchema {
     /// could not finish) is not valid.
     #[must_use]
     pub fn is_valid(&self, instance: &Value) -> bool {
+        if self.accepts_only_within {
+            // Accepted means within the depth; validating recursed no deeper than the schema.
+            return self.validator.is_valid(instance);
+        }
         deeper_than(instance, self.instance_depth).is_none() && self.validator.is_valid(instance)
     }
 
@@ -70,15 +79,36 @@ impl CompiledSchema {
     ///   within
     ///   [`ValidationLimits::pattern_backtrack_limit`](crate::validate::ValidationLimits::pattern_backtrack_limit).
     pub fn validate(&self, instance: &Value) -> Result<(), Error> {
-        if let Some(pointer) = deeper_than(instance, self.instance_depth) {
-            return Err(Error::InstanceTooDeep {
+        if self.accepts_only_within {
+            // Accepted means within the depth (see `is_valid`); a refused instance may be too
+            // deep, which is said instead of its violations.
+            if self.validator.is_valid(instance) {
+                return Ok(());
+            }
+            self.within_depth(instance)?;
+        } else {
+            self.within_depth(instance)?;
+            if self.validator.is_valid(instance) {
+                return Ok(());
+            }
+        }
+        self.violations(instance)
+    }
+
+    /// [`Error::InstanceTooDeep`] when `instance` nests deeper than the instance depth.
+    fn within_depth(&self, instance: &Value) -> Result<(), Error> {
+        match deeper_than(instance, self.instance_depth) {
+            None => Ok(()),
+            Some(pointer) => Err(Error::InstanceTooDeep {
                 pointer,
                 limit: self.instance_depth,
-            });
+            }),
         }
-        if self.validator.is_valid(instance) {
-            return Ok(());
-        }
+    }
+
+    /// Why an instance within the depth is refused: an undecided pattern, or every violation.
+    #[cold]
+    fn violations(&self, instance: &Value) -> Result<(), Error> {
         let mut errors = Vec::new();
         for err in self.validator.iter_errors(instance) {
             use jsonschema::error::ValidationErrorKind;

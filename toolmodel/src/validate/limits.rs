@@ -21,7 +21,12 @@ use crate::pointer::escape_pointer_token;
 /// `serde_json` refuses to parse text nested 128 levels or more, so every document it parses is
 /// within the default. The check runs without recursion before anything else touches the value
 /// (`jsonschema` itself recurses, and overflows a thread's stack near 30,000 levels), so a
-/// `serde_json::Value` built in code and nested 100,000 deep gets an error, not a crash.
+/// `serde_json::Value` built in code and nested 100,000 deep gets an error, not a crash. One
+/// exception, with the same outcome: when every instance a schema accepts is within the limit
+/// (each object it allows closed by `additionalProperties` and each array by `items`, down to
+/// `type`s, `const`s or `enum`s without arrays and objects) and validating recurses no deeper than the schema (it holds no
+/// `$ref`, `$dynamicRef`, `$recursiveRef` or `uniqueItems`), the instance is validated first
+/// and its depth checked only when it is refused.
 ///
 /// Dropping such a value recurses too (`serde_json::Value` has no iterative `Drop`): take it
 /// apart with [`dismantle`] instead, or drop it on a thread with a large stack.
@@ -171,39 +176,55 @@ pub(crate) fn shallow_text(value: &Value) -> String {
     }
 }
 
+/// The levels of arrays and objects `value` nests, itself included (0 for a scalar). Recursive:
+/// only for values whose depth is known to be within a stack's reach (a schema checked with
+/// [`deeper_than`]).
+pub(crate) fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// The deepest limit [`deeper_than`] checks by recursion first.
 const RECURSIVE_WALK_LIMIT: usize = 256;
 
 /// Whether `value` nests at most `levels` levels (itself counted when an array or object).
+/// Recurses into containers only: scalar members are answered in the loop.
 fn within(value: &Value, levels: usize) -> bool {
+    let member_within = |member: &Value| {
+        !matches!(member, Value::Array(_) | Value::Object(_)) || within(member, levels - 1)
+    };
     match value {
-        Value::Array(items) => levels > 0 && items.iter().all(|item| within(item, levels - 1)),
-        Value::Object(map) => levels > 0 && map.values().all(|member| within(member, levels - 1)),
+        Value::Array(items) => levels > 0 && items.iter().all(member_within),
+        Value::Object(map) => levels > 0 && map.values().all(member_within),
         _ => true,
     }
 }
 
 /// The JSON Pointer of the first value (in document order) nested deeper than `limit` levels,
-/// or `None` when `value` is within the limit. Iterative, and allocation-free for values at
-/// most one level deep.
+/// or `None` when `value` is within the limit. Iterative; allocation-free for values at most
+/// one level deep, and for values within a limit of at most 256 levels.
+#[inline]
 pub(crate) fn deeper_than(value: &Value, limit: usize) -> Option<String> {
-    let nested = |member: &Value| matches!(member, Value::Array(_) | Value::Object(_));
-    let flat = match value {
-        Value::Array(items) => !items.iter().any(nested),
-        Value::Object(map) => !map.values().any(nested),
-        _ => return None,
-    };
-    if limit == 0 {
-        return Some(String::new());
-    }
-    // The usual arguments: one object of scalars.
-    if flat {
+    if !matches!(value, Value::Array(_) | Value::Object(_)) {
         return None;
     }
     // The usual case, within the limit, answered by a plain recursive walk (its recursion is
-    // bounded by `limit`, so only for limits a stack holds); the walk below finds the pointer.
+    // bounded by `limit`, so only for limits a stack holds); `first_too_deep` finds the pointer.
     if limit <= RECURSIVE_WALK_LIMIT && within(value, limit) {
         return None;
+    }
+    first_too_deep(value, limit)
+}
+
+/// [`deeper_than`] for an array or object, by a walk without recursion.
+#[cold]
+#[inline(never)]
+fn first_too_deep(value: &Value, limit: usize) -> Option<String> {
+    if limit == 0 {
+        return Some(String::new());
     }
     let mut current = Frame::of(value)?;
     // The open containers above `current`; `current` is at depth `stack.len() + 1`.

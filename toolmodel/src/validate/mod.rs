@@ -37,6 +37,7 @@
 
 pub(crate) mod compiled;
 pub(crate) mod content_cache;
+pub(crate) mod depth_bound;
 pub(crate) mod dialect;
 pub(crate) mod expansion;
 pub(crate) mod extension_rules;

@@ -328,10 +328,13 @@ impl DefaultValidator {
                 &err,
             )
         })?;
+        let instance_depth = self.limits.instance_depth(shape.chain);
         Ok(CompiledSchema {
             validator,
             dialect,
-            instance_depth: self.limits.instance_depth(shape.chain),
+            instance_depth,
+            accepts_only_within: crate::validate::depth_bound::accepted_depth(schema)
+                .is_some_and(|depth| depth <= instance_depth),
             backtrack_limit: self.limits.pattern_backtrack_limit,
             schema: Arc::new(schema.clone()),
         })
