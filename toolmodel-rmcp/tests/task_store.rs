@@ -167,6 +167,20 @@ async fn the_first_outcome_stays_and_cancelling_leaves_input_required(stores: &d
     );
 }
 
+async fn an_ended_task_takes_no_more_input_requests(stores: &dyn MakeStore) {
+    let (store, id) = one_task(stores).await;
+    assert!(store.finish(&id, TaskOutcome::Cancelled).await.unwrap());
+    let ended = store.get(&id).await.unwrap().unwrap();
+    let asked = store
+        .ask(&id, map(json!({"a": elicit("A?")})))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(asked.input_requests.is_empty());
+    assert_eq!(asked, ended);
+    assert_eq!(store.get(&id).await.unwrap().unwrap(), ended);
+}
+
 async fn a_waiter_hears_of_an_answer_at_once(stores: &dyn MakeStore) {
     let (store, id) = one_task(stores).await;
     store
@@ -354,6 +368,7 @@ both_stores!(
     a_created_task_reads_back_working_with_its_fields,
     input_requests_are_answered_once_and_unknown_keys_are_ignored,
     the_first_outcome_stays_and_cancelling_leaves_input_required,
+    an_ended_task_takes_no_more_input_requests,
     a_waiter_hears_of_an_answer_at_once,
     a_task_expires_with_its_ttl,
     the_live_limit_refuses_a_task_until_one_expires,

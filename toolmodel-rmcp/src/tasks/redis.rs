@@ -34,8 +34,10 @@ return 1
 
 const ASK: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], 'in:' .. ARGV[i], ARGV[i + 1]) end
-redis.call('HSET', KEYS[1], 'updated', ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'outcome') == 0 then
+  for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], 'in:' .. ARGV[i], ARGV[i + 1]) end
+  redis.call('HSET', KEYS[1], 'updated', ARGV[1])
+end
 return redis.call('HGETALL', KEYS[1])
 ";
 
