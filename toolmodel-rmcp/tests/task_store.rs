@@ -231,6 +231,12 @@ async fn the_live_limit_refuses_a_task_until_one_expires(stores: &dyn MakeStore)
     );
     tokio::time::sleep(Duration::from_millis(800)).await;
     store.create(record("w1", 10_000, 60_000)).await.unwrap();
+    // One task expired: room for one more, not two.
+    let refused = store.create(record("w1", 10_000, 60_000)).await;
+    assert!(
+        matches!(refused, Err(Error::TaskLimit { limit: 2 })),
+        "{refused:?}"
+    );
 }
 
 async fn a_lost_worker_s_tasks_are_rerun_when_safe_and_failed_otherwise(stores: &dyn MakeStore) {

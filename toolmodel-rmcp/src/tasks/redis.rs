@@ -18,9 +18,17 @@ use crate::Error;
 /// The prefix of a store's keys unless told otherwise.
 pub const DEFAULT_REDIS_PREFIX: &str = "toolmodel:tasks";
 
+/// `create`: KEYS the task's hash, `live`, `leases`; ARGV now (ms), the live limit, the task
+/// ID, its expiry (ms, or empty), its lease's end (ms), then the hash's fields and values.
+/// Below the limit `live` counts (expired tasks included) it writes the task at once: the
+/// tasks not expired yet are fewer still. At it, it first forgets the expired tasks of `live`
+/// and refuses (0) if the count is still at the limit. So a task is refused exactly when the
+/// tasks not expired yet reach the limit, and `live` is trimmed only when it must be.
 const CREATE: &str = r"
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+end
 redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 if ARGV[4] ~= '' then
   redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -154,7 +162,8 @@ impl Drop for Subscription {
 ///   (`PEXPIREAT`): `task` (the SEP-2663 `Task` as JSON), `updated` (`lastUpdatedAt`), `owner`,
 ///   `rerun`, `worker`, `lease`, `expires`, `cancel`, `outcome` (JSON), and one field per input
 ///   request (`in:KEY`) and per answer (`ans:KEY`), each a JSON value;
-/// - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts;
+/// - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts
+///   (an expired task stays in it until a `create` at the limit forgets it);
 /// - `PREFIX:leases`, a sorted set of running task IDs by the end of their lease: what
 ///   [`reclaim`](TaskStore::reclaim) looks through;
 /// - `PREFIX:changes`, a pub/sub channel: the ID of a task that got an answer, a cancellation
