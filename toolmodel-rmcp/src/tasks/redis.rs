@@ -214,7 +214,9 @@ impl RedisTaskStore {
     ///
     /// # Errors
     ///
-    /// [`Error::TaskStore`] when the URL is not a Redis URL or the server cannot be reached.
+    /// [`Error::TaskStore`] when the URL is not a Redis URL, the server cannot be reached or
+    /// refuses the URL's password or database (the message shows the URL without its
+    /// password).
     pub async fn connect(url: &str) -> Result<Self, Error> {
         Self::connect_with_prefix(url, DEFAULT_REDIS_PREFIX).await
     }
@@ -226,22 +228,22 @@ impl RedisTaskStore {
     ///
     /// As [`connect`](Self::connect).
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
+        let shown = without_password(url);
+        let url_error = |err: redis::RedisError| Error::TaskStore {
+            message: format!("redis: {shown:?} is not a Redis URL: {err}"),
+        };
         let info = url
             .into_connection_info()
-            .map_err(|err| Error::TaskStore {
-                message: format!("redis: {url:?} is not a Redis URL: {err}"),
-            })?
+            .map_err(url_error)?
             // Without TCP_NODELAY a command written while another is unanswered (a worker's
             // `finish` beside a `tasks/get`, on the one multiplexed connection) waits for the
             // server's ACK of the first (Nagle's algorithm, RFC 896).
             .set_tcp_settings(TcpSettings::default().set_nodelay(true));
-        let client = redis::Client::open(info).map_err(|err| Error::TaskStore {
-            message: format!("redis: {url:?} is not a Redis URL: {err}"),
-        })?;
+        let client = redis::Client::open(info).map_err(url_error)?;
         let connection = client
             .get_connection_manager()
             .await
-            .map_err(|err| redis_error(&format!("connecting to {url}"), &err))?;
+            .map_err(|err| redis_error(&format!("connecting to {shown}"), &err))?;
         let changes = broadcast::channel(1024).0;
         let channel = format!("{prefix}:changes");
         // The first subscription before returning: a task created from now on is heard of.
@@ -274,6 +276,39 @@ impl RedisTaskStore {
     fn key(&self, name: &str) -> String {
         format!("{}:{name}", self.prefix)
     }
+}
+
+/// `url` as errors show it: the password of its user information (`redis://:PASSWORD@HOST`,
+/// RFC 3986 section 3.2.1) and the value of a `pass` or `password` query parameter (the
+/// `redis` crate's Unix socket URLs) replaced by `***`.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, path) = rest
+        .find(['/', '?', '#'])
+        .map_or((rest, ""), |end| rest.split_at(end));
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => format!("{userinfo}@{host}"),
+        },
+        None => authority.to_owned(),
+    };
+    let path = match path.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name @ ("pass" | "password"), _)) => format!("{name}=***"),
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => path.to_owned(),
+    };
+    format!("{scheme}://{authority}{path}")
 }
 
 async fn subscribe(
@@ -579,5 +614,31 @@ impl TaskStore for RedisTaskStore {
 
     fn changes(&self) -> TaskChanges {
         TaskChanges::new(&self.changes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn errors_show_a_url_without_its_password() {
+        assert_eq!(
+            without_password("redis://:s3cret@127.0.0.1:6379/2"),
+            "redis://:***@127.0.0.1:6379/2"
+        );
+        assert_eq!(
+            without_password("rediss://alice:p@ss:w0rd@redis.example/0"),
+            "rediss://alice:***@redis.example/0"
+        );
+        assert_eq!(
+            without_password("redis+unix:///run/redis.sock?db=1&pass=s3cret"),
+            "redis+unix:///run/redis.sock?db=1&pass=***"
+        );
+        assert_eq!(
+            without_password("redis://alice@127.0.0.1"),
+            "redis://alice@127.0.0.1"
+        );
+        assert_eq!(without_password("not a url"), "not a url");
     }
 }
