@@ -1,6 +1,7 @@
 //! The [`TaskStore`] contract, one test body per behaviour run against both stores: the
 //! memory store, and the Redis store (feature `redis`) on a throwaway `redis-server`
-//! (skipped with a notice when it cannot start, failing under `CI`).
+//! (skipped with a notice when it cannot start, failing under `CI`); then what the Redis store
+//! does beyond it.
 
 use std::{
     future::Future,
@@ -380,6 +381,67 @@ both_stores!(
     the_live_limit_refuses_a_task_until_one_expires,
     a_lost_worker_s_tasks_are_rerun_when_safe_and_failed_otherwise,
 );
+
+/// What the Redis store does beyond the contract: its connections (the URL's password and
+/// database, a server that restarts).
+#[cfg(feature = "redis")]
+mod redis_store {
+    use toolmodel_rmcp::tasks::RedisTaskStore;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_url_s_password_and_database_are_used() {
+        let Some(server) =
+            super::redis_server::RedisServer::start_with(&["--requirepass", "s3cret"])
+        else {
+            return;
+        };
+        let authenticated =
+            |db: u8| server.url.replace("redis://", "redis://:s3cret@") + &format!("/{db}");
+        let refused =
+            RedisTaskStore::connect(&server.url.replace("redis://", "redis://:wrong@")).await;
+        assert!(
+            matches!(&refused, Err(Error::TaskStore { message })
+                if message.contains("authentication failed") && !message.contains("wrong")),
+            "{refused:?}"
+        );
+        let on_2 = RedisTaskStore::connect(&authenticated(2)).await.unwrap();
+        let on_3 = RedisTaskStore::connect(&authenticated(3)).await.unwrap();
+        let created = record("w1", 10_000, 60_000);
+        let id = created.task.task_id.clone();
+        on_2.create(created).await.unwrap();
+        assert!(on_2.get(&id).await.unwrap().is_some());
+        assert_eq!(on_3.get(&id).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_store_connects_again_after_its_server_restarts() {
+        let Some(mut server) = super::redis_server::RedisServer::start() else {
+            return;
+        };
+        let store = RedisTaskStore::connect(&server.url).await.unwrap();
+        let before = record("w1", 10_000, 60_000);
+        let before_id = before.task.task_id.clone();
+        store.create(before).await.unwrap();
+        server.restart();
+        // The command that finds the connection closed fails; the next ones reconnect (and
+        // load the scripts into the new server).
+        let mut failed = 0;
+        let id = loop {
+            let created = record("w1", 10_000, 60_000);
+            let id = created.task.task_id.clone();
+            match store.create(created).await {
+                Ok(()) => break id,
+                Err(Error::TaskStore { .. }) if failed < 2 => failed += 1,
+                Err(err) => panic!("no connection after {failed} failures: {err:?}"),
+            }
+        };
+        assert!(store.get(&id).await.unwrap().is_some());
+        // The server restarted empty.
+        assert_eq!(store.get(&before_id).await.unwrap(), None);
+    }
+}
 
 #[cfg(not(feature = "redis"))]
 #[test]
