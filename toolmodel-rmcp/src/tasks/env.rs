@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{memory::MemoryTaskStore, store::TaskStore};
+use super::{memory::MemoryTaskStore, store::TaskStore, url::without_password};
 use crate::Error;
 
 /// The environment variable the examples read their task store from:
@@ -25,7 +25,7 @@ pub async fn task_store_from_url(url: Option<&str>) -> Result<Arc<dyn TaskStore>
     }
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         return Err(Error::TaskStoreUrl {
-            url: url.to_owned(),
+            url: without_password(url),
             message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
         });
     }
@@ -40,7 +40,7 @@ async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
 #[cfg(not(feature = "redis"))]
 async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
     Err(Error::TaskStoreUrl {
-        url: url.to_owned(),
+        url: without_password(url),
         message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
             .to_owned(),
     })
@@ -69,6 +69,13 @@ mod tests {
             .unwrap_err();
         assert!(
             matches!(&err, Error::TaskStoreUrl { url, .. } if url == "memcached://127.0.0.1:1"),
+            "{err}"
+        );
+        let err = task_store_from_url(Some("memcached://app:s3cret@127.0.0.1:1"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::TaskStoreUrl { url, .. } if url == "memcached://app:***@127.0.0.1:1"),
             "{err}"
         );
     }
