@@ -185,7 +185,7 @@ fn operations(times: &Mutex<Operations>, skip: usize) -> String {
     let mut times = times.lock().unwrap();
     let p50 = |times: &mut Vec<Duration>| {
         let skip = skip.min(times.len());
-        format!("{:.1}µs", median(&mut times[skip..]).as_secs_f64() * 1e6)
+        format!("{:.2?}", median(&mut times[skip..]))
     };
     format!(
         "create {}, finish {}, get {}",
