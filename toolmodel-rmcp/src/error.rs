@@ -58,7 +58,7 @@ pub enum Error {
     /// A task store URL that cannot be used ([`TASK_STORE_ENV`](crate::tasks::TASK_STORE_ENV)).
     #[error("bad task store URL {url:?}: {message}")]
     TaskStoreUrl {
-        /// The URL given.
+        /// The URL given, its password replaced by `***`.
         url: String,
         /// What is wrong with it.
         message: String,

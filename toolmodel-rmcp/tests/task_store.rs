@@ -1,6 +1,7 @@
 //! The [`TaskStore`] contract, one test body per behaviour run against both stores: the
 //! memory store, and the Redis store (feature `redis`) on a throwaway `redis-server`
-//! (skipped with a notice when it cannot start, failing under `CI`).
+//! (skipped with a notice when it cannot start, failing under `CI`); then what the Redis store
+//! does beyond it.
 
 use std::{
     future::Future,
@@ -167,6 +168,20 @@ async fn the_first_outcome_stays_and_cancelling_leaves_input_required(stores: &d
     );
 }
 
+async fn an_ended_task_takes_no_more_input_requests(stores: &dyn MakeStore) {
+    let (store, id) = one_task(stores).await;
+    assert!(store.finish(&id, TaskOutcome::Cancelled).await.unwrap());
+    let ended = store.get(&id).await.unwrap().unwrap();
+    let asked = store
+        .ask(&id, map(json!({"a": elicit("A?")})))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(asked.input_requests.is_empty());
+    assert_eq!(asked, ended);
+    assert_eq!(store.get(&id).await.unwrap().unwrap(), ended);
+}
+
 async fn a_waiter_hears_of_an_answer_at_once(stores: &dyn MakeStore) {
     let (store, id) = one_task(stores).await;
     store
@@ -217,6 +232,12 @@ async fn the_live_limit_refuses_a_task_until_one_expires(stores: &dyn MakeStore)
     );
     tokio::time::sleep(Duration::from_millis(800)).await;
     store.create(record("w1", 10_000, 60_000)).await.unwrap();
+    // One task expired: room for one more, not two.
+    let refused = store.create(record("w1", 10_000, 60_000)).await;
+    assert!(
+        matches!(refused, Err(Error::TaskLimit { limit: 2 })),
+        "{refused:?}"
+    );
 }
 
 async fn a_lost_worker_s_tasks_are_rerun_when_safe_and_failed_otherwise(stores: &dyn MakeStore) {
@@ -354,11 +375,73 @@ both_stores!(
     a_created_task_reads_back_working_with_its_fields,
     input_requests_are_answered_once_and_unknown_keys_are_ignored,
     the_first_outcome_stays_and_cancelling_leaves_input_required,
+    an_ended_task_takes_no_more_input_requests,
     a_waiter_hears_of_an_answer_at_once,
     a_task_expires_with_its_ttl,
     the_live_limit_refuses_a_task_until_one_expires,
     a_lost_worker_s_tasks_are_rerun_when_safe_and_failed_otherwise,
 );
+
+/// What the Redis store does beyond the contract: its connections (the URL's password and
+/// database, a server that restarts).
+#[cfg(feature = "redis")]
+mod redis_store {
+    use toolmodel_rmcp::tasks::RedisTaskStore;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_url_s_password_and_database_are_used() {
+        let Some(server) =
+            super::redis_server::RedisServer::start_with(&["--requirepass", "s3cret"])
+        else {
+            return;
+        };
+        let authenticated =
+            |db: u8| server.url.replace("redis://", "redis://:s3cret@") + &format!("/{db}");
+        let refused =
+            RedisTaskStore::connect(&server.url.replace("redis://", "redis://:wrong@")).await;
+        assert!(
+            matches!(&refused, Err(Error::TaskStore { message })
+                if message.contains("authentication failed") && !message.contains("wrong")),
+            "{refused:?}"
+        );
+        let on_2 = RedisTaskStore::connect(&authenticated(2)).await.unwrap();
+        let on_3 = RedisTaskStore::connect(&authenticated(3)).await.unwrap();
+        let created = record("w1", 10_000, 60_000);
+        let id = created.task.task_id.clone();
+        on_2.create(created).await.unwrap();
+        assert!(on_2.get(&id).await.unwrap().is_some());
+        assert_eq!(on_3.get(&id).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_store_connects_again_after_its_server_restarts() {
+        let Some(mut server) = super::redis_server::RedisServer::start() else {
+            return;
+        };
+        let store = RedisTaskStore::connect(&server.url).await.unwrap();
+        let before = record("w1", 10_000, 60_000);
+        let before_id = before.task.task_id.clone();
+        store.create(before).await.unwrap();
+        server.restart();
+        // The command that finds the connection closed fails; the next ones reconnect (and
+        // load the scripts into the new server).
+        let mut failed = 0;
+        let id = loop {
+            let created = record("w1", 10_000, 60_000);
+            let id = created.task.task_id.clone();
+            match store.create(created).await {
+                Ok(()) => break id,
+                Err(Error::TaskStore { .. }) if failed < 2 => failed += 1,
+                Err(err) => panic!("no connection after {failed} failures: {err:?}"),
+            }
+        };
+        assert!(store.get(&id).await.unwrap().is_some());
+        // The server restarted empty.
+        assert_eq!(store.get(&before_id).await.unwrap(), None);
+    }
+}
 
 #[cfg(not(feature = "redis"))]
 #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{memory::MemoryTaskStore, store::TaskStore};
+use super::{memory::MemoryTaskStore, store::TaskStore, url::without_password};
 use crate::Error;
 
 /// The environment variable the examples read their task store from:
@@ -25,7 +25,7 @@ pub async fn task_store_from_url(url: Option<&str>) -> Result<Arc<dyn TaskStore>
     }
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         return Err(Error::TaskStoreUrl {
-            url: url.to_owned(),
+            url: without_password(url),
             message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
         });
     }
@@ -40,7 +40,7 @@ async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
 #[cfg(not(feature = "redis"))]
 async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
     Err(Error::TaskStoreUrl {
-        url: url.to_owned(),
+        url: without_password(url),
         message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
             .to_owned(),
     })
@@ -64,12 +64,19 @@ mod tests {
     async fn no_url_is_the_memory_store_and_another_scheme_is_refused() {
         let store = task_store_from_url(None).await.unwrap();
         assert!(format!("{store:?}").starts_with("MemoryTaskStore"));
-        let err = task_store_from_url(Some("memcached://127.0.0.1:1"))
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(&err, Error::TaskStoreUrl { url, .. } if url == "memcached://127.0.0.1:1"),
-            "{err}"
-        );
+        // The URL is shown without its password.
+        for (given, shown) in [
+            ("memcached://127.0.0.1:1", "memcached://127.0.0.1:1"),
+            (
+                "memcached://app:s3cret@127.0.0.1:1",
+                "memcached://app:***@127.0.0.1:1",
+            ),
+        ] {
+            let err = task_store_from_url(Some(given)).await.unwrap_err();
+            assert!(
+                matches!(&err, Error::TaskStoreUrl { url, .. } if url == shown),
+                "{err}"
+            );
+        }
     }
 }

@@ -148,10 +148,12 @@ impl TaskStore for MemoryTaskStore {
     ) -> StoreFuture<'_, Option<TaskRecord>> {
         let mut tasks = self.live();
         let found = tasks.get_mut(task_id).map(|record| {
-            for (key, request) in requests {
-                record.input_requests.entry(key).or_insert(request);
+            if record.outcome.is_none() {
+                for (key, request) in requests {
+                    record.input_requests.entry(key).or_insert(request);
+                }
+                Self::touch(record);
             }
-            Self::touch(record);
             record.clone()
         });
         drop(tasks);

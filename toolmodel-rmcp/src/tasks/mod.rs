@@ -16,6 +16,7 @@ mod record;
 #[cfg(feature = "redis")]
 mod redis;
 mod store;
+mod url;
 
 pub use env::{TASK_STORE_ENV, task_store_from_env, task_store_from_url};
 pub use id::new_task_id;

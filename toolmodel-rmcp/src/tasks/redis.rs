@@ -12,15 +12,24 @@ use tokio::{sync::broadcast, task::JoinHandle};
 use super::{
     record::{TaskOutcome, TaskRecord},
     store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms},
+    url::without_password,
 };
 use crate::Error;
 
 /// The prefix of a store's keys unless told otherwise.
 pub const DEFAULT_REDIS_PREFIX: &str = "toolmodel:tasks";
 
+/// `create`: KEYS the task's hash, `live`, `leases`; ARGV now (ms), the live limit, the task
+/// ID, its expiry (ms, or empty), its lease's end (ms), then the hash's fields and values.
+/// Below the limit `live` counts (expired tasks included) it writes the task at once: the
+/// tasks not expired yet are fewer still. At it, it first forgets the expired tasks of `live`
+/// and refuses (0) if the count is still at the limit. So a task is refused exactly when the
+/// tasks not expired yet reach the limit, and `live` is trimmed only when it must be.
 const CREATE: &str = r"
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+end
 redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 if ARGV[4] ~= '' then
   redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -34,8 +43,10 @@ return 1
 
 const ASK: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], 'in:' .. ARGV[i], ARGV[i + 1]) end
-redis.call('HSET', KEYS[1], 'updated', ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'outcome') == 0 then
+  for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], 'in:' .. ARGV[i], ARGV[i + 1]) end
+  redis.call('HSET', KEYS[1], 'updated', ARGV[1])
+end
 return redis.call('HGETALL', KEYS[1])
 ";
 
@@ -152,7 +163,8 @@ impl Drop for Subscription {
 ///   (`PEXPIREAT`): `task` (the SEP-2663 `Task` as JSON), `updated` (`lastUpdatedAt`), `owner`,
 ///   `rerun`, `worker`, `lease`, `expires`, `cancel`, `outcome` (JSON), and one field per input
 ///   request (`in:KEY`) and per answer (`ans:KEY`), each a JSON value;
-/// - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts;
+/// - `PREFIX:live`, a sorted set of task IDs by expiry: the live tasks the limit counts
+///   (an expired task stays in it until a `create` at the limit forgets it);
 /// - `PREFIX:leases`, a sorted set of running task IDs by the end of their lease: what
 ///   [`reclaim`](TaskStore::reclaim) looks through;
 /// - `PREFIX:changes`, a pub/sub channel: the ID of a task that got an answer, a cancellation
@@ -203,7 +215,9 @@ impl RedisTaskStore {
     ///
     /// # Errors
     ///
-    /// [`Error::TaskStore`] when the URL is not a Redis URL or the server cannot be reached.
+    /// [`Error::TaskStore`] when the URL is not a Redis URL, the server cannot be reached or
+    /// refuses the URL's password or database (the message shows the URL without its
+    /// password).
     pub async fn connect(url: &str) -> Result<Self, Error> {
         Self::connect_with_prefix(url, DEFAULT_REDIS_PREFIX).await
     }
@@ -215,22 +229,22 @@ impl RedisTaskStore {
     ///
     /// As [`connect`](Self::connect).
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
+        let shown = without_password(url);
+        let url_error = |err: redis::RedisError| Error::TaskStore {
+            message: format!("redis: {shown:?} is not a Redis URL: {err}"),
+        };
         let info = url
             .into_connection_info()
-            .map_err(|err| Error::TaskStore {
-                message: format!("redis: {url:?} is not a Redis URL: {err}"),
-            })?
+            .map_err(url_error)?
             // Without TCP_NODELAY a command written while another is unanswered (a worker's
             // `finish` beside a `tasks/get`, on the one multiplexed connection) waits for the
             // server's ACK of the first (Nagle's algorithm, RFC 896).
             .set_tcp_settings(TcpSettings::default().set_nodelay(true));
-        let client = redis::Client::open(info).map_err(|err| Error::TaskStore {
-            message: format!("redis: {url:?} is not a Redis URL: {err}"),
-        })?;
+        let client = redis::Client::open(info).map_err(url_error)?;
         let connection = client
             .get_connection_manager()
             .await
-            .map_err(|err| redis_error(&format!("connecting to {url}"), &err))?;
+            .map_err(|err| redis_error(&format!("connecting to {shown}"), &err))?;
         let changes = broadcast::channel(1024).0;
         let channel = format!("{prefix}:changes");
         // The first subscription before returning: a task created from now on is heard of.

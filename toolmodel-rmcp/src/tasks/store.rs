@@ -63,7 +63,8 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug {
     fn get(&self, task_id: &str) -> StoreFuture<'_, Option<TaskRecord>>;
 
     /// Records the input requests the task asks (keys asked before keep their first request)
-    /// and returns the task as it is then; `None` when unknown.
+    /// and returns the task as it is then; `None` when unknown. A task that ended is left as
+    /// it is (SEP-2663: a terminal status is final).
     ///
     /// # Errors
     ///

@@ -15,6 +15,9 @@ use std::{
 /// A running `redis-server`, stopped on drop.
 pub struct RedisServer {
     child: Child,
+    binary: &'static str,
+    port: u16,
+    extra: Vec<String>,
     /// `redis://127.0.0.1:PORT`.
     pub url: String,
 }
@@ -38,6 +41,12 @@ fn unavailable(why: &str) -> Option<RedisServer> {
 impl RedisServer {
     /// A new server, or `None` (with a notice) when it cannot start outside CI.
     pub fn start() -> Option<Self> {
+        Self::start_with(&[])
+    }
+
+    /// A new server started with `extra` arguments too (`["--requirepass", "secret"]`), or
+    /// `None` (with a notice) when it cannot start outside CI.
+    pub fn start_with(extra: &[&str]) -> Option<Self> {
         let binary = [
             "redis-server",
             "/usr/bin/redis-server",
@@ -55,32 +64,58 @@ impl RedisServer {
         let Some(binary) = binary else {
             return unavailable("redis-server is not installed");
         };
+        let extra: Vec<String> = extra.iter().map(|arg| (*arg).to_owned()).collect();
         for _ in 0..5 {
             let port = match TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {
                 Ok(address) => address.port(),
                 Err(err) => return unavailable(&format!("no free port: {err}")),
             };
-            let child = Command::new(binary)
-                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let Ok(child) = child else {
+            let Some(child) = spawn(binary, port, &extra) else {
                 return unavailable("redis-server does not run");
             };
             let server = Self {
                 child,
+                binary,
+                port,
+                extra: extra.clone(),
                 url: format!("redis://127.0.0.1:{port}"),
             };
-            let started = Instant::now();
-            while started.elapsed() < Duration::from_secs(5) {
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Some(server);
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            if listening(port) {
+                return Some(server);
             }
         }
         unavailable("redis-server did not listen within 5 s")
     }
+
+    /// Stops the server and starts a new one, empty, on the same port (a Redis that
+    /// restarted without persistence).
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn(self.binary, self.port, &self.extra).expect("redis-server restarts");
+        assert!(listening(self.port), "redis-server listens again");
+    }
+}
+
+fn spawn(binary: &str, port: u16, extra: &[String]) -> Option<Child> {
+    Command::new(binary)
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// Whether a server listens on `port` within 5 seconds.
+fn listening(port: u16) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(5) {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
 }
