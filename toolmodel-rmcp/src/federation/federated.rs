@@ -15,6 +15,7 @@ use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
+use crate::federation::tasks::UpstreamTaskRoutes;
 use crate::federation::upstream::Upstream;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
@@ -195,6 +196,10 @@ impl Federation {
     /// sent to its clients too.
     pub fn serve(&self, server: &crate::ToolboxServer) {
         self.inner.downstream.serve(server.list_changed.clone());
+        server.route_tasks_upstream(Arc::new(UpstreamTaskRoutes::new(
+            &self.inner.upstreams,
+            Arc::clone(&self.inner.declared),
+        )));
         let watcher = server.clone();
         self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
         // A rebuild between the server's creation and this call is not missed.
