@@ -193,7 +193,10 @@ impl Federation {
     /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
     /// `notifications/tools/list_changed` to its clients; the upstreams'
     /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` are
-    /// sent to its clients too.
+    /// sent to its clients too. Its tasks of the tasks extension are the upstreams' from then
+    /// on (the first federation served on a server keeps them): see
+    /// [the guide](crate::guide::mcp_backends#tasks) for what passes and how task IDs are
+    /// formed.
     pub fn serve(&self, server: &crate::ToolboxServer) {
         self.inner.downstream.serve(server.list_changed.clone());
         server.route_tasks_upstream(Arc::new(UpstreamTaskRoutes::new(

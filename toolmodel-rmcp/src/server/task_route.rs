@@ -1,7 +1,7 @@
 //! Routing to tasks that live on another server (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams: a `ToolboxServer` with
-//! `UpstreamTasks` installed (`tasks/upstream.rs`;
-//! [`Federation::serve`](crate::federation::Federation::serve) installs the federation's)
+//! `UpstreamTasks` installed (`tasks/upstream.rs`; `Federation::serve`,
+//! feature `federation`, installs the federation's)
 //! hands them, instead of running a task of its own:
 //!
 //! - a `tools/call` whose request declares the extension (its `_meta`, or `initialize`), of a

@@ -1,7 +1,7 @@
 //! [`UpstreamTasks`]: tasks that live on another server (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams; `task_route.rs` says
-//! what a [`ToolboxServer`](crate::ToolboxServer) hands them, and
-//! [`Federation::serve`](crate::federation::Federation::serve) installs the federation's.
+//! what a [`ToolboxServer`](crate::ToolboxServer) hands them, and `Federation::serve`
+//! (feature `federation`) installs the federation's.
 
 use std::{future::Future, pin::Pin};
 
