@@ -14,8 +14,6 @@
 //! The server advertises the extension while they [offer](UpstreamTasks::offered) it.
 //! `rmcp` has already answered `-32021` to a `tasks/*` request that does not declare it.
 
-use std::sync::Arc;
-
 use rmcp::{
     ErrorData, RoleServer,
     model::{
@@ -38,7 +36,8 @@ fn declaring(context: &RequestContext<RoleServer>) -> Option<ClientCapabilities>
 impl ToolboxServer {
     /// Hands this server's tasks of other servers to `tasks` (the first ones given; later
     /// ones are ignored).
-    pub(crate) fn route_tasks_upstream(&self, tasks: Arc<dyn UpstreamTasks>) {
+    #[cfg(feature = "federation")]
+    pub(crate) fn route_tasks_upstream(&self, tasks: std::sync::Arc<dyn UpstreamTasks>) {
         // The first installed stays: every clone and session shares it.
         let _first = self.upstream_tasks.set(tasks);
     }
