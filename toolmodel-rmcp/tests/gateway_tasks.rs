@@ -15,13 +15,11 @@ use rmcp::{
     },
     service::{RoleClient, RunningService, ServiceError},
 };
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use toolmodel::{
     CallContext, NoArguments, ToolError, ToolHandler, Toolbox,
     input::{ElicitRequest, InputRequest, InputRequests},
-    schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::{
     ToolboxServer,
@@ -30,23 +28,10 @@ use toolmodel_rmcp::{
 
 #[path = "support/pipe.rs"]
 mod pipe;
+#[path = "support/task_tools.rs"]
+mod task_tools;
 
-/// Waits `millis`, or until cancelled; may run as a task.
-#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
-#[tool(task_support = "optional")]
-struct Wait {
-    millis: u64,
-}
-
-impl ToolHandler for Wait {
-    type Reply = String;
-    async fn call(&self, args: Wait, cx: &CallContext) -> Result<String, ToolError> {
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(args.millis)) => Ok(format!("waited {}", args.millis)),
-            () = cx.cancelled() => Err(ToolError::Cancelled),
-        }
-    }
-}
+use task_tools::{Now, Wait};
 
 /// Asks for a name, then greets it; may run as a task.
 #[derive(Default, toolmodel::Tool)]
@@ -68,17 +53,6 @@ impl ToolHandler for AskName {
             .unwrap_or("?")
             .to_owned();
         Ok(format!("Hello, {name}!"))
-    }
-}
-
-/// Never a task.
-#[derive(Default, toolmodel::Tool)]
-struct Now;
-
-impl ToolHandler for Now {
-    type Reply = &'static str;
-    async fn call(&self, _: NoArguments, _cx: &CallContext) -> Result<&'static str, ToolError> {
-        Ok("now")
     }
 }
 

@@ -41,7 +41,7 @@ use rmcp::{
 use toolmodel::{Backend, Tool};
 
 use crate::federation::catalog::{Live, live};
-use crate::federation::passthrough::Declared;
+use crate::federation::passthrough::{Declared, unexpected};
 use crate::federation::upstream::Upstream;
 use crate::server::tasks::upstream::{Forwarded, UpstreamTasks};
 
@@ -67,17 +67,6 @@ pub(crate) fn parse_task_id(task_id: &str) -> Option<(String, &str)> {
 /// SEP-2663, "Protocol Errors": an unknown task ID is `-32602`.
 fn unknown_task(task_id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task: {task_id}"), None)
-}
-
-/// A result that is not the one asked for, as the error the client gets.
-fn unexpected(server: &Live, method: &str) -> ErrorData {
-    ErrorData::internal_error(
-        format!(
-            "server {:?} answered {method} with another kind of result",
-            server.name()
-        ),
-        None,
-    )
 }
 
 /// The `_meta` of a forwarded request: the client's capabilities.
