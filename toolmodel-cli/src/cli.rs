@@ -90,7 +90,9 @@ it). Arguments are validated before they are sent; a server that fails answers i
 an isError result naming it and is restarted with backoff; its tools list changes are passed \
 on with notifications/tools/list_changed. Their prompts, resources (templates, subscriptions) \
 and completion pass through too: prompts named as tools are, resource URIs unchanged (a URI \
-two servers offer is an error naming both). Upstream servers receive only the headers of the \
+two servers offer is an error naming both), and so do their tasks (the tasks extension): a \
+task ID of the gateway is SERVER:ID, the upstream's ID behind its server's name, so that any \
+replica routes it. Upstream servers receive only the headers of the \
 configuration, never the gateway's clients' credentials. An upstream's requests for input \
 (MCP 2026-07-28 InputRequiredResult, elicitation, sampling, roots) reach the gateway's client; \
 set MCP_REQUEST_STATE_KEY (base64, at least 32 bytes) to the same key on every replica of the \

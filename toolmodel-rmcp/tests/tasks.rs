@@ -12,33 +12,16 @@ use rmcp::{
     },
     service::{RoleClient, RunningService, ServiceError},
 };
-use serde::Deserialize;
 use serde_json::json;
-use toolmodel::{
-    CallContext, NoArguments, ToolError, ToolHandler, Toolbox,
-    schemars::{self, JsonSchema},
-};
+use toolmodel::{CallContext, NoArguments, ToolError, ToolHandler, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
 #[path = "support/pipe.rs"]
 mod pipe;
+#[path = "support/task_tools.rs"]
+mod task_tools;
 
-/// Waits `millis`, or until cancelled; may run as a task.
-#[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
-#[tool(task_support = "optional")]
-struct Wait {
-    millis: u64,
-}
-
-impl ToolHandler for Wait {
-    type Reply = String;
-    async fn call(&self, args: Wait, cx: &CallContext) -> Result<String, ToolError> {
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(args.millis)) => Ok(format!("waited {}", args.millis)),
-            () = cx.cancelled() => Err(ToolError::Cancelled),
-        }
-    }
-}
+use task_tools::{Now, Wait};
 
 /// Must run as a task.
 #[derive(Default, toolmodel::Tool)]
@@ -49,17 +32,6 @@ impl ToolHandler for Batch {
     type Reply = &'static str;
     async fn call(&self, _: NoArguments, _cx: &CallContext) -> Result<&'static str, ToolError> {
         Err(ToolError::new("the batch failed"))
-    }
-}
-
-/// Never a task.
-#[derive(Default, toolmodel::Tool)]
-struct Now;
-
-impl ToolHandler for Now {
-    type Reply = &'static str;
-    async fn call(&self, _: NoArguments, _cx: &CallContext) -> Result<&'static str, ToolError> {
-        Ok("now")
     }
 }
 

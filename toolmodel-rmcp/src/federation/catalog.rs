@@ -26,8 +26,8 @@ use rmcp::{
     model::{
         ClientRequest, ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
         ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult,
-        PaginatedRequestParams, Prompt, Resource, ResourceTemplate, ServerCapabilities,
-        ServerResult,
+        PaginatedRequestParams, Prompt, RequestMetaObject, Resource, ResourceTemplate,
+        ServerCapabilities, ServerResult,
     },
     service::{Peer, PeerRequestOptions, RoleClient, ServiceError},
 };
@@ -59,10 +59,27 @@ impl Live {
     /// The server's own JSON-RPC error, unchanged (a transparent gateway); `-32603` naming
     /// the server for a timeout or a failed connection.
     pub(crate) async fn ask(&self, request: ClientRequest) -> Result<ServerResult, ErrorData> {
+        self.ask_with(request, None).await
+    }
+
+    /// [`ask`](Self::ask) with `meta` added to the request's `_meta` (over what the session
+    /// puts there itself: under MCP 2026-07-28, its client capabilities).
+    ///
+    /// # Errors
+    ///
+    /// As [`ask`](Self::ask).
+    pub(crate) async fn ask_with(
+        &self,
+        request: ClientRequest,
+        meta: Option<RequestMetaObject>,
+    ) -> Result<ServerResult, ErrorData> {
         let timeouts = self.upstream.config.timeouts;
-        let options = PeerRequestOptions::with_timeout(timeouts.request)
+        let mut options = PeerRequestOptions::with_timeout(timeouts.request)
             .reset_timeout_on_progress()
             .with_max_total_timeout(timeouts.max_total);
+        if let Some(meta) = meta {
+            options = options.with_meta(meta);
+        }
         let answer = match self.peer.send_request_with_option(request, options).await {
             Ok(handle) => handle.await_response().await,
             Err(err) => Err(err),

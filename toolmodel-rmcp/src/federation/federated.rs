@@ -15,6 +15,7 @@ use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
+use crate::federation::tasks::UpstreamTaskRoutes;
 use crate::federation::upstream::Upstream;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
@@ -192,9 +193,16 @@ impl Federation {
     /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
     /// `notifications/tools/list_changed` to its clients; the upstreams'
     /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` are
-    /// sent to its clients too.
+    /// sent to its clients too. Its tasks of the tasks extension are the upstreams' from then
+    /// on (the first federation served on a server keeps them): see
+    /// [the guide](crate::guide::mcp_backends#tasks) for what passes and how task IDs are
+    /// formed.
     pub fn serve(&self, server: &crate::ToolboxServer) {
         self.inner.downstream.serve(server.list_changed.clone());
+        server.route_tasks_upstream(Arc::new(UpstreamTaskRoutes::new(
+            &self.inner.upstreams,
+            Arc::clone(&self.inner.declared),
+        )));
         let watcher = server.clone();
         self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
         // A rebuild between the server's creation and this call is not missed.

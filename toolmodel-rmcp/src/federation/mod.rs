@@ -14,7 +14,8 @@
 //! - [`Federation`]: all of it together, kept current.
 //! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
-//!   `downstream` relays their announcements to the gateway's clients).
+//!   `downstream` relays their announcements to the gateway's clients), and `tasks`: their
+//!   tasks (the tasks extension) passed through, each task ID naming its server.
 
 pub mod call;
 mod catalog;
@@ -32,6 +33,7 @@ pub(crate) mod pointer;
 mod relay;
 mod rounds;
 mod session;
+mod tasks;
 pub mod upstream;
 mod uri_template;
 

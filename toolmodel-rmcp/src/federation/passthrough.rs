@@ -119,7 +119,7 @@ fn concat<T>(lists: Vec<(Vec<T>, CacheHint)>) -> (Vec<T>, CacheHint) {
 }
 
 /// A result that is not the one asked for, as the error the client gets.
-fn unexpected(server: &Live, method: &str) -> ErrorData {
+pub(crate) fn unexpected(server: &Live, method: &str) -> ErrorData {
     ErrorData::internal_error(
         format!(
             "server {:?} answered {method} with another kind of result",

@@ -30,9 +30,10 @@ impl ServerHandler for ToolboxServer {
             .enable_tool_list_changed()
             .enable_logging()
             .build();
-        let capabilities = self
-            .tasks
-            .capabilities(self.composed.capabilities(capabilities));
+        let capabilities = self.upstream_task_capabilities(
+            self.tasks
+                .capabilities(self.composed.capabilities(capabilities)),
+        );
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -77,6 +78,9 @@ impl ServerHandler for ToolboxServer {
         // The toolbox served when the call came: the call finishes on it, whatever replaces
         // it meanwhile.
         let toolbox = self.tools.current().toolbox.clone();
+        if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
+            return forwarded;
+        }
         match task_call::call_tool(self, &toolbox, &request, &context).await {
             Some(task) => task,
             None => self.call(&toolbox, request, context).await,
@@ -126,13 +130,16 @@ impl ServerHandler for ToolboxServer {
         Ok(())
     }
 
-    // Tasks (the tasks extension, `tasks/mod.rs`).
+    // Tasks (the tasks extension, `tasks/mod.rs`; those of other servers: `task_route.rs`).
 
     async fn get_task(
         &self,
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.get_task(request, capabilities).await;
+        }
         let caller = call::caller(&context);
         self.tasks.get_task(&self.tools, &request, caller).await
     }
@@ -142,6 +149,9 @@ impl ServerHandler for ToolboxServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.update_task(request, capabilities).await;
+        }
         let caller = call::caller(&context);
         self.tasks.update_task(&self.tools, request, caller).await
     }
@@ -151,6 +161,9 @@ impl ServerHandler for ToolboxServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.cancel_task(request, capabilities).await;
+        }
         let caller = call::caller(&context);
         self.tasks.cancel_task(&self.tools, &request, caller).await
     }

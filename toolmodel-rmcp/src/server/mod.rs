@@ -20,9 +20,10 @@
 //!                                       ▼
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
 //!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
-//!          ├─ tools/call ─▶ task_call, as a task (tasks: its store, host and worker)
+//!          ├─ tools/call ─▶ task_route, to another server's tasks (a gateway's upstream)
+//!          │                or task_call, as a task (tasks: its store, host and worker)
 //!          │                or call (context: host, request_state) ─▶ Toolbox::call
-//!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ tasks
+//!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or tasks
 //!          ├─ logging/setLevel: a level per session
 //!          ├─ prompts, resources, completion ─▶ compose (the handler of with_handler)
 //!          └─ a request rmcp could not read ─▶ misrouted
@@ -61,7 +62,9 @@
 //!   a client that declares the extension, with the per-request rules of an ordinary call; a
 //!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
 //!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
-//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]).
+//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]). A gateway's server (`Federation::serve`,
+//!   feature `federation`) hands the tasks of its upstreams to them instead
+//!   (`task_route.rs`).
 //!
 //! **Asking the client for input** ([`CallContext::input`](toolmodel::CallContext::input)) follows the request's protocol
 //! version. Before 2026-07-28 the server sends `elicitation/create`, `sampling/createMessage`
@@ -110,7 +113,8 @@ mod misrouted;
 mod request_state;
 mod stdio;
 mod task_call;
-mod tasks;
+mod task_route;
+pub(crate) mod tasks;
 mod tool_list;
 mod toolbox_server;
 mod transport;

@@ -10,11 +10,12 @@
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `tasks` (the [`Tasks`] on their store, the host of a task
-//!    and the worker that runs it), `host`, `stdio`, `misrouted`;
+//!    and the worker that runs it, the `UpstreamTasks` of other servers), `host`, `stdio`, `misrouted`;
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
-//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `http`'s `front`
+//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `task_route`
+//!    (a `tools/call` and `tasks/*` handed to the tasks of other servers), `http`'s `front`
 //!    and `connections`, and `transport` (serving it over stdio and Streamable HTTP);
 //! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them: every method it
 //!    serves is written out there, each a short delegation to the module that does the work.
@@ -23,7 +24,7 @@
 //! request flows through them.
 
 use std::{
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, OnceLock},
     time::Duration,
 };
 
@@ -35,7 +36,7 @@ use super::{
     http::{HttpLimits, HttpSettings, default_port},
     list_changed::ListChanged,
     request_state::{RequestStateKey, Sealer},
-    tasks::Tasks,
+    tasks::{Tasks, upstream::UpstreamTasks},
     tool_list::ServedTools,
 };
 use crate::tasks::TaskStore;
@@ -89,6 +90,9 @@ pub struct ToolboxServer {
     /// The tasks extension, on once a toolbox served has a tool that supports tasks
     /// (`tasks/mod.rs`), on their store.
     pub(super) tasks: Tasks,
+    /// The tasks of other servers it routes (a gateway's upstreams), once installed
+    /// (`task_route.rs`).
+    pub(super) upstream_tasks: Arc<OnceLock<Arc<dyn UpstreamTasks>>>,
     /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
 }
@@ -109,6 +113,7 @@ impl ToolboxServer {
             log_level: Arc::new(Mutex::new(None)),
             sealer: Sealer::new(None),
             composed: Composed::default(),
+            upstream_tasks: Arc::default(),
             http: HttpSettings::default(),
         }
     }

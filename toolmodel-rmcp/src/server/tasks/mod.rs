@@ -80,6 +80,7 @@ use crate::tasks::{MemoryTaskStore, TaskRecord, TaskStore, new_task_id};
 
 pub(crate) mod input;
 pub(crate) mod owner;
+pub(crate) mod upstream;
 pub(crate) mod worker;
 
 /// How long a worker's lease on a task lasts unless the server says otherwise
@@ -140,7 +141,8 @@ impl Tasks {
         Self::new(self.0.store.clone(), lease, self.enabled())
     }
 
-    fn enabled(&self) -> bool {
+    /// Whether this server runs tasks of its own.
+    pub(crate) fn enabled(&self) -> bool {
         self.0.enabled.load(Ordering::Relaxed)
     }
 

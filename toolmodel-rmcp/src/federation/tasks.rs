@@ -1,0 +1,295 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) through the gateway: the
+//! upstreams' tasks passed through, the gateway keeping none of its own.
+//!
+//! - **Capability:** the gateway advertises the extension while an upstream declared it at
+//!   `initialize`.
+//! - **Which calls:** a `tools/call` whose request declares the extension (in its `_meta`, or
+//!   at the client's `initialize`) of a tool of such an upstream is sent to it as it came (the
+//!   tool under its own name there, `arguments`, `inputResponses`, `requestState`), with the
+//!   client's capabilities in the request's `_meta`, so that the upstream decides, as
+//!   SEP-2663 has servers do, whether it becomes a task. Its answer comes back unchanged: a
+//!   `CreateTaskResult` (its task ID wrapped, below), an `InputRequiredResult` (with the
+//!   upstream's own `requestState`), a result, or the upstream's JSON-RPC error. rmcp 3.11
+//!   reads a tool without its `execution`, so the gateway cannot tell which tools support
+//!   tasks; it leaves that to the upstream. Other calls take the federation's path
+//!   ([`call`](super::call): local validation, progress and logs relayed).
+//! - **Task IDs:** `<server>:<upstream task ID>`, the server's name with `%` and `:`
+//!   percent-encoded (`%25`, `%3A`) so that the first `:` ends it. The ID names its server,
+//!   so any replica of a gateway routes `tasks/get`, `tasks/update` and `tasks/cancel`
+//!   without state: each goes to that server with the upstream's ID, with the client's
+//!   capabilities in its `_meta`, and the answer comes back with the ID wrapped again. An ID
+//!   of no configured server, or not of this form, is `-32602` (unknown task), as SEP-2663
+//!   has it; a server that is down is `-32603` naming it.
+//! - **Ownership:** the upstream sees every task as the gateway's (one session, the
+//!   gateway's credentials): the gateway does not tell its own clients' tasks apart, and a
+//!   client that has another's task ID reaches that task. Upstream task IDs are unguessable
+//!   when the upstream makes them so (toolmodel's: 128 random bits).
+//! - **Not relayed:** `notifications/tasks` (optional in SEP-2663; clients poll), and the
+//!   progress and log notifications an upstream sends while it answers a forwarded call.
+
+use std::sync::{Arc, PoisonError, Weak};
+
+use rmcp::{
+    ErrorData,
+    model::{
+        CallToolRequest, CallToolRequestParams, CallToolResponse, CancelTaskParams,
+        CancelTaskRequest, ClientCapabilities, ClientRequest, GetTaskParams, GetTaskRequest,
+        GetTaskResult, RequestMetaObject, ResultType, ServerResult, UpdateTaskParams,
+        UpdateTaskRequest,
+    },
+};
+use toolmodel::{Backend, Tool};
+
+use crate::federation::catalog::{Live, live};
+use crate::federation::passthrough::{Declared, unexpected};
+use crate::federation::upstream::Upstream;
+use crate::server::tasks::upstream::{Forwarded, UpstreamTasks};
+
+/// What separates the server's name from the upstream's task ID in a gateway's task ID.
+const SEPARATOR: char = ':';
+
+/// The gateway's ID of `server`'s task `upstream_id`: `<server>:<upstream_id>`, with `%` and
+/// `:` of the server's name percent-encoded.
+pub(crate) fn task_id(server: &str, upstream_id: &str) -> String {
+    let server = server.replace('%', "%25").replace(SEPARATOR, "%3A");
+    format!("{server}{SEPARATOR}{upstream_id}")
+}
+
+/// The server's name and the upstream's task ID of a gateway's task ID; `None` for an ID
+/// that is not of that form.
+pub(crate) fn parse_task_id(task_id: &str) -> Option<(String, &str)> {
+    let (server, upstream_id) = task_id.split_once(SEPARATOR)?;
+    // Every `%` of an encoded name starts `%25` or `%3A`: `%3A` first, then `%25`.
+    let decoded = server.replace("%3A", ":").replace("%25", "%");
+    (!upstream_id.is_empty()).then_some((decoded, upstream_id))
+}
+
+/// SEP-2663, "Protocol Errors": an unknown task ID is `-32602`.
+fn unknown_task(task_id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("unknown task: {task_id}"), None)
+}
+
+/// The `_meta` of a forwarded request: the client's capabilities.
+fn meta(capabilities: ClientCapabilities) -> RequestMetaObject {
+    let mut meta = RequestMetaObject::default();
+    meta.set_client_capabilities(capabilities);
+    meta
+}
+
+/// The upstreams' tasks, routed by the gateway (see the [module docs](self)); installed on
+/// a [`ToolboxServer`](crate::ToolboxServer) by
+/// [`Federation::serve`](super::Federation::serve).
+#[derive(Clone)]
+pub(crate) struct UpstreamTaskRoutes {
+    upstreams: Vec<Weak<Upstream>>,
+    declared: Declared,
+}
+
+impl std::fmt::Debug for UpstreamTaskRoutes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UpstreamTaskRoutes")
+            .field("upstreams", &self.upstreams.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl UpstreamTaskRoutes {
+    pub(crate) fn new(upstreams: &[Arc<Upstream>], declared: Declared) -> Self {
+        Self {
+            upstreams: upstreams.iter().map(Arc::downgrade).collect(),
+            declared,
+        }
+    }
+
+    /// Whether `server` declared the extension at its last `initialize`.
+    fn declares_tasks(&self, server: &str) -> bool {
+        let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
+        declared
+            .get(server)
+            .is_some_and(rmcp::model::ServerCapabilities::supports_tasks)
+    }
+
+    /// The upstream named `server`, if configured.
+    fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
+        self.upstreams
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|upstream| upstream.config.name == server)
+    }
+
+    /// `server`'s open session.
+    ///
+    /// # Errors
+    ///
+    /// `-32603` naming the server when its session is not open.
+    async fn live(&self, server: &str) -> Result<Live, ErrorData> {
+        let upstream = self.upstream(server).ok_or_else(|| {
+            ErrorData::internal_error(format!("server {server:?} is not configured"), None)
+        })?;
+        live(&[upstream], |_| true)
+            .await
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                ErrorData::internal_error(format!("server {server:?} is unavailable"), None)
+            })
+    }
+
+    /// The session of the server of the gateway's `task_id`, and the upstream's ID.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for an ID of no configured server; `-32603` when its session is not open.
+    async fn task_server<'a>(&self, task_id: &'a str) -> Result<(Live, &'a str), ErrorData> {
+        let (server, upstream_id) = parse_task_id(task_id).ok_or_else(|| unknown_task(task_id))?;
+        if self.upstream(&server).is_none() {
+            return Err(unknown_task(task_id));
+        }
+        Ok((self.live(&server).await?, upstream_id))
+    }
+
+    /// `tasks/update` or `tasks/cancel` (`request`, about the upstream's task) of `server`,
+    /// whose answer is an empty acknowledgement.
+    async fn acknowledged(
+        server: &Live,
+        request: ClientRequest,
+        capabilities: ClientCapabilities,
+        method: &str,
+    ) -> Result<(), ErrorData> {
+        match server.ask_with(request, Some(meta(capabilities))).await? {
+            ServerResult::TaskAckResult(_) | ServerResult::EmptyResult(_) => Ok(()),
+            _ => Err(unexpected(server, method)),
+        }
+    }
+}
+
+impl UpstreamTasks for UpstreamTaskRoutes {
+    fn offered(&self) -> bool {
+        let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
+        declared
+            .values()
+            .any(rmcp::model::ServerCapabilities::supports_tasks)
+    }
+
+    fn forwards(&self, tool: &Tool) -> bool {
+        tool.backends.iter().any(|backend| match backend {
+            Backend::Mcp(mcp) => self.declares_tasks(&mcp.server_name),
+            _ => false,
+        })
+    }
+
+    fn names(&self, task_id: &str) -> bool {
+        parse_task_id(task_id).is_some_and(|(server, _)| self.upstream(&server).is_some())
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        tool: &'a Tool,
+        mut request: CallToolRequestParams,
+        capabilities: ClientCapabilities,
+    ) -> Forwarded<'a, CallToolResponse> {
+        Box::pin(async move {
+            let server = tool
+                .backends
+                .iter()
+                .find_map(|backend| match backend {
+                    Backend::Mcp(mcp) => Some(mcp.server_name.as_str()),
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    ErrorData::internal_error(
+                        format!("tool {:?} has no MCP server", tool.name),
+                        None,
+                    )
+                })?;
+            let live = self.live(server).await?;
+            request.name = tool.name.clone().into();
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+            match live.ask_with(request, Some(meta(capabilities))).await? {
+                ServerResult::CreateTaskResult(mut created) => {
+                    created.task.task_id = task_id(server, &created.task.task_id);
+                    Ok(CallToolResponse::Task(created))
+                }
+                ServerResult::CallToolResult(mut result) => {
+                    result.result_type.get_or_insert(ResultType::COMPLETE);
+                    Ok(CallToolResponse::Complete(result))
+                }
+                ServerResult::InputRequiredResult(input) => {
+                    Ok(CallToolResponse::InputRequired(input))
+                }
+                _ => Err(unexpected(&live, "tools/call")),
+            }
+        })
+    }
+
+    fn get_task(
+        &self,
+        request: GetTaskParams,
+        capabilities: ClientCapabilities,
+    ) -> Forwarded<'_, GetTaskResult> {
+        Box::pin(async move {
+            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let asked =
+                ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(upstream_id)));
+            match live.ask_with(asked, Some(meta(capabilities))).await? {
+                ServerResult::GetTaskResult(mut result) => {
+                    result.task.task.task_id.clone_from(&request.task_id);
+                    Ok(result)
+                }
+                _ => Err(unexpected(&live, "tasks/get")),
+            }
+        })
+    }
+
+    fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        capabilities: ClientCapabilities,
+    ) -> Forwarded<'_, ()> {
+        Box::pin(async move {
+            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let asked = ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(
+                UpdateTaskParams::new(upstream_id, request.input_responses.clone()),
+            ));
+            Self::acknowledged(&live, asked, capabilities, "tasks/update").await
+        })
+    }
+
+    fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        capabilities: ClientCapabilities,
+    ) -> Forwarded<'_, ()> {
+        Box::pin(async move {
+            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let asked = ClientRequest::CancelTaskRequest(CancelTaskRequest::new(
+                CancelTaskParams::new(upstream_id),
+            ));
+            Self::acknowledged(&live, asked, capabilities, "tasks/cancel").await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_id_names_its_server_and_reads_back_whatever_the_server_is_called() {
+        for server in ["conformance", "a:b", "50%", "%3A", ""] {
+            let id = task_id(server, "Zx9-_:tail");
+            assert_eq!(
+                parse_task_id(&id),
+                Some((server.to_owned(), "Zx9-_:tail")),
+                "{id}"
+            );
+        }
+        assert_eq!(task_id("a:b", "t"), "a%3Ab:t");
+    }
+
+    #[test]
+    fn an_id_without_a_server_or_an_upstream_id_names_no_task() {
+        assert_eq!(parse_task_id("tasks-conformance-nonexistent-12345"), None);
+        assert_eq!(parse_task_id("server:"), None);
+    }
+}

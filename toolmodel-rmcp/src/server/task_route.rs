@@ -1,0 +1,94 @@
+//! Routing to tasks that live on another server (the tasks extension,
+//! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams: a `ToolboxServer` with
+//! `UpstreamTasks` installed (`tasks/upstream.rs`; `Federation::serve`,
+//! feature `federation`, installs the federation's)
+//! hands them, instead of running a task of its own:
+//!
+//! - a `tools/call` whose request declares the extension (its `_meta`, or `initialize`), of a
+//!   tool they say they [`forward`](UpstreamTasks::forwards): what comes back (a
+//!   `CreateTaskResult`, an `InputRequiredResult` or a result) is the answer;
+//! - `tasks/get`, `tasks/update` and `tasks/cancel` of a task ID they
+//!   [name](UpstreamTasks::names), and of any task ID while the server has no task of its own
+//!   (they answer `-32602` for an ID that names no task).
+//!
+//! The server advertises the extension while they [offer](UpstreamTasks::offered) it.
+//! `rmcp` has already answered `-32021` to a `tasks/*` request that does not declare it.
+
+use rmcp::{
+    ErrorData, RoleServer,
+    model::{
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ServerCapabilities,
+        TASKS_EXTENSION_ID,
+    },
+    service::RequestContext,
+};
+use toolmodel::Toolbox;
+
+use super::{tasks::upstream::UpstreamTasks, toolbox_server::ToolboxServer};
+
+/// The request's client capabilities when they declare the extension.
+fn declaring(context: &RequestContext<RoleServer>) -> Option<ClientCapabilities> {
+    context
+        .client_capabilities()
+        .filter(ClientCapabilities::supports_tasks)
+}
+
+impl ToolboxServer {
+    /// Hands this server's tasks of other servers to `tasks` (the first ones given; later
+    /// ones are ignored).
+    #[cfg(feature = "federation")]
+    pub(crate) fn route_tasks_upstream(&self, tasks: std::sync::Arc<dyn UpstreamTasks>) {
+        // The first installed stays: every clone and session shares it.
+        let _first = self.upstream_tasks.set(tasks);
+    }
+
+    /// `capabilities` with the extension advertised while an upstream offers it.
+    pub(super) fn upstream_task_capabilities(
+        &self,
+        mut capabilities: ServerCapabilities,
+    ) -> ServerCapabilities {
+        if self
+            .upstream_tasks
+            .get()
+            .is_some_and(|tasks| tasks.offered())
+        {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .entry(TASKS_EXTENSION_ID.to_owned())
+                .or_default();
+        }
+        capabilities
+    }
+
+    /// The answer of the upstream for a `tools/call` of a forwarded tool whose request
+    /// declares the extension; `None`: the call is this server's.
+    pub(super) async fn call_tool_upstream(
+        &self,
+        toolbox: &Toolbox,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        let tasks = self.upstream_tasks.get()?;
+        let tool = toolbox.get(&request.name)?;
+        if !tasks.forwards(tool) {
+            return None;
+        }
+        let capabilities = declaring(context)?;
+        Some(tasks.call_tool(tool, request.clone(), capabilities).await)
+    }
+
+    /// The upstream tasks that answer for `task_id`, with the request's capabilities; `None`:
+    /// the task is this server's.
+    pub(super) fn upstream_task(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<(&dyn UpstreamTasks, ClientCapabilities)> {
+        let tasks = self.upstream_tasks.get()?;
+        if !tasks.names(task_id) && self.tasks.enabled() {
+            return None;
+        }
+        Some((tasks.as_ref(), declaring(context)?))
+    }
+}
