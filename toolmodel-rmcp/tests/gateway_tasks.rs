@@ -23,7 +23,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, HttpTransport, ServerConfig},
+    federation::{Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig},
 };
 
 #[path = "support/pipe.rs"]
@@ -78,6 +78,14 @@ impl ClientHandler for Client {
 /// The upstream (`wait`, `ask_name`, `now`) on a free loopback port, and a gateway over it
 /// as server `jobs`, with a client of `client` connected (MCP 2025-11-25).
 async fn gateway(client: Client) -> (Federation, RunningService<RoleClient, Client>) {
+    gateway_naming(client, NamePolicy::default()).await
+}
+
+/// [`gateway`], its tools named by `names`.
+async fn gateway_naming(
+    client: Client,
+    names: NamePolicy,
+) -> (Federation, RunningService<RoleClient, Client>) {
     let toolbox = Toolbox::builder()
         .with(Wait::default())
         .with(AskName)
@@ -92,6 +100,7 @@ async fn gateway(client: Client) -> (Federation, RunningService<RoleClient, Clie
             "jobs",
             HttpTransport::new(format!("http://{addr}/mcp")),
         ))
+        .tool_names(names)
         .build()
         .expect("config");
     let federation = Federation::start(config).await.expect("federation");
@@ -217,6 +226,39 @@ async fn an_upstream_task_is_created_polled_answered_and_cancelled_through_the_g
             other => panic!("expected -32602 for {unknown}, got {other:?}"),
         }
     }
+    service.cancel().await.expect("closes");
+    federation.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_arguments_of_a_forwarded_call_are_stopped_at_the_gateway() {
+    // Named `jobs__wait` by the gateway and `wait` upstream: the violations name the gateway's
+    // name, so they were found before the call crossed the network.
+    let (federation, service) = gateway_naming(Client { tasks: true }, NamePolicy::Always).await;
+    let answer = service
+        .call_tool_once(
+            CallToolRequestParams::new("jobs__wait")
+                .with_arguments(arguments(json!({"millis": "soon"}))),
+        )
+        .await
+        .expect("tools/call");
+    let CallToolResponse::Complete(result) = answer else {
+        panic!("expected a result, got {answer:?}");
+    };
+    assert_eq!(result.is_error, Some(true));
+    let text = serde_json::to_value(&result.content).expect("JSON")[0]["text"].clone();
+    let text = text.as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("invalid arguments for tool \"jobs__wait\": 1 violation\n/millis:"),
+        "{text}"
+    );
+    // Good arguments still make a task, under the upstream's name for the tool.
+    let task = create(
+        &service,
+        CallToolRequestParams::new("jobs__wait").with_arguments(arguments(json!({"millis": 1}))),
+    )
+    .await;
+    assert!(task.starts_with("jobs:"), "{task}");
     service.cancel().await.expect("closes");
     federation.shutdown().await;
 }

@@ -2,7 +2,7 @@
 //! [`Toolbox`] beside local ones, kept current.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, HashMap},
     sync::{Arc, Mutex, RwLock, Weak},
 };
 
@@ -15,7 +15,7 @@ use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
-use crate::federation::tasks::UpstreamTaskRoutes;
+use crate::federation::tasks::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
@@ -66,6 +66,8 @@ struct Shared {
     declared: Declared,
     /// The gateway's sessions, told of the servers' prompt and resource announcements.
     downstream: Arc<Downstream>,
+    /// Each upstream tool's name on its server, by its name in the toolbox.
+    remote_names: RemoteNames,
 }
 
 impl std::fmt::Debug for Federation {
@@ -140,6 +142,7 @@ impl Federation {
                 last_error: Mutex::default(),
                 declared: Declared::default(),
                 downstream,
+                remote_names: RemoteNames::default(),
             }
         });
         let firsts = inner.upstreams.iter().map(|upstream| {
@@ -202,6 +205,7 @@ impl Federation {
         server.route_tasks_upstream(Arc::new(UpstreamTaskRoutes::new(
             &self.inner.upstreams,
             Arc::clone(&self.inner.declared),
+            Arc::clone(&self.inner.remote_names),
         )));
         let watcher = server.clone();
         self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
@@ -298,6 +302,7 @@ impl Shared {
             .collect();
         let flat = flat_names(self.config.tool_names, &reserved, &named)?;
         let mut builder = (self.local)(Toolbox::builder());
+        let mut remote_names = HashMap::with_capacity(tools.len());
         for ((server, tool), name) in tools.into_iter().zip(flat) {
             let Some(upstream) = self
                 .upstreams
@@ -309,6 +314,7 @@ impl Shared {
             let upstream = Arc::clone(upstream);
             let weak = Arc::downgrade(self);
             let remote = tool.name.clone();
+            remote_names.insert(name.clone(), remote.clone());
             builder = builder.with_tool_as(name, tool.clone(), move |arguments, cx| {
                 let upstream = Arc::clone(&upstream);
                 let weak = weak.clone();
@@ -320,7 +326,11 @@ impl Shared {
                 }
             });
         }
-        Ok(builder.build()?)
+        let toolbox = builder.build()?;
+        if let Ok(mut current) = self.remote_names.write() {
+            *current = remote_names;
+        }
+        Ok(toolbox)
     }
 
     /// Makes `toolbox` the current one and tells the watchers.

@@ -11,8 +11,10 @@
 //!   `CreateTaskResult` (its task ID wrapped, below), an `InputRequiredResult` (with the
 //!   upstream's own `requestState`), a result, or the upstream's JSON-RPC error. rmcp 3.11
 //!   reads a tool without its `execution`, so the gateway cannot tell which tools support
-//!   tasks; it leaves that to the upstream. Other calls take the federation's path
-//!   ([`call`](super::call): local validation, progress and logs relayed).
+//!   tasks; it leaves that to the upstream. The arguments are checked against the tool's
+//!   `inputSchema` first, as on the federation's own path: bad arguments get the `isError`
+//!   result naming every violation and never cross the network. Other calls take the
+//!   federation's path ([`call`](super::call): progress and logs relayed too).
 //! - **Task IDs:** `<server>:<upstream task ID>`, the server's name with `%` and `:`
 //!   percent-encoded (`%25`, `%3A`) so that the first `:` ends it. The ID names its server,
 //!   so any replica of a gateway routes `tasks/get`, `tasks/update` and `tasks/cancel`
@@ -27,7 +29,10 @@
 //! - **Not relayed:** `notifications/tasks` (optional in SEP-2663; clients poll), and the
 //!   progress and log notifications an upstream sends while it answers a forwarded call.
 
-use std::sync::{Arc, PoisonError, Weak};
+use std::{
+    collections::HashMap,
+    sync::{Arc, PoisonError, RwLock, Weak},
+};
 
 use rmcp::{
     ErrorData,
@@ -38,12 +43,19 @@ use rmcp::{
         UpdateTaskRequest,
     },
 };
-use toolmodel::{Backend, Tool};
+use serde_json::Value;
+use toolmodel::{Backend, DefaultValidator, SchemaValidator, Tool};
+
+use crate::convert::message::{from_wire, to_wire};
 
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
 use crate::federation::upstream::Upstream;
 use crate::server::tasks::upstream::{Forwarded, UpstreamTasks};
+
+/// Each upstream tool's name on its server, by its name in the federation's toolbox (kept
+/// by the federation as it builds the toolbox).
+pub(crate) type RemoteNames = Arc<RwLock<HashMap<String, String>>>;
 
 /// What separates the server's name from the upstream's task ID in a gateway's task ID.
 const SEPARATOR: char = ':';
@@ -83,6 +95,10 @@ fn meta(capabilities: ClientCapabilities) -> RequestMetaObject {
 pub(crate) struct UpstreamTaskRoutes {
     upstreams: Vec<Weak<Upstream>>,
     declared: Declared,
+    /// Each upstream tool's name on its server, by its name in the toolbox.
+    remote_names: RemoteNames,
+    /// Checks a forwarded call's arguments (each tool's `inputSchema` compiled once, cached).
+    validator: Arc<DefaultValidator>,
 }
 
 impl std::fmt::Debug for UpstreamTaskRoutes {
@@ -94,11 +110,23 @@ impl std::fmt::Debug for UpstreamTaskRoutes {
 }
 
 impl UpstreamTaskRoutes {
-    pub(crate) fn new(upstreams: &[Arc<Upstream>], declared: Declared) -> Self {
+    pub(crate) fn new(
+        upstreams: &[Arc<Upstream>],
+        declared: Declared,
+        remote_names: RemoteNames,
+    ) -> Self {
         Self {
             upstreams: upstreams.iter().map(Arc::downgrade).collect(),
             declared,
+            remote_names,
+            validator: Arc::default(),
         }
+    }
+
+    /// The server's name for the tool the toolbox serves as `name` (they differ when the
+    /// name policy prefixed it).
+    fn remote_name(&self, name: &str) -> Option<String> {
+        self.remote_names.read().ok()?.get(name).cloned()
     }
 
     /// Whether `server` declared the extension at its last `initialize`.
@@ -146,6 +174,39 @@ impl UpstreamTaskRoutes {
             return Err(unknown_task(task_id));
         }
         Ok((self.live(&server).await?, upstream_id))
+    }
+
+    /// The `isError` result naming every violation when the arguments of `request` fail the
+    /// `inputSchema` of `tool`, as a call on the federation's own path gets: bad arguments
+    /// never cross the network. `None` when they pass.
+    ///
+    /// # Errors
+    ///
+    /// `-32603` when the schema cannot be compiled or the result not written.
+    fn invalid_arguments(
+        &self,
+        tool: &Tool,
+        request: &mut CallToolRequestParams,
+    ) -> Result<Option<rmcp::model::CallToolResult>, ErrorData> {
+        // Checked in place: the map goes back into the request as it came.
+        let given = request.arguments.take();
+        let had = given.is_some();
+        let arguments = Value::Object(given.unwrap_or_default());
+        let checked = self.validator.validate_arguments(tool, &arguments);
+        if let (true, Value::Object(arguments)) = (had, arguments) {
+            request.arguments = Some(arguments);
+        }
+        let errors = match checked {
+            Ok(()) => return Ok(None),
+            Err(toolmodel::Error::InvalidInstance { errors }) => errors,
+            Err(other) => return Err(ErrorData::internal_error(other.to_string(), None)),
+        };
+        let result = toolmodel::CallToolResult::invalid_arguments(&request.name, &errors);
+        let mut result = to_wire(&result)
+            .and_then(from_wire::<rmcp::model::CallToolResult>)
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        result.result_type.get_or_insert(ResultType::COMPLETE);
+        Ok(Some(result))
     }
 
     /// `tasks/update` or `tasks/cancel` (`request`, about the upstream's task) of `server`,
@@ -202,8 +263,14 @@ impl UpstreamTasks for UpstreamTaskRoutes {
                         None,
                     )
                 })?;
+            if let Some(invalid) = self.invalid_arguments(tool, &mut request)? {
+                return Ok(CallToolResponse::Complete(invalid));
+            }
             let live = self.live(server).await?;
-            request.name = tool.name.clone().into();
+            let remote = self
+                .remote_name(&request.name)
+                .unwrap_or_else(|| tool.name.clone());
+            request.name = remote.into();
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
             match live.ask_with(request, Some(meta(capabilities))).await? {
                 ServerResult::CreateTaskResult(mut created) => {
