@@ -23,9 +23,11 @@
 //!   of no configured server, or not of this form, is `-32602` (unknown task), as SEP-2663
 //!   has it; a server that is down is `-32603` naming it.
 //! - **Ownership:** the upstream sees every task as the gateway's (one session, the
-//!   gateway's credentials): the gateway does not tell its own clients' tasks apart, and a
-//!   client that has another's task ID reaches that task. Upstream task IDs are unguessable
-//!   when the upstream makes them so (toolmodel's: 128 random bits).
+//!   gateway's credentials). Under authorization the gateway binds each task to the caller
+//!   that created it: its ID is `<server>:<owner tag>:<upstream task ID>` (the tag from the
+//!   caller's issuer and subject, [`owner_tag`]) and is unknown (`-32602`) to anyone else.
+//!   Without authorization a client that has another's task ID reaches that task. Upstream
+//!   task IDs are unguessable when the upstream makes them so (toolmodel's: 128 random bits).
 //! - **Not relayed:** `notifications/tasks` (optional in SEP-2663; clients poll), and the
 //!   progress and log notifications an upstream sends while it answers a forwarded call.
 
@@ -51,7 +53,7 @@ use crate::convert::message::{from_wire, to_wire};
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
 use crate::federation::upstream::Upstream;
-use crate::server::tasks::upstream::{Forwarded, UpstreamTasks};
+use crate::server::tasks::upstream::{Forwarded, Requester, UpstreamTasks};
 
 /// Each upstream tool's name on its server, by its name in the federation's toolbox (kept
 /// by the federation as it builds the toolbox).
@@ -60,11 +62,47 @@ pub(crate) type RemoteNames = Arc<RwLock<HashMap<String, String>>>;
 /// What separates the server's name from the upstream's task ID in a gateway's task ID.
 const SEPARATOR: char = ':';
 
-/// The gateway's ID of `server`'s task `upstream_id`: `<server>:<upstream_id>`, with `%` and
-/// `:` of the server's name percent-encoded.
-pub(crate) fn task_id(server: &str, upstream_id: &str) -> String {
+/// The gateway's ID of `server`'s task `upstream_id` created by `owner`:
+/// `<server>:<upstream_id>`, or `<server>:<owner tag>:<upstream_id>` under authorization
+/// ([`owner_tag`]), with `%` and `:` of the server's name percent-encoded.
+pub(crate) fn task_id(server: &str, owner: Option<&str>, upstream_id: &str) -> String {
     let server = server.replace('%', "%25").replace(SEPARATOR, "%3A");
-    format!("{server}{SEPARATOR}{upstream_id}")
+    match owner {
+        Some(owner) => format!(
+            "{server}{SEPARATOR}{}{SEPARATOR}{upstream_id}",
+            owner_tag(owner)
+        ),
+        None => format!("{server}{SEPARATOR}{upstream_id}"),
+    }
+}
+
+/// What binds a task ID to its owner: the first 16 bytes of the SHA-256 of the owner
+/// (`owner.rs`: issuer and subject), in lowercase hex. It names no one outright; the
+/// upstream's ID in the task ID is what cannot be guessed.
+fn owner_tag(owner: &str) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let digest = sha2::Sha256::digest(owner.as_bytes());
+    digest
+        .iter()
+        .take(16)
+        .fold(String::with_capacity(32), |mut tag, byte| {
+            let _ = write!(tag, "{byte:02x}");
+            tag
+        })
+}
+
+/// The upstream's ID in `rest` (a task ID after its server), when the task ID is `owner`'s:
+/// with an owner, `rest` must start with its tag; `None` otherwise (another caller's task,
+/// which is unknown to this one).
+fn upstream_id<'a>(rest: &'a str, owner: Option<&str>) -> Option<&'a str> {
+    let id = match owner {
+        Some(owner) => rest
+            .strip_prefix(owner_tag(owner).as_str())?
+            .strip_prefix(SEPARATOR)?,
+        None => rest,
+    };
+    (!id.is_empty()).then_some(id)
 }
 
 /// The server's name and the upstream's task ID of a gateway's task ID; `None` for an ID
@@ -163,13 +201,20 @@ impl UpstreamTaskRoutes {
             })
     }
 
-    /// The session of the server of the gateway's `task_id`, and the upstream's ID.
+    /// The session of the server of the gateway's `task_id`, and the upstream's ID, when the
+    /// task is `owner`'s.
     ///
     /// # Errors
     ///
-    /// `-32602` for an ID of no configured server; `-32603` when its session is not open.
-    async fn task_server<'a>(&self, task_id: &'a str) -> Result<(Live, &'a str), ErrorData> {
-        let (server, upstream_id) = parse_task_id(task_id).ok_or_else(|| unknown_task(task_id))?;
+    /// `-32602` for an ID of no configured server or of another owner; `-32603` when its
+    /// session is not open.
+    async fn task_server<'a>(
+        &self,
+        task_id: &'a str,
+        owner: Option<&str>,
+    ) -> Result<(Live, &'a str), ErrorData> {
+        let (server, rest) = parse_task_id(task_id).ok_or_else(|| unknown_task(task_id))?;
+        let upstream_id = upstream_id(rest, owner).ok_or_else(|| unknown_task(task_id))?;
         if self.upstream(&server).is_none() {
             return Err(unknown_task(task_id));
         }
@@ -247,7 +292,7 @@ impl UpstreamTasks for UpstreamTaskRoutes {
         &'a self,
         tool: &'a Tool,
         mut request: CallToolRequestParams,
-        capabilities: ClientCapabilities,
+        from: Requester,
     ) -> Forwarded<'a, CallToolResponse> {
         Box::pin(async move {
             let server = tool
@@ -272,9 +317,13 @@ impl UpstreamTasks for UpstreamTaskRoutes {
                 .unwrap_or_else(|| tool.name.clone());
             request.name = remote.into();
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
-            match live.ask_with(request, Some(meta(capabilities))).await? {
+            match live
+                .ask_with(request, Some(meta(from.capabilities)))
+                .await?
+            {
                 ServerResult::CreateTaskResult(mut created) => {
-                    created.task.task_id = task_id(server, &created.task.task_id);
+                    created.task.task_id =
+                        task_id(server, from.owner.as_deref(), &created.task.task_id);
                     Ok(CallToolResponse::Task(created))
                 }
                 ServerResult::CallToolResult(mut result) => {
@@ -289,16 +338,14 @@ impl UpstreamTasks for UpstreamTaskRoutes {
         })
     }
 
-    fn get_task(
-        &self,
-        request: GetTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, GetTaskResult> {
+    fn get_task(&self, request: GetTaskParams, from: Requester) -> Forwarded<'_, GetTaskResult> {
         Box::pin(async move {
-            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let (live, upstream_id) = self
+                .task_server(&request.task_id, from.owner.as_deref())
+                .await?;
             let asked =
                 ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(upstream_id)));
-            match live.ask_with(asked, Some(meta(capabilities))).await? {
+            match live.ask_with(asked, Some(meta(from.capabilities))).await? {
                 ServerResult::GetTaskResult(mut result) => {
                     result.task.task.task_id.clone_from(&request.task_id);
                     Ok(result)
@@ -308,31 +355,27 @@ impl UpstreamTasks for UpstreamTaskRoutes {
         })
     }
 
-    fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, ()> {
+    fn update_task(&self, request: UpdateTaskParams, from: Requester) -> Forwarded<'_, ()> {
         Box::pin(async move {
-            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let (live, upstream_id) = self
+                .task_server(&request.task_id, from.owner.as_deref())
+                .await?;
             let asked = ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(
                 UpdateTaskParams::new(upstream_id, request.input_responses.clone()),
             ));
-            Self::acknowledged(&live, asked, capabilities, "tasks/update").await
+            Self::acknowledged(&live, asked, from.capabilities, "tasks/update").await
         })
     }
 
-    fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, ()> {
+    fn cancel_task(&self, request: CancelTaskParams, from: Requester) -> Forwarded<'_, ()> {
         Box::pin(async move {
-            let (live, upstream_id) = self.task_server(&request.task_id).await?;
+            let (live, upstream_id) = self
+                .task_server(&request.task_id, from.owner.as_deref())
+                .await?;
             let asked = ClientRequest::CancelTaskRequest(CancelTaskRequest::new(
                 CancelTaskParams::new(upstream_id),
             ));
-            Self::acknowledged(&live, asked, capabilities, "tasks/cancel").await
+            Self::acknowledged(&live, asked, from.capabilities, "tasks/cancel").await
         })
     }
 }
@@ -344,14 +387,33 @@ mod tests {
     #[test]
     fn a_task_id_names_its_server_and_reads_back_whatever_the_server_is_called() {
         for server in ["conformance", "a:b", "50%", "%3A", ""] {
-            let id = task_id(server, "Zx9-_:tail");
+            let id = task_id(server, None, "Zx9-_:tail");
             assert_eq!(
                 parse_task_id(&id),
                 Some((server.to_owned(), "Zx9-_:tail")),
                 "{id}"
             );
         }
-        assert_eq!(task_id("a:b", "t"), "a%3Ab:t");
+        assert_eq!(task_id("a:b", None, "t"), "a%3Ab:t");
+    }
+
+    #[test]
+    fn a_task_id_made_for_an_owner_is_unknown_to_anyone_else() {
+        let alice = r#"["https://issuer.example","alice"]"#;
+        let bob = r#"["https://issuer.example","bob"]"#;
+        let id = task_id("jobs", Some(alice), "up:1");
+        let (server, rest) = parse_task_id(&id).expect("a gateway task ID");
+        assert_eq!(server, "jobs");
+        assert_eq!(upstream_id(rest, Some(alice)), Some("up:1"));
+        assert_eq!(upstream_id(rest, Some(bob)), None);
+        // Without authorization the whole rest is the upstream's ID, which the upstream does
+        // not know: the task stays unreachable.
+        assert_ne!(upstream_id(rest, None), Some("up:1"));
+        // An ID made without an owner is not one of alice's.
+        let unowned = task_id("jobs", None, "up:1");
+        let (_, rest) = parse_task_id(&unowned).expect("a gateway task ID");
+        assert_eq!(upstream_id(rest, Some(alice)), None);
+        assert!(!id.contains("alice"), "{id}");
     }
 
     #[test]

@@ -137,8 +137,8 @@ impl ServerHandler for ToolboxServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.get_task(request, capabilities).await;
+        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.get_task(request, from).await;
         }
         let caller = call::caller(&context);
         self.tasks.get_task(&self.tools, &request, caller).await
@@ -149,8 +149,8 @@ impl ServerHandler for ToolboxServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.update_task(request, capabilities).await;
+        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.update_task(request, from).await;
         }
         let caller = call::caller(&context);
         self.tasks.update_task(&self.tools, request, caller).await
@@ -161,8 +161,8 @@ impl ServerHandler for ToolboxServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some((upstream, capabilities)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.cancel_task(request, capabilities).await;
+        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+            return upstream.cancel_task(request, from).await;
         }
         let caller = call::caller(&context);
         self.tasks.cancel_task(&self.tools, &request, caller).await

@@ -24,13 +24,24 @@ use rmcp::{
 };
 use toolmodel::Toolbox;
 
-use super::{tasks::upstream::UpstreamTasks, toolbox_server::ToolboxServer};
+use super::{
+    call,
+    tasks::{
+        owner::owner,
+        upstream::{Requester, UpstreamTasks},
+    },
+    toolbox_server::ToolboxServer,
+};
 
-/// The request's client capabilities when they declare the extension.
-fn declaring(context: &RequestContext<RoleServer>) -> Option<ClientCapabilities> {
-    context
+/// Who sends the request, when its client capabilities declare the extension.
+fn declaring(context: &RequestContext<RoleServer>) -> Option<Requester> {
+    let capabilities = context
         .client_capabilities()
-        .filter(ClientCapabilities::supports_tasks)
+        .filter(ClientCapabilities::supports_tasks)?;
+    Some(Requester {
+        capabilities,
+        owner: owner(call::caller(context)),
+    })
 }
 
 impl ToolboxServer {
@@ -74,17 +85,17 @@ impl ToolboxServer {
         if !tasks.forwards(tool) {
             return None;
         }
-        let capabilities = declaring(context)?;
-        Some(tasks.call_tool(tool, request.clone(), capabilities).await)
+        let from = declaring(context)?;
+        Some(tasks.call_tool(tool, request.clone(), from).await)
     }
 
-    /// The upstream tasks that answer for `task_id`, with the request's capabilities; `None`:
+    /// The upstream tasks that answer for `task_id`, with who asks; `None`:
     /// the task is this server's.
     pub(super) fn upstream_task(
         &self,
         task_id: &str,
         context: &RequestContext<RoleServer>,
-    ) -> Option<(&dyn UpstreamTasks, ClientCapabilities)> {
+    ) -> Option<(&dyn UpstreamTasks, Requester)> {
         let tasks = self.upstream_tasks.get()?;
         if !tasks.names(task_id) && self.tasks.enabled() {
             return None;

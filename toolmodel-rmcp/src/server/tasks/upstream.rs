@@ -14,6 +14,20 @@ use rmcp::{
 };
 use toolmodel::Tool;
 
+/// Who sends a forwarded request.
+#[derive(Clone, Debug)]
+#[cfg_attr(
+    not(feature = "federation"),
+    expect(dead_code, reason = "read by the federation's routes only")
+)]
+pub(crate) struct Requester {
+    /// The client's capabilities, sent upstream in the request's `_meta`.
+    pub(crate) capabilities: ClientCapabilities,
+    /// Under authorization, the caller as the owner of the tasks it creates (`owner.rs`):
+    /// its tasks' IDs are bound to it, and another caller's are unknown to it.
+    pub(crate) owner: Option<String>,
+}
+
 /// A future of a forwarded request's answer.
 pub(crate) type Forwarded<'a, T> = Pin<Box<dyn Future<Output = Result<T, ErrorData>> + Send + 'a>>;
 
@@ -29,32 +43,20 @@ pub(crate) trait UpstreamTasks: std::fmt::Debug + Send + Sync + 'static {
     /// Whether `task_id` has the form of an upstream's task ID (not whether the task exists).
     fn names(&self, task_id: &str) -> bool;
 
-    /// `request`, a call of `tool` by a client with `capabilities`, sent to its server.
+    /// `request`, a call of `tool` by `from`, sent to its server.
     fn call_tool<'a>(
         &'a self,
         tool: &'a Tool,
         request: CallToolRequestParams,
-        capabilities: ClientCapabilities,
+        from: Requester,
     ) -> Forwarded<'a, CallToolResponse>;
 
     /// `tasks/get` of the task's server.
-    fn get_task(
-        &self,
-        request: GetTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, GetTaskResult>;
+    fn get_task(&self, request: GetTaskParams, from: Requester) -> Forwarded<'_, GetTaskResult>;
 
     /// `tasks/update` of the task's server.
-    fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, ()>;
+    fn update_task(&self, request: UpdateTaskParams, from: Requester) -> Forwarded<'_, ()>;
 
     /// `tasks/cancel` of the task's server.
-    fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        capabilities: ClientCapabilities,
-    ) -> Forwarded<'_, ()>;
+    fn cancel_task(&self, request: CancelTaskParams, from: Requester) -> Forwarded<'_, ()>;
 }
