@@ -216,7 +216,16 @@ async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm
     let Some(up) = upstreams() else { return };
     let file = config(&up);
     let (gateway, url) = http_gateway(&up, &file, &[]).await;
-    let upstream_children = children(gateway.id().unwrap());
+    // The gateway binds its port before it starts its upstreams (a client that comes early
+    // waits in the backlog): count the children once both are there.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let upstream_children = loop {
+        let found = children(gateway.id().unwrap());
+        if found.len() >= 2 || Instant::now() > deadline {
+            break found;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(upstream_children.len(), 2, "one child per enabled server");
 
     // The gateway's client's credentials: never sent upstream.
