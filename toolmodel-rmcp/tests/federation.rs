@@ -539,8 +539,14 @@ async fn an_upstream_s_roots_request_reaches_the_caller() {
     federation.shutdown().await;
 }
 
-/// A `ToolboxServer` with an `echo` tool over Streamable HTTP on `listener`, until `stop`.
-fn serve_echo(listener: tokio::net::TcpListener) -> tokio::sync::oneshot::Sender<()> {
+/// A `ToolboxServer` with an `echo` tool over Streamable HTTP on `listener`, until `stop`;
+/// the task ends once the server has closed every connection.
+fn serve_echo(
+    listener: tokio::net::TcpListener,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
     let tool =
         toolmodel::Tool::from_mcp_json(&json!({"name": "echo", "inputSchema": {"type": "object"}}))
             .unwrap();
@@ -549,19 +555,22 @@ fn serve_echo(listener: tokio::net::TcpListener) -> tokio::sync::oneshot::Sender
         .build()
         .unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(
-        toolmodel_rmcp::ToolboxServer::new(toolbox).serve_http_until(listener, async move {
-            let _ = stopped.await;
-        }),
-    );
-    stop
+    let served = tokio::spawn(async move {
+        toolmodel_rmcp::ToolboxServer::new(toolbox)
+            .serve_http_until(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+    });
+    (stop, served)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_http_server_that_forgot_the_session_is_reached_again() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let first = serve_echo(listener);
+    let (first, first_served) = serve_echo(listener);
     let federation = start([ServerConfig::http(
         "remote",
         HttpTransport::new(format!("http://{addr}/mcp")),
@@ -577,10 +586,12 @@ async fn a_restarted_http_server_that_forgot_the_session_is_reached_again() {
             .text_content(),
         "echoed"
     );
-    // A new server on the same address knows no session: the old session ID gets 404 (MCP
-    // "Session Management"). Either rmcp starts a new session on the 404 and sends the
-    // request again, or the federation opens a new session because the old one closed.
+    // A restart: the first server stops (its connections closed), and a new server on the
+    // same address knows no session: the old session ID gets 404 (MCP "Session
+    // Management"). Either rmcp starts a new session on the 404 and sends the request again,
+    // or the federation opens a new session because the old one closed.
     first.send(()).unwrap();
+    first_served.await.unwrap();
     let listener = loop {
         match tokio::net::TcpListener::bind(addr).await {
             Ok(listener) => break listener,

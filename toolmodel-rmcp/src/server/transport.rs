@@ -116,8 +116,11 @@ impl ToolboxServer {
 
     /// [`serve_http`](Self::serve_http) until `shutdown` completes (a signal, a channel),
     /// then a graceful shutdown: no new connection is accepted (the listener is closed),
-    /// every session and its open event streams end, the requests in flight are answered
-    /// (for at most 30 s) and every connection is closed before this returns.
+    /// every session and its open event streams end, idle connections are closed at once,
+    /// the requests in flight are answered (for at most 30 s) and every connection is closed
+    /// before this returns. A request that arrives meanwhile on a kept-alive connection is
+    /// refused and its connection closed: 404 Not Found when it names a session (which has
+    /// ended; MCP, Streamable HTTP, "Session Management"), 503 Service Unavailable otherwise.
     ///
     /// ```no_run
     /// # async fn run(server: toolmodel_rmcp::ToolboxServer) -> Result<(), toolmodel_rmcp::Error> {

@@ -22,7 +22,7 @@ use super::{
 };
 
 /// The `Mcp-Session-Id` header (MCP, Streamable HTTP, "Session Management").
-const SESSION_ID: &str = "mcp-session-id";
+pub(super) const SESSION_ID: &str = "mcp-session-id";
 
 /// What the session stage does once `rmcp` has answered an admitted request.
 #[derive(Debug)]

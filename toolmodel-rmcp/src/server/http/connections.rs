@@ -14,6 +14,10 @@
 //!   descriptors), the longest idle connection is closed too. A connection whose request
 //!   was refused before its body was read is closed once the response is written (the
 //!   response says `Connection: close`), so refused clients free their slots at once.
+//! - **Shutdown.** The listener is closed; each idle connection is closed at once, each busy
+//!   one once its requests are answered (at most [`DRAIN_LIMIT`]); a request that arrives
+//!   on a kept-alive connection meanwhile is refused by the front (404 for a session, which
+//!   ended; 503 otherwise) with `Connection: close`.
 
 use std::{
     collections::HashMap,
@@ -51,6 +55,13 @@ impl Connection {
             .idle_since
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes the connection (dropping it closes the socket), once.
+    fn shut(&self) {
+        if !self.closing.swap(true, Ordering::AcqRel) {
+            self.close.notify_one();
+        }
     }
 }
 
@@ -99,8 +110,7 @@ impl Connections {
             .min_by_key(|(_, connection)| connection.idle_since());
         match idle {
             Some((_, connection)) => {
-                connection.closing.store(true, Ordering::Release);
-                connection.close.notify_one();
+                connection.shut();
                 true
             }
             None => false,
@@ -190,24 +200,38 @@ pub(crate) async fn serve(
     drain(&connections, DRAIN_LIMIT).await;
 }
 
-/// After a shutdown: waits until no connection has a request in flight, at most `limit`, then
-/// closes them all.
+/// After a shutdown: closes every idle connection at once, and each busy one as soon as its
+/// requests are answered, for at most `limit`; then closes them all, and returns once their
+/// sockets are closed (at most [`CLOSE_LIMIT`] later). (A request that
+/// arrives meanwhile on a kept-alive connection is refused by the front, which closes it.)
 async fn drain(connections: &Connections, limit: Duration) {
     let deadline = Instant::now() + limit;
-    let busy = || {
-        connections
-            .lock()
-            .values()
-            .any(|connection| connection.in_flight.load(Ordering::Acquire) > 0)
-    };
-    while busy() && Instant::now() < deadline {
+    loop {
+        let mut busy = false;
+        for connection in connections.lock().values() {
+            if connection.in_flight.load(Ordering::Acquire) > 0 {
+                busy = true;
+            } else {
+                connection.shut();
+            }
+        }
+        if !busy || Instant::now() >= deadline {
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     for connection in connections.lock().values() {
-        connection.closing.store(true, Ordering::Release);
-        connection.close.notify_one();
+        connection.shut();
+    }
+    // Each connection's task drops its socket, then leaves the table.
+    let closed_by = Instant::now() + CLOSE_LIMIT;
+    while !connections.lock().is_empty() && Instant::now() < closed_by {
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
+
+/// How long a shutdown waits for the connections it closed to drop their sockets.
+const CLOSE_LIMIT: Duration = Duration::from_secs(1);
 
 /// Answers a connection beyond the limit, when every other one is busy, and closes it.
 async fn refuse(mut stream: TcpStream, max_connections: usize) {

@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_server::{
 };
 
 use super::{
-    admission,
+    admission::{self, SESSION_ID},
     body::{self, BoxError},
     cors::Cors,
     fixes,
@@ -50,7 +50,7 @@ use crate::{auth::Verifier, server::ToolboxServer};
 /// after the `Host` and `Origin` checks and with no token; mounted in a router, route those
 /// paths to the service too.
 ///
-/// Each request goes through these stages in order; the first four read only the head, so a
+/// Each request goes through these stages in order; the first five read only the head, so a
 /// request they refuse or answer costs no body read and no session (and a refusal, which
 /// carries `Connection: close`, no connection):
 ///
@@ -63,19 +63,21 @@ use crate::{auth::Verifier, server::ToolboxServer};
 ///    `Access-Control-Allow-Origin` (that origin), `-Allow-Methods` (`GET, POST, DELETE`),
 ///    `-Allow-Headers` (the headers MCP clients send, and the `Mcp-Param-{Name}` ones asked
 ///    for) and `-Max-Age`;
-/// 4. the gate, which admits or refuses a request on its head alone: open, or with
+/// 4. after [`close_sessions`](Self::close_sessions), a refusal: 404 to a request that
+///    names a session, 503 to any other;
+/// 5. the gate, which admits or refuses a request on its head alone: open, or with
 ///    [`ToolboxServer::with_authorization`] the bearer token (401 with `WWW-Authenticate`,
 ///    503 when the issuer cannot be reached) and the scopes the server and, under MCP
 ///    2026-07-28, the `Mcp-Name` tool need (403 `insufficient_scope`);
-/// 5. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
+/// 6. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
 ///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
 ///    connection closed), then the scopes of each tool a `tools/call` in it names (403);
-/// 6. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
+/// 7. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
 ///    503), a place among its session's requests in flight
 ///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
-/// 7. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
+/// 8. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
 ///    lists, and serves MCP;
-/// 8. the fixes to what `rmcp` answers.
+/// 9. the fixes to what `rmcp` answers.
 ///
 /// Every response carries `Vary: Origin`; one to a request from an allowed origin, a refusal
 /// of any stage included, carries `Access-Control-Allow-Origin` with that origin and
@@ -199,7 +201,10 @@ impl McpHttpService {
 
     /// Ends every session and its open event streams (`rmcp`'s cancellation token), for a
     /// graceful shutdown: call it once your server stops accepting requests, then wait for
-    /// the requests in flight.
+    /// the requests in flight. From then on, a request that names a session gets 404 Not
+    /// Found (the session ended: MCP, Streamable HTTP, "Session Management"; a client starts
+    /// a new one, on the restarted server or another replica) and any other 503 Service
+    /// Unavailable with `Retry-After: 1`; both close their connection.
     pub fn close_sessions(&self) {
         self.front.rmcp.config.cancellation_token.cancel();
     }
@@ -236,6 +241,10 @@ impl McpHttpService {
         front.allow.check(&head)?;
         if cors.answers_preflight() {
             return Ok(Cors::preflight(&head.headers));
+        }
+        if front.rmcp.config.cancellation_token.is_cancelled() {
+            let session = head.headers.contains_key(SESSION_ID);
+            return Err(Refusal::ShuttingDown { session });
         }
         let toolbox = front.server.toolbox();
         front.gate.admit(&mut head, &toolbox).await?;
@@ -380,6 +389,38 @@ mod tests {
             service().respond(request()).await.status(),
             StatusCode::FORBIDDEN
         );
+    }
+
+    /// Once the sessions are closed, a request naming one learns that it ended (404, so a
+    /// client starts a new session) and any other that the server is going away (503); both
+    /// close the connection, and neither reaches `rmcp`, whose sessions are gone (it answered
+    /// 500).
+    #[tokio::test]
+    async fn after_close_sessions_a_session_gets_404_and_a_new_client_503() {
+        let service = service();
+        let response = service
+            .respond(initialize(None).body(INITIALIZE.to_owned()).unwrap())
+            .await;
+        let session = response.headers()["mcp-session-id"].clone();
+        service.close_sessions();
+        let request = Request::post("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-session-id", session)
+            .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_owned())
+            .unwrap();
+        let response = service.respond(request).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert_eq!(response.headers()[header::CONNECTION], "close");
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        assert!(String::from_utf8_lossy(&bytes).contains("shutting down"));
+        let response = service
+            .respond(initialize(None).body(INITIALIZE.to_owned()).unwrap())
+            .await;
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(response.headers()[header::CONNECTION], "close");
     }
 
     /// A JSON body `rmcp` cannot read gets the JSON-RPC error, through the whole front.

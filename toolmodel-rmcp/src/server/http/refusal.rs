@@ -3,7 +3,8 @@
 //!
 //! **The connection.** A refusal before the body is read (path, `Host`, `Origin`, the gate;
 //! the gate's scope check of a body too, which reads as one refusal of the gate)
-//! or while it is read (too large, too slow, unreadable) carries `Connection: close`: the
+//! or while it is read (too large, too slow, unreadable), and one of a server shutting down,
+//! carries `Connection: close`: the
 //! body left unread makes the connection useless for a next request anyway, and closing it
 //! at once frees the client's connection slot
 //! ([`HttpLimits::max_connections`](super::HttpLimits::max_connections)) as soon as the
@@ -58,6 +59,14 @@ pub(super) enum Refusal {
     /// 503: the authorization server cannot be reached to verify the token: nothing is let
     /// through.
     AuthorizationUnavailable,
+    /// The server is shutting down ([`McpHttpService::close_sessions`](super::McpHttpService::close_sessions)
+    /// was called): 404 to a request that names a session, which has ended (MCP, Streamable
+    /// HTTP, "Session Management": a client then starts a new session, on the restarted
+    /// server or another replica); 503 to any other.
+    ShuttingDown {
+        /// Whether the request carried `Mcp-Session-Id`.
+        session: bool,
+    },
 }
 
 impl Refusal {
@@ -75,7 +84,8 @@ impl Refusal {
             | Self::BodyUnreadable(_)
             | Self::Unauthorized(_)
             | Self::InsufficientScope(_)
-            | Self::AuthorizationUnavailable => true,
+            | Self::AuthorizationUnavailable
+            | Self::ShuttingDown { .. } => true,
             Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::SessionNotFound => false,
         }
     }
@@ -147,12 +157,23 @@ impl Refusal {
                 "Service Unavailable: the authorization server cannot be reached to verify the token"
                     .to_owned(),
             ),
+            Self::ShuttingDown { session: true } => (
+                StatusCode::NOT_FOUND,
+                "Not Found: the session ended: the server is shutting down".to_owned(),
+            ),
+            Self::ShuttingDown { session: false } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: the server is shutting down".to_owned(),
+            ),
         };
         let mut response = plain(status, message);
         let headers = response.headers_mut();
         if matches!(
             self,
-            Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::AuthorizationUnavailable
+            Self::SessionsBusy(_)
+                | Self::CallsInFlight(_)
+                | Self::AuthorizationUnavailable
+                | Self::ShuttingDown { session: false }
         ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }
