@@ -44,7 +44,7 @@ use super::{front::McpHttpService, limits::HttpLimits, response::hold};
 struct Connection {
     in_flight: AtomicUsize,
     idle_since: Mutex<Instant>,
-    /// Chosen to make room: closing, no longer a candidate.
+    /// Being closed (to make room, or by a shutdown): no longer a candidate.
     closing: AtomicBool,
     close: Notify,
 }
@@ -202,8 +202,8 @@ pub(crate) async fn serve(
 
 /// After a shutdown: closes every idle connection at once, and each busy one as soon as its
 /// requests are answered, for at most `limit`; then closes them all, and returns once their
-/// sockets are closed (at most [`CLOSE_LIMIT`] later). (A request that
-/// arrives meanwhile on a kept-alive connection is refused by the front, which closes it.)
+/// sockets are closed (at most [`CLOSE_LIMIT`] later). A request that arrives meanwhile on a
+/// kept-alive connection is refused by the front, which closes it.
 async fn drain(connections: &Connections, limit: Duration) {
     let deadline = Instant::now() + limit;
     loop {

@@ -2,15 +2,15 @@
 //! answers with (a text body naming the rule or the limit).
 //!
 //! **The connection.** A refusal before the body is read (path, `Host`, `Origin`, the gate;
-//! the gate's scope check of a body too, which reads as one refusal of the gate)
-//! or while it is read (too large, too slow, unreadable), and one of a server shutting down,
-//! carries `Connection: close`: the
-//! body left unread makes the connection useless for a next request anyway, and closing it
-//! at once frees the client's connection slot
+//! the gate's scope check of a body too, which reads as one refusal of the gate) or while it
+//! is read (too large, too slow, unreadable) carries `Connection: close`: the body left
+//! unread makes the connection useless for a next request anyway, and closing it at once
+//! frees the client's connection slot
 //! ([`HttpLimits::max_connections`](super::HttpLimits::max_connections)) as soon as the
 //! response is written, so refused clients never hold the slots others need. A refusal after
 //! the body is read (the session limits, a `DELETE` of an unknown session) keeps the
-//! connection open for the client's next request (HTTP/1.1 keep-alive). `Connection` is
+//! connection open for the client's next request (HTTP/1.1 keep-alive). A refusal of a server
+//! shutting down closes it too: the server is going away. `Connection` is
 //! HTTP/1.1's: over HTTP/2 a server (`hyper`'s) drops it, and the stream ends alone.
 
 use std::time::Duration;
