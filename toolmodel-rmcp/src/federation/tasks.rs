@@ -46,9 +46,9 @@ use rmcp::{
     },
 };
 use serde_json::Value;
-use toolmodel::{Backend, DefaultValidator, SchemaValidator, Tool};
+use toolmodel::{Backend, DefaultValidator, ProtocolVersion, SchemaValidator, Tool};
 
-use crate::convert::message::{from_wire, to_wire};
+use crate::convert::message::result_to_rmcp;
 
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
@@ -247,11 +247,8 @@ impl UpstreamTaskRoutes {
             Err(other) => return Err(ErrorData::internal_error(other.to_string(), None)),
         };
         let result = toolmodel::CallToolResult::invalid_arguments(&request.name, &errors);
-        let mut result = to_wire(&result)
-            .and_then(from_wire::<rmcp::model::CallToolResult>)
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-        result.result_type.get_or_insert(ResultType::COMPLETE);
-        Ok(Some(result))
+        // The tasks extension is MCP 2026-07-28's: the result carries `resultType`.
+        result_to_rmcp(result, ProtocolVersion::V2026_07_28).map(Some)
     }
 
     /// `tasks/update` or `tasks/cancel` (`request`, about the upstream's task) of `server`,
