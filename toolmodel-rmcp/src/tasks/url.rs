@@ -2,35 +2,30 @@
 
 /// `url` as errors show it: the password of its user information (`redis://:PASSWORD@HOST`,
 /// RFC 3986 section 3.2.1) and the value of a `pass` or `password` query parameter (the
-/// `redis` crate's Unix socket URLs) replaced by `***`.
+/// `redis` crate's Unix socket URLs) replaced by `***`; a text that is no URL as it is.
+/// Parsed with the `url` crate (WHATWG URL).
 pub(crate) fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
+    let Ok(mut parsed) = url::Url::parse(url) else {
         return url.to_owned();
     };
-    let (authority, path) = rest
-        .find(['/', '?', '#'])
-        .map_or((rest, ""), |end| rest.split_at(end));
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => format!("{userinfo}@{host}"),
-        },
-        None => authority.to_owned(),
-    };
-    let path = match path.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((name @ ("pass" | "password"), _)) => format!("{name}=***"),
-                    _ => pair.to_owned(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => path.to_owned(),
-    };
-    format!("{scheme}://{authority}{path}")
+    if parsed.password().is_some() {
+        let _ = parsed.set_password(Some("***"));
+    }
+    if parsed.query().is_some() {
+        let pairs: Vec<(String, String)> = parsed
+            .query_pairs()
+            .map(|(name, value)| {
+                let value = if matches!(&*name, "pass" | "password") {
+                    "***".to_owned()
+                } else {
+                    value.into_owned()
+                };
+                (name.into_owned(), value)
+            })
+            .collect();
+        parsed.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    parsed.into()
 }
 
 #[cfg(test)]
