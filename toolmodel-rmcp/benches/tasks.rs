@@ -4,9 +4,9 @@
 //! `rmcp`'s client over an in-process pipe. The two stores take turns every 25 tasks, so load
 //! from elsewhere on the machine falls on both alike. Redis is a throwaway `redis-server` on
 //! loopback (Debian's package, `scale/redis.sh install`); without it the bench says so and
-//! stops. A task on the Redis store is three round trips to it, one per operation: the create
-//! (before the `CreateTaskResult`), the worker's finish and the `tasks/get` that finds it
-//! completed. The store operations line gives the median time of each, on both stores, timed
+//! stops. A task on the Redis store is two round trips to it: the create (before the
+//! `CreateTaskResult`) and the worker's finish; the `tasks/get` that finds it completed waits
+//! for that finish and is answered from the store's memory. The store operations line gives the median time of each, on both stores, timed
 //! around the store's method; the next line `redis-server`'s own time per command (`INFO
 //! commandstats`); the line before the last, each store's median time of a whole task too, a
 //! figure steadier than the tasks per second on a shared machine.

@@ -443,6 +443,69 @@ mod redis_store {
     }
 }
 
+#[cfg(feature = "redis")]
+mod finished_here {
+    use toolmodel_rmcp::tasks::RedisTaskStore;
+
+    use super::*;
+
+    /// How many `HGETALL`s the Redis server at `url` has answered.
+    async fn hgetall_calls(url: &str) -> u64 {
+        let client = ::redis::Client::open(url).unwrap();
+        let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+        let info: String = ::redis::cmd("INFO")
+            .arg("commandstats")
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        info.lines()
+            .find_map(|line| line.strip_prefix("cmdstat_hgetall:calls="))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0, |calls| calls.parse().unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_task_this_store_ended_is_read_without_redis_until_redis_restarts() {
+        let Some(mut server) = super::redis_server::RedisServer::start() else {
+            return;
+        };
+        let here = RedisTaskStore::connect(&server.url).await.unwrap();
+        let there = RedisTaskStore::connect(&server.url).await.unwrap();
+        let created = record("w1", 10_000, 60_000).with_owner("alice");
+        let id = created.task.task_id.clone();
+        here.create(created).await.unwrap();
+        let outcome = TaskOutcome::Completed {
+            result: map(json!({"content": [{"type": "text", "text": "done"}]})),
+        };
+        assert!(here.finish(&id, outcome.clone()).await.unwrap());
+
+        let before = hgetall_calls(&server.url).await;
+        let read_here = here.get(&id).await.unwrap().expect("the task");
+        assert_eq!(hgetall_calls(&server.url).await, before, "a read of Redis");
+        assert_eq!(read_here.outcome, Some(outcome));
+        // The same record as another replica reads from Redis.
+        let read_there = there.get(&id).await.unwrap().expect("the task");
+        assert_eq!(hgetall_calls(&server.url).await, before + 1);
+        assert_eq!(read_here, read_there);
+        // A second outcome is not recorded and changes nothing here.
+        assert!(!here.finish(&id, TaskOutcome::Cancelled).await.unwrap());
+        assert_eq!(here.get(&id).await.unwrap(), Some(read_there));
+
+        // Redis restarts without its data: the store forgets what it kept.
+        server.restart();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match here.get(&id).await {
+                Ok(None) => break,
+                Ok(Some(_)) | Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                other => panic!("still read after Redis restarted: {other:?}"),
+            }
+        }
+    }
+}
+
 #[cfg(not(feature = "redis"))]
 #[test]
 fn the_redis_store_tests_need_the_redis_feature() {

@@ -10,6 +10,8 @@
 //! [Tasks across replicas](crate::guide::tasks#tasks-across-replicas).
 
 mod env;
+#[cfg(feature = "redis")]
+mod finished;
 mod id;
 mod memory;
 mod record;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use tokio::{sync::broadcast, task::JoinHandle};
 
 use super::{
+    finished::{FinishedHere, Lookup},
     record::{TaskOutcome, TaskRecord},
     store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms},
     url::without_password,
@@ -75,13 +76,16 @@ end
 return 1
 ";
 
+/// `finish`: KEYS the task's hash, `leases`; ARGV now (`lastUpdatedAt`), the task ID, the
+/// outcome (JSON). Returns false when the task is unknown or ended already, else the hash's
+/// fields, what [`FinishedHere`] keeps.
 const FINISH: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'outcome') == 1 then
-  return 0
+  return false
 end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[3], 'updated', ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
-return 1
+return redis.call('HGETALL', KEYS[1])
 ";
 
 const RENEW: &str = r"
@@ -175,7 +179,12 @@ impl Drop for Subscription {
 ///   replica; it reconnects by itself, and waiters re-read on a timeout in the meantime.
 ///
 /// **Round trips**: every operation is one command or one Lua script (`EVALSHA`, loaded once
-/// per Redis server), so one round trip, atomic. Scripts name the keys of other tasks they
+/// per Redis server), so one round trip, atomic; but [`get`](TaskStore::get) of a task this
+/// store [`finish`](TaskStore::finish)ed itself, which it answers from memory (a terminal
+/// status is final, SEP-2663; the copy expires with the task; at most 1,024 tasks and 16 MiB,
+/// the oldest forgotten first; all forgotten when a connection to Redis drops, as Redis may
+/// have restarted without its data). A `get` that comes while this store's `finish` of the
+/// task is on its way waits for it instead of reading behind it. Scripts name the keys of other tasks they
 /// touch (`reclaim`), so a prefix must live on one Redis server (no Redis Cluster).
 ///
 /// Cheap to clone; clones share the connection and the subscription.
@@ -186,6 +195,7 @@ pub struct RedisTaskStore {
     prefix: Arc<str>,
     limit: usize,
     changes: broadcast::Sender<Arc<str>>,
+    finished: Arc<FinishedHere>,
     _subscription: Arc<Subscription>,
 }
 
@@ -251,13 +261,21 @@ impl RedisTaskStore {
         let pubsub = subscribe(&client, &channel)
             .await
             .map_err(|err| redis_error(&format!("subscribing to {channel}"), &err))?;
-        let subscription = tokio::spawn(forward_changes(client, channel, pubsub, changes.clone()));
+        let finished = Arc::<FinishedHere>::default();
+        let subscription = tokio::spawn(forward_changes(
+            client,
+            channel,
+            pubsub,
+            changes.clone(),
+            finished.clone(),
+        ));
         Ok(Self {
             connection,
             scripts: Arc::new(Scripts::new()),
             prefix: Arc::from(prefix),
             limit: DEFAULT_LIVE_TASK_LIMIT,
             changes,
+            finished,
             _subscription: Arc::new(Subscription(subscription)),
         })
     }
@@ -277,6 +295,13 @@ impl RedisTaskStore {
     fn key(&self, name: &str) -> String {
         format!("{}:{name}", self.prefix)
     }
+
+    /// The error of a command that failed while `doing`; the tasks ended here are forgotten,
+    /// as Redis may have restarted without them.
+    fn failed(&self, doing: &str, err: &redis::RedisError) -> Error {
+        self.finished.clear();
+        redis_error(doing, err)
+    }
 }
 
 async fn subscribe(
@@ -289,12 +314,14 @@ async fn subscribe(
 }
 
 /// Forwards the IDs published on `channel` to `changes`, resubscribing after a lost
-/// connection (every half second until it is back).
+/// connection (every half second until it is back); a lost connection also forgets the tasks
+/// `finished` keeps, as Redis may have restarted without them.
 async fn forward_changes(
     client: redis::Client,
     channel: String,
     first: redis::aio::PubSub,
     changes: broadcast::Sender<Arc<str>>,
+    finished: Arc<FinishedHere>,
 ) {
     let mut pubsub = Some(first);
     loop {
@@ -315,6 +342,7 @@ async fn forward_changes(
                 let _ = changes.send(Arc::from(task_id));
             }
         }
+        finished.clear();
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
@@ -425,7 +453,7 @@ impl TaskStore for RedisTaskStore {
             let created: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("creating a task", &err))?;
+                .map_err(|err| self.failed("creating a task", &err))?;
             if created == 1 {
                 Ok(())
             } else {
@@ -436,12 +464,24 @@ impl TaskStore for RedisTaskStore {
 
     fn get(&self, task_id: &str) -> StoreFuture<'_, Option<TaskRecord>> {
         let key = self.task_key(task_id);
+        let task_id = task_id.to_owned();
         Box::pin(async move {
+            match self.finished.lookup(&task_id) {
+                Lookup::Ended(record) => return Ok(Some(*record)),
+                Lookup::Finishing(mut finishing) => {
+                    // Recorded or not, the outcome is in Redis once it is back.
+                    let _ = finishing.wait_for(|done| *done).await;
+                    if let Lookup::Ended(record) = self.finished.lookup(&task_id) {
+                        return Ok(Some(*record));
+                    }
+                }
+                Lookup::Unknown => {}
+            }
             let fields: HashMap<String, String> = redis::cmd("HGETALL")
                 .arg(&key)
                 .query_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("reading a task", &err))?;
+                .map_err(|err| self.failed("reading a task", &err))?;
             if fields.is_empty() {
                 return Ok(None);
             }
@@ -464,7 +504,7 @@ impl TaskStore for RedisTaskStore {
             let fields: Option<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("recording input requests", &err))?;
+                .map_err(|err| self.failed("recording input requests", &err))?;
             fields.map(from_fields).transpose()
         })
     }
@@ -483,7 +523,7 @@ impl TaskStore for RedisTaskStore {
             let known: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("recording answers", &err))?;
+                .map_err(|err| self.failed("recording answers", &err))?;
             Ok(known == 1)
         })
     }
@@ -501,27 +541,44 @@ impl TaskStore for RedisTaskStore {
             let known: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("recording a cancellation", &err))?;
+                .map_err(|err| self.failed("recording a cancellation", &err))?;
             Ok(known == 1)
         })
     }
 
     fn finish(&self, task_id: &str, outcome: TaskOutcome) -> StoreFuture<'_, bool> {
         let key = self.task_key(task_id);
+        let finishing = self.finished.start(task_id);
         let task_id = task_id.to_owned();
         Box::pin(async move {
+            let outcome_json = to_json(&outcome)?;
             let mut invocation = self.scripts.finish.prepare_invoke();
             invocation
                 .key(key)
                 .key(self.key("leases"))
                 .arg(rmcp::task_manager::current_timestamp())
                 .arg(task_id)
-                .arg(to_json(&outcome)?);
-            let recorded: i64 = invocation
+                .arg(&outcome_json);
+            let fields: Option<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("recording an outcome", &err))?;
-            Ok(recorded == 1)
+                .map_err(|err| self.failed("recording an outcome", &err))?;
+            let Some(mut fields) = fields else {
+                return Ok(false);
+            };
+            let bytes = fields
+                .iter()
+                .map(|(name, value)| name.len() + value.len())
+                .sum::<usize>();
+            // Not read back: it is `outcome`.
+            fields.remove("outcome");
+            // Fields this store wrote itself: one it cannot read is not kept, and is reported
+            // by the `tasks/get` that reads it from Redis.
+            if let Ok(mut record) = from_fields(fields) {
+                record.outcome = Some(outcome);
+                finishing.ended(record, bytes);
+            }
+            Ok(true)
         })
     }
 
@@ -540,7 +597,7 @@ impl TaskStore for RedisTaskStore {
             let lease: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("renewing a lease", &err))?;
+                .map_err(|err| self.failed("renewing a lease", &err))?;
             Ok(match lease {
                 0 => Lease::Held {
                     cancel_requested: false,
@@ -575,7 +632,7 @@ impl TaskStore for RedisTaskStore {
             let claimed: Vec<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| redis_error("reclaiming tasks", &err))?;
+                .map_err(|err| self.failed("reclaiming tasks", &err))?;
             claimed.into_iter().map(from_fields).collect()
         })
     }
