@@ -251,7 +251,10 @@ fn node(
     if present.counts {
         counts_as_strings(map);
     }
-    give_type(map, ctx);
+    // A type written already, and no `anyOf` or `$ref`: `give_type` has nothing to do.
+    if !(present.type_done && !present.any_of && !present.has_ref) {
+        give_type(map, ctx);
+    }
     write_moved(map, moved);
     Ok(())
 }
@@ -314,7 +317,8 @@ fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         return;
     }
     if let Some(Value::String(ty)) = map.get("type") {
-        if ty == UNSPECIFIED {
+        // Most typed schema objects have no `anyOf`: nothing to copy the type into.
+        if ty == UNSPECIFIED || !map.contains_key("anyOf") {
             return;
         }
         let ty = ty.clone();
@@ -448,6 +452,8 @@ struct Present {
     acted_on: bool,
     /// The `type` is written already: one name, nothing else bearing on it.
     type_done: bool,
+    /// `$ref`.
+    has_ref: bool,
     /// A count keyword (`minItems`, `maxLength`, ...), which Gemini's `Schema` types as an
     /// int64 (a string in JSON).
     counts: bool,
@@ -496,9 +502,13 @@ impl Present {
                         .filter(|name| *name != "null");
                     type_value = Some(value);
                 }
-                "$ref" => {}
+                "$ref" => present.has_ref = true,
                 "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
                 | "maxProperties" => present.counts = true,
+                // The other fields of Gemini's `Schema` (`is_openapi_field`), named here so
+                // that the most common keywords are not matched twice.
+                "description" | "required" | "title" | "default" | "propertyOrdering"
+                | "minimum" | "maximum" | "pattern" | "example" => {}
                 other => present.acted_on |= !is_openapi_field(other),
             }
         }

@@ -531,6 +531,50 @@ mod tests {
     }
 
     #[test]
+    fn the_required_list_keeps_its_order_and_loses_only_what_is_not_a_property() {
+        let object = |properties: &[&str], required: Option<Value>| {
+            let mut schema = json!({"type": "object", "additionalProperties": false});
+            schema["properties"] = properties
+                .iter()
+                .map(|name| ((*name).to_owned(), json!({"type": "string"})))
+                .collect::<Map<_, _>>()
+                .into();
+            if let Some(required) = required {
+                schema["required"] = required;
+            }
+            schema
+        };
+        // Every property listed: the list stays as it was, a repeated name included.
+        let (out, warnings) = openai_ok(object(&["a"], Some(json!(["a", "a"]))));
+        assert_eq!(out["required"], json!(["a", "a"]));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // An optional property: appended after the listed ones, which lose their repeats.
+        let (out, _) = openai_ok(object(&["a", "b", "c"], Some(json!(["c", "a", "c"]))));
+        assert_eq!(out["required"], json!(["c", "a", "b"]));
+        // A name that is no property: dropped, with a warning naming it.
+        let (out, warnings) = openai_ok(object(&["a"], Some(json!(["zz", "a"]))));
+        assert_eq!(out["required"], json!(["a"]));
+        assert!(
+            warnings.iter().any(|warning| warning.pointer == "/inputSchema/required"
+                && warning.detail.contains(r#"["zz"]"#)),
+            "{warnings:?}"
+        );
+        // No list: every property, in the order of `properties`.
+        let (out, _) = openai_ok(object(&["b", "a"], None));
+        assert_eq!(out["required"], json!(["a", "b"]));
+        // A long list (looked up in a set), repeated names and one missing.
+        let names: Vec<String> = (0..10).map(|n| format!("p{n}")).collect();
+        let mut listed: Vec<Value> = names.iter().map(|n| json!(n)).collect();
+        listed.push(json!("p0"));
+        let mut properties: Vec<&str> = names.iter().map(String::as_str).collect();
+        properties.push("q");
+        let (out, _) = openai_ok(object(&properties, Some(Value::Array(listed))));
+        let mut expected: Vec<Value> = names.iter().map(|n| json!(n)).collect();
+        expected.push(json!("q"));
+        assert_eq!(out["required"], Value::Array(expected));
+    }
+
+    #[test]
     fn an_already_strict_schema_is_unchanged() {
         let strict = json!({
             "type": "object",
