@@ -555,8 +555,10 @@ mod tests {
         let (out, warnings) = openai_ok(object(&["a"], Some(json!(["zz", "a"]))));
         assert_eq!(out["required"], json!(["a"]));
         assert!(
-            warnings.iter().any(|warning| warning.pointer == "/inputSchema/required"
-                && warning.detail.contains(r#"["zz"]"#)),
+            warnings
+                .iter()
+                .any(|warning| warning.pointer == "/inputSchema/required"
+                    && warning.detail.contains(r#"["zz"]"#)),
             "{warnings:?}"
         );
         // No list: every property, in the order of `properties`.
