@@ -184,9 +184,9 @@ impl Drop for Subscription {
 /// status is final, SEP-2663; the copy expires with the task; at most 1,024 tasks and 16 MiB
 /// of their stored fields, the oldest forgotten first; all forgotten when a connection to
 /// Redis drops, as Redis may have restarted without its data). A `get` that comes while this
-/// store's `finish` of the task is on its way waits for it instead of reading behind it. Scripts name the keys of
-/// other tasks they touch (`reclaim`), so a prefix must live on one Redis server (no Redis
-/// Cluster).
+/// store's `finish` of the task is on its way waits for it instead of reading behind it.
+/// Scripts name the keys of other tasks they touch (`reclaim`), so a prefix must live on one
+/// Redis server (no Redis Cluster).
 ///
 /// Cheap to clone; clones share the connection and the subscription.
 #[derive(Clone, Debug)]
