@@ -62,12 +62,12 @@ impl NameRule {
         }
     }
 
-    fn allows_char(self, ch: char) -> bool {
+    const fn allows_char(self, ch: char) -> bool {
         ch.is_ascii_alphanumeric()
             || ch == '_'
             || ch == '-'
             || (ch == '.' && matches!(self, Self::Mcp | Self::Gemini))
-            || (ch == ':' && self == Self::Gemini)
+            || (ch == ':' && matches!(self, Self::Gemini))
     }
 
     fn allows_first(self, ch: char) -> bool {
@@ -78,15 +78,38 @@ impl NameRule {
     }
 
     /// Whether the target accepts `name` as it is.
+    ///
+    /// Every allowed character is ASCII, so the name is read as bytes: a byte of a multi-byte
+    /// character is never allowed, and bytes count characters.
     pub(crate) fn allows(self, name: &str) -> bool {
-        let mut chars = name.chars();
-        let Some(first) = chars.next() else {
+        let Some((&first, rest)) = name.as_bytes().split_first() else {
             return false;
         };
-        // Every allowed character is ASCII, so bytes count characters here.
+        let allowed = self.allowed_bytes();
         name.len() <= self.max_len()
-            && self.allows_first(first)
-            && chars.all(|c| self.allows_char(c))
+            && self.allows_first(char::from(first))
+            && rest.iter().all(|&b| allowed[usize::from(b)])
+    }
+
+    /// [`NameRule::allows_char`] as a table of the 256 byte values.
+    fn allowed_bytes(self) -> &'static [bool; 256] {
+        const fn table(rule: NameRule) -> [bool; 256] {
+            let mut out = [false; 256];
+            let mut b = 0;
+            while b < 128 {
+                out[b] = rule.allows_char(b as u8 as char);
+                b += 1;
+            }
+            out
+        }
+        static MCP: [bool; 256] = table(NameRule::Mcp);
+        static OPENAI: [bool; 256] = table(NameRule::OpenAi);
+        static GEMINI: [bool; 256] = table(NameRule::Gemini);
+        match self {
+            Self::Mcp => &MCP,
+            Self::OpenAi => &OPENAI,
+            Self::Gemini => &GEMINI,
+        }
     }
 
     /// Steps 2–4 of the mapping: a name the target allows.
@@ -436,6 +459,19 @@ mod tests {
                 for (name, original) in first.iter().zip(&list) {
                     prop_assert!(rule.allows(name), "{} from {:?} on {}", name, original, target);
                 }
+            }
+        }
+
+        /// The byte table says what the character rule says, for any string.
+        #[test]
+        fn allows_reads_bytes_as_the_rule_reads_characters(name in "[a-zA-Z0-9_.:/ é€😀-]{0,140}") {
+            for target in Target::ALL {
+                let rule = NameRule::of(target);
+                let mut chars = name.chars();
+                let by_chars = chars.next().is_some_and(|first| rule.allows_first(first))
+                    && chars.all(|c| rule.allows_char(c))
+                    && name.chars().count() <= rule.max_len();
+                prop_assert_eq!(rule.allows(&name), by_chars, "{:?} on {}", name, target);
             }
         }
     }

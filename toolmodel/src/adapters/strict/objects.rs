@@ -53,7 +53,10 @@ pub(super) fn close_object(
 }
 
 /// OpenAI: every property required; each optional one made nullable. Linear in the number of
-/// properties: the required names are looked up in a set.
+/// properties and listed names (a long list is looked up in a set). An object whose properties
+/// are all required already is left as it is, without an allocation; otherwise the `required`
+/// list is edited in place: names that are not properties and repeated names dropped, the
+/// optional properties appended in the order of `properties`.
 pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     // Both places reached in one pass over the keywords, and changed where they are.
     let (mut properties, mut listed) = (None, None);
@@ -73,42 +76,24 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         None => None,
     };
     let listed_names: &[Value] = listed.as_deref().map_or(&[], Vec::as_slice);
-    let mut required: Vec<Value> = Vec::with_capacity(properties.len());
+    let is_property = |name: &Value| name.as_str().is_some_and(|n| properties.contains_key(n));
     // A set only when the list is long enough for lookups in it to matter (linear either way).
-    let short = listed_names.len() <= 8;
-    let mut named: HashSet<&str> = if short {
-        HashSet::default()
-    } else {
-        HashSet::with_capacity(listed_names.len())
+    let named: Option<HashSet<&str>> =
+        (listed_names.len() > 8).then(|| listed_names.iter().filter_map(Value::as_str).collect());
+    let is_listed = |name: &str| match &named {
+        Some(named) => named.contains(name),
+        None => listed_names.iter().any(|n| n.as_str() == Some(name)),
     };
-    let mut stray: Vec<Value> = Vec::new();
-    for (index, name) in listed_names.iter().enumerate() {
-        match name.as_str() {
-            Some(text) if properties.contains_key(text) => {
-                let seen = if short {
-                    listed_names
-                        .iter()
-                        .take(index)
-                        .any(|n| n.as_str() == Some(text))
-                } else {
-                    !named.insert(text)
-                };
-                if !seen {
-                    required.push(name.clone());
-                }
-            }
-            _ => stray.push(name.clone()),
-        }
+    let has_stray = !listed_names.iter().all(is_property);
+    if !has_stray && properties.keys().all(|name| is_listed(name)) {
+        return;
     }
-    let is_listed = |name: &str| {
-        if short {
-            listed_names.iter().any(|n| n.as_str() == Some(name))
-        } else {
-            named.contains(name)
-        }
-    };
-    let mut changed = !stray.is_empty();
-    if !stray.is_empty() {
+    if has_stray {
+        let stray: Vec<Value> = listed_names
+            .iter()
+            .filter(|name| !is_property(name))
+            .cloned()
+            .collect();
         ctx.warn(
             Some("required"),
             "required",
@@ -119,13 +104,55 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
             ),
         );
     }
+    drop(named);
+    // The listed names that are properties, each once and in their order, kept where they are;
+    // then the optional ones in the order of `properties`.
+    let listed_was_absent = listed.is_none();
+    let mut fresh = Vec::new();
+    let list = match listed {
+        Some(list) => {
+            // Names kept so far: inline for a short list, a set for a long one.
+            let mut short: [&str; 8] = [""; 8];
+            let mut kept_short = 0;
+            let mut long: HashSet<&str> = HashSet::new();
+            let is_short = list.len() <= 8;
+            list.retain(|name| {
+                let Some((key, _)) = name.as_str().and_then(|n| properties.get_key_value(n)) else {
+                    return false;
+                };
+                if is_short {
+                    if short[..kept_short].contains(&key.as_str()) {
+                        return false;
+                    }
+                    short[kept_short] = key;
+                    kept_short += 1;
+                    true
+                } else {
+                    long.insert(key)
+                }
+            });
+            list
+        }
+        None => &mut fresh,
+    };
+    let kept = list.len();
+    // Every property not kept is optional: room for all of them at once.
+    list.reserve_exact(properties.len() - kept);
+    let set: Option<HashSet<String>> = (kept > 8).then(|| {
+        list.iter()
+            .filter_map(|name| name.as_str().map(str::to_owned))
+            .collect()
+    });
     let mark = ctx.enter("properties");
     for (name, schema) in properties.iter_mut() {
-        if is_listed(name) {
+        let is_listed = match &set {
+            Some(set) => set.contains(name),
+            None => list[..kept].iter().any(|n| n.as_str() == Some(name)),
+        };
+        if is_listed {
             continue;
         }
-        required.push(Value::from(name.as_str()));
-        changed = true;
+        list.push(Value::from(name.as_str()));
         ctx.deepened |= make_nullable(schema);
         ctx.warn(
             Some(name),
@@ -135,15 +162,8 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
         );
     }
     ctx.leave(mark);
-    drop(named);
-    if !changed {
-        return;
-    }
-    match listed {
-        Some(list) => *list = required,
-        None => {
-            map.insert("required".into(), Value::Array(required));
-        }
+    if listed_was_absent {
+        map.insert("required".into(), Value::Array(fresh));
     }
 }
 
