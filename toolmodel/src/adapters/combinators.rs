@@ -222,7 +222,7 @@ pub(crate) fn branch_matches_nothing(schema: &Value) -> bool {
 /// when every branch matches nothing (then the `anyOf` itself matches nothing).
 pub(crate) fn drop_any_of_branches_matching_nothing(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
 ) -> bool {
     let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
         return false;

@@ -18,19 +18,74 @@ use crate::validate::violation::SchemaSlot;
 pub(crate) const MAX_SCHEMA_DEPTH: usize = 120;
 
 /// A walk over one schema of one tool.
-pub(crate) struct Ctx<'a> {
+///
+/// Where the walk is, as a JSON Pointer, is kept in two parts: `pointer`, the tokens written
+/// out (escaped), and `tail`, the entries and items below it that [`Ctx::each_entry`] and
+/// [`Ctx::each_item`] entered without writing them: a link on the stack per level, borrowing
+/// the entry's name. Most levels are left without a warning, so most names are never copied;
+/// a pointer is written out in full only for a warning or an error, or when a level is entered
+/// with [`Ctx::enter`].
+pub(crate) struct Ctx<'a, 't> {
     pub(crate) target: Target,
     pub(crate) options: &'a ConvertOptions,
     slot: Option<SchemaSlot>,
-    /// The pointer to the current schema object, escaped, without a trailing `/`.
+    /// The pointer down to `tail`, escaped, without a trailing `/`.
     pointer: String,
+    /// The levels below `pointer`, innermost first.
+    tail: Option<&'t Level<'t>>,
     warnings: &'a mut Vec<Warning>,
     /// Set by a rewrite that nests schemas deeper than they were (wrapping one in an `anyOf`),
     /// so that the converted schema's depth is checked again.
     pub(crate) deepened: bool,
 }
 
-impl<'a> Ctx<'a> {
+/// One level of [`Ctx`]'s tail: an entry or an item under a keyword, below the levels of
+/// `parent`.
+struct Level<'t> {
+    token: Token<'t>,
+    parent: Option<&'t Level<'t>>,
+}
+
+#[derive(Clone, Copy)]
+enum Token<'t> {
+    /// An entry of the object under a keyword (`properties/name`), both unescaped.
+    Entry(&'t str, &'t str),
+    /// An item of the array under a keyword (`anyOf/0`), the keyword unescaped.
+    Item(&'t str, usize),
+}
+
+impl Token<'_> {
+    fn write(self, pointer: &mut String) {
+        match self {
+            Self::Entry(keyword, name) => {
+                push_token(pointer, keyword);
+                push_token(pointer, name);
+            }
+            Self::Item(keyword, index) => {
+                push_token(pointer, keyword);
+                push_index(pointer, index);
+            }
+        }
+    }
+}
+
+/// Appends `/` and an array index.
+fn push_index(pointer: &mut String, index: usize) {
+    pointer.push('/');
+    // `itoa` (already in the tree through serde_json) rather than the formatting machinery: a
+    // walk enters every array item.
+    pointer.push_str(itoa::Buffer::new().format(index));
+}
+
+/// Writes the levels of `tail`, outermost first, after `pointer`.
+fn write_levels(tail: Option<&Level<'_>>, pointer: &mut String) {
+    if let Some(level) = tail {
+        write_levels(level.parent, pointer);
+        level.token.write(pointer);
+    }
+}
+
+impl<'a> Ctx<'a, '_> {
     /// A walk that starts at `base` (`/inputSchema`, `/outputSchema`, `/function/parameters`,
     /// ...).
     pub(crate) fn new(
@@ -48,26 +103,40 @@ impl<'a> Ctx<'a> {
             options,
             slot,
             pointer,
+            tail: None,
             warnings,
             deepened: false,
         }
     }
+}
 
+impl<'t> Ctx<'_, 't> {
     /// The pointer to the current schema object.
-    pub(crate) fn pointer(&self) -> &str {
-        &self.pointer
+    pub(crate) fn pointer(&self) -> String {
+        let mut out = self.pointer.clone();
+        write_levels(self.tail, &mut out);
+        out
     }
 
     /// The pointer to `token` inside the current schema object.
     pub(crate) fn pointer_to(&self, token: &str) -> String {
-        let mut out = String::with_capacity(self.pointer.len() + token.len() + 1);
+        let mut out = String::with_capacity(self.pointer.len() + 24 + token.len());
         out.push_str(&self.pointer);
+        write_levels(self.tail, &mut out);
         push_token(&mut out, token);
         out
     }
 
+    /// Writes the tail's levels into `pointer`, before a level is entered there.
+    fn write_tail(&mut self) {
+        if let Some(tail) = self.tail.take() {
+            write_levels(Some(tail), &mut self.pointer);
+        }
+    }
+
     /// Moves one level down, to `token`; returns what to give [`Ctx::leave`] to come back.
     pub(crate) fn enter(&mut self, token: &str) -> usize {
+        self.write_tail();
         let len = self.pointer.len();
         push_token(&mut self.pointer, token);
         len
@@ -76,16 +145,15 @@ impl<'a> Ctx<'a> {
     /// Moves one level down, to the array item at `index`; returns what to give
     /// [`Ctx::leave`] to come back.
     pub(crate) fn enter_index(&mut self, index: usize) -> usize {
+        self.write_tail();
         let len = self.pointer.len();
-        self.pointer.push('/');
-        // `itoa` (already in the tree through serde_json) rather than the formatting
-        // machinery: a walk enters every array item.
-        self.pointer.push_str(itoa::Buffer::new().format(index));
+        push_index(&mut self.pointer, index);
         len
     }
 
     /// What to give [`Ctx::leave`] to come back here after several [`Ctx::enter`]s.
-    pub(crate) fn mark(&self) -> usize {
+    pub(crate) fn mark(&mut self) -> usize {
+        self.write_tail();
         self.pointer.len()
     }
 
@@ -102,27 +170,44 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Runs `f` with a walk one level below this one, at `token`, without writing the token
+    /// out: the walk below borrows it ([`Ctx`]'s tail).
+    fn below<T>(&mut self, token: Token<'_>, f: impl FnOnce(&mut Ctx<'_, '_>) -> T) -> T {
+        let level = Level {
+            token,
+            parent: self.tail,
+        };
+        let len = self.pointer.len();
+        let mut below = Ctx {
+            target: self.target,
+            options: self.options,
+            slot: self.slot,
+            pointer: std::mem::take(&mut self.pointer),
+            tail: Some(&level),
+            warnings: &mut *self.warnings,
+            deepened: self.deepened,
+        };
+        let out = f(&mut below);
+        self.deepened = below.deepened;
+        self.pointer = below.pointer;
+        // The walk below may have written its tail out.
+        self.pointer.truncate(len);
+        out
+    }
+
     /// Runs `f` on each entry of `entries`, the object under `keyword` in the current schema
-    /// object, one level down at `keyword/name` (the keyword entered once for all entries).
+    /// object, one level down at `keyword/name` (written out only when a pointer is needed).
     /// Stops at the first error, back at the current schema object either way.
     pub(crate) fn each_entry<'v, E>(
         &mut self,
         keyword: &str,
         entries: &'v mut Map<String, Value>,
-        mut f: impl FnMut(&'v mut Value, &mut Self) -> Result<(), E>,
+        mut f: impl FnMut(&'v mut Value, &mut Ctx<'_, '_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let at_keyword = self.enter(keyword);
-        let mut result = Ok(());
         for (name, child) in entries.iter_mut() {
-            let at_entry = self.enter(name);
-            result = f(child, self);
-            self.leave(at_entry);
-            if result.is_err() {
-                break;
-            }
+            self.below(Token::Entry(keyword, name), |below| f(child, below))?;
         }
-        self.leave(at_keyword);
-        result
+        Ok(())
     }
 
     /// Runs `f` on each item of `items`, the array under `keyword` in the current schema
@@ -131,20 +216,12 @@ impl<'a> Ctx<'a> {
         &mut self,
         keyword: &str,
         items: &'v mut [Value],
-        mut f: impl FnMut(&'v mut Value, &mut Self) -> Result<(), E>,
+        mut f: impl FnMut(&'v mut Value, &mut Ctx<'_, '_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let at_keyword = self.enter(keyword);
-        let mut result = Ok(());
         for (index, child) in items.iter_mut().enumerate() {
-            let at_item = self.enter_index(index);
-            result = f(child, self);
-            self.leave(at_item);
-            if result.is_err() {
-                break;
-            }
+            self.below(Token::Item(keyword, index), |below| f(child, below))?;
         }
-        self.leave(at_keyword);
-        result
+        Ok(())
     }
 
     /// Records a warning about `feature` at `token` inside the current schema object (or at
@@ -159,7 +236,7 @@ impl<'a> Ctx<'a> {
     ) {
         let pointer = match token {
             Some(token) => self.pointer_to(token),
-            None => self.pointer.clone(),
+            None => self.pointer(),
         };
         self.record(pointer, feature.into(), action, detail.into());
     }
@@ -198,7 +275,7 @@ impl<'a> Ctx<'a> {
             target: self.target.as_str(),
             pointer: match token {
                 Some(token) => self.pointer_to(token),
-                None => self.pointer.clone(),
+                None => self.pointer(),
             },
             reason: reason.into(),
         }
@@ -357,7 +434,7 @@ pub(crate) fn run_transform(
     options: &ConvertOptions,
     base: &str,
     mut schema: Value,
-    transform: impl FnOnce(&mut Value, &mut Ctx<'_>) -> Result<(), Error>,
+    transform: impl FnOnce(&mut Value, &mut Ctx<'_, '_>) -> Result<(), Error>,
 ) -> (Result<Value, Error>, Vec<Warning>) {
     let mut warnings = Vec::new();
     let mut ctx = Ctx::new(

@@ -48,7 +48,7 @@ const JSON_SCHEMA_FIELDS: &[&str] = &[
 
 /// Checks a schema sent as `parametersJsonSchema` / `responseJsonSchema`: it goes unchanged;
 /// keywords Gemini does not document are reported as ignored.
-pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_>) {
+pub(crate) fn check_json_schema(schema: &Value, ctx: &mut Ctx<'_, '_>) {
     let Value::Object(map) = schema else {
         return;
     };

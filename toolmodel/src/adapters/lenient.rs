@@ -54,7 +54,7 @@ fn map_name(name: &str) -> Mapped {
 pub(crate) fn standard_types(
     schema: &mut Value,
     lenient: bool,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
 ) -> Result<(), Error> {
     let mode = if lenient {
         Mode::ReadLeniently
@@ -82,7 +82,7 @@ pub(crate) struct Found {
 ///
 /// [`Error::InvalidSchema`] listing every `type` value JSON Schema does not define, each with
 /// its JSON Pointer.
-pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<Found, Error> {
+pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_, '_>) -> Result<Found, Error> {
     let mut found = Found::default();
     walk_all(schema, Mode::Convert, ctx, &mut found)?;
     Ok(found)
@@ -92,7 +92,7 @@ pub(crate) fn check_types(schema: &mut Value, ctx: &mut Ctx<'_>) -> Result<Found
 fn walk_all(
     schema: &mut Value,
     mode: Mode,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     found: &mut Found,
 ) -> Result<(), Error> {
     let mut issues = Vec::new();
@@ -120,7 +120,7 @@ pub(crate) fn is_standard(ty: &Value) -> bool {
 /// the schema invalid) rewritten as draft-04 meant it: `true` with a numeric bound becomes the
 /// bound (`"minimum": 0, "exclusiveMinimum": true` is `"exclusiveMinimum": 0`); `false`, and
 /// `true` without a bound, constrained nothing and are dropped.
-fn draft4_exclusive_bounds(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+fn draft4_exclusive_bounds(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
     for (exclusive, bound) in [
         ("exclusiveMinimum", "minimum"),
         ("exclusiveMaximum", "maximum"),
@@ -177,7 +177,7 @@ enum Mode {
 fn walk(
     schema: &mut Value,
     mode: Mode,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     issues: &mut Vec<SchemaIssue>,
     found: &mut Found,
 ) {

@@ -80,7 +80,7 @@ impl NameRule {
     /// Whether the target accepts `name` as it is.
     ///
     /// Every allowed character is ASCII, so the name is read as bytes: a byte of a multi-byte
-    /// character is never allowed, and bytes count characters.
+    /// character (128 and above) is never allowed, and bytes count characters.
     pub(crate) fn allows(self, name: &str) -> bool {
         let Some((&first, rest)) = name.as_bytes().split_first() else {
             return false;
@@ -88,27 +88,29 @@ impl NameRule {
         let allowed = self.allowed_bytes();
         name.len() <= self.max_len()
             && self.allows_first(char::from(first))
-            && rest.iter().all(|&b| allowed[usize::from(b)])
+            && rest.iter().all(|&b| b < 128 && allowed >> b & 1 == 1)
     }
 
-    /// [`NameRule::allows_char`] as a table of the 256 byte values.
-    fn allowed_bytes(self) -> &'static [bool; 256] {
-        const fn table(rule: NameRule) -> [bool; 256] {
-            let mut out = [false; 256];
-            let mut b = 0;
+    /// [`NameRule::allows_char`] as a set of the 128 ASCII bytes, bit `b` for byte `b`.
+    const fn allowed_bytes(self) -> u128 {
+        const fn set(rule: NameRule) -> u128 {
+            let mut set = 0;
+            let mut b = 0u8;
             while b < 128 {
-                out[b] = rule.allows_char(b as u8 as char);
+                if rule.allows_char(b as char) {
+                    set |= 1 << b;
+                }
                 b += 1;
             }
-            out
+            set
         }
-        static MCP: [bool; 256] = table(NameRule::Mcp);
-        static OPENAI: [bool; 256] = table(NameRule::OpenAi);
-        static GEMINI: [bool; 256] = table(NameRule::Gemini);
+        const MCP: u128 = set(NameRule::Mcp);
+        const OPENAI: u128 = set(NameRule::OpenAi);
+        const GEMINI: u128 = set(NameRule::Gemini);
         match self {
-            Self::Mcp => &MCP,
-            Self::OpenAi => &OPENAI,
-            Self::Gemini => &GEMINI,
+            Self::Mcp => MCP,
+            Self::OpenAi => OPENAI,
+            Self::Gemini => GEMINI,
         }
     }
 
@@ -462,7 +464,7 @@ mod tests {
             }
         }
 
-        /// The byte table says what the character rule says, for any string.
+        /// Reading the name as bytes says what reading it as characters says, for any string.
         #[test]
         fn allows_reads_bytes_as_the_rule_reads_characters(name in "[a-zA-Z0-9_.:/ é€😀-]{0,140}") {
             for target in Target::ALL {

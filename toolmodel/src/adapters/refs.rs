@@ -145,7 +145,7 @@ fn is_root_def(tokens: &[String]) -> bool {
 /// [`Error::RecursiveSchema`], [`Error::SchemaTooLarge`], [`Error::SchemaTooDeep`].
 pub(crate) fn inline(
     schema: &mut Value,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     mode: Mode,
     on_cycle: OnCycle,
 ) -> Result<(), Error> {
@@ -162,7 +162,7 @@ pub(crate) fn inline(
 pub(crate) fn inline_from(
     schema: &mut Value,
     unchanged: Option<&Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     mode: Mode,
     on_cycle: OnCycle,
 ) -> Result<(), Error> {
@@ -207,8 +207,8 @@ pub(crate) fn inline_from(
     Ok(())
 }
 
-struct Inliner<'c, 'a, 's> {
-    ctx: &'c mut Ctx<'a>,
+struct Inliner<'c, 'a, 't, 's> {
+    ctx: &'c mut Ctx<'a, 't>,
     /// The schema as it was before inlining: references resolve against it.
     source: Cow<'s, Value>,
     budget: usize,
@@ -221,11 +221,11 @@ struct Inliner<'c, 'a, 's> {
     draft7: bool,
 }
 
-impl Inliner<'_, '_, '_> {
+impl Inliner<'_, '_, '_, '_> {
     fn walk(&mut self, node: &mut Value, depth: usize) -> Result<(), Error> {
         if depth > MAX_SCHEMA_DEPTH {
             return Err(Error::SchemaTooDeep {
-                pointer: self.ctx.pointer().to_owned(),
+                pointer: self.ctx.pointer(),
                 limit: MAX_SCHEMA_DEPTH,
             });
         }
@@ -539,7 +539,7 @@ pub(crate) fn find_cycle(schema: &Value) -> Option<(String, String)> {
 
 /// After inlining every reference: removes the root definitions nothing refers to any more
 /// (directly, or through definitions still referred to), with a warning each.
-fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_>) {
+fn prune_defs(schema: &mut Value, ctx: &mut Ctx<'_, '_>) {
     // Without root definitions there is nothing to prune, and no reason to find the references.
     if !DEFS.iter().any(|defs| schema.get(defs).is_some()) {
         return;

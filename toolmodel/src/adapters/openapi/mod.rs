@@ -92,7 +92,7 @@ fn is_gemini_parameter_name(name: &str) -> bool {
 /// so that the reference passes have work to do.
 pub(crate) fn to_openapi(
     schema: &mut Value,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     references: bool,
 ) -> Result<(), Error> {
     if let Value::Object(map) = schema {
@@ -118,7 +118,7 @@ pub(crate) fn to_openapi(
     spell_references(schema, ctx, true)
 }
 
-fn sub(value: &mut Value, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+fn sub(value: &mut Value, ctx: &mut Ctx<'_, '_>) -> Result<(), Error> {
     match value {
         Value::Object(map) => {
             let present = Present::scan(map);
@@ -170,7 +170,7 @@ fn unspecified() -> Value {
 /// only), sparing each step its lookups.
 fn node(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     mut present: Present,
 ) -> Result<(), Error> {
     let mut moved = Moved::default();
@@ -312,7 +312,7 @@ const UNSPECIFIED: &str = "TYPE_UNSPECIFIED";
 ///
 /// With a `type`, the `anyOf` branches left unspecified take it: the object's type holds for
 /// every branch. A `$ref` is left to the reference passes.
-fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
     if map.contains_key("$ref") {
         return;
     }
@@ -377,7 +377,7 @@ fn give_type(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
 }
 
 /// The warning of [`give_type`]: the `anyOf` rewritten exactly (`detail` says how).
-fn any_of_rewritten(ctx: &mut Ctx<'_>, detail: &'static str) {
+fn any_of_rewritten(ctx: &mut Ctx<'_, '_>, detail: &'static str) {
     ctx.warn(
         Some("anyOf"),
         "anyOf",
@@ -528,10 +528,10 @@ impl Present {
 /// where `single` accepts them, and each `anyOf` branch. Stops at the first error.
 fn for_each_child(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     maps: &[&str],
     single: fn(&str, &Value) -> bool,
-    mut f: impl FnMut(&mut Value, &mut Ctx<'_>) -> Result<(), Error>,
+    mut f: impl FnMut(&mut Value, &mut Ctx<'_, '_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     for (keyword, value) in map.iter_mut() {
         let keyword = keyword.as_str();
@@ -557,7 +557,7 @@ fn for_each_child(
     Ok(())
 }
 
-fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
+fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>, moved: &mut Moved) {
     let Some(Value::Array(branches)) = map.get("allOf") else {
         return;
     };
@@ -586,7 +586,7 @@ fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Mov
     }
 }
 
-fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
+fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>, moved: &mut Moved) {
     if !map.contains_key("oneOf") {
         return;
     }
@@ -612,7 +612,7 @@ fn one_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
     map.insert("anyOf".into(), one_of);
 }
 
-fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
+fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>, moved: &mut Moved) {
     let (Some(Value::String(format)), Some(Value::String(ty))) =
         (map.get("format"), map.get("type"))
     else {
@@ -637,7 +637,7 @@ fn format(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
 
 /// Gemini spells references `ref` and definitions `defs` (root only). Nested definitions are
 /// gone after inlining (nothing can refer to them any more) and are removed.
-fn spell_references(value: &mut Value, ctx: &mut Ctx<'_>, is_root: bool) -> Result<(), Error> {
+fn spell_references(value: &mut Value, ctx: &mut Ctx<'_, '_>, is_root: bool) -> Result<(), Error> {
     let Value::Object(map) = value else {
         return Ok(());
     };

@@ -18,7 +18,7 @@ use crate::adapters::warning::Action;
 /// it wrote an `anyOf` of Gemini types (from a type list), which is not to be converted again.
 pub(super) fn types_and_values(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     moved: &mut Moved,
 ) -> bool {
     const_as_enum(map, ctx, moved);
@@ -38,7 +38,7 @@ pub(super) fn types_and_values(
 }
 
 /// `const` as a one-value `enum`, or moved when there is an `enum` already.
-fn const_as_enum(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) {
+fn const_as_enum(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>, moved: &mut Moved) {
     let Some(value) = map.remove("const") else {
         return;
     };
@@ -86,7 +86,7 @@ struct Wanted {
 
 impl SourceType {
     /// Reads the `type` of `map`, moving one that is not made of JSON Schema type names.
-    fn read(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>, moved: &mut Moved) -> Self {
+    fn read(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>, moved: &mut Moved) -> Self {
         let mut names: Vec<&'static str> = Vec::new();
         let well_formed = match map.get("type") {
             None => true,
@@ -120,7 +120,7 @@ impl SourceType {
 
     /// Removes the `enum` values of none of the types: they can never validate, so leaving
     /// them out changes nothing.
-    fn rule_out(&self, values: &mut Vec<Value>, ctx: &mut Ctx<'_>) {
+    fn rule_out(&self, values: &mut Vec<Value>, ctx: &mut Ctx<'_, '_>) {
         if self.names.is_empty() {
             return;
         }
@@ -142,7 +142,7 @@ impl SourceType {
     }
 
     /// The types to write; takes `null` out of the `enum` values (it becomes `nullable`).
-    fn wanted(&self, enum_values: &mut Option<Vec<Value>>, ctx: &mut Ctx<'_>) -> Wanted {
+    fn wanted(&self, enum_values: &mut Option<Vec<Value>>, ctx: &mut Ctx<'_, '_>) -> Wanted {
         let null_allowed = match enum_values {
             Some(values) => values.contains(&Value::Null),
             None => self.names.contains(&"null"),
@@ -192,7 +192,7 @@ impl SourceType {
 /// Gemini types for several. Returns whether it wrote that `anyOf`.
 fn write_type(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     moved: &mut Moved,
     source: &SourceType,
     wanted: &Wanted,
@@ -274,7 +274,7 @@ fn write_type(
 /// Takes the `enum` out of `map` when it is an array; one that is not is moved.
 fn take_enum(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     moved: &mut Moved,
 ) -> Option<Vec<Value>> {
     match map.remove("enum") {
@@ -292,7 +292,7 @@ fn take_enum(
 /// with `format: "enum"`, both booleans as no enum; others moved.
 fn write_values(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     moved: &mut Moved,
     values: Vec<Value>,
     only_null: bool,

@@ -16,7 +16,7 @@ use crate::error::Error;
 /// that matches nothing.
 pub(super) fn drop_branches_matching_nothing(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
 ) -> Result<(), Error> {
     let all_of_never = matches!(map.get("allOf"), Some(Value::Array(branches))
@@ -34,7 +34,10 @@ pub(super) fn drop_branches_matching_nothing(
     Ok(())
 }
 
-pub(super) fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+pub(super) fn merge_all_of(
+    map: &mut Map<String, Value>,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<(), Error> {
     let Some(all_of) = map.remove("allOf") else {
         return Ok(());
     };
@@ -85,7 +88,7 @@ pub(super) fn merge_all_of(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) -> R
 
 pub(super) fn one_of_to_any_of(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
 ) -> Result<(), Error> {
     let Some(one_of) = map.remove("oneOf") else {
         return Ok(());

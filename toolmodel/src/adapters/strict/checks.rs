@@ -10,7 +10,7 @@ use crate::error::Error;
 /// Keyword values the provider restricts further than JSON Schema does.
 pub(super) fn check_values(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     moved: &mut Moved,
 ) {
@@ -61,7 +61,7 @@ pub(super) fn check_values(
 /// The values of the keywords a strict schema keeps must have the shape JSON Schema gives them;
 /// a strict schema is sent as it is, so a malformed one is an error here rather than a
 /// rejection by the provider.
-pub(super) fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_>) -> Result<(), Error> {
+pub(super) fn check_shapes(map: &Map<String, Value>, ctx: &Ctx<'_, '_>) -> Result<(), Error> {
     for (keyword, value) in map {
         if let Some(expected) = misshapen(Kw::of(keyword), value) {
             return Err(ctx.error(

@@ -73,7 +73,7 @@ use types::{infer_type, split_type_list, type_into_branches};
 pub(crate) fn openai(
     schema: &mut Value,
     unchanged: Option<&Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     references: bool,
 ) -> Result<(), Error> {
     if references {
@@ -93,7 +93,7 @@ pub(crate) fn openai(
 /// the errors of [`refs::inline`].
 pub(crate) fn anthropic(
     schema: &mut Value,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     references: bool,
 ) -> Result<(), Error> {
     if references && let Some((pointer, reference)) = refs::find_cycle(schema) {
@@ -125,7 +125,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn check_openai_limits(&self, ctx: &Ctx<'_>) -> Result<(), Error> {
+    fn check_openai_limits(&self, ctx: &Ctx<'_, '_>) -> Result<(), Error> {
         for (count, most, what) in [
             (self.properties, OPENAI_MAX_PROPERTIES, "object properties"),
             (self.enum_values, OPENAI_MAX_ENUM_VALUES, "enum values"),
@@ -153,7 +153,7 @@ impl Tally {
 
 fn root(
     schema: &mut Value,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     tally: &mut Tally,
 ) -> Result<(), Error> {
@@ -187,7 +187,7 @@ fn root(
 
 fn node(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     is_root: bool,
     tally: &mut Tally,
@@ -292,7 +292,7 @@ fn node(
             if tally.nesting > tally.deepest.0 {
                 tally.deepest.0 = tally.nesting;
                 if tally.nesting > OPENAI_MAX_NESTING {
-                    tally.deepest.1 = ctx.pointer().to_owned();
+                    tally.deepest.1 = ctx.pointer();
                 }
             }
             true
@@ -400,7 +400,7 @@ impl Present {
 
 fn recurse(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     tally: &mut Tally,
 ) -> Result<(), Error> {
@@ -427,7 +427,7 @@ fn recurse(
 
 fn sub_node(
     value: &mut Value,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     tally: &mut Tally,
 ) -> Result<(), Error> {

@@ -24,7 +24,7 @@ pub(super) fn is_object(map: &Map<String, Value>) -> bool {
 /// "Tools", `inputSchema`), closed with a warning that the tool then takes no arguments.
 pub(super) fn close_object(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
     is_root: bool,
 ) -> Result<(), Error> {
@@ -57,7 +57,7 @@ pub(super) fn close_object(
 /// are all required already is left as it is, without an allocation; otherwise the `required`
 /// list is edited in place: names that are not properties and repeated names dropped, the
 /// optional properties appended in the order of `properties`.
-pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
     // Both places reached in one pass over the keywords, and changed where they are.
     let (mut properties, mut listed) = (None, None);
     for (keyword, value) in map.iter_mut() {
@@ -121,10 +121,12 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
                     return false;
                 };
                 if is_short {
-                    if short[..kept_short].contains(&key.as_str()) {
+                    if short.iter().take(kept_short).any(|kept| *kept == key) {
                         return false;
                     }
-                    short[kept_short] = key;
+                    if let Some(slot) = short.get_mut(kept_short) {
+                        *slot = key;
+                    }
                     kept_short += 1;
                     true
                 } else {
@@ -147,7 +149,7 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
     for (name, schema) in properties.iter_mut() {
         let is_listed = match &set {
             Some(set) => set.contains(name),
-            None => list[..kept].iter().any(|n| n.as_str() == Some(name)),
+            None => list.iter().take(kept).any(|n| n.as_str() == Some(name)),
         };
         if is_listed {
             continue;

@@ -12,7 +12,7 @@ use crate::error::Error;
 /// keywords that apply to its type (and the `enum` / `const` values of its type); the rest
 /// (annotations, keywords for every type) stays around it. Exact. Anthropic's
 /// `transform_schema` refuses type lists.
-pub(super) fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+pub(super) fn split_type_list(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
     let Some(Value::Array(types)) = map.get("type") else {
         return;
     };
@@ -147,7 +147,7 @@ pub(super) const TYPE_SPECIFIC: &[(&[&str], &[&str])] = &[
 /// `{"type": T, "anyOf": [...]}` (or `allOf`) with branches that have no type of their own:
 /// the type around constrains every branch, so each such branch gets it, which is exact (and
 /// what strict mode needs: every schema typed).
-pub(super) fn type_into_branches(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>) {
+pub(super) fn type_into_branches(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
     if !(map.contains_key("anyOf") || map.contains_key("allOf")) {
         return;
     }
@@ -186,7 +186,7 @@ pub(super) fn type_into_branches(map: &mut Map<String, Value>, ctx: &mut Ctx<'_>
 /// `type`, `anyOf`, `allOf`, `$ref`, `enum` or `const` accepts any value and is an error.
 pub(super) fn infer_type(
     map: &mut Map<String, Value>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, '_>,
     provider: Provider,
 ) -> Result<(), Error> {
     if let Some(ty) = map.get("type") {
