@@ -463,6 +463,56 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Names entered by `each_entry` and `each_item` are written out where a pointer is
+    /// needed, escaped, in order, below and above levels entered with `enter`; leaving a level
+    /// restores the pointer of the level above.
+    #[test]
+    fn pointers_below_entries_and_items_are_written_when_needed() {
+        let options = ConvertOptions::default();
+        let mut warnings = Vec::new();
+        let mut ctx = Ctx::new(
+            Target::OpenAiChat,
+            &options,
+            None,
+            "/inputSchema",
+            &mut warnings,
+        );
+        let mut properties = json!({"a/b": {"anyOf": [{"items": {}}]}, "c~d": {}});
+        let Value::Object(properties) = &mut properties else {
+            unreachable!()
+        };
+        let result: Result<(), Error> = ctx.each_entry("properties", properties, |child, ctx| {
+            ctx.warn(None, "x", Action::Rewritten { exact: true }, "entry");
+            if let Some(Value::Array(branches)) = child.get_mut("anyOf") {
+                ctx.each_item("anyOf", branches, |_, ctx| {
+                    let mark = ctx.enter("items");
+                    ctx.warn(Some("x"), "x", Action::Rewritten { exact: true }, "item");
+                    ctx.leave(mark);
+                    ctx.warn(None, "x", Action::Rewritten { exact: true }, "branch");
+                    Ok(())
+                })?;
+            }
+            ctx.warn(Some("k"), "x", Action::Rewritten { exact: true }, "after");
+            Err(ctx.error(Some("e"), "stop"))
+        });
+        let Err(Error::Conversion { pointer, .. }) = result else {
+            panic!("expected the error of the first entry")
+        };
+        assert_eq!(pointer, "/inputSchema/properties/a~1b/e");
+        ctx.warn(None, "x", Action::Rewritten { exact: true }, "root");
+        let pointers: Vec<&str> = warnings.iter().map(|w| w.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/inputSchema/properties/a~1b",
+                "/inputSchema/properties/a~1b/anyOf/0/items/x",
+                "/inputSchema/properties/a~1b/anyOf/0",
+                "/inputSchema/properties/a~1b/k",
+                "/inputSchema",
+            ]
+        );
+    }
+
     #[test]
     fn depth_is_checked_without_recursion() {
         let mut deep = json!({"type": "string"});
