@@ -719,6 +719,34 @@ fn hand_built(count: usize) -> Toolbox {
     builder.build().unwrap()
 }
 
+/// `check_arguments` refuses what a call refuses, with the same `isError` result, for derived
+/// and hand-built tools; what a call accepts it passes; an unknown name is the call's error.
+#[test]
+fn checking_arguments_refuses_what_a_call_refuses_with_the_same_result() {
+    let derived = toolbox();
+    let hand = hand_built(1);
+    let cases = [
+        (&derived, "math.add", json!({"a": "1", "b": -1})),
+        (&derived, "math.add", json!({})),
+        (&derived, "math.add", json!({"a": 1, "b": 2})),
+        (&derived, "gallery", json!({})),
+        (&hand, "tool_0000", json!({"n": "5"})),
+        (&hand, "tool_0000", json!({"n": 5})),
+    ];
+    for (toolbox, name, arguments) in cases {
+        let checked = toolbox.check_arguments(name, &arguments).unwrap();
+        let called = block_on(call(toolbox, name, arguments.clone())).unwrap();
+        match checked {
+            Some(refused) => assert_eq!(refused, called, "{name} {arguments}"),
+            None => assert!(!called.is_error(), "{name} {arguments}: {called:?}"),
+        }
+    }
+    assert_eq!(
+        derived.check_arguments("math.sub", &json!({})).unwrap_err(),
+        block_on(call(&derived, "math.sub", json!({}))).unwrap_err()
+    );
+}
+
 #[test]
 fn hand_built_tools_validate_arguments_and_output() {
     let toolbox = hand_built(3);

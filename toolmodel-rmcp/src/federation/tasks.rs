@@ -11,9 +11,10 @@
 //!   `CreateTaskResult` (its task ID wrapped, below), an `InputRequiredResult` (with the
 //!   upstream's own `requestState`), a result, or the upstream's JSON-RPC error. rmcp 3.11
 //!   reads a tool without its `execution`, so the gateway cannot tell which tools support
-//!   tasks; it leaves that to the upstream. The arguments are checked against the tool's
-//!   `inputSchema` first, as on the federation's own path: bad arguments get the `isError`
-//!   result naming every violation and never cross the network. Other calls take the
+//!   tasks; it leaves that to the upstream. The server checks the arguments against the
+//!   tool's `inputSchema` first ([`Toolbox::check_arguments`](toolmodel::Toolbox::check_arguments),
+//!   with the schema the toolbox compiled), as on the federation's own path: bad arguments
+//!   get the `isError` result naming every violation and never cross the network. Other calls take the
 //!   federation's path ([`call`](super::call): progress and logs relayed too).
 //! - **Task IDs:** `<server>:<upstream task ID>`, the server's name with `%` and `:`
 //!   percent-encoded (`%25`, `%3A`) so that the first `:` ends it. The ID names its server,
@@ -45,10 +46,7 @@ use rmcp::{
         UpdateTaskRequest,
     },
 };
-use serde_json::Value;
-use toolmodel::{Backend, DefaultValidator, ProtocolVersion, SchemaValidator, Tool};
-
-use crate::convert::message::result_to_rmcp;
+use toolmodel::{Backend, Tool};
 
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
@@ -135,8 +133,6 @@ pub(crate) struct UpstreamTaskRoutes {
     declared: Declared,
     /// Each upstream tool's name on its server, by its name in the toolbox.
     remote_names: RemoteNames,
-    /// Checks a forwarded call's arguments (each tool's `inputSchema` compiled once, cached).
-    validator: Arc<DefaultValidator>,
 }
 
 impl std::fmt::Debug for UpstreamTaskRoutes {
@@ -157,7 +153,6 @@ impl UpstreamTaskRoutes {
             upstreams: upstreams.iter().map(Arc::downgrade).collect(),
             declared,
             remote_names,
-            validator: Arc::default(),
         }
     }
 
@@ -221,36 +216,6 @@ impl UpstreamTaskRoutes {
         Ok((self.live(&server).await?, upstream_id))
     }
 
-    /// The `isError` result naming every violation when the arguments of `request` fail the
-    /// `inputSchema` of `tool`, as a call on the federation's own path gets: bad arguments
-    /// never cross the network. `None` when they pass.
-    ///
-    /// # Errors
-    ///
-    /// `-32603` when the schema cannot be compiled or the result not written.
-    fn invalid_arguments(
-        &self,
-        tool: &Tool,
-        request: &mut CallToolRequestParams,
-    ) -> Result<Option<rmcp::model::CallToolResult>, ErrorData> {
-        // Checked in place: the map goes back into the request as it came.
-        let given = request.arguments.take();
-        let had = given.is_some();
-        let arguments = Value::Object(given.unwrap_or_default());
-        let checked = self.validator.validate_arguments(tool, &arguments);
-        if let (true, Value::Object(arguments)) = (had, arguments) {
-            request.arguments = Some(arguments);
-        }
-        let errors = match checked {
-            Ok(()) => return Ok(None),
-            Err(toolmodel::Error::InvalidInstance { errors }) => errors,
-            Err(other) => return Err(ErrorData::internal_error(other.to_string(), None)),
-        };
-        let result = toolmodel::CallToolResult::invalid_arguments(&request.name, &errors);
-        // The tasks extension is MCP 2026-07-28's: the result carries `resultType`.
-        result_to_rmcp(result, ProtocolVersion::V2026_07_28).map(Some)
-    }
-
     /// `tasks/update` or `tasks/cancel` (`request`, about the upstream's task) of `server`,
     /// whose answer is an empty acknowledgement.
     async fn acknowledged(
@@ -305,9 +270,6 @@ impl UpstreamTasks for UpstreamTaskRoutes {
                         None,
                     )
                 })?;
-            if let Some(invalid) = self.invalid_arguments(tool, &mut request)? {
-                return Ok(CallToolResponse::Complete(invalid));
-            }
             let live = self.live(server).await?;
             let remote = self
                 .remote_name(&request.name)

@@ -22,7 +22,9 @@ use rmcp::{
     },
     service::RequestContext,
 };
-use toolmodel::Toolbox;
+use toolmodel::{ProtocolVersion, Toolbox};
+
+use crate::convert::message;
 
 use super::{
     call,
@@ -73,7 +75,9 @@ impl ToolboxServer {
     }
 
     /// The answer of the upstream for a `tools/call` of a forwarded tool whose request
-    /// declares the extension; `None`: the call is this server's.
+    /// declares the extension (or the `isError` result naming every violation of its
+    /// arguments, which then never leave, as on a call this server runs); `None`: the call is
+    /// this server's.
     pub(super) async fn call_tool_upstream(
         &self,
         toolbox: &Toolbox,
@@ -86,7 +90,11 @@ impl ToolboxServer {
             return None;
         }
         let from = declaring(context)?;
-        Some(tasks.call_tool(tool, request.clone(), from).await)
+        let mut request = request.clone();
+        if let Some(refused) = refused_arguments(toolbox, &mut request) {
+            return Some(refused);
+        }
+        Some(tasks.call_tool(tool, request, from).await)
     }
 
     /// The upstream tasks that answer for `task_id`, with who asks; `None`:
@@ -101,5 +109,29 @@ impl ToolboxServer {
             return None;
         }
         Some((tasks.as_ref(), declaring(context)?))
+    }
+}
+
+/// The `isError` result for the arguments of `request` when they fail the `inputSchema` its
+/// tool has in `toolbox` (checked in place: the arguments stay in the request); `None` when
+/// they pass. The tasks extension is MCP 2026-07-28's, so the result carries `resultType`.
+fn refused_arguments(
+    toolbox: &Toolbox,
+    request: &mut CallToolRequestParams,
+) -> Option<Result<CallToolResponse, ErrorData>> {
+    let given = request.arguments.take();
+    let had = given.is_some();
+    let arguments = serde_json::Value::Object(given.unwrap_or_default());
+    let checked = toolbox.check_arguments(&request.name, &arguments);
+    if let (true, serde_json::Value::Object(arguments)) = (had, arguments) {
+        request.arguments = Some(arguments);
+    }
+    match checked {
+        Ok(None) => None,
+        Ok(Some(refused)) => Some(
+            message::result_to_rmcp(refused, ProtocolVersion::V2026_07_28)
+                .map(CallToolResponse::Complete),
+        ),
+        Err(err) => Some(Err(message::error_data(err))),
     }
 }

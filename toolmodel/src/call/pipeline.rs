@@ -46,6 +46,9 @@ pub(crate) trait ErasedHandler: Send + Sync {
         arguments: Value,
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>>;
+
+    /// The compiled `inputSchema` the call checks the arguments against.
+    fn input_schema(&self) -> &CompiledSchema;
 }
 
 /// A handler of a derived tool, with the tool's schemas compiled (once per program, kept by
@@ -71,6 +74,10 @@ impl<H: ToolHandler> ErasedHandler for Typed<H> {
         cx: &'a CallContext,
     ) -> BoxFuture<'a, Result<CallToolResult, Error>> {
         Box::pin(self.call_typed(entry, arguments, cx))
+    }
+
+    fn input_schema(&self) -> &CompiledSchema {
+        self.input
     }
 }
 
@@ -147,6 +154,10 @@ where
             finish(&entry.called.name, checked)
         })
     }
+
+    fn input_schema(&self) -> &CompiledSchema {
+        &self.input
+    }
 }
 
 /// Checks a successful result against the tool's output schema, if it has one: its
@@ -183,7 +194,7 @@ fn check_output(
 
 /// The `isError` result for arguments that fail the input schema or do not deserialize; other
 /// errors (the tool cannot be built) go to the host.
-fn invalid_arguments(name: &str, err: Error) -> Result<CallToolResult, Error> {
+pub(crate) fn invalid_arguments(name: &str, err: Error) -> Result<CallToolResult, Error> {
     match err {
         Error::InvalidInstance { errors } => Ok(CallToolResult::invalid_arguments(name, &errors)),
         Error::Json { path, message, .. } => {

@@ -14,7 +14,7 @@ use crate::call::context::{CallContext, Called};
 use crate::call::handler::ToolHandler;
 use crate::call::host::BoxFuture;
 use crate::call::list::{DEFAULT_PAGE_SIZE, ListCache, ToolsPage};
-use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed};
+use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed, invalid_arguments};
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;
@@ -317,6 +317,69 @@ impl Toolbox {
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send + 'a {
         let index = self.inner.by_id.get(id).copied();
         self.call_entry(index, || self.unknown_id(id), arguments, cx)
+    }
+
+    /// Checks `arguments` against the `inputSchema` of the tool served as `name`, as
+    /// [`call`](Self::call) does before the handler runs, with the schema compiled when the tool
+    /// was added: `Ok(None)` when they pass, `Ok(Some(result))` when they do not, `result`
+    /// being the `isError` result naming every violation that the call would answer. For a
+    /// caller that sends the call on instead of running it here (a gateway forwarding it to
+    /// the tool's server): bad arguments then never leave, and their feedback is the same.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnknownTool`]: no tool is served as `name`.
+    /// - [`Error::InstanceTooDeep`], [`Error::PatternUndecided`]: as the call returns them.
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// use serde_json::json;
+    /// use toolmodel::{CallContext, ToolError, ToolHandler, Toolbox, schemars::{self, JsonSchema}};
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct AddArgs { a: i64, b: i64 }
+    ///
+    /// /// Adds two integers.
+    /// #[derive(toolmodel::Tool)]
+    /// #[tool(input = AddArgs)]
+    /// struct Add;
+    ///
+    /// impl ToolHandler for Add {
+    ///     type Reply = String;
+    ///     async fn call(&self, args: AddArgs, _cx: &CallContext) -> Result<String, ToolError> {
+    ///         Ok((args.a + args.b).to_string())
+    ///     }
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().with(Add).build()?;
+    /// assert!(toolbox.check_arguments("add", &json!({"a": 1, "b": 2}))?.is_none());
+    ///
+    /// let refused = toolbox.check_arguments("add", &json!({"a": "1"}))?.expect("refused");
+    /// assert!(refused.is_error());
+    /// assert_eq!(
+    ///     refused.text_content(),
+    ///     "invalid arguments for tool \"add\": 2 violations\n\
+    ///      (root): \"b\" is a required property (schema /required)\n\
+    ///      /a: \"1\" is not of type \"integer\" (schema /properties/a/type)"
+    /// );
+    /// assert!(toolbox.check_arguments("sub", &json!({})).is_err());
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    pub fn check_arguments(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<Option<CallToolResult>, Error> {
+        let entry = self
+            .inner
+            .by_name
+            .get(name)
+            .and_then(|&index| self.inner.entries.get(index))
+            .ok_or_else(|| self.unknown_name(name))?;
+        match entry.handler.input_schema().validate(arguments) {
+            Ok(()) => Ok(None),
+            Err(err) => invalid_arguments(&entry.called.name, err).map(Some),
+        }
     }
 
     /// [`Error::UnknownTool`] for an MCP name no tool is served as, with the closest served
