@@ -19,17 +19,20 @@ pub(crate) const MAX_SCHEMA_DEPTH: usize = 120;
 
 /// A walk over one schema of one tool.
 ///
-/// Where the walk is, as a JSON Pointer, is kept in two parts: `pointer`, the tokens written
-/// out (escaped), and `tail`, the entries and items below it that [`Ctx::each_entry`] and
-/// [`Ctx::each_item`] entered without writing them: a link on the stack per level, borrowing
-/// the entry's name. Most levels are left without a warning, so most names are never copied;
-/// a pointer is written out in full only for a warning or an error, or when a level is entered
-/// with [`Ctx::enter`].
+/// Where the walk is, as a JSON Pointer, is kept in three parts: `base`, where the walk
+/// started; `pointer`, the tokens written out below it (escaped); and `tail`, the entries and
+/// items below those that [`Ctx::each_entry`] and [`Ctx::each_item`] entered without writing
+/// them: a link on the stack per level, borrowing the entry's name. Most levels are left
+/// without a warning, so most names are never copied (and a walk that never calls
+/// [`Ctx::enter`] allocates nothing for its place); a pointer is written out in full only for
+/// a warning or an error.
 pub(crate) struct Ctx<'a, 't> {
     pub(crate) target: Target,
     pub(crate) options: &'a ConvertOptions,
     slot: Option<SchemaSlot>,
-    /// The pointer down to `tail`, escaped, without a trailing `/`.
+    /// Where the walk started (`/inputSchema`, ...).
+    base: &'a str,
+    /// The pointer from `base` down to `tail`, escaped, without a trailing `/`.
     pointer: String,
     /// The levels below `pointer`, innermost first.
     tail: Option<&'t Level<'t>>,
@@ -92,17 +95,15 @@ impl<'a> Ctx<'a, '_> {
         target: Target,
         options: &'a ConvertOptions,
         slot: Option<SchemaSlot>,
-        base: &str,
+        base: &'a str,
         warnings: &'a mut Vec<Warning>,
     ) -> Self {
-        // Room for a few levels below the base, so that entering them does not reallocate.
-        let mut pointer = String::with_capacity(base.len() + 120);
-        pointer.push_str(base);
         Self {
             target,
             options,
             slot,
-            pointer,
+            base,
+            pointer: String::new(),
             tail: None,
             warnings,
             deepened: false,
@@ -113,22 +114,30 @@ impl<'a> Ctx<'a, '_> {
 impl<'t> Ctx<'_, 't> {
     /// The pointer to the current schema object.
     pub(crate) fn pointer(&self) -> String {
-        let mut out = self.pointer.clone();
+        let mut out = String::with_capacity(self.base.len() + self.pointer.len() + 24);
+        out.push_str(self.base);
+        out.push_str(&self.pointer);
         write_levels(self.tail, &mut out);
         out
     }
 
     /// The pointer to `token` inside the current schema object.
     pub(crate) fn pointer_to(&self, token: &str) -> String {
-        let mut out = String::with_capacity(self.pointer.len() + 24 + token.len());
+        let mut out =
+            String::with_capacity(self.base.len() + self.pointer.len() + 24 + token.len());
+        out.push_str(self.base);
         out.push_str(&self.pointer);
         write_levels(self.tail, &mut out);
         push_token(&mut out, token);
         out
     }
 
-    /// Writes the tail's levels into `pointer`, before a level is entered there.
+    /// Writes the tail's levels into `pointer`, before a level is entered there; on the
+    /// first, makes room for a few levels, so that entering them does not reallocate.
     fn write_tail(&mut self) {
+        if self.pointer.capacity() == 0 {
+            self.pointer.reserve(120);
+        }
         if let Some(tail) = self.tail.take() {
             write_levels(Some(tail), &mut self.pointer);
         }
@@ -182,6 +191,7 @@ impl<'t> Ctx<'_, 't> {
             target: self.target,
             options: self.options,
             slot: self.slot,
+            base: self.base,
             pointer: std::mem::take(&mut self.pointer),
             tail: Some(&level),
             warnings: &mut *self.warnings,
