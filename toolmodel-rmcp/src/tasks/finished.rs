@@ -192,6 +192,29 @@ mod tests {
     use super::*;
     use crate::tasks::TaskOutcome;
 
+    /// `RedisTaskStore`'s docs and the guide's "Tasks across replicas" say the bounds in
+    /// words, where the constants cannot be linked: they change together.
+    #[test]
+    fn the_docs_say_the_bounds_these_constants_set() {
+        let said = format!(
+            "{},{:03} tasks and {} MiB",
+            MAX_TASKS / 1000,
+            MAX_TASKS % 1000,
+            MAX_BYTES >> 20
+        );
+        let docs = [
+            ("tasks/redis.rs", include_str!("redis.rs")),
+            ("guide/tasks.md", include_str!("../guide/tasks.md")),
+        ];
+        for (file, text) in docs {
+            let words: Vec<&str> = text
+                .split_whitespace()
+                .filter(|word| *word != "///")
+                .collect();
+            assert!(words.join(" ").contains(&said), "{file} does not say {said:?}");
+        }
+    }
+
     fn ended(id: &str, expires_at_ms: Option<u64>) -> TaskRecord {
         let task = Task::new(
             id.to_owned(),
