@@ -211,7 +211,10 @@ mod tests {
                 .split_whitespace()
                 .filter(|word| *word != "///")
                 .collect();
-            assert!(words.join(" ").contains(&said), "{file} does not say {said:?}");
+            assert!(
+                words.join(" ").contains(&said),
+                "{file} does not say {said:?}"
+            );
         }
     }
 
