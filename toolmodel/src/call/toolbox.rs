@@ -324,7 +324,9 @@ impl Toolbox {
     /// was added: `Ok(None)` when they pass, `Ok(Some(result))` when they do not, `result`
     /// being the `isError` result naming every violation that the call would answer. For a
     /// caller that sends the call on instead of running it here (a gateway forwarding it to
-    /// the tool's server): bad arguments then never leave, and their feedback is the same.
+    /// the tool's server): bad arguments then never leave, and their feedback is the same
+    /// (MCP 2025-11-25, "Error Handling" and SEP-1303: input validation errors are tool
+    /// execution errors, reported in the result with `isError: true`).
     ///
     /// # Errors
     ///

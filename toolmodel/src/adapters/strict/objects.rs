@@ -137,6 +137,9 @@ pub(super) fn require_all(map: &mut Map<String, Value>, ctx: &mut Ctx<'_, '_>) {
         }
         None => &mut fresh,
     };
+    // Whether a property is listed is asked again here, of the edited list, rather than
+    // remembered from above (a `Vec<bool>` per object): that allocation measured +276
+    // instructions per tool and 3% of the `adapters/clone` time for OpenAI strict.
     let kept = list.len();
     // Every property not kept is optional: room for all of them at once.
     list.reserve_exact(properties.len() - kept);
