@@ -12,9 +12,10 @@
 //!   upstream's own `requestState`), a result, or the upstream's JSON-RPC error. rmcp 3.11
 //!   reads a tool without its `execution`, so the gateway cannot tell which tools support
 //!   tasks; it leaves that to the upstream. The server checks the arguments against the
-//!   tool's `inputSchema` first ([`Toolbox::check_arguments`](toolmodel::Toolbox::check_arguments),
-//!   with the schema the toolbox compiled), as on the federation's own path: bad arguments
-//!   get the `isError` result naming every violation and never cross the network. Other calls take the
+//!   tool's `inputSchema` first
+//!   ([`Toolbox::check_arguments`](toolmodel::Toolbox::check_arguments), with the schema
+//!   the toolbox compiled), as on the federation's own path: bad arguments get the `isError`
+//!   result naming every violation and never cross the network. Other calls take the
 //!   federation's path ([`call`](super::call): progress and logs relayed too).
 //! - **Task IDs:** `<server>:<upstream task ID>`, the server's name with `%` and `:`
 //!   percent-encoded (`%25`, `%3A`) so that the first `:` ends it. The ID names its server,

@@ -43,7 +43,8 @@ pub(crate) trait UpstreamTasks: std::fmt::Debug + Send + Sync + 'static {
     /// Whether `task_id` has the form of an upstream's task ID (not whether the task exists).
     fn names(&self, task_id: &str) -> bool;
 
-    /// `request`, a call of `tool` by `from`, sent to its server.
+    /// `request`, a call of `tool` by `from`, sent to its server. Its arguments have passed
+    /// the tool's `inputSchema` already (the server checks them first).
     fn call_tool<'a>(
         &'a self,
         tool: &'a Tool,
