@@ -114,21 +114,23 @@ impl<'a> Ctx<'a, '_> {
 impl<'t> Ctx<'_, 't> {
     /// The pointer to the current schema object.
     pub(crate) fn pointer(&self) -> String {
-        let mut out = String::with_capacity(self.base.len() + self.pointer.len() + 24);
-        out.push_str(self.base);
-        out.push_str(&self.pointer);
-        write_levels(self.tail, &mut out);
-        out
+        self.written(0)
     }
 
     /// The pointer to `token` inside the current schema object.
     pub(crate) fn pointer_to(&self, token: &str) -> String {
-        let mut out =
-            String::with_capacity(self.base.len() + self.pointer.len() + 24 + token.len());
+        let mut out = self.written(token.len() + 1);
+        push_token(&mut out, token);
+        out
+    }
+
+    /// The pointer to the current schema object written out in full, with room for `extra`
+    /// bytes more (and for a level or two of the tail, which is not measured first).
+    fn written(&self, extra: usize) -> String {
+        let mut out = String::with_capacity(self.base.len() + self.pointer.len() + 24 + extra);
         out.push_str(self.base);
         out.push_str(&self.pointer);
         write_levels(self.tail, &mut out);
-        push_token(&mut out, token);
         out
     }
 
