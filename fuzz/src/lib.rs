@@ -3,7 +3,10 @@
 //! Beyond "no panic, no crash, no hang" (what libFuzzer detects), each check asserts a
 //! property, so that a wrong answer is a finding too.
 
-use std::sync::OnceLock;
+use std::{
+    sync::OnceLock,
+    time::{Duration, Instant},
+};
 
 use serde_json::Value;
 use toolmodel::{
@@ -15,6 +18,70 @@ use toolmodel::{
     },
     validate::{Dialect, ValidationLimits},
 };
+
+/// The gateway's resource-template matcher (`toolmodel-rmcp`, feature `federation`), its
+/// source compiled here as it is there: no public path exposes it.
+#[path = "../../toolmodel-rmcp/src/federation/uri_template.rs"]
+#[allow(dead_code, reason = "the matcher's constants and its tests are the crate's")]
+mod uri_template;
+
+/// The longest a match may take, compiling the template included, on any input up to 1 MiB.
+const URI_TEMPLATE_BUDGET: Duration = Duration::from_millis(10);
+
+/// A resource template and a URI (the input's text before and after its first NUL byte): the
+/// match takes under [`URI_TEMPLATE_BUDGET`] whatever both hold, and agrees with a plain
+/// backtracking matcher of the same rules on inputs small enough for it.
+pub fn uri_template(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (template, uri) = text.split_once('\0').unwrap_or((&text, ""));
+    let started = Instant::now();
+    let matched = uri_template::matches(template, uri);
+    let took = started.elapsed();
+    assert!(
+        took < URI_TEMPLATE_BUDGET,
+        "{} template bytes, {} URI bytes: {took:?}",
+        template.len(),
+        uri.len()
+    );
+    if template.len() <= 64 && uri.len() <= 64 {
+        assert_eq!(matched, reference_match(template, uri), "{template:?} {uri:?}");
+    }
+}
+
+/// The matcher's rules written the slow, obvious way (exponential in the worst case, so only
+/// for small inputs): `Some(any)` for an expression (`any`: `+`, `#`, `/`, `?` or `&`, which
+/// may hold `/`, `?` and `#`), `None` for a literal character.
+fn reference_match(template: &str, uri: &str) -> bool {
+    let mut pieces: Vec<Result<char, bool>> = Vec::new();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '{' {
+            let operator = chars.peek().copied();
+            loop {
+                match chars.next() {
+                    Some('}') => break,
+                    Some(_) => {}
+                    None => return false,
+                }
+            }
+            pieces.push(Err(matches!(operator, Some('+' | '#' | '/' | '?' | '&'))));
+        } else {
+            pieces.push(Ok(c));
+        }
+    }
+    let uri: Vec<char> = uri.chars().collect();
+    fn go(pieces: &[Result<char, bool>], uri: &[char]) -> bool {
+        match pieces.split_first() {
+            None => uri.is_empty(),
+            Some((Ok(c), rest)) => uri.first() == Some(c) && go(rest, &uri[1..]),
+            Some((Err(any), rest)) => (0..=uri.len()).any(|taken| {
+                uri[..taken].iter().all(|c| *any || !matches!(c, '/' | '?' | '#'))
+                    && go(rest, &uri[taken..])
+            }),
+        }
+    }
+    go(&pieces, &uri)
+}
 
 /// MCP tool text: `from_mcp_slice` and `from_mcp_str` agree; a tool read back from its MCP
 /// JSON (as a value and as text) gives the same JSON; a tool without violations round-trips

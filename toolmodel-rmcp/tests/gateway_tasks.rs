@@ -23,9 +23,12 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     ToolboxServer,
+    auth::Authorization,
     federation::{Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig},
 };
 
+#[path = "support/issuer.rs"]
+mod issuer;
 #[path = "support/pipe.rs"]
 mod pipe;
 #[path = "support/task_tools.rs"]
@@ -81,11 +84,8 @@ async fn gateway(client: Client) -> (Federation, RunningService<RoleClient, Clie
     gateway_naming(client, NamePolicy::default()).await
 }
 
-/// [`gateway`], its tools named by `names`.
-async fn gateway_naming(
-    client: Client,
-    names: NamePolicy,
-) -> (Federation, RunningService<RoleClient, Client>) {
+/// The upstream (`wait`, `ask_name`, `now`) on a free loopback port: its address.
+async fn upstream() -> std::net::SocketAddr {
     let toolbox = Toolbox::builder()
         .with(Wait::default())
         .with(AskName)
@@ -95,6 +95,12 @@ async fn gateway_naming(
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(ToolboxServer::new(toolbox).serve_http(listener));
+    addr
+}
+
+/// A federation whose one server `jobs` is a fresh [`upstream`], tools named by `names`.
+async fn federation(names: NamePolicy) -> Federation {
+    let addr = upstream().await;
     let config = FederationConfig::builder()
         .server(ServerConfig::http(
             "jobs",
@@ -103,7 +109,15 @@ async fn gateway_naming(
         .tool_names(names)
         .build()
         .expect("config");
-    let federation = Federation::start(config).await.expect("federation");
+    Federation::start(config).await.expect("federation")
+}
+
+/// [`gateway`], its tools named by `names`.
+async fn gateway_naming(
+    client: Client,
+    names: NamePolicy,
+) -> (Federation, RunningService<RoleClient, Client>) {
+    let federation = federation(names).await;
     let server = ToolboxServer::new(federation.toolbox()).with_handler(federation.passthrough());
     federation.serve(&server);
     (federation, pipe::connect(server, client).await)
@@ -286,5 +300,115 @@ async fn a_client_without_the_extension_gets_results_and_no_task_methods() {
         other => panic!("expected -32021, got {other:?}"),
     }
     service.cancel().await.expect("closes");
+    federation.shutdown().await;
+}
+
+/// A client of the tasks extension connected to the gateway at `url` over Streamable HTTP
+/// (MCP 2025-11-25) with `token`.
+async fn connect_http(url: &str, token: String) -> RunningService<RoleClient, Client> {
+    use rmcp::{
+        ServiceExt as _,
+        transport::{
+            StreamableHttpClientTransport,
+            streamable_http_client::StreamableHttpClientTransportConfig,
+        },
+    };
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+    Client { tasks: true }
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("connects")
+}
+
+/// The security review's finding: under authorization a task ID's owner tag was a hash any
+/// caller could compute for itself, so Mallory, given Alice's task ID, put her own tag
+/// before Alice's upstream ID and read and cancelled Alice's task. Every form of Alice's ID
+/// that Mallory can make is now unknown to her.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_other_caller_reaches_a_forwarded_task_even_with_an_id_it_made_itself() {
+    let Some(issuer) = issuer::Issuer::start(0).await else {
+        return;
+    };
+    let federation = federation(NamePolicy::default()).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let server = ToolboxServer::new(federation.toolbox())
+        .with_handler(federation.passthrough())
+        .with_authorization(Authorization::new(&issuer.url, &url).expect("authorization"));
+    federation.serve(&server);
+    tokio::spawn(server.serve_http(listener));
+    let alice = connect_http(&url, issuer.token(&url, "notes:read").await).await;
+    let mallory_token = issuer
+        .token_for(issuer::OTHER_CLIENT, &url, "notes:read")
+        .await;
+    let mallory = connect_http(&url, mallory_token).await;
+
+    let wait = |millis: u64| {
+        CallToolRequestParams::new("wait").with_arguments(arguments(json!({"millis": millis})))
+    };
+    let alices = create(&alice, wait(60_000)).await;
+    let mallorys = create(&mallory, wait(60_000)).await;
+    // `jobs:<tag>:<upstream ID>`.
+    let upstream_id = |id: &str| id.splitn(3, ':').nth(2).expect("three parts").to_owned();
+    let (alices_upstream, mallorys_upstream) = (upstream_id(&alices), upstream_id(&mallorys));
+    assert_ne!(alices_upstream, mallorys_upstream);
+    // The tag of the finding: the first 16 bytes of SHA-256 of `["<issuer>","<subject>"]`
+    // in hex (the subject of a client_credentials token is its client ID).
+    let unkeyed = {
+        use sha2::Digest as _;
+        let owner = json!([issuer.url, issuer::OTHER_CLIENT.0]).to_string();
+        sha2::Sha256::digest(owner.as_bytes())[..16]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect::<String>()
+    };
+    let mallorys_tag = mallorys.split(':').nth(1).expect("a tag").to_owned();
+    let forged = [
+        alices.clone(),
+        format!("jobs:{unkeyed}:{alices_upstream}"),
+        format!("jobs:{mallorys_tag}:{alices_upstream}"),
+        format!("jobs:{alices_upstream}"),
+    ];
+    for id in &forged {
+        let unknown = |result: Result<(), ServiceError>, method: &str| match result {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{method} {id}");
+            }
+            other => panic!("{method} of {id}: expected -32602, got {other:?}"),
+        };
+        unknown(
+            mallory
+                .get_task(GetTaskParams::new(id.clone()))
+                .await
+                .map(drop),
+            "tasks/get",
+        );
+        unknown(
+            mallory
+                .cancel_task(CancelTaskParams::new(id.clone()))
+                .await
+                .map(drop),
+            "tasks/cancel",
+        );
+    }
+    // Alice's task is untouched and hers; Mallory's is hers.
+    let got = alice
+        .get_task(GetTaskParams::new(alices.clone()))
+        .await
+        .expect("tasks/get");
+    assert_eq!(got.task.task.status, TaskStatus::Working);
+    let got = mallory
+        .get_task(GetTaskParams::new(mallorys.clone()))
+        .await
+        .expect("tasks/get");
+    assert_eq!(got.task.task.status, TaskStatus::Working);
+    for (client, id) in [(&alice, &alices), (&mallory, &mallorys)] {
+        client
+            .cancel_task(CancelTaskParams::new(id.clone()))
+            .await
+            .expect("tasks/cancel");
+    }
+    alice.cancel().await.expect("closes");
+    mallory.cancel().await.expect("closes");
     federation.shutdown().await;
 }

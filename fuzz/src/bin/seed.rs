@@ -11,7 +11,8 @@
 //! - `schema_validate`: every `inputSchema`, followed by `{}` as the instance;
 //! - `tool_id`: `<source>:<name>` for every tool;
 //! - `tags`: the words of each tool's name and title, one per line;
-//! - `cli_input`: every corpus file up to 256 KiB, whole (tool lists, captures, snapshots).
+//! - `cli_input`: every corpus file up to 256 KiB, whole (tool lists, captures, snapshots);
+//! - `uri_template`: a template of each expression kind with a URI it matches, NUL between.
 
 use std::{
     collections::hash_map::DefaultHasher,
@@ -88,6 +89,15 @@ const ADAPTERS: [(&str, Target); 5] = [
     ("adapter_gemini", Target::Gemini),
 ];
 
+/// Resource templates of each RFC 6570 expression kind, with a URI each matches.
+const URI_TEMPLATES: [(&str, &str); 5] = [
+    ("weather://{city}-{date}", "weather://paris-2026"),
+    ("file:///{+path}", "file:///a/b/c.txt"),
+    ("demo://resource/dynamic/text{/index}", "demo://resource/dynamic/text/7"),
+    ("search://items{?q,limit}", "search://items?q=x&limit=2"),
+    ("doc://{#section}{.ext}{;p}{&q}", "doc://#a.md;p=1&q=2"),
+];
+
 fn main() {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let shared = std::env::var_os("TOOLMODEL_SHARED")
@@ -157,6 +167,9 @@ fn main() {
                 }
             }
         }
+    }
+    for (template, uri) in URI_TEMPLATES {
+        seeds.add("uri_template", format!("{template}\0{uri}").as_bytes());
     }
     println!(
         "{tools} tools read from {}; {} seeds written to {}",

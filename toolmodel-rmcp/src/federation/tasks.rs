@@ -26,10 +26,14 @@
 //!   has it; a server that is down is `-32603` naming it.
 //! - **Ownership:** the upstream sees every task as the gateway's (one session, the
 //!   gateway's credentials). Under authorization the gateway binds each task to the caller
-//!   that created it: its ID is `<server>:<owner tag>:<upstream task ID>` (the tag from the
-//!   caller's issuer and subject, [`owner_tag`]) and is unknown (`-32602`) to anyone else.
-//!   Without authorization a client that has another's task ID reaches that task. Upstream
-//!   task IDs are unguessable when the upstream makes them so (toolmodel's: 128 random bits).
+//!   that created it: its ID is `<server>:<tag>:<upstream task ID>`, the tag a MAC of the
+//!   server's name, the caller's issuer and subject and the upstream's task ID under the
+//!   gateway's `requestState` key ([`Requester::tag`]: 128 bits of HMAC-SHA256), and is
+//!   unknown (`-32602`) to anyone else: no caller can make the tag of another's task, or
+//!   move a tag of its own onto another upstream ID. Every replica of a gateway given the
+//!   same key (`MCP_REQUEST_STATE_KEY`) reads the IDs of the others. Without authorization a
+//!   client that has another's task ID reaches that task. Upstream task IDs are unguessable
+//!   when the upstream makes them so (toolmodel's: 128 random bits).
 //! - **Not relayed:** `notifications/tasks` (optional in SEP-2663; clients poll), and the
 //!   progress and log notifications an upstream sends while it answers a forwarded call.
 
@@ -61,47 +65,52 @@ pub(crate) type RemoteNames = Arc<RwLock<HashMap<String, String>>>;
 /// What separates the server's name from the upstream's task ID in a gateway's task ID.
 const SEPARATOR: char = ':';
 
-/// The gateway's ID of `server`'s task `upstream_id` created by `owner`:
-/// `<server>:<upstream_id>`, or `<server>:<owner tag>:<upstream_id>` under authorization
-/// ([`owner_tag`]), with `%` and `:` of the server's name percent-encoded.
-pub(crate) fn task_id(server: &str, owner: Option<&str>, upstream_id: &str) -> String {
-    let server = server.replace('%', "%25").replace(SEPARATOR, "%3A");
-    match owner {
-        Some(owner) => format!(
-            "{server}{SEPARATOR}{}{SEPARATOR}{upstream_id}",
-            owner_tag(owner)
-        ),
-        None => format!("{server}{SEPARATOR}{upstream_id}"),
+/// What a gateway's task-ID tag is for, in the key derivation of [`Requester::tag`]'s MAC.
+const TAG_PURPOSE: &str = "toolmodel-rmcp gateway task owner v1";
+
+impl Requester {
+    /// The tag that binds `server`'s task `upstream_id` to this requester's owner: the MAC
+    /// (`Sealer::tag`, HMAC-SHA256 under the server's `requestState` key) of the server's
+    /// name, the owner and the upstream's ID; `None` without an owner (no authorization).
+    ///
+    /// # Errors
+    ///
+    /// `-32603` when the server has no key.
+    fn tag(&self, server: &str, upstream_id: &str) -> Result<Option<String>, ErrorData> {
+        self.owner
+            .as_deref()
+            .map(|owner| self.sealer.tag(TAG_PURPOSE, &[server, owner, upstream_id]))
+            .transpose()
+    }
+
+    /// The upstream's ID in `rest` (a task ID of `server` after the server's name), when
+    /// the task ID is this requester's: under authorization `rest` is `<tag>:<upstream ID>`
+    /// and the tag must be the one [`tag`](Self::tag) makes for this owner and that upstream
+    /// ID; `None` otherwise (another caller's task, or a forged ID: unknown to this one).
+    fn upstream_id<'a>(&self, server: &str, rest: &'a str) -> Option<&'a str> {
+        let id = match self.owner.as_deref() {
+            Some(owner) => {
+                let (tag, id) = rest.split_once(SEPARATOR)?;
+                self.sealer
+                    .verify_tag(TAG_PURPOSE, &[server, owner, id], tag)
+                    .then_some(id)?
+            }
+            None => rest,
+        };
+        (!id.is_empty()).then_some(id)
     }
 }
 
-/// What binds a task ID to its owner: the first 16 bytes of the SHA-256 of the owner
-/// (`owner.rs`: issuer and subject), in lowercase hex. It names no one outright; the
-/// upstream's ID in the task ID is what cannot be guessed.
-fn owner_tag(owner: &str) -> String {
-    use sha2::Digest as _;
-    use std::fmt::Write as _;
-    let digest = sha2::Sha256::digest(owner.as_bytes());
-    digest
-        .iter()
-        .take(16)
-        .fold(String::with_capacity(32), |mut tag, byte| {
-            let _ = write!(tag, "{byte:02x}");
-            tag
-        })
-}
-
-/// The upstream's ID in `rest` (a task ID after its server), when the task ID is `owner`'s:
-/// with an owner, `rest` must start with its tag; `None` otherwise (another caller's task,
-/// which is unknown to this one).
-fn upstream_id<'a>(rest: &'a str, owner: Option<&str>) -> Option<&'a str> {
-    let id = match owner {
-        Some(owner) => rest
-            .strip_prefix(owner_tag(owner).as_str())?
-            .strip_prefix(SEPARATOR)?,
-        None => rest,
-    };
-    (!id.is_empty()).then_some(id)
+/// The gateway's ID of `server`'s task `upstream_id`: `<server>:<upstream_id>`, or
+/// `<server>:<tag>:<upstream_id>` under authorization (`tag` from [`Requester::tag`]: the
+/// owner's MAC, base64url, which has no `:`), with `%` and `:` of the server's name
+/// percent-encoded.
+pub(crate) fn task_id(server: &str, tag: Option<&str>, upstream_id: &str) -> String {
+    let server = server.replace('%', "%25").replace(SEPARATOR, "%3A");
+    match tag {
+        Some(tag) => format!("{server}{SEPARATOR}{tag}{SEPARATOR}{upstream_id}"),
+        None => format!("{server}{SEPARATOR}{upstream_id}"),
+    }
 }
 
 /// The server's name and the upstream's task ID of a gateway's task ID; `None` for an ID
@@ -198,7 +207,7 @@ impl UpstreamTaskRoutes {
     }
 
     /// The session of the server of the gateway's `task_id`, and the upstream's ID, when the
-    /// task is `owner`'s.
+    /// task is `from`'s (its tag verified, [`Requester::upstream_id`]).
     ///
     /// # Errors
     ///
@@ -207,10 +216,12 @@ impl UpstreamTaskRoutes {
     async fn task_server<'a>(
         &self,
         task_id: &'a str,
-        owner: Option<&str>,
+        from: &Requester,
     ) -> Result<(Live, &'a str), ErrorData> {
         let (server, rest) = parse_task_id(task_id).ok_or_else(|| unknown_task(task_id))?;
-        let upstream_id = upstream_id(rest, owner).ok_or_else(|| unknown_task(task_id))?;
+        let upstream_id = from
+            .upstream_id(&server, rest)
+            .ok_or_else(|| unknown_task(task_id))?;
         if self.upstream(&server).is_none() {
             return Err(unknown_task(task_id));
         }
@@ -278,12 +289,12 @@ impl UpstreamTasks for UpstreamTaskRoutes {
             request.name = remote.into();
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
             match live
-                .ask_with(request, Some(meta(from.capabilities)))
+                .ask_with(request, Some(meta(from.capabilities.clone())))
                 .await?
             {
                 ServerResult::CreateTaskResult(mut created) => {
-                    created.task.task_id =
-                        task_id(server, from.owner.as_deref(), &created.task.task_id);
+                    let tag = from.tag(server, &created.task.task_id)?;
+                    created.task.task_id = task_id(server, tag.as_deref(), &created.task.task_id);
                     Ok(CallToolResponse::Task(created))
                 }
                 ServerResult::CallToolResult(mut result) => {
@@ -300,9 +311,7 @@ impl UpstreamTasks for UpstreamTaskRoutes {
 
     fn get_task(&self, request: GetTaskParams, from: Requester) -> Forwarded<'_, GetTaskResult> {
         Box::pin(async move {
-            let (live, upstream_id) = self
-                .task_server(&request.task_id, from.owner.as_deref())
-                .await?;
+            let (live, upstream_id) = self.task_server(&request.task_id, &from).await?;
             let asked =
                 ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(upstream_id)));
             match live.ask_with(asked, Some(meta(from.capabilities))).await? {
@@ -317,9 +326,7 @@ impl UpstreamTasks for UpstreamTaskRoutes {
 
     fn update_task(&self, request: UpdateTaskParams, from: Requester) -> Forwarded<'_, ()> {
         Box::pin(async move {
-            let (live, upstream_id) = self
-                .task_server(&request.task_id, from.owner.as_deref())
-                .await?;
+            let (live, upstream_id) = self.task_server(&request.task_id, &from).await?;
             let asked = ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(
                 UpdateTaskParams::new(upstream_id, request.input_responses.clone()),
             ));
@@ -329,9 +336,7 @@ impl UpstreamTasks for UpstreamTaskRoutes {
 
     fn cancel_task(&self, request: CancelTaskParams, from: Requester) -> Forwarded<'_, ()> {
         Box::pin(async move {
-            let (live, upstream_id) = self
-                .task_server(&request.task_id, from.owner.as_deref())
-                .await?;
+            let (live, upstream_id) = self.task_server(&request.task_id, &from).await?;
             let asked = ClientRequest::CancelTaskRequest(CancelTaskRequest::new(
                 CancelTaskParams::new(upstream_id),
             ));
@@ -357,23 +362,68 @@ mod tests {
         assert_eq!(task_id("a:b", None, "t"), "a%3Ab:t");
     }
 
+    fn requester(owner: Option<&str>, key: u8) -> Requester {
+        let key = crate::server::RequestStateKey::from_bytes(vec![key; 32]).expect("a key");
+        Requester {
+            capabilities: ClientCapabilities::default(),
+            owner: owner.map(str::to_owned),
+            sealer: crate::server::request_state::Sealer::new(Some(key)),
+        }
+    }
+
+    /// The owner tag of the security review's finding: a hash of the owner that anyone
+    /// can compute for themselves.
+    fn unkeyed_tag(owner: &str) -> String {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(owner.as_bytes())[..16]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+
     #[test]
     fn a_task_id_made_for_an_owner_is_unknown_to_anyone_else() {
-        let alice = r#"["https://issuer.example","alice"]"#;
-        let bob = r#"["https://issuer.example","bob"]"#;
-        let id = task_id("jobs", Some(alice), "up:1");
+        let alice = requester(Some(r#"["https://issuer.example","alice"]"#), 7);
+        let bob = requester(Some(r#"["https://issuer.example","bob"]"#), 7);
+        let nobody = requester(None, 7);
+        let tag = alice.tag("jobs", "up:1").unwrap();
+        let id = task_id("jobs", tag.as_deref(), "up:1");
         let (server, rest) = parse_task_id(&id).expect("a gateway task ID");
         assert_eq!(server, "jobs");
-        assert_eq!(upstream_id(rest, Some(alice)), Some("up:1"));
-        assert_eq!(upstream_id(rest, Some(bob)), None);
+        assert_eq!(alice.upstream_id(&server, rest), Some("up:1"));
+        // Another replica with the same key reads it; one with another key does not.
+        let replica = requester(alice.owner.as_deref(), 7);
+        assert_eq!(replica.upstream_id(&server, rest), Some("up:1"));
+        let stranger = requester(alice.owner.as_deref(), 8);
+        assert_eq!(stranger.upstream_id(&server, rest), None);
+        assert_eq!(bob.upstream_id(&server, rest), None);
         // Without authorization the whole rest is the upstream's ID, which the upstream does
         // not know: the task stays unreachable.
-        assert_ne!(upstream_id(rest, None), Some("up:1"));
+        assert_ne!(nobody.upstream_id(&server, rest), Some("up:1"));
         // An ID made without an owner is not one of alice's.
         let unowned = task_id("jobs", None, "up:1");
         let (_, rest) = parse_task_id(&unowned).expect("a gateway task ID");
-        assert_eq!(upstream_id(rest, Some(alice)), None);
+        assert_eq!(alice.upstream_id("jobs", rest), None);
         assert!(!id.contains("alice"), "{id}");
+    }
+
+    #[test]
+    fn no_caller_can_make_a_tag_for_another_callers_upstream_task() {
+        let alice = requester(Some(r#"["https://issuer.example","alice"]"#), 7);
+        let bob = requester(Some(r#"["https://issuer.example","bob"]"#), 7);
+        // Bob's tag of his own task does not carry over to Alice's upstream ID, nor does a
+        // hash of his own name (the review's forgery), nor Alice's tag to another server.
+        let own = bob.tag("jobs", "up:bob").unwrap().unwrap();
+        let owner = bob.owner.as_deref().unwrap();
+        for tag in [own, unkeyed_tag(owner)] {
+            let forged = task_id("jobs", Some(&tag), "up:alice");
+            let (server, rest) = parse_task_id(&forged).unwrap();
+            assert_eq!(bob.upstream_id(&server, rest), None, "{forged}");
+        }
+        let tag = alice.tag("jobs", "up:alice").unwrap().unwrap();
+        assert_eq!(alice.upstream_id("other", &format!("{tag}:up:alice")), None);
+        assert_eq!(tag.len(), 22, "{tag}");
+        assert!(!tag.contains(SEPARATOR), "{tag}");
     }
 
     #[test]

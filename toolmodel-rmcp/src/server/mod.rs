@@ -110,7 +110,7 @@ mod host;
 mod http;
 pub(crate) mod list_changed;
 mod misrouted;
-mod request_state;
+pub(crate) mod request_state;
 mod stdio;
 mod task_call;
 mod task_route;

@@ -127,10 +127,13 @@ impl RequestStateKey {
     }
 }
 
-/// Seals and opens a call's `requestState`: the key, the expiry, the size limit.
+/// Seals and opens a call's `requestState`: the key, the expiry, the size limit; and makes
+/// the [`tag`](Self::tag)s that bind an ID to its owner with the same key.
 #[derive(Clone)]
 pub(crate) struct Sealer {
     codec: Arc<Result<RequestStateCodec, Error>>,
+    /// The key `codec` was made with (`None` when there is none), for [`tag`](Self::tag).
+    key: Option<RequestStateKey>,
     pub(crate) ttl: Duration,
     pub(crate) limit: usize,
 }
@@ -147,15 +150,18 @@ impl std::fmt::Debug for Sealer {
 impl Sealer {
     /// A sealer with `key`, or the process's random key.
     pub(crate) fn new(key: Option<RequestStateKey>) -> Self {
-        let codec = key
-            .map_or_else(RequestStateKey::process, Ok)
-            .and_then(|key| {
+        let (codec, key) = match key.map_or_else(RequestStateKey::process, Ok) {
+            Ok(key) => (
                 RequestStateCodec::try_new(key.0.to_vec()).map_err(|err| Error::RequestStateKey {
                     message: err.to_string(),
-                })
-            });
+                }),
+                Some(key),
+            ),
+            Err(err) => (Err(err), None),
+        };
         Self {
             codec: Arc::new(codec),
+            key,
             ttl: DEFAULT_REQUEST_STATE_TTL,
             limit: DEFAULT_REQUEST_STATE_LIMIT,
         }
@@ -166,6 +172,54 @@ impl Sealer {
             .as_ref()
             .as_ref()
             .map_err(|err| ErrorData::internal_error(format!("no requestState key: {err}"), None))
+    }
+
+    /// The MAC under `purpose` of `parts`, as an unguessable tag that only a holder of the
+    /// key can make: HMAC-SHA256 (RFC 2104) under a key derived from this sealer's for
+    /// `purpose` (`HMAC(key, purpose)`, so that no tag serves another purpose or is a
+    /// `requestState`'s), over `parts` as a JSON array of strings (no part can run into the
+    /// next); its first [`TAG_BYTES`] bytes in base64url without padding (22 characters).
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC `-32603` when there is no key (the operating system gave no random bytes
+    /// for the process's key).
+    pub(crate) fn tag(&self, purpose: &str, parts: &[&str]) -> Result<String, ErrorData> {
+        use hmac::Mac as _;
+        let tag = self.mac(purpose, parts)?.finalize().into_bytes();
+        // HMAC-SHA256 gives 32 bytes, of which the first TAG_BYTES are kept.
+        let (kept, _) = tag.split_at(TAG_BYTES.min(tag.len()));
+        Ok(URL_SAFE_NO_PAD.encode(kept))
+    }
+
+    /// Whether `tag` is [`tag`](Self::tag)`(purpose, parts)`, compared in constant time
+    /// (`digest`'s `verify_truncated_left`).
+    pub(crate) fn verify_tag(&self, purpose: &str, parts: &[&str], tag: &str) -> bool {
+        use hmac::Mac as _;
+        let (Ok(mac), Ok(given)) = (self.mac(purpose, parts), URL_SAFE_NO_PAD.decode(tag)) else {
+            return false;
+        };
+        given.len() == TAG_BYTES && mac.verify_truncated_left(&given).is_ok()
+    }
+
+    /// HMAC-SHA256 over `parts` (a JSON array) under the key derived for `purpose`, ready
+    /// to finalize.
+    fn mac(&self, purpose: &str, parts: &[&str]) -> Result<HmacSha256, ErrorData> {
+        use hmac::{KeyInit as _, Mac as _};
+        let key = self.key.as_ref().ok_or_else(|| {
+            ErrorData::internal_error("no key to bind the ID to its owner with", None)
+        })?;
+        let keyed = |key: &[u8]| {
+            HmacSha256::new_from_slice(key).map_err(|err| {
+                ErrorData::internal_error(format!("HMAC-SHA256 refused the key: {err}"), None)
+            })
+        };
+        let derived = keyed(&key.0)?
+            .chain_update(purpose.as_bytes())
+            .finalize()
+            .into_bytes();
+        let message = serde_json::to_vec(parts).unwrap_or_default();
+        Ok(keyed(&derived)?.chain_update(message))
     }
 
     /// Seals `carried` for a retry of `tools/call` `name` with `arguments` by `caller` (the
@@ -235,6 +289,12 @@ impl Sealer {
             .map_err(|err| ErrorData::invalid_params(refusal(&err), None))
     }
 }
+
+/// How many bytes of the MAC a [`Sealer::tag`] keeps: 128 bits, unguessable.
+pub(crate) const TAG_BYTES: usize = 16;
+
+/// HMAC-SHA256 (RustCrypto `hmac`, `sha2`).
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 /// Why a `requestState` was refused, for the client.
 fn refusal(err: &RequestStateError) -> String {

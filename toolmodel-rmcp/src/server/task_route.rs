@@ -35,18 +35,19 @@ use super::{
     toolbox_server::ToolboxServer,
 };
 
-/// Who sends the request, when its client capabilities declare the extension.
-fn declaring(context: &RequestContext<RoleServer>) -> Option<Requester> {
-    let capabilities = context
-        .client_capabilities()
-        .filter(ClientCapabilities::supports_tasks)?;
-    Some(Requester {
-        capabilities,
-        owner: owner(call::caller(context)),
-    })
-}
-
 impl ToolboxServer {
+    /// Who sends the request, when its client capabilities declare the extension.
+    fn declaring(&self, context: &RequestContext<RoleServer>) -> Option<Requester> {
+        let capabilities = context
+            .client_capabilities()
+            .filter(ClientCapabilities::supports_tasks)?;
+        Some(Requester {
+            capabilities,
+            owner: owner(call::caller(context)),
+            sealer: self.sealer.clone(),
+        })
+    }
+
     /// Hands this server's tasks of other servers to `tasks` (the first ones given; later
     /// ones are ignored).
     #[cfg(feature = "federation")]
@@ -89,7 +90,7 @@ impl ToolboxServer {
         if !tasks.forwards(tool) {
             return None;
         }
-        let from = declaring(context)?;
+        let from = self.declaring(context)?;
         let mut request = request.clone();
         if let Some(refused) = refused_arguments(toolbox, &mut request) {
             return Some(refused);
@@ -108,7 +109,7 @@ impl ToolboxServer {
         if !tasks.names(task_id) && self.tasks.enabled() {
             return None;
         }
-        Some((tasks.as_ref(), declaring(context)?))
+        Some((tasks.as_ref(), self.declaring(context)?))
     }
 }
 

@@ -14,6 +14,8 @@ use rmcp::{
 };
 use toolmodel::Tool;
 
+use crate::server::request_state::Sealer;
+
 /// Who sends a forwarded request.
 #[derive(Clone, Debug)]
 #[cfg_attr(
@@ -26,6 +28,9 @@ pub(crate) struct Requester {
     /// Under authorization, the caller as the owner of the tasks it creates (`owner.rs`):
     /// its tasks' IDs are bound to it, and another caller's are unknown to it.
     pub(crate) owner: Option<String>,
+    /// The server's `requestState` key, whose [`tag`](Sealer::tag)s bind a task ID to its
+    /// owner: every replica holding the key reads them, no caller can forge one.
+    pub(crate) sealer: Sealer,
 }
 
 /// A future of a forwarded request's answer.
