@@ -592,3 +592,139 @@ async fn a_task_is_unknown_to_every_caller_but_the_one_that_created_it() {
         .json();
     assert!(message["result"].is_object(), "{message}");
 }
+
+/// A server of `linger` and `who` (no scope needed) protected by `issuer`, with `limits`:
+/// the server (to replace its toolbox), its address and resource URI.
+async fn protected_with(
+    issuer: &str,
+    limits: toolmodel_rmcp::server::HttpLimits,
+) -> (ToolboxServer, SocketAddr, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let server = ToolboxServer::new(who_toolbox(&[]))
+        .with_authorization(Authorization::new(issuer, &resource).unwrap())
+        .with_limits(limits);
+    tokio::spawn(server.clone().serve_http(listener));
+    (server, addr, resource)
+}
+
+/// A toolbox of `linger` and `who`, which needs `scopes`.
+fn who_toolbox(scopes: &[&str]) -> Toolbox {
+    let mut who = Tool::new("who", ToolSchema::empty_object());
+    who.required_scopes = scopes.iter().map(|scope| (*scope).to_owned()).collect();
+    Toolbox::builder()
+        .with(Linger)
+        .with_tool(who, |_args, cx| async move {
+            let caller = cx.caller().map(|caller| caller.subject().to_owned());
+            Ok(CallToolResult::text(caller.unwrap_or_default()))
+        })
+        .build()
+        .unwrap()
+}
+
+/// The security review's finding: `max_calls_per_session` bounds no MCP 2026-07-28 request
+/// (they name no session), so 100 concurrent calls of one caller were all served against a
+/// limit of 64. Now each verified caller has `max_calls_per_caller` (64) in flight at most,
+/// whatever connections it uses, and another caller is not held up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_sessionless_requests_in_flight_are_bounded() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let limits = toolmodel_rmcp::server::HttpLimits::default();
+    let max = limits.max_calls_per_session;
+    let (_server, addr, resource) = protected_with(&issuer.url, limits).await;
+    let alice = issuer.token(&resource, "notes:read").await;
+    let mallory = issuer
+        .token_for(issuer::OTHER_CLIENT, &resource, "notes:read")
+        .await;
+    // As many calls as the default limit allows (64, the same as a session's), each on its
+    // own connection, that run until their client goes.
+    let lingering: Vec<_> = (0..max)
+        .map(|_| {
+            let alice = alice.clone();
+            tokio::spawn(async move { call_2026(addr, &alice, "linger", json!({})).await })
+        })
+        .collect();
+    let mut refused = None;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let reply = call_2026(addr, &alice, "who", json!({})).await;
+        if reply.status == 429 {
+            refused = Some(reply);
+            break;
+        }
+    }
+    let refused = refused.expect("one call more of the same caller is refused");
+    assert_eq!(refused.header("retry-after"), Some("1"), "{refused:?}");
+    assert!(refused.body.contains("max_calls_per_caller"), "{refused:?}");
+    // Another caller is served meanwhile.
+    let reply = call_2026(addr, &mallory, "who", json!({})).await;
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        issuer::OTHER_CLIENT.0,
+        "{reply:?}"
+    );
+    // Once Alice's calls end (their connections closed), she is served again.
+    for task in lingering {
+        task.abort();
+    }
+    let mut served = false;
+    for _ in 0..100 {
+        let reply = call_2026(addr, &alice, "who", json!({})).await;
+        if reply.status == 200 {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(served, "Alice's places free when her calls end");
+}
+
+/// Found by reading in the security review: the front took the toolbox it checks a body's
+/// tool scopes against before reading the body, so a tool whose scopes were raised while the
+/// body arrived was checked against its old scopes, and run. Now the body is checked against
+/// the toolbox served once it is in, and the call runs on that toolbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scopes_raised_while_a_body_arrives_are_the_ones_checked() {
+    use tokio::io::AsyncWriteExt as _;
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let limits = toolmodel_rmcp::server::HttpLimits::default();
+    let (server, addr, resource) = protected_with(&issuer.url, limits).await;
+    let token = issuer.token(&resource, "notes:read").await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "who", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let head = post(
+        addr,
+        "/mcp",
+        &format!(
+            "Authorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: who"
+        ),
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (first, rest) = body.split_at(body.len() / 2);
+    let start = format!(
+        "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{first}",
+        body.len()
+    );
+    stream.write_all(start.as_bytes()).await.unwrap();
+    // The head passed the gate (`who` needed no scope then); the body is half in.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.set_toolbox(who_toolbox(&["notes:write"]));
+    stream.write_all(rest.as_bytes()).await.unwrap();
+    let reply = raw_http::read_reply(&mut stream).await;
+    assert_eq!(reply.status, 403, "{reply:?}");
+    assert!(
+        challenge(&reply).contains("insufficient_scope")
+            && challenge(&reply).contains("notes:write"),
+        "{reply:?}"
+    );
+}

@@ -47,6 +47,22 @@ pub(crate) fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
         .map(Arc::as_ref)
 }
 
+/// The toolbox the HTTP front checked a request's tool scopes against, in the request's
+/// extensions (with authorization): a call of that request runs on it, so a tool whose
+/// `required_scopes` changed meanwhile ([`ToolboxServer::set_toolbox`]) is never run under
+/// the scopes of another version of it.
+#[derive(Clone, Debug)]
+pub(crate) struct ScopesCheckedOn(pub(crate) Toolbox);
+
+/// The toolbox of a request's [`ScopesCheckedOn`], if the front pinned one.
+pub(crate) fn scopes_checked_on(context: &RequestContext<RoleServer>) -> Option<&Toolbox> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<ScopesCheckedOn>())
+        .map(|checked| &checked.0)
+}
+
 impl ToolboxServer {
     /// An ordinary `tools/call` (not a task) of a tool of `toolbox`, run to its result:
     /// [`Toolbox::call`] with the request's context; `notifications/cancelled` (which cancels

@@ -75,9 +75,11 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The toolbox served when the call came: the call finishes on it, whatever replaces
-        // it meanwhile.
-        let toolbox = self.tools.current().toolbox.clone();
+        // The toolbox whose scopes the front checked (with authorization), else the one
+        // served when the call came: the call finishes on it, whatever replaces it meanwhile.
+        let toolbox = call::scopes_checked_on(&context)
+            .cloned()
+            .unwrap_or_else(|| self.tools.current().toolbox.clone());
         if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
             return forwarded;
         }

@@ -127,12 +127,17 @@ impl RequestStateKey {
     }
 }
 
-/// Seals and opens a call's `requestState`: the key, the expiry, the size limit; and makes
-/// the [`tag`](Self::tag)s that bind an ID to its owner with the same key.
+/// Seals and opens a call's `requestState`: the key, the expiry, the size limit; and, for a
+/// gateway (feature `federation`), makes the tags that bind an ID to its owner with the
+/// same key.
 #[derive(Clone)]
 pub(crate) struct Sealer {
     codec: Arc<Result<RequestStateCodec, Error>>,
-    /// The key `codec` was made with (`None` when there is none), for [`tag`](Self::tag).
+    /// The key `codec` was made with (`None` when there is none), for the tags.
+    #[cfg_attr(
+        not(feature = "federation"),
+        expect(dead_code, reason = "only the federation makes tags")
+    )]
     key: Option<RequestStateKey>,
     pub(crate) ttl: Duration,
     pub(crate) limit: usize,
@@ -184,6 +189,7 @@ impl Sealer {
     ///
     /// JSON-RPC `-32603` when there is no key (the operating system gave no random bytes
     /// for the process's key).
+    #[cfg(feature = "federation")]
     pub(crate) fn tag(&self, purpose: &str, parts: &[&str]) -> Result<String, ErrorData> {
         use hmac::Mac as _;
         let tag = self.mac(purpose, parts)?.finalize().into_bytes();
@@ -194,6 +200,7 @@ impl Sealer {
 
     /// Whether `tag` is [`tag`](Self::tag)`(purpose, parts)`, compared in constant time
     /// (`digest`'s `verify_truncated_left`).
+    #[cfg(feature = "federation")]
     pub(crate) fn verify_tag(&self, purpose: &str, parts: &[&str], tag: &str) -> bool {
         use hmac::Mac as _;
         let (Ok(mac), Ok(given)) = (self.mac(purpose, parts), URL_SAFE_NO_PAD.decode(tag)) else {
@@ -204,6 +211,7 @@ impl Sealer {
 
     /// HMAC-SHA256 over `parts` (a JSON array) under the key derived for `purpose`, ready
     /// to finalize.
+    #[cfg(feature = "federation")]
     fn mac(&self, purpose: &str, parts: &[&str]) -> Result<HmacSha256, ErrorData> {
         use hmac::{KeyInit as _, Mac as _};
         let key = self.key.as_ref().ok_or_else(|| {
@@ -290,10 +298,12 @@ impl Sealer {
     }
 }
 
-/// How many bytes of the MAC a [`Sealer::tag`] keeps: 128 bits, unguessable.
+/// How many bytes of the MAC a `Sealer::tag` keeps: 128 bits, unguessable.
+#[cfg(feature = "federation")]
 pub(crate) const TAG_BYTES: usize = 16;
 
 /// HMAC-SHA256 (RustCrypto `hmac`, `sha2`).
+#[cfg(feature = "federation")]
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 /// Why a `requestState` was refused, for the client.

@@ -5,7 +5,7 @@
 //! | request | before `rmcp` | after |
 //! |---|---|---|
 //! | `POST` without `Mcp-Session-Id`, an `initialize` | room for a session ([`HttpLimits::max_sessions`](super::HttpLimits::max_sessions)), else 503 | the session the response names is recorded |
-//! | `POST` without `Mcp-Session-Id`, anything else | — | as above (`rmcp` makes no session for it) |
+//! | `POST` without `Mcp-Session-Id`, anything else (MCP 2026-07-28's requests) | under authorization, a place among the caller's requests in flight ([`HttpLimits::max_calls_per_caller`](super::HttpLimits::max_calls_per_caller), by its `iss` and `sub`), else 429 | the place is held as long as the response's body |
 //! | `DELETE` with `Mcp-Session-Id` | 404 when `rmcp` does not hold the session or it is another caller's (`rmcp` 3.11 answers 202) | the session is forgotten once deleted |
 //! | any other with `Mcp-Session-Id` | with authorization, the session must be the caller's (its `iss` and `sub`: 404 otherwise, as for a session that does not exist); a place among the session's requests in flight ([`HttpLimits::max_calls_per_session`](super::HttpLimits::max_calls_per_session)), else 429 | the place is held as long as the response's body |
 //! | any other | — | — |
@@ -16,6 +16,7 @@ use http::{Method, Response, request::Parts};
 use rmcp::transport::streamable_http_server::session::SessionId;
 
 use super::{
+    callers::{CallerInFlight, CallerTable},
     refusal::Refusal,
     response::{Body, hold},
     sessions::{InFlight, Owner, SessionTable, owner},
@@ -32,9 +33,12 @@ pub(super) enum Ticket {
     InSession(InFlight),
     /// A `DELETE` of a session the server holds: forgotten when `rmcp` deleted it.
     Delete(SessionId),
-    /// A `POST` without a session: the session `rmcp` makes for it (an `initialize`) is
-    /// recorded, for its owner.
+    /// A `POST` of an `initialize`: the session `rmcp` makes for it is recorded, for its
+    /// owner.
     New(Option<Owner>),
+    /// A `POST` of anything else without a session: its place among its caller's requests in
+    /// flight (none for an anonymous caller), held until the response's body is dropped.
+    Sessionless(Option<CallerInFlight>),
     /// Nothing to record.
     Free,
 }
@@ -66,9 +70,11 @@ fn is_initialize(body: &[u8]) -> bool {
 /// [`Refusal::SessionNotFound`] for a `DELETE` of a session `rmcp` does not hold,
 /// [`Refusal::CallsInFlight`] for a request in a session with
 /// `max_calls_per_session` in flight, [`Refusal::SessionsBusy`] for an `initialize` when
-/// every one of `max_sessions` sessions has a request in flight.
+/// every one of `max_sessions` sessions has a request in flight, [`Refusal::CallerBusy`]
+/// for a request without a session whose caller has `max_calls_per_caller` in flight.
 pub(super) async fn admit(
     table: &Arc<SessionTable>,
+    callers: &Arc<CallerTable>,
     head: &Parts,
     body: &[u8],
 ) -> Result<Ticket, Refusal> {
@@ -88,8 +94,10 @@ pub(super) async fn admit(
         (&Method::POST, None) => {
             if is_initialize(body) {
                 table.make_room().await?;
+                Ok(Ticket::New(owner(caller)))
+            } else {
+                callers.start(caller).map(Ticket::Sessionless)
             }
-            Ok(Ticket::New(owner(caller)))
         }
         (_, None) => Ok(Ticket::Free),
     }
@@ -101,6 +109,7 @@ impl Ticket {
     pub(super) fn after(self, table: &SessionTable, response: Response<Body>) -> Response<Body> {
         match self {
             Self::InSession(in_flight) => hold(response, in_flight),
+            Self::Sessionless(Some(in_flight)) => hold(response, in_flight),
             Self::Delete(id) => {
                 if response.status().is_success() {
                     table.deleted(&id);
@@ -113,7 +122,7 @@ impl Ticket {
                 }
                 response
             }
-            Self::Free => response,
+            Self::Sessionless(None) | Self::Free => response,
         }
     }
 }
@@ -147,6 +156,16 @@ mod tests {
             .max_calls_per_session(max_calls);
         let table = Arc::new(SessionTable::new(Arc::clone(&manager), &limits));
         (manager, table)
+    }
+
+    /// [`admit`] with a caller table of the default limits.
+    async fn admit(
+        table: &Arc<SessionTable>,
+        head: &Parts,
+        body: &[u8],
+    ) -> Result<Ticket, Refusal> {
+        let callers = Arc::new(CallerTable::new(&HttpLimits::default()));
+        super::admit(table, &callers, head, body).await
     }
 
     /// A response of `rmcp` that names session `id`.
@@ -183,6 +202,28 @@ mod tests {
             .await
             .unwrap();
         assert!(matches!(ticket, Ticket::New(None)));
+    }
+
+    /// A `POST` without a session that is no `initialize` (MCP 2026-07-28) takes a place
+    /// among its caller's requests in flight, and is refused past the limit.
+    #[tokio::test]
+    async fn a_sessionless_request_counts_against_its_caller() {
+        let (_, table) = table(3, 1);
+        let callers = Arc::new(CallerTable::new(
+            &HttpLimits::default().max_calls_per_caller(1),
+        ));
+        let mut post = head(Method::POST, None);
+        post.extensions.insert(Arc::new(toolmodel::Caller::new(
+            "https://i.example",
+            "alice",
+        )));
+        let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#;
+        let first = super::admit(&table, &callers, &post, call).await.unwrap();
+        assert!(matches!(first, Ticket::Sessionless(Some(_))));
+        let refused = super::admit(&table, &callers, &post, call).await;
+        assert_eq!(refused.unwrap_err(), Refusal::CallerBusy(1));
+        drop(first);
+        assert!(super::admit(&table, &callers, &post, call).await.is_ok());
     }
 
     /// A session recorded after its `initialize` holds at most `max_calls_per_session`

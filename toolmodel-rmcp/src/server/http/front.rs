@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_server::{
 use super::{
     admission::{self, SESSION_ID},
     body::{self, BoxError},
+    callers::CallerTable,
     cors::Cors,
     fixes,
     gate::Gate,
@@ -30,7 +31,10 @@ use super::{
     response::{Body, McpHttpBody},
     sessions::SessionTable,
 };
-use crate::{auth::Verifier, server::ToolboxServer};
+use crate::{
+    auth::Verifier,
+    server::{ToolboxServer, call::ScopesCheckedOn},
+};
 
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
@@ -71,10 +75,14 @@ use crate::{auth::Verifier, server::ToolboxServer};
 ///    2026-07-28, the `Mcp-Name` tool need (403 `insufficient_scope`);
 /// 6. the body, whole, within [`max_body_bytes`](super::HttpLimits::max_body_bytes) and
 ///    [`body_read_timeout`](super::HttpLimits::body_read_timeout) (413, 408 and the
-///    connection closed), then the scopes of each tool a `tools/call` in it names (403);
+///    connection closed), then the scopes of each tool a `tools/call` in it names (403),
+///    against the toolbox served once the body is in, which the call then runs on (a tool
+///    whose scopes change meanwhile never runs under its old ones);
 /// 7. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
 ///    503), a place among its session's requests in flight
-///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429);
+///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429), or for a
+///    request that names no session among its caller's
+///    ([`max_calls_per_caller`](super::HttpLimits::max_calls_per_caller), 429);
 /// 8. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
 ///    lists, and serves MCP;
 /// 9. the fixes to what `rmcp` answers.
@@ -146,6 +154,7 @@ struct Front {
     max_body_bytes: usize,
     body_read_timeout: Duration,
     sessions: Arc<SessionTable>,
+    callers: Arc<CallerTable>,
     rmcp: StreamableHttpService<ToolboxServer, LocalSessionManager>,
 }
 
@@ -182,6 +191,7 @@ impl McpHttpService {
             max_body_bytes: settings.limits.max_body_bytes,
             body_read_timeout: settings.limits.body_read_timeout,
             sessions: Arc::new(SessionTable::new(manager, &settings.limits)),
+            callers: Arc::new(CallerTable::new(&settings.limits)),
             rmcp,
         };
         Self {
@@ -253,8 +263,15 @@ impl McpHttpService {
         } else {
             Bytes::new()
         };
-        front.gate.admit_body(&head, &body, &toolbox)?;
-        let ticket = admission::admit(&front.sessions, &head, &body).await?;
+        if front.gate.checks_scopes() {
+            // The scopes of the body's calls are checked against the toolbox served once the
+            // body is in (it may have changed while the body arrived), and a call runs on
+            // that same toolbox: the request carries it to the handler.
+            let toolbox = front.server.toolbox();
+            front.gate.admit_body(&head, &body, &toolbox)?;
+            head.extensions.insert(ScopesCheckedOn(toolbox));
+        }
+        let ticket = admission::admit(&front.sessions, &front.callers, &head, &body).await?;
         let json_body = head.method == Method::POST && fixes::is_json(&head.headers);
         let response = front
             .rmcp

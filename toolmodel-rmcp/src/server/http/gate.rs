@@ -138,6 +138,12 @@ impl Gate {
         Ok(())
     }
 
+    /// Whether the gate checks tools' scopes (a bearer gate): then the front pins the
+    /// toolbox it checked a body against for the handler.
+    pub(super) fn checks_scopes(&self) -> bool {
+        matches!(self, Self::Bearer(_))
+    }
+
     /// Checks the scopes of each tool a `tools/call` in `body` names, for the caller
     /// [`admit`](Self::admit) put in `head`.
     ///

@@ -20,6 +20,7 @@ use std::time::Duration;
 /// | [`max_body_bytes`](Self::max_body_bytes) | 4 MiB | 413 Content Too Large, and the connection is closed |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 120 s | the session is closed (404 afterwards) |
 /// | [`max_calls_per_session`](Self::max_calls_per_session) | 64 | 429 Too Many Requests with `Retry-After` |
+/// | [`max_calls_per_caller`](Self::max_calls_per_caller) | 64 | 429 Too Many Requests with `Retry-After` (requests that name no session, per verified caller) |
 /// | [`client_request_timeout`](Self::client_request_timeout) | 120 s | the request to the client is cancelled (`notifications/cancelled`) and the handler gets `-32603` naming the limit |
 ///
 /// [`client_request_timeout`](Self::client_request_timeout) holds on every transport (stdio
@@ -62,6 +63,12 @@ pub struct HttpLimits {
     pub session_idle_timeout: Duration,
     /// Requests of one session in flight at once (a response's stream still open counts).
     pub max_calls_per_session: usize,
+    /// Requests that name no session (MCP 2026-07-28's, which carry their own state) in
+    /// flight at once per caller under authorization (the verified token's issuer and
+    /// subject), whatever connections it uses; a response's stream still open counts. An
+    /// anonymous caller's only identity is its connection, which carries one HTTP/1.1
+    /// request at a time: [`max_connections`](Self::max_connections) bounds those.
+    pub max_calls_per_caller: usize,
     /// How long a request a call sends to the client (`sampling/createMessage`,
     /// `elicitation/create`, `roots/list`, before MCP 2026-07-28) may go unanswered: then
     /// the server cancels it (`notifications/cancelled`; MCP 2025-11-25, "Lifecycle",
@@ -88,6 +95,8 @@ impl HttpLimits {
     pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
     /// Default of [`max_calls_per_session`](Self::max_calls_per_session).
     pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
+    /// Default of [`max_calls_per_caller`](Self::max_calls_per_caller).
+    pub const DEFAULT_MAX_CALLS_PER_CALLER: usize = 64;
     /// Default of [`client_request_timeout`](Self::client_request_timeout).
     pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -140,6 +149,13 @@ impl HttpLimits {
         self
     }
 
+    /// Sets [`max_calls_per_caller`](Self::max_calls_per_caller) (at least 1).
+    #[must_use]
+    pub fn max_calls_per_caller(mut self, calls: usize) -> Self {
+        self.max_calls_per_caller = calls.max(1);
+        self
+    }
+
     /// Sets [`client_request_timeout`](Self::client_request_timeout).
     #[must_use]
     pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
@@ -158,6 +174,7 @@ impl Default for HttpLimits {
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_calls_per_session: Self::DEFAULT_MAX_CALLS_PER_SESSION,
+            max_calls_per_caller: Self::DEFAULT_MAX_CALLS_PER_CALLER,
             client_request_timeout: Self::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }

@@ -16,7 +16,8 @@
 //!    bearer token and the scopes the server and the `Mcp-Name` tool need ([`crate::auth`]);
 //! 5. `body`: the whole body, within the limits, then the gate's scope check of each
 //!    `tools/call` it holds;
-//! 6. `admission`: the session limits, over the `sessions` table;
+//! 6. `admission`: the session limits, over the `sessions` table, and the limit of a
+//!    caller's requests that name no session, over the `callers` table;
 //! 7. `rmcp`'s service;
 //! 8. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
 //!
@@ -27,10 +28,11 @@
 //!
 //! The modules import one another in one direction: `limits`, `settings`, `response`,
 //! `refusal`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
-//! `admission`, `fixes`); then `front`; then `connections`.
+//! `callers`, `admission`, `fixes`); then `front`; then `connections`.
 
 mod admission;
 mod body;
+mod callers;
 mod connections;
 mod cors;
 mod fixes;

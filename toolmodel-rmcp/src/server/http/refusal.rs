@@ -47,6 +47,9 @@ pub(super) enum Refusal {
     SessionsBusy(usize),
     /// 429: the session has `max_calls_per_session` requests (this many) in flight.
     CallsInFlight(usize),
+    /// 429: the caller (its subject, else its connection) has `max_calls_per_caller`
+    /// requests (this many) that name no session in flight.
+    CallerBusy(usize),
     /// 404: a `DELETE` of a session the server does not hold (MCP, Streamable HTTP,
     /// "Session Management").
     SessionNotFound,
@@ -86,7 +89,10 @@ impl Refusal {
             | Self::InsufficientScope(_)
             | Self::AuthorizationUnavailable
             | Self::ShuttingDown { .. } => true,
-            Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::SessionNotFound => false,
+            Self::SessionsBusy(_)
+            | Self::CallsInFlight(_)
+            | Self::CallerBusy(_)
+            | Self::SessionNotFound => false,
         }
     }
 
@@ -139,6 +145,12 @@ impl Refusal {
                     "Too Many Requests: the session has {max} requests in flight (max_calls_per_session)"
                 ),
             ),
+            Self::CallerBusy(max) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too Many Requests: this caller has {max} requests in flight (max_calls_per_caller)"
+                ),
+            ),
             Self::SessionNotFound => (
                 StatusCode::NOT_FOUND,
                 "Not Found: Session not found".to_owned(),
@@ -172,6 +184,7 @@ impl Refusal {
             self,
             Self::SessionsBusy(_)
                 | Self::CallsInFlight(_)
+                | Self::CallerBusy(_)
                 | Self::AuthorizationUnavailable
                 | Self::ShuttingDown { session: false }
         ) {
@@ -218,6 +231,7 @@ mod tests {
         for (refusal, status) in [
             (Refusal::SessionsBusy(3), StatusCode::SERVICE_UNAVAILABLE),
             (Refusal::CallsInFlight(1), StatusCode::TOO_MANY_REQUESTS),
+            (Refusal::CallerBusy(1), StatusCode::TOO_MANY_REQUESTS),
         ] {
             let response = refusal.response();
             assert_eq!(response.status(), status);
@@ -253,6 +267,7 @@ mod tests {
             ),
             (Refusal::SessionsBusy(3), 503, "max_sessions"),
             (Refusal::CallsInFlight(1), 429, "max_calls_per_session"),
+            (Refusal::CallerBusy(1), 429, "max_calls_per_caller"),
         ] {
             let response = refusal.response();
             assert_eq!(response.status().as_u16(), status, "{refusal:?}");
