@@ -10,8 +10,9 @@ use rmcp::{
     ClientHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-        ClientConfig, ErrorCode, GetTaskParams, Implementation, InputResponses, TaskPayload,
-        TaskStatus, UpdateTaskParams,
+        ClientConfig, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
+        Implementation, InputResponses, ReadResourceRequestParams, ReadResourceResponse,
+        TaskPayload, TaskStatus, UpdateTaskParams,
     },
     service::{RoleClient, RunningService, ServiceError},
 };
@@ -304,20 +305,62 @@ async fn a_client_without_the_extension_gets_results_and_no_task_methods() {
 }
 
 /// A client of the tasks extension connected to the gateway at `url` over Streamable HTTP
-/// (MCP 2025-11-25) with `token`.
-async fn connect_http(url: &str, token: String) -> RunningService<RoleClient, Client> {
+/// with `token`: in an MCP 2025-11-25 session, or in MCP 2026-07-28's sessionless mode
+/// (`server/discover`) when `sessionless`.
+async fn connect_http(
+    url: &str,
+    token: String,
+    sessionless: bool,
+) -> RunningService<RoleClient, Client> {
     use rmcp::{
         ServiceExt as _,
+        model::ProtocolVersion,
+        service::{ClientLifecycleMode, ClientServiceExt as _},
         transport::{
             StreamableHttpClientTransport,
             streamable_http_client::StreamableHttpClientTransportConfig,
         },
     };
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
-    Client { tasks: true }
-        .serve(StreamableHttpClientTransport::from_config(config))
-        .await
-        .expect("connects")
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let client = Client { tasks: true };
+    if sessionless {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        client.serve_with_lifecycle(transport, lifecycle).await
+    } else {
+        client.serve(transport).await
+    }
+    .expect("connects")
+}
+
+/// `federation` served over HTTP on a free loopback port behind `issuer`'s authorization,
+/// and a client of it for each of two callers, Alice and Mallory (another client, so another
+/// subject), `sessionless` as [`connect_http`] says.
+async fn alice_and_mallory(
+    issuer: &issuer::Issuer,
+    federation: &Federation,
+    sessionless: bool,
+) -> (
+    RunningService<RoleClient, Client>,
+    RunningService<RoleClient, Client>,
+) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let server = ToolboxServer::new(federation.toolbox())
+        .with_handler(federation.passthrough())
+        .with_authorization(Authorization::new(&issuer.url, &url).expect("authorization"));
+    federation.serve(&server);
+    tokio::spawn(server.serve_http(listener));
+    let alice_token = issuer.token(&url, "notes:read").await;
+    let mallory_token = issuer
+        .token_for(issuer::OTHER_CLIENT, &url, "notes:read")
+        .await;
+    (
+        connect_http(&url, alice_token, sessionless).await,
+        connect_http(&url, mallory_token, sessionless).await,
+    )
 }
 
 /// The security review's finding: under authorization a task ID's owner tag was a hash any
@@ -330,18 +373,7 @@ async fn no_other_caller_reaches_a_forwarded_task_even_with_an_id_it_made_itself
         return;
     };
     let federation = federation(NamePolicy::default()).await;
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    let server = ToolboxServer::new(federation.toolbox())
-        .with_handler(federation.passthrough())
-        .with_authorization(Authorization::new(&issuer.url, &url).expect("authorization"));
-    federation.serve(&server);
-    tokio::spawn(server.serve_http(listener));
-    let alice = connect_http(&url, issuer.token(&url, "notes:read").await).await;
-    let mallory_token = issuer
-        .token_for(issuer::OTHER_CLIENT, &url, "notes:read")
-        .await;
-    let mallory = connect_http(&url, mallory_token).await;
+    let (alice, mallory) = alice_and_mallory(&issuer, &federation, false).await;
 
     let wait = |millis: u64| {
         CallToolRequestParams::new("wait").with_arguments(arguments(json!({"millis": millis})))
@@ -407,6 +439,184 @@ async fn no_other_caller_reaches_a_forwarded_task_even_with_an_id_it_made_itself
             .cancel_task(CancelTaskParams::new(id.clone()))
             .await
             .expect("tasks/cancel");
+    }
+    alice.cancel().await.expect("closes");
+    mallory.cancel().await.expect("closes");
+    federation.shutdown().await;
+}
+
+/// An upstream whose prompt `stateful` and resource `state://r` ask for input and hand out
+/// a `requestState` (MCP 2026-07-28), then answer with the state they got back.
+struct Stateful;
+
+impl Stateful {
+    fn asking(state: &str) -> rmcp::model::InputRequiredResult {
+        let elicit: rmcp::model::InputRequest = serde_json::from_value(json!({
+            "method": "elicitation/create",
+            "params": {"message": "Go on?", "requestedSchema": {
+                "type": "object", "properties": {"go": {"type": "boolean"}}}}
+        }))
+        .expect("an input request");
+        let mut input = rmcp::model::InputRequiredResult::from_input_requests(
+            rmcp::model::InputRequests::from([("go".to_owned(), elicit)]),
+        );
+        input.request_state = Some(state.to_owned());
+        input
+    }
+}
+
+impl rmcp::ServerHandler for Stateful {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, rmcp::ErrorData> {
+        let prompt = rmcp::model::Prompt::new("stateful", None::<String>, None);
+        Ok(rmcp::model::ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        Ok(match request.request_state {
+            Some(state) => {
+                rmcp::model::GetPromptResult::new(vec![rmcp::model::PromptMessage::new_text(
+                    rmcp::model::Role::User,
+                    format!("resumed {state}"),
+                )])
+                .into()
+            }
+            None => GetPromptResponse::InputRequired(Self::asking("prompt-state-of-alice")),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+        Ok(match request.request_state {
+            Some(state) => {
+                rmcp::model::ReadResourceResult::new(vec![rmcp::model::ResourceContents::text(
+                    format!("resumed {state}"),
+                    request.uri,
+                )])
+                .into()
+            }
+            None => ReadResourceResponse::InputRequired(Self::asking("resource-state-of-alice")),
+        })
+    }
+}
+
+/// `prompts/get` of `stateful` by `client` with `state`: the text of its first message.
+async fn resume(
+    client: &RunningService<RoleClient, Client>,
+    state: String,
+) -> Result<String, ServiceError> {
+    let request = GetPromptRequestParams::new("stateful").with_request_state(state);
+    match client.get_prompt_once(request).await? {
+        GetPromptResponse::Complete(result) => {
+            let message = serde_json::to_value(&result.messages[0]).expect("JSON");
+            Ok(message["content"]["text"].as_str().unwrap_or("").to_owned())
+        }
+        other => panic!("expected a prompt, got {other:?}"),
+    }
+}
+
+/// `resources/read` of `state://r` by `client` with `state`.
+async fn read(
+    client: &RunningService<RoleClient, Client>,
+    state: Option<String>,
+) -> Result<ReadResourceResponse, ServiceError> {
+    let mut request = ReadResourceRequestParams::new("state://r");
+    request.request_state = state;
+    client.read_resource_once(request).await
+}
+
+/// Found by reading in the security review: the gateway passed an upstream's prompt or
+/// resource `requestState` to the client as it came and back as it came, and the upstream,
+/// which sees every caller as the gateway, cannot bind it to a user: Mallory, given Alice's
+/// state, resumed Alice's prompt. Now the gateway seals the state for its caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_request_state_is_bound_to_the_caller_it_was_given_to() {
+    let Some(issuer) = issuer::Issuer::start(0).await else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    let upstream =
+        ToolboxServer::new(Toolbox::builder().build().expect("toolbox")).with_handler(Stateful);
+    tokio::spawn(upstream.serve_http(listener));
+    let config = FederationConfig::builder()
+        .server(ServerConfig::http(
+            "stateful",
+            HttpTransport::new(format!("http://{addr}/mcp")),
+        ))
+        .build()
+        .expect("config");
+    let federation = Federation::start(config).await.expect("federation");
+    let (alice, mallory) = alice_and_mallory(&issuer, &federation, true).await;
+    let refused = |result: Result<String, ServiceError>, what: &str| match result {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{what}: {error:?}");
+        }
+        other => panic!("{what}: expected -32602, got {other:?}"),
+    };
+
+    // A prompt: Alice's state is no good to Mallory, nor to another prompt; Alice resumes.
+    let first = alice
+        .get_prompt_once(GetPromptRequestParams::new("stateful"))
+        .await
+        .expect("prompts/get");
+    let GetPromptResponse::InputRequired(input) = first else {
+        panic!("expected input_required, got {first:?}");
+    };
+    let state = input.request_state.expect("a requestState");
+    refused(
+        resume(&mallory, state.clone()).await,
+        "Mallory with Alice's state",
+    );
+    assert!(
+        !state.contains("alice"),
+        "the upstream's state is sealed: {state}"
+    );
+    refused(
+        resume(&alice, "prompt-state-of-alice".to_owned()).await,
+        "the upstream's own state, unsealed",
+    );
+    assert_eq!(
+        resume(&alice, state).await.expect("Alice resumes"),
+        "resumed prompt-state-of-alice"
+    );
+
+    // A resource, the same.
+    let ReadResourceResponse::InputRequired(input) = read(&alice, None).await.expect("read") else {
+        panic!("expected input_required");
+    };
+    let state = input.request_state.expect("a requestState");
+    match read(&mallory, Some(state.clone())).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+        }
+        other => panic!("Mallory with Alice's resource state: expected -32602, got {other:?}"),
+    }
+    match read(&alice, Some(state)).await.expect("Alice resumes") {
+        ReadResourceResponse::Complete(result) => {
+            let text = serde_json::to_value(&result.contents[0]).expect("JSON");
+            assert_eq!(text["text"], "resumed resource-state-of-alice");
+        }
+        other => panic!("expected the resource, got {other:?}"),
     }
     alice.cancel().await.expect("closes");
     mallory.cancel().await.expect("closes");

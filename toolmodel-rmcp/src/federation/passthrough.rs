@@ -5,9 +5,20 @@
 //! says which, and how names and URIs are kept apart); an upstream's JSON-RPC error reaches the
 //! client unchanged, an `InputRequiredResult` (MCP 2026-07-28) too (a complete result gets
 //! the `resultType` 2026-07-28 requires, which a 2025-11-25 upstream session leaves out), and the client's
-//! `inputResponses` and `requestState` go back to the upstream as they came, so a prompt or a
-//! resource that asks for input works through the gateway without state in it. A server that
-//! is down offers nothing until its session opens again.
+//! `inputResponses` go back to the upstream as they came, so a prompt or a resource that asks
+//! for input works through the gateway without state in it.
+//!
+//! **`requestState`.** The upstream sees every caller as the gateway (one session, the
+//! gateway's credentials), so the state it hands out is bound to no user: relayed as it came,
+//! one caller could send back another's. The gateway seals the upstream's state with its own
+//! `requestState` key, bound to the method, the prompt's name or the resource's URI and, under
+//! authorization, the caller (the [`ToolboxServer`](crate::ToolboxServer) serving the
+//! passthrough lends its key; served alone, the process's random key), and opens it again
+//! when the client retries: a state of another caller, another prompt or resource, another
+//! key, or past its expiry is `-32602` and never reaches the upstream. Any replica of a
+//! gateway with the same key (`MCP_REQUEST_STATE_KEY`) opens it.
+//!
+//! A server that is down offers nothing until its session opens again.
 
 // `resources/subscribe` and `resources/unsubscribe` are MCP 2025-11-25 methods (2026-07-28 has
 // `subscriptions/listen` instead); the upstream sessions, and the clients that send them, speak
@@ -37,6 +48,7 @@ use crate::federation::downstream::Downstream;
 use crate::federation::names::NamePolicy;
 use crate::federation::pages::CacheHint;
 use crate::federation::upstream::Upstream;
+use crate::server::{call::caller, request_state::Sealer};
 
 /// What each upstream declared at `initialize`, by server name (updated on each new session).
 pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;
@@ -170,6 +182,16 @@ impl Passthrough {
     }
 }
 
+/// The sealer the serving `ToolboxServer` lent `context` (its `requestState` key), or one
+/// with the process's random key.
+fn sealer(context: &RequestContext<RoleServer>) -> Sealer {
+    context
+        .extensions
+        .get::<Sealer>()
+        .cloned()
+        .unwrap_or_else(|| Sealer::new(None))
+}
+
 impl ServerHandler for Passthrough {
     fn get_info(&self) -> ServerConfig {
         let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
@@ -193,8 +215,14 @@ impl ServerHandler for Passthrough {
     async fn get_prompt(
         &self,
         mut request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        const METHOD: &str = "prompts/get";
+        let (sealer, caller) = (sealer(&context), caller(&context));
+        let asked = request.name.clone();
+        if let Some(state) = request.request_state.take() {
+            request.request_state = Some(sealer.open_relayed(METHOD, &asked, caller, &state)?);
+        }
         let servers = self.prompt_servers().await;
         let (server, name) = prompt_named(&servers, self.policy, &request.name).await?;
         request.name = name;
@@ -208,7 +236,13 @@ impl ServerHandler for Passthrough {
                 result.result_type.get_or_insert(ResultType::COMPLETE);
                 Ok(GetPromptResponse::Complete(result))
             }
-            ServerResult::InputRequiredResult(input) => Ok(GetPromptResponse::InputRequired(input)),
+            ServerResult::InputRequiredResult(mut input) => {
+                if let Some(state) = input.request_state.take() {
+                    input.request_state =
+                        Some(sealer.seal_relayed(METHOD, &asked, caller, &state)?);
+                }
+                Ok(GetPromptResponse::InputRequired(input))
+            }
             _ => Err(unexpected(server, "prompts/get")),
         }
     }
@@ -245,9 +279,15 @@ impl ServerHandler for Passthrough {
 
     async fn read_resource(
         &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        const METHOD: &str = "resources/read";
+        let (sealer, caller) = (sealer(&context), caller(&context));
+        let uri = request.uri.clone();
+        if let Some(state) = request.request_state.take() {
+            request.request_state = Some(sealer.open_relayed(METHOD, &uri, caller, &state)?);
+        }
         let servers = self.resource_servers().await;
         let server = resource_server(&servers, &request.uri).await?;
         match server
@@ -260,7 +300,10 @@ impl ServerHandler for Passthrough {
                 result.result_type.get_or_insert(ResultType::COMPLETE);
                 Ok(ReadResourceResponse::Complete(result))
             }
-            ServerResult::InputRequiredResult(input) => {
+            ServerResult::InputRequiredResult(mut input) => {
+                if let Some(state) = input.request_state.take() {
+                    input.request_state = Some(sealer.seal_relayed(METHOD, &uri, caller, &state)?);
+                }
                 Ok(ReadResourceResponse::InputRequired(input))
             }
             _ => Err(unexpected(server, "resources/read")),

@@ -183,8 +183,10 @@ impl ServerHandler for ToolboxServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        // A gateway's passthrough seals its upstreams' `requestState` with this server's key.
+        context.extensions.insert(self.sealer.clone());
         self.composed.handler().get_prompt(request, context).await
     }
 
@@ -221,8 +223,9 @@ impl ServerHandler for ToolboxServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        context.extensions.insert(self.sealer.clone());
         self.composed
             .handler()
             .read_resource(request, context)

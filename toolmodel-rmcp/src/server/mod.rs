@@ -103,7 +103,7 @@
 
 // The modules import one another in one direction, from the state a server holds up to the
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
-mod call;
+pub(crate) mod call;
 mod compose;
 mod handler;
 mod host;

@@ -245,24 +245,17 @@ impl Sealer {
         caller: Option<&Caller>,
         carried: &RoundState,
     ) -> Result<String, ErrorData> {
-        let bound = binding(name, arguments, caller);
-        let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
-        let sealed = self
-            .codec()?
-            .seal_json_with(carried, &options)
-            .map_err(|err| ErrorData::internal_error(format!("requestState: {err}"), None))?;
-        if sealed.len() > self.limit {
-            return Err(ErrorData::internal_error(
+        let bound = binding("tools/call", name, arguments, caller);
+        self.seal_bound(&bound, carried, |size| {
+            ErrorData::internal_error(
                 format!(
-                    "requestState of tools/call {name:?} would be {} bytes, over the limit of {}: \
-                     the handler's state and the answers so far are too large",
-                    sealed.len(),
+                    "requestState of tools/call {name:?} would be {size} bytes, over the limit \
+                     of {}: the handler's state and the answers so far are too large",
                     self.limit
                 ),
                 None,
-            ));
-        }
-        Ok(sealed)
+            )
+        })
     }
 
     /// Opens the `requestState` a client sent back with `tools/call` `name` and `arguments`,
@@ -281,6 +274,86 @@ impl Sealer {
         caller: Option<&Caller>,
         state: &str,
     ) -> Result<RoundState, ErrorData> {
+        self.open_bound(&binding("tools/call", name, arguments, caller), state)
+    }
+
+    /// Seals an upstream's `requestState` of `method` (`prompts/get`, `resources/read`) about
+    /// `target` (the prompt's name or the resource's URI, as the client named it) for
+    /// `caller`, so that a gateway hands a client state only that caller can send back
+    /// (MCP 2026-07-28 binds state to the user; the upstream sees every caller as the
+    /// gateway and cannot).
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC `-32603` when the sealed state is larger than the limit or there is no key.
+    #[cfg(feature = "federation")]
+    pub(crate) fn seal_relayed(
+        &self,
+        method: &str,
+        target: &str,
+        caller: Option<&Caller>,
+        upstream_state: &str,
+    ) -> Result<String, ErrorData> {
+        let bound = binding(method, target, None, caller);
+        self.seal_bound(&bound, &upstream_state, |size| {
+            ErrorData::internal_error(
+                format!(
+                    "requestState of {method} {target:?} would be {size} bytes, over the limit \
+                     of {}: the upstream's state is too large",
+                    self.limit
+                ),
+                None,
+            )
+        })
+    }
+
+    /// The upstream's `requestState` in `state`, which [`seal_relayed`](Self::seal_relayed)
+    /// sealed for `method`, `target` and `caller`.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open): `-32602` for a state over the limit, malformed, tampered
+    /// with, of another key, method, target or caller, or expired.
+    #[cfg(feature = "federation")]
+    pub(crate) fn open_relayed(
+        &self,
+        method: &str,
+        target: &str,
+        caller: Option<&Caller>,
+        state: &str,
+    ) -> Result<String, ErrorData> {
+        self.open_bound(&binding(method, target, None, caller), state)
+    }
+
+    /// `value` sealed under `bound` with the expiry.
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC `-32603` when there is no key or sealing fails; `too_large(size)` for a
+    /// sealed state of `size` bytes, over the limit.
+    fn seal_bound<T: serde::Serialize>(
+        &self,
+        bound: &[u8],
+        value: &T,
+        too_large: impl FnOnce(usize) -> ErrorData,
+    ) -> Result<String, ErrorData> {
+        let options = SealOptions::new().associated_data(bound).ttl(self.ttl);
+        let sealed = self
+            .codec()?
+            .seal_json_with(value, &options)
+            .map_err(|err| ErrorData::internal_error(format!("requestState: {err}"), None))?;
+        if sealed.len() > self.limit {
+            return Err(too_large(sealed.len()));
+        }
+        Ok(sealed)
+    }
+
+    /// The value sealed under `bound` in `state` ([`open`](Self::open)'s errors).
+    fn open_bound<T: serde::de::DeserializeOwned>(
+        &self,
+        bound: &[u8],
+        state: &str,
+    ) -> Result<T, ErrorData> {
         if state.len() > self.limit {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -291,9 +364,8 @@ impl Sealer {
                 None,
             ));
         }
-        let bound = binding(name, arguments, caller);
         self.codec()?
-            .open_json_with(state, &bound)
+            .open_json_with(state, bound)
             .map_err(|err| ErrorData::invalid_params(refusal(&err), None))
     }
 }
@@ -319,11 +391,16 @@ fn refusal(err: &RequestStateError) -> String {
     }
 }
 
-/// What a state is bound to: the method, the tool's name, its arguments (keys sorted, so
-/// the client's key order does not matter) and, under authorization, the caller's issuer and
-/// subject.
-fn binding(name: &str, arguments: Option<&JsonObject>, caller: Option<&Caller>) -> Vec<u8> {
-    let mut bound = b"toolmodel-rmcp/tools/call\0".to_vec();
+/// What a state is bound to: the method, the tool's name (or prompt's, or resource's URI),
+/// its arguments (keys sorted, so the client's key order does not matter) and, under
+/// authorization, the caller's issuer and subject.
+fn binding(
+    method: &str,
+    name: &str,
+    arguments: Option<&JsonObject>,
+    caller: Option<&Caller>,
+) -> Vec<u8> {
+    let mut bound = format!("toolmodel-rmcp/{method}\0").into_bytes();
     bound.extend_from_slice(name.as_bytes());
     bound.push(0);
     let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
