@@ -365,6 +365,86 @@ async fn bad_tokens_get_401_invalid_token_and_never_echo_the_token() {
     }
 }
 
+/// The `WWW-Authenticate` of `initialize` with `token`: a 401 with `invalid_token`.
+async fn refusal(addr: SocketAddr, token: &str) -> String {
+    let reply = initialize(addr, Some(token)).await;
+    assert_eq!(reply.status, 401, "{reply:?}");
+    let challenge = challenge(&reply).to_owned();
+    assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+    challenge
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_not_typed_as_an_access_token_is_refused_unless_its_typ_is_accepted() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let typed = |typ: Value| {
+        let claims = json!({"aud": resource});
+        issuer.forge_with_header("issuer", json!({"typ": typ}), claims)
+    };
+    // An ID token's `typ`, and none at all (RFC 9068 §2.1: `at+jwt` is required).
+    let jwt = typed(json!("JWT")).await;
+    let untyped = typed(Value::Null).await;
+    for token in [&jwt, &untyped] {
+        let challenge = refusal(addr, token).await;
+        assert!(challenge.contains("typ is not at+jwt"), "{challenge}");
+    }
+    // A media type, compared case-insensitively (RFC 7515 §4.1.9).
+    let long_form = typed(json!("Application/AT+JWT")).await;
+    assert_eq!(initialize(addr, Some(&long_form)).await.status, 200);
+    // The opt-ins, for an issuer that does not type its access tokens.
+    let (relaxed, resource) = protected(&issuer.url, |auth| {
+        auth.with_typ_accepted("JWT")
+            .unwrap()
+            .with_missing_typ_accepted()
+    })
+    .await;
+    for typ in [json!("JWT"), Value::Null, json!("at+jwt")] {
+        let token = issuer
+            .forge_with_header("issuer", json!({"typ": typ}), json!({"aud": resource}))
+            .await;
+        let reply = initialize(relaxed, Some(&token)).await;
+        assert_eq!(reply.status, 200, "typ {typ}: {reply:?}");
+    }
+    let logout = issuer
+        .forge_with_header(
+            "issuer",
+            json!({"typ": "logout+jwt"}),
+            json!({"aud": resource}),
+        )
+        .await;
+    let challenge = refusal(relaxed, &logout).await;
+    assert!(challenge.contains("typ is not at+jwt"), "{challenge}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_without_sub_is_refused_and_its_client_is_never_the_subject() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    // A client whose client_id is a user's subject, without `sub` (RFC 9068 §2.2: required).
+    let token = issuer
+        .forge(
+            "issuer",
+            json!({"aud": resource, "sub": null, "client_id": "forged-user"}),
+        )
+        .await;
+    let challenge = refusal(addr, &token).await;
+    assert!(
+        challenge.contains("lacks a required claim: sub"),
+        "{challenge}"
+    );
+    let azp = json!({"aud": resource, "sub": null, "client_id": null, "azp": "forged-user"});
+    let challenge = refusal(addr, &issuer.forge("issuer", azp).await).await;
+    assert!(
+        challenge.contains("lacks a required claim: sub"),
+        "{challenge}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_scope_gets_403_naming_every_scope_the_call_needs() {
     let Some(issuer) = Issuer::start(0).await else {

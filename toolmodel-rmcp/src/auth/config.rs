@@ -6,6 +6,7 @@ use std::{fmt, time::Duration};
 use jsonwebtoken::Algorithm;
 use url::Url;
 
+use super::jwt::{AT_JWT, media_type};
 use crate::Error;
 
 /// How far `exp` and `nbf` may be off, for clocks that differ a little (RFC 7519 §4.1.4).
@@ -57,6 +58,7 @@ pub(crate) struct IntrospectionClient {
 /// | scopes every request needs | none | [`with_scopes`](Self::with_scopes) |
 /// | scope hierarchy | none | [`with_scope_implying`](Self::with_scope_implying) |
 /// | audience check (`aud` holds `resource`, RFC 8707) | on | [`without_audience_check`](Self::without_audience_check) |
+/// | JWT `typ` header (RFC 9068 §2.1) | `at+jwt` only | [`with_typ_accepted`](Self::with_typ_accepted), [`with_missing_typ_accepted`](Self::with_missing_typ_accepted) |
 /// | `exp`/`nbf` leeway | [`DEFAULT_LEEWAY`] (30 s) | [`with_leeway`](Self::with_leeway) |
 /// | signature algorithms | RS256/384/512, PS256/384/512, ES256/384, EdDSA | [`with_algorithms`](Self::with_algorithms) |
 /// | keys refetched on an unknown `kid` at most every | [`DEFAULT_KEY_REFETCH_INTERVAL`] (30 s) | [`with_key_refetch_interval`](Self::with_key_refetch_interval) |
@@ -86,6 +88,10 @@ pub struct Authorization {
     pub(crate) algorithms: Vec<Algorithm>,
     pub(crate) leeway: Duration,
     pub(crate) audience_check: bool,
+    /// The `typ` values a JWT access token may carry, as media types ([`media_type`]).
+    pub(crate) typs: Vec<String>,
+    /// Whether a JWT access token without `typ` is accepted.
+    pub(crate) missing_typ_accepted: bool,
     pub(crate) key_refetch_interval: Duration,
     pub(crate) token_cache_capacity: usize,
     pub(crate) introspection: Option<IntrospectionClient>,
@@ -183,6 +189,8 @@ impl Authorization {
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: DEFAULT_LEEWAY,
             audience_check: true,
+            typs: vec![media_type(AT_JWT)],
+            missing_typ_accepted: false,
             key_refetch_interval: DEFAULT_KEY_REFETCH_INTERVAL,
             token_cache_capacity: DEFAULT_TOKEN_CACHE_CAPACITY,
             introspection: None,
@@ -232,6 +240,40 @@ impl Authorization {
     #[must_use]
     pub fn without_audience_check(mut self) -> Self {
         self.audience_check = false;
+        self
+    }
+
+    /// Also accepts JWT access tokens whose `typ` header (RFC 7515 §4.1.9) is `typ`, e.g.
+    /// `"JWT"`, for an issuer that does not type its access tokens `at+jwt` as RFC 9068 §2.1
+    /// asks. Compared as a media type: case-insensitively, `application/` implied when it has
+    /// no `/` (`"JWT"` also accepts `application/jwt`). Each call adds one.
+    ///
+    /// Without it only `at+jwt` (or `application/at+jwt`) is accepted: the type is what tells
+    /// an access token from another JWT the issuer signs with the same keys (an OpenID
+    /// Connect ID token, a logout token), so accept another only for an issuer that issues
+    /// its access tokens with it, and keep the audience check on (RFC 9068 §4).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Authorization`] when `typ` is empty or holds whitespace (a token without
+    /// `typ` is accepted with [`with_missing_typ_accepted`](Self::with_missing_typ_accepted)).
+    pub fn with_typ_accepted(mut self, typ: impl Into<String>) -> Result<Self, Error> {
+        let typ = typ.into();
+        if typ.is_empty() || typ.contains(char::is_whitespace) {
+            return Err(config_error(format!(
+                "{typ:?} is no JWS typ (RFC 7515 §4.1.9): empty or with whitespace"
+            )));
+        }
+        self.typs.push(media_type(&typ));
+        Ok(self)
+    }
+
+    /// Also accepts JWT access tokens without a `typ` header, for an issuer that leaves it
+    /// out (RFC 9068 §2.1 requires `at+jwt`). Such a token could as well be another JWT of the
+    /// issuer's: keep the audience check on, so that only tokens for this resource pass.
+    #[must_use]
+    pub fn with_missing_typ_accepted(mut self) -> Self {
+        self.missing_typ_accepted = true;
         self
     }
 
@@ -347,6 +389,18 @@ mod tests {
         }
         let pinned = auth.with_algorithms(["ES256"]).unwrap();
         assert_eq!(pinned.algorithms, vec![Algorithm::ES256]);
+    }
+
+    #[test]
+    fn a_typ_is_kept_as_a_media_type_and_an_empty_one_is_refused() {
+        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        assert_eq!(auth.typs, ["application/at+jwt"]);
+        assert!(!auth.missing_typ_accepted);
+        let auth = auth.with_typ_accepted("JWT").unwrap();
+        assert_eq!(auth.typs, ["application/at+jwt", "application/jwt"]);
+        for bad in ["", "at jwt"] {
+            assert!(auth.clone().with_typ_accepted(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Opaque access tokens, verified by the issuer's introspection endpoint (RFC 7662): `active`,
-//! `iss` (when given) the issuer, `aud` holding the resource, `exp` and `nbf` within the
-//! leeway. Asked as the resource server's own client
+//! `iss` (when given) the issuer, `aud` holding the resource, `sub` (the caller's subject,
+//! never taken from `client_id`), `exp` and `nbf` within the leeway. Asked as the resource
+//! server's own client
 //! ([`Authorization::with_introspection`](super::Authorization::with_introspection)).
 
 use std::time::{Duration, SystemTime};
@@ -102,11 +103,12 @@ fn check(auth: &Authorization, answer: Introspected, now: u64) -> Result<(Caller
     {
         return Err(Rejection::Invalid("the token is not valid yet"));
     }
+    // Never `client_id` in its place: a client whose ID is a user's subject would be that
+    // user (RFC 9068 §5 for the same confusion in JWT access tokens).
     let subject = answer
         .sub
         .clone()
-        .or_else(|| answer.client_id.clone())
-        .ok_or(Rejection::Invalid("the token names no subject or client"))?;
+        .ok_or(Rejection::Invalid("the token lacks a required claim: sub"))?;
     let scopes = answer
         .scope
         .as_deref()
@@ -138,12 +140,15 @@ mod tests {
     fn an_active_token_for_this_resource_names_its_caller() {
         let (caller, until) = check(
             &auth(),
-            answer(json!({"active": true, "client_id": "app", "scope": "a b",
-                "iss": "https://a.example", "aud": "https://m.example/mcp", "exp": 2000})),
+            answer(
+                json!({"active": true, "sub": "user", "client_id": "app", "scope": "a b",
+                "iss": "https://a.example", "aud": "https://m.example/mcp", "exp": 2000}),
+            ),
             1000,
         )
         .unwrap();
-        assert_eq!(caller.subject(), "app");
+        assert_eq!(caller.subject(), "user");
+        assert_eq!(caller.client_id(), Some("app"));
         assert!(caller.has_scope("b"));
         assert_eq!(until, 1060, "remembered a minute, not until exp");
     }
@@ -152,6 +157,10 @@ mod tests {
     fn inactive_foreign_and_expired_tokens_are_refused() {
         for (value, why) in [
             (json!({"active": false}), "not active"),
+            (
+                json!({"active": true, "client_id": "user", "aud": "https://m.example/mcp", "exp": 2000}),
+                "required claim: sub",
+            ),
             (
                 json!({"active": true, "sub": "u", "aud": ["https://other/mcp"], "exp": 2000}),
                 "another resource",

@@ -10,8 +10,8 @@
 //! - `bearer`: the token of a request, from the `Authorization` header only (RFC 6750 §2.1);
 //! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery);
 //! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval;
-//! - `jwt`: JWT access tokens (RFC 9068) verified with pinned algorithms, `iss`, `aud` (RFC
-//!   8707), `exp` and `nbf`;
+//! - `jwt`: JWT access tokens (RFC 9068) verified with `typ` `at+jwt`, pinned algorithms,
+//!   `iss`, `aud` (RFC 8707), `sub`, `exp` and `nbf`;
 //! - `introspection`: opaque tokens, asked of the issuer (RFC 7662);
 //! - `token_cache`: tokens verified once, remembered by their SHA-256 until they expire;
 //! - `scopes`: the scopes a call needs and the hierarchy that grants them;

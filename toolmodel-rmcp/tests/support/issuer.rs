@@ -122,9 +122,15 @@ impl Issuer {
     /// A token signed as `key` (`issuer`, `rogue`, `none`, `hs256-public`) with `claims`
     /// over an honest token's (`null` removes one), by the provider's `/forge`.
     pub async fn forge(&self, key: &str, claims: Value) -> String {
+        self.forge_with_header(key, json!({}), claims).await
+    }
+
+    /// [`forge`](Self::forge) with `header` over an honest token's JOSE header (`null`
+    /// removes a parameter: `{"typ": null}`).
+    pub async fn forge_with_header(&self, key: &str, header: Value, claims: Value) -> String {
         reqwest::Client::new()
             .post(format!("{}/forge", self.url))
-            .body(json!({"key": key, "claims": claims}).to_string())
+            .body(json!({"key": key, "header": header, "claims": claims}).to_string())
             .send()
             .await
             .unwrap()
