@@ -19,7 +19,7 @@ use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
 mod issuer;
 mod raw_http;
 
-use issuer::Issuer;
+use issuer::{Front, Issuer};
 use raw_http::{Reply, initialize_body, raw};
 
 /// Writes a note (needs `notes:write`).
@@ -671,4 +671,31 @@ async fn a_task_is_unknown_to_every_caller_but_the_one_that_created_it() {
         .await
         .json();
     assert!(message["result"].is_object(), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwks_uri_over_plain_http_off_loopback_is_never_fetched() {
+    let front = Front::start(None).await;
+    // An IPv4-mapped address: no loopback host to the rule (`http` is allowed on `localhost`,
+    // 127.0.0.0/8 and ::1 only), yet it reaches the front, so a fetch would be counted.
+    let mapped = format!("http://[::ffff:127.0.0.1]:{}/jwks", front.port);
+    let reached = reqwest::get(&mapped).await;
+    assert!(
+        reached.is_ok_and(|response| response.status() == 200),
+        "the test needs dual-stack loopback: {mapped} unreachable"
+    );
+    assert_eq!(front.jwks_requests(), 1);
+    front.set_jwks_uri(&mapped);
+    // A JWT with the header {"alg":"ES256","typ":"at+jwt","kid":"k"}: it needs the keys.
+    let token = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImsifQ.e30.c2ln";
+    let (addr, _) = protected(&front.url, |auth| auth).await;
+    let reply = initialize(addr, Some(token)).await;
+    assert_eq!(reply.status, 503, "no keys to be had: {reply:?}");
+    assert_eq!(front.jwks_requests(), 1, "{mapped} was fetched");
+    // The same jwks_uri on a loopback host is fetched.
+    front.set_jwks_uri(&format!("{}/jwks", front.url));
+    let (addr, _) = protected(&front.url, |auth| auth).await;
+    let reply = initialize(addr, Some(token)).await;
+    assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+    assert_eq!(front.jwks_requests(), 2);
 }

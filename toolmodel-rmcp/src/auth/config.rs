@@ -116,17 +116,23 @@ impl fmt::Debug for Authorization {
     }
 }
 
+/// Whether `url`'s host is a loopback one: `localhost`, `127.0.0.0/8` or `::1` (written as
+/// such: an IPv4-mapped `::ffff:127.0.0.1` is not taken for one).
+pub(super) fn on_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// Whether `url` may be talked to: `https`, or `http` on a loopback host (a test or a local
 /// issuer).
 fn secure_or_loopback(url: &Url) -> bool {
     match url.scheme() {
         "https" => true,
-        "http" => match url.host() {
-            Some(url::Host::Domain(domain)) => domain == "localhost",
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
+        "http" => on_loopback(url),
         _ => false,
     }
 }

@@ -9,6 +9,7 @@ use jsonwebtoken::{DecodingKey, jwk::Jwk};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Mutex;
+use url::Url;
 
 use super::{
     config::Authorization,
@@ -133,7 +134,7 @@ fn find<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
 }
 
 /// The usable keys at `uri`; `None` when there is no URI or the fetch fails.
-async fn fetch(auth: &Authorization, uri: Option<String>) -> Option<Vec<Jwk>> {
+async fn fetch(auth: &Authorization, uri: Option<Url>) -> Option<Vec<Jwk>> {
     let response = auth
         .client
         .get(uri?)

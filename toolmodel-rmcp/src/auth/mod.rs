@@ -8,7 +8,8 @@
 //!
 //! - `metadata`: Protected Resource Metadata (RFC 9728) at both well-known URIs;
 //! - `bearer`: the token of a request, from the `Authorization` header only (RFC 6750 §2.1);
-//! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery);
+//! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery), its endpoints
+//!   kept only when `https` (or `http` on loopback, for an issuer on loopback);
 //! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval;
 //! - `jwt`: JWT access tokens (RFC 9068) verified with `typ` `at+jwt`, pinned algorithms,
 //!   `iss`, `aud` (RFC 8707), `sub`, `exp` and `nbf`;
