@@ -2,7 +2,10 @@
 //! started by `serve/auth/provider.mjs` on loopback. Each test skips with a notice when the
 //! provider cannot start, and fails under `CI`.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{
+    net::SocketAddr,
+    time::{Duration, Instant},
+};
 
 use serde::Deserialize;
 use serde_json::Map;
@@ -671,6 +674,99 @@ async fn a_task_is_unknown_to_every_caller_but_the_one_that_created_it() {
         .await
         .json();
     assert!(message["result"].is_object(), "{message}");
+}
+
+/// How long the slow JWKS endpoint of the key tests takes to answer.
+const SLOW_KEYS: Duration = Duration::from_secs(2);
+
+/// A [`Front`] serving the keys of `issuer`, a server it protects with a refetch interval of
+/// 300 ms, its first key fetch done (by a token signed with a known key); then the front's
+/// keys turn slow ([`SLOW_KEYS`]) and the interval passes. The front, the server's address,
+/// and the claims of a token for it.
+async fn slow_keys(issuer: &Issuer) -> (Front, SocketAddr, Value) {
+    let front = Front::start(Some(issuer)).await;
+    let interval = Duration::from_millis(300);
+    let (addr, resource) =
+        protected(&front.url, |auth| auth.with_key_refetch_interval(interval)).await;
+    let claims = json!({"iss": front.url, "aud": resource});
+    let known = issuer.forge("issuer", claims.clone()).await;
+    let reply = initialize(addr, Some(&known)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(front.jwks_requests(), 1);
+    front.set_jwks_delay(SLOW_KEYS);
+    tokio::time::sleep(interval + Duration::from_millis(50)).await;
+    (front, addr, claims)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_signed_with_a_known_key_does_not_wait_for_a_slow_key_fetch() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (front, addr, claims) = slow_keys(&issuer).await;
+    let unknown = issuer.forge("rogue", claims.clone()).await;
+    let refetching = tokio::spawn(async move { initialize(addr, Some(&unknown)).await });
+    front.until_jwks_requests(2).await;
+    // Another token (not in the token cache) signed with the known key, while the fetch the
+    // unknown kid caused is in flight.
+    let known = issuer.forge("issuer", claims).await;
+    let started = Instant::now();
+    let reply = initialize(addr, Some(&known)).await;
+    let elapsed = started.elapsed();
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(
+        elapsed < SLOW_KEYS / 4,
+        "a token signed with a known key waited {elapsed:?} for a key fetch of {SLOW_KEYS:?}"
+    );
+    let reply = refetching.await.unwrap();
+    assert_eq!(reply.status, 401, "{reply:?}");
+    assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_tokens_with_unknown_kids_cause_one_key_fetch() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (front, addr, claims) = slow_keys(&issuer).await;
+    let mut requests = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let unknown = issuer.forge("rogue", claims.clone()).await;
+        requests.spawn(async move { initialize(addr, Some(&unknown)).await });
+    }
+    let started = Instant::now();
+    while let Some(reply) = requests.join_next().await {
+        let reply = reply.unwrap();
+        assert_eq!(reply.status, 401, "{reply:?}");
+        assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+    }
+    assert_eq!(
+        front.jwks_requests(),
+        2,
+        "8 unknown kids at once: one fetch after the first, in {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_is_verified_right_after_an_opaque_token_made_the_discovery() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let front = Front::start(Some(&issuer)).await;
+    let (addr, resource) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+    })
+    .await;
+    let challenge = refusal(addr, "opaque-and-inactive").await;
+    assert!(challenge.contains("not active"), "{challenge}");
+    // The discovery did not use up the key fetch: the keys are fetched at once.
+    let token = issuer
+        .forge("issuer", json!({"iss": front.url, "aud": resource}))
+        .await;
+    let reply = initialize(addr, Some(&token)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(front.jwks_requests(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

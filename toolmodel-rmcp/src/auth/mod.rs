@@ -10,7 +10,8 @@
 //! - `bearer`: the token of a request, from the `Authorization` header only (RFC 6750 §2.1);
 //! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery), its endpoints
 //!   kept only when `https` (or `http` on loopback, for an issuer on loopback);
-//! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval;
+//! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval,
+//!   one fetch at a time, never holding up a token signed with a known key;
 //! - `jwt`: JWT access tokens (RFC 9068) verified with `typ` `at+jwt`, pinned algorithms,
 //!   `iss`, `aud` (RFC 8707), `sub`, `exp` and `nbf`;
 //! - `introspection`: opaque tokens, asked of the issuer (RFC 7662);
