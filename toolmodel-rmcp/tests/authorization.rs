@@ -795,3 +795,52 @@ async fn a_jwks_uri_over_plain_http_off_loopback_is_never_fetched() {
     assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
     assert_eq!(front.jwks_requests(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opaque_token_the_issuer_refused_is_not_introspected_again() {
+    let front = Front::start(None).await;
+    let (addr, _) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+    })
+    .await;
+    for _ in 0..50 {
+        let challenge = refusal(addr, "not-a-token-the-issuer-made").await;
+        assert!(challenge.contains("not active"), "{challenge}");
+    }
+    assert_eq!(front.introspection_requests(), 1, "introspection requests");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn introspection_requests_are_bounded_by_the_rate() {
+    let front = Front::start(None).await;
+    let rate = 10;
+    let (addr, _) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+            .with_introspection_rate(rate)
+            .unwrap()
+    })
+    .await;
+    let started = Instant::now();
+    let mut refused = 0;
+    let mut unavailable = 0;
+    for n in 0..100 {
+        let reply = initialize(addr, Some(&format!("invalid-{n}"))).await;
+        match reply.status {
+            401 => refused += 1,
+            503 => {
+                assert!(reply.header("retry-after").is_some(), "{reply:?}");
+                unavailable += 1;
+            }
+            _ => panic!("{reply:?}"),
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let asked = front.introspection_requests();
+    let bound = f64::from(rate) * (1.0 + elapsed);
+    assert!(
+        (asked as f64) <= bound,
+        "{asked} introspection requests in {elapsed:.2} s at {rate} a second"
+    );
+    assert_eq!(refused, asked, "each introspected token is refused (401)");
+    assert_eq!(unavailable, 100 - asked, "the others get 503");
+}

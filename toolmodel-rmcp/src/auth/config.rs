@@ -19,6 +19,10 @@ pub const DEFAULT_KEY_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 /// How many verified tokens the server remembers (by their SHA-256), each until it expires.
 pub const DEFAULT_TOKEN_CACHE_CAPACITY: usize = 10_000;
 
+/// How many requests a second the server may send the issuer's introspection endpoint, at
+/// most (and at once).
+pub const DEFAULT_INTROSPECTION_RATE: u32 = 50;
+
 /// How long a request to the authorization server (discovery, keys, introspection) may take.
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -64,6 +68,7 @@ pub(crate) struct IntrospectionClient {
 /// | keys refetched on an unknown `kid` at most every | [`DEFAULT_KEY_REFETCH_INTERVAL`] (30 s) | [`with_key_refetch_interval`](Self::with_key_refetch_interval) |
 /// | verified tokens remembered | [`DEFAULT_TOKEN_CACHE_CAPACITY`] | [`with_token_cache_capacity`](Self::with_token_cache_capacity) |
 /// | opaque tokens (RFC 7662 introspection) | refused | [`with_introspection`](Self::with_introspection) |
+/// | introspection requests a second, at most | [`DEFAULT_INTROSPECTION_RATE`] (50) | [`with_introspection_rate`](Self::with_introspection_rate) |
 /// | requests to the issuer time out after | [`DEFAULT_HTTP_TIMEOUT`] (5 s) | [`with_http_timeout`](Self::with_http_timeout) |
 ///
 /// The issuer's endpoints are discovered on the first request that carries a token (RFC 8414
@@ -95,6 +100,7 @@ pub struct Authorization {
     pub(crate) key_refetch_interval: Duration,
     pub(crate) token_cache_capacity: usize,
     pub(crate) introspection: Option<IntrospectionClient>,
+    pub(crate) introspection_rate: u32,
     pub(crate) http_timeout: Duration,
     /// The client for the issuer's endpoints (built once: it pools connections).
     pub(crate) client: reqwest::Client,
@@ -200,6 +206,7 @@ impl Authorization {
             key_refetch_interval: DEFAULT_KEY_REFETCH_INTERVAL,
             token_cache_capacity: DEFAULT_TOKEN_CACHE_CAPACITY,
             introspection: None,
+            introspection_rate: DEFAULT_INTROSPECTION_RATE,
             http_timeout: DEFAULT_HTTP_TIMEOUT,
         })
     }
@@ -344,7 +351,10 @@ impl Authorization {
     /// Accepts opaque (non-JWT) tokens too, asking the issuer's introspection endpoint (RFC
     /// 7662, from its metadata's `introspection_endpoint`) as the client `client_id` with
     /// `client_secret` (HTTP Basic, RFC 7662 §2.1). An introspected token is remembered for
-    /// at most a minute, so a revoked one stops working within that.
+    /// at most a minute, so a revoked one stops working within that; a token the issuer
+    /// refused is refused without asking again for 30 seconds (as many of them remembered as
+    /// [verified tokens](Self::with_token_cache_capacity)), and the issuer is sent at most
+    /// [`with_introspection_rate`](Self::with_introspection_rate) requests a second.
     #[must_use]
     pub fn with_introspection(
         mut self,
@@ -356,6 +366,28 @@ impl Authorization {
             client_secret: client_secret.into(),
         });
         self
+    }
+
+    /// The most requests a second the server sends the issuer's introspection endpoint
+    /// ([`DEFAULT_INTROSPECTION_RATE`] without it), that many at once at most: anyone can send
+    /// a token, and each new one would cost the issuer a request made with the server's
+    /// credentials. A token bucket: past the rate, an opaque token not verified or refused
+    /// already gets 503 with `Retry-After`, as when the issuer is unreachable (it is not
+    /// taken for invalid: a client would throw a good token away), until the bucket refills.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Authorization`] for 0 (opaque tokens would all be refused: leave
+    /// [`with_introspection`](Self::with_introspection) out instead).
+    pub fn with_introspection_rate(mut self, per_second: u32) -> Result<Self, Error> {
+        if per_second == 0 {
+            return Err(config_error(
+                "an introspection rate of 0 requests a second refuses every opaque token"
+                    .to_owned(),
+            ));
+        }
+        self.introspection_rate = per_second;
+        Ok(self)
     }
 
     /// How long a request to the authorization server may take ([`DEFAULT_HTTP_TIMEOUT`]

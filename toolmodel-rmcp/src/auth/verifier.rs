@@ -1,6 +1,7 @@
 //! [`Verifier`]: a protected server's running state: its [`Authorization`], the issuer's keys
-//! ([`Keys`]) and the verified tokens ([`TokenCache`]); it turns a request's headers into its
-//! [`Caller`], and a refusal into its [`Challenge`].
+//! ([`Keys`]), the verified tokens ([`CallerCache`]) and the introspection state
+//! ([`Introspection`]); it turns a request's headers into its [`Caller`], and a refusal into
+//! its [`Challenge`].
 
 use std::{sync::Arc, time::SystemTime};
 
@@ -11,18 +12,20 @@ use super::{
     bearer,
     challenge::{Challenge, ChallengeError},
     config::Authorization,
-    introspection, jwt,
+    introspection::Introspection,
+    jwt,
     keys::Keys,
     metadata,
     rejection::Rejection,
-    token_cache::{TokenCache, expiry},
+    token_cache::{CallerCache, expiry},
 };
 
 /// Verifies the tokens of one server's requests (shared by its clones).
 pub(crate) struct Verifier {
     auth: Authorization,
     keys: Keys,
-    cache: TokenCache,
+    cache: CallerCache,
+    introspection: Introspection,
     metadata_url: String,
 }
 
@@ -39,7 +42,8 @@ impl Verifier {
     /// The verifier of `auth`, with nothing fetched yet.
     pub(crate) fn new(auth: Authorization) -> Self {
         Self {
-            cache: TokenCache::new(auth.token_cache_capacity),
+            cache: CallerCache::new(auth.token_cache_capacity),
+            introspection: Introspection::new(&auth),
             metadata_url: metadata::url(&auth),
             keys: Keys::default(),
             auth,
@@ -68,7 +72,9 @@ impl Verifier {
         let (caller, exp) = if jwt::is_jwt(token) {
             jwt::verify(&self.auth, &self.keys, token).await?
         } else {
-            introspection::verify(&self.auth, &self.keys, token).await?
+            self.introspection
+                .verify(&self.auth, &self.keys, token)
+                .await?
         };
         let caller = Arc::new(caller);
         self.cache
