@@ -23,7 +23,8 @@
 // Beside the provider, `POST /forge` signs the tokens no honest issuer makes, for the tests
 // that must see them refused: a JSON body {"key": "issuer" | "rogue" | "none" | "hs256-public",
 // "header": {...}, "claims": {...}} gives back the compact JWT, its header and claims merged
-// over those of an honest access token (`"claims": {"exp": null}` removes a claim).
+// over those of an honest access token (`"claims": {"exp": null}` removes a claim,
+// `"header": {"typ": null}` a header parameter).
 import crypto from 'node:crypto';
 import http from 'node:http';
 
@@ -44,6 +45,9 @@ const rogue = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
 const provider = new Provider(issuer, {
   jwks: { keys: [jwk] },
+  // An opaque client_credentials token's introspection names the client as its subject, as
+  // oidc-provider's JWT access tokens do (RFC 9068 §2.2): resource servers require `sub`.
+  extraTokenClaims: async (_ctx, token) => (token.kind === 'ClientCredentials' ? { sub: token.clientId } : undefined),
   clients: [
     {
       client_id: 'toolmodel-test',
@@ -125,6 +129,7 @@ function forge({ key = 'issuer', header = {}, claims = {} }) {
     kid: key === 'rogue' ? 'rogue-key' : kid,
     ...header,
   };
+  for (const [name, value] of Object.entries(head)) if (value === null) delete head[name];
   const body = {
     iss: issuer, sub: 'forged-user', client_id: 'toolmodel-test', scope: SCOPES,
     iat: now, exp: now + 300, jti: crypto.randomUUID(), ...claims,

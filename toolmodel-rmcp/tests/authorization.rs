@@ -2,7 +2,10 @@
 //! started by `serve/auth/provider.mjs` on loopback. Each test skips with a notice when the
 //! provider cannot start, and fails under `CI`.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{
+    net::SocketAddr,
+    time::{Duration, Instant},
+};
 
 use serde::Deserialize;
 use serde_json::Map;
@@ -19,7 +22,7 @@ use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
 mod issuer;
 mod raw_http;
 
-use issuer::Issuer;
+use issuer::{Front, Issuer};
 use raw_http::{Reply, initialize_body, raw};
 
 /// Writes a note (needs `notes:write`).
@@ -363,6 +366,86 @@ async fn bad_tokens_get_401_invalid_token_and_never_echo_the_token() {
             "{case}"
         );
     }
+}
+
+/// The `WWW-Authenticate` of `initialize` with `token`: a 401 with `invalid_token`.
+async fn refusal(addr: SocketAddr, token: &str) -> String {
+    let reply = initialize(addr, Some(token)).await;
+    assert_eq!(reply.status, 401, "{reply:?}");
+    let challenge = challenge(&reply).to_owned();
+    assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+    challenge
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_not_typed_as_an_access_token_is_refused_unless_its_typ_is_accepted() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    let typed = |typ: Value| {
+        let claims = json!({"aud": resource});
+        issuer.forge_with_header("issuer", json!({"typ": typ}), claims)
+    };
+    // An ID token's `typ`, and none at all (RFC 9068 §2.1: `at+jwt` is required).
+    let jwt = typed(json!("JWT")).await;
+    let untyped = typed(Value::Null).await;
+    for token in [&jwt, &untyped] {
+        let challenge = refusal(addr, token).await;
+        assert!(challenge.contains("typ is not at+jwt"), "{challenge}");
+    }
+    // A media type, compared case-insensitively (RFC 7515 §4.1.9).
+    let long_form = typed(json!("Application/AT+JWT")).await;
+    assert_eq!(initialize(addr, Some(&long_form)).await.status, 200);
+    // The opt-ins, for an issuer that does not type its access tokens.
+    let (relaxed, resource) = protected(&issuer.url, |auth| {
+        auth.with_typ_accepted("JWT")
+            .unwrap()
+            .with_missing_typ_accepted()
+    })
+    .await;
+    for typ in [json!("JWT"), Value::Null, json!("at+jwt")] {
+        let token = issuer
+            .forge_with_header("issuer", json!({"typ": typ}), json!({"aud": resource}))
+            .await;
+        let reply = initialize(relaxed, Some(&token)).await;
+        assert_eq!(reply.status, 200, "typ {typ}: {reply:?}");
+    }
+    let logout = issuer
+        .forge_with_header(
+            "issuer",
+            json!({"typ": "logout+jwt"}),
+            json!({"aud": resource}),
+        )
+        .await;
+    let challenge = refusal(relaxed, &logout).await;
+    assert!(challenge.contains("typ is not at+jwt"), "{challenge}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_without_sub_is_refused_and_its_client_is_never_the_subject() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (addr, resource) = protected(&issuer.url, |auth| auth).await;
+    // A client whose client_id is a user's subject, without `sub` (RFC 9068 §2.2: required).
+    let token = issuer
+        .forge(
+            "issuer",
+            json!({"aud": resource, "sub": null, "client_id": "forged-user"}),
+        )
+        .await;
+    let challenge = refusal(addr, &token).await;
+    assert!(
+        challenge.contains("lacks a required claim: sub"),
+        "{challenge}"
+    );
+    let azp = json!({"aud": resource, "sub": null, "client_id": null, "azp": "forged-user"});
+    let challenge = refusal(addr, &issuer.forge("issuer", azp).await).await;
+    assert!(
+        challenge.contains("lacks a required claim: sub"),
+        "{challenge}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -727,4 +810,174 @@ async fn scopes_raised_while_a_body_arrives_are_the_ones_checked() {
             && challenge(&reply).contains("notes:write"),
         "{reply:?}"
     );
+}
+
+/// How long the slow JWKS endpoint of the key tests takes to answer.
+const SLOW_KEYS: Duration = Duration::from_secs(2);
+
+/// A [`Front`] serving the keys of `issuer`, a server it protects with a refetch interval of
+/// 300 ms, its first key fetch done (by a token signed with a known key); then the front's
+/// keys turn slow ([`SLOW_KEYS`]) and the interval passes. The front, the server's address,
+/// and the claims of a token for it.
+async fn slow_keys(issuer: &Issuer) -> (Front, SocketAddr, Value) {
+    let front = Front::start(Some(issuer)).await;
+    let interval = Duration::from_millis(300);
+    let (addr, resource) =
+        protected(&front.url, |auth| auth.with_key_refetch_interval(interval)).await;
+    let claims = json!({"iss": front.url, "aud": resource});
+    let known = issuer.forge("issuer", claims.clone()).await;
+    let reply = initialize(addr, Some(&known)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(front.jwks_requests(), 1);
+    front.set_jwks_delay(SLOW_KEYS);
+    tokio::time::sleep(interval + Duration::from_millis(50)).await;
+    (front, addr, claims)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_signed_with_a_known_key_does_not_wait_for_a_slow_key_fetch() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (front, addr, claims) = slow_keys(&issuer).await;
+    let unknown = issuer.forge("rogue", claims.clone()).await;
+    let refetching = tokio::spawn(async move { initialize(addr, Some(&unknown)).await });
+    front.until_jwks_requests(2).await;
+    // Another token (not in the token cache) signed with the known key, while the fetch the
+    // unknown kid caused is in flight.
+    let known = issuer.forge("issuer", claims).await;
+    let started = Instant::now();
+    let reply = initialize(addr, Some(&known)).await;
+    let elapsed = started.elapsed();
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(
+        elapsed < SLOW_KEYS / 4,
+        "a token signed with a known key waited {elapsed:?} for a key fetch of {SLOW_KEYS:?}"
+    );
+    let reply = refetching.await.unwrap();
+    assert_eq!(reply.status, 401, "{reply:?}");
+    assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_tokens_with_unknown_kids_cause_one_key_fetch() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let (front, addr, claims) = slow_keys(&issuer).await;
+    let mut requests = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let unknown = issuer.forge("rogue", claims.clone()).await;
+        requests.spawn(async move { initialize(addr, Some(&unknown)).await });
+    }
+    let started = Instant::now();
+    while let Some(reply) = requests.join_next().await {
+        let reply = reply.unwrap();
+        assert_eq!(reply.status, 401, "{reply:?}");
+        assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+    }
+    assert_eq!(
+        front.jwks_requests(),
+        2,
+        "8 unknown kids at once: one fetch after the first, in {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_is_verified_right_after_an_opaque_token_made_the_discovery() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let front = Front::start(Some(&issuer)).await;
+    let (addr, resource) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+    })
+    .await;
+    let challenge = refusal(addr, "opaque-and-inactive").await;
+    assert!(challenge.contains("not active"), "{challenge}");
+    // The discovery did not use up the key fetch: the keys are fetched at once.
+    let token = issuer
+        .forge("issuer", json!({"iss": front.url, "aud": resource}))
+        .await;
+    let reply = initialize(addr, Some(&token)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(front.jwks_requests(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwks_uri_over_plain_http_off_loopback_is_never_fetched() {
+    let front = Front::start(None).await;
+    // An IPv4-mapped address: no loopback host to the rule (`http` is allowed on `localhost`,
+    // 127.0.0.0/8 and ::1 only), yet it reaches the front, so a fetch would be counted.
+    let mapped = format!("http://[::ffff:127.0.0.1]:{}/jwks", front.port);
+    let reached = reqwest::get(&mapped).await;
+    assert!(
+        reached.is_ok_and(|response| response.status() == 200),
+        "the test needs dual-stack loopback: {mapped} unreachable"
+    );
+    assert_eq!(front.jwks_requests(), 1);
+    front.set_jwks_uri(&mapped);
+    // A JWT with the header {"alg":"ES256","typ":"at+jwt","kid":"k"}: it needs the keys.
+    let token = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImsifQ.e30.c2ln";
+    let (addr, _) = protected(&front.url, |auth| auth).await;
+    let reply = initialize(addr, Some(token)).await;
+    assert_eq!(reply.status, 503, "no keys to be had: {reply:?}");
+    assert_eq!(front.jwks_requests(), 1, "{mapped} was fetched");
+    // The same jwks_uri on a loopback host is fetched.
+    front.set_jwks_uri(&format!("{}/jwks", front.url));
+    let (addr, _) = protected(&front.url, |auth| auth).await;
+    let reply = initialize(addr, Some(token)).await;
+    assert!(challenge(&reply).contains("unknown key"), "{reply:?}");
+    assert_eq!(front.jwks_requests(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opaque_token_the_issuer_refused_is_not_introspected_again() {
+    let front = Front::start(None).await;
+    let (addr, _) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+    })
+    .await;
+    for _ in 0..50 {
+        let challenge = refusal(addr, "not-a-token-the-issuer-made").await;
+        assert!(challenge.contains("not active"), "{challenge}");
+    }
+    assert_eq!(front.introspection_requests(), 1, "introspection requests");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn introspection_requests_are_bounded_by_the_rate() {
+    let front = Front::start(None).await;
+    let rate = 10;
+    let (addr, _) = protected(&front.url, |auth| {
+        auth.with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1)
+            .with_introspection_rate(rate)
+            .unwrap()
+    })
+    .await;
+    let started = Instant::now();
+    let mut refused = 0;
+    let mut unavailable = 0;
+    for n in 0..100 {
+        let reply = initialize(addr, Some(&format!("invalid-{n}"))).await;
+        match reply.status {
+            401 => refused += 1,
+            503 => {
+                assert!(reply.header("retry-after").is_some(), "{reply:?}");
+                assert!(reply.body.contains("with_introspection_rate"), "{reply:?}");
+                unavailable += 1;
+            }
+            _ => panic!("{reply:?}"),
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let asked = front.introspection_requests();
+    let bound = f64::from(rate) * (1.0 + elapsed);
+    assert!(
+        (asked as f64) <= bound,
+        "{asked} introspection requests in {elapsed:.2} s at {rate} a second"
+    );
+    assert_eq!(refused, asked, "each introspected token is refused (401)");
+    assert_eq!(unavailable, 100 - asked, "the others get 503");
 }

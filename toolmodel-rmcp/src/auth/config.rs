@@ -6,6 +6,7 @@ use std::{fmt, time::Duration};
 use jsonwebtoken::Algorithm;
 use url::Url;
 
+use super::jwt::{AT_JWT, media_type};
 use crate::Error;
 
 /// How far `exp` and `nbf` may be off, for clocks that differ a little (RFC 7519 §4.1.4).
@@ -17,6 +18,10 @@ pub const DEFAULT_KEY_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 
 /// How many verified tokens the server remembers (by their SHA-256), each until it expires.
 pub const DEFAULT_TOKEN_CACHE_CAPACITY: usize = 10_000;
+
+/// How many requests a second the server may send the issuer's introspection endpoint, at
+/// most (and at once).
+pub const DEFAULT_INTROSPECTION_RATE: u32 = 50;
 
 /// How long a request to the authorization server (discovery, keys, introspection) may take.
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(5);
@@ -57,11 +62,13 @@ pub(crate) struct IntrospectionClient {
 /// | scopes every request needs | none | [`with_scopes`](Self::with_scopes) |
 /// | scope hierarchy | none | [`with_scope_implying`](Self::with_scope_implying) |
 /// | audience check (`aud` holds `resource`, RFC 8707) | on | [`without_audience_check`](Self::without_audience_check) |
+/// | JWT `typ` header (RFC 9068 §2.1) | `at+jwt` only | [`with_typ_accepted`](Self::with_typ_accepted), [`with_missing_typ_accepted`](Self::with_missing_typ_accepted) |
 /// | `exp`/`nbf` leeway | [`DEFAULT_LEEWAY`] (30 s) | [`with_leeway`](Self::with_leeway) |
 /// | signature algorithms | RS256/384/512, PS256/384/512, ES256/384, EdDSA | [`with_algorithms`](Self::with_algorithms) |
 /// | keys refetched on an unknown `kid` at most every | [`DEFAULT_KEY_REFETCH_INTERVAL`] (30 s) | [`with_key_refetch_interval`](Self::with_key_refetch_interval) |
 /// | verified tokens remembered | [`DEFAULT_TOKEN_CACHE_CAPACITY`] | [`with_token_cache_capacity`](Self::with_token_cache_capacity) |
 /// | opaque tokens (RFC 7662 introspection) | refused | [`with_introspection`](Self::with_introspection) |
+/// | introspection requests a second, at most | [`DEFAULT_INTROSPECTION_RATE`] (50) | [`with_introspection_rate`](Self::with_introspection_rate) |
 /// | requests to the issuer time out after | [`DEFAULT_HTTP_TIMEOUT`] (5 s) | [`with_http_timeout`](Self::with_http_timeout) |
 ///
 /// The issuer's endpoints are discovered on the first request that carries a token (RFC 8414
@@ -86,9 +93,14 @@ pub struct Authorization {
     pub(crate) algorithms: Vec<Algorithm>,
     pub(crate) leeway: Duration,
     pub(crate) audience_check: bool,
+    /// The `typ` values a JWT access token may carry, as media types ([`media_type`]).
+    pub(crate) typs: Vec<String>,
+    /// Whether a JWT access token without `typ` is accepted.
+    pub(crate) missing_typ_accepted: bool,
     pub(crate) key_refetch_interval: Duration,
     pub(crate) token_cache_capacity: usize,
     pub(crate) introspection: Option<IntrospectionClient>,
+    pub(crate) introspection_rate: u32,
     pub(crate) http_timeout: Duration,
     /// The client for the issuer's endpoints (built once: it pools connections).
     pub(crate) client: reqwest::Client,
@@ -110,17 +122,23 @@ impl fmt::Debug for Authorization {
     }
 }
 
+/// Whether `url`'s host is a loopback one: `localhost`, `127.0.0.0/8` or `::1` (written as
+/// such: an IPv4-mapped `::ffff:127.0.0.1` is not taken for one).
+pub(super) fn on_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// Whether `url` may be talked to: `https`, or `http` on a loopback host (a test or a local
 /// issuer).
 fn secure_or_loopback(url: &Url) -> bool {
     match url.scheme() {
         "https" => true,
-        "http" => match url.host() {
-            Some(url::Host::Domain(domain)) => domain == "localhost",
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
+        "http" => on_loopback(url),
         _ => false,
     }
 }
@@ -183,9 +201,12 @@ impl Authorization {
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: DEFAULT_LEEWAY,
             audience_check: true,
+            typs: vec![media_type(AT_JWT)],
+            missing_typ_accepted: false,
             key_refetch_interval: DEFAULT_KEY_REFETCH_INTERVAL,
             token_cache_capacity: DEFAULT_TOKEN_CACHE_CAPACITY,
             introspection: None,
+            introspection_rate: DEFAULT_INTROSPECTION_RATE,
             http_timeout: DEFAULT_HTTP_TIMEOUT,
         })
     }
@@ -232,6 +253,40 @@ impl Authorization {
     #[must_use]
     pub fn without_audience_check(mut self) -> Self {
         self.audience_check = false;
+        self
+    }
+
+    /// Also accepts JWT access tokens whose `typ` header (RFC 7515 §4.1.9) is `typ`, e.g.
+    /// `"JWT"`, for an issuer that does not type its access tokens `at+jwt` as RFC 9068 §2.1
+    /// asks. Compared as a media type: case-insensitively, `application/` implied when it has
+    /// no `/` (`"JWT"` also accepts `application/jwt`). Each call adds one.
+    ///
+    /// Without it only `at+jwt` (or `application/at+jwt`) is accepted: the type is what tells
+    /// an access token from another JWT the issuer signs with the same keys (an OpenID
+    /// Connect ID token, a logout token), so accept another only for an issuer that issues
+    /// its access tokens with it, and keep the audience check on (RFC 9068 §4).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Authorization`] when `typ` is empty or holds whitespace (a token without
+    /// `typ` is accepted with [`with_missing_typ_accepted`](Self::with_missing_typ_accepted)).
+    pub fn with_typ_accepted(mut self, typ: impl Into<String>) -> Result<Self, Error> {
+        let typ = typ.into();
+        if typ.is_empty() || typ.contains(char::is_whitespace) {
+            return Err(config_error(format!(
+                "{typ:?} is no JWS typ (RFC 7515 §4.1.9): empty or with whitespace"
+            )));
+        }
+        self.typs.push(media_type(&typ));
+        Ok(self)
+    }
+
+    /// Also accepts JWT access tokens without a `typ` header, for an issuer that leaves it
+    /// out (RFC 9068 §2.1 requires `at+jwt`). Such a token could as well be another JWT of the
+    /// issuer's: keep the audience check on, so that only tokens for this resource pass.
+    #[must_use]
+    pub fn with_missing_typ_accepted(mut self) -> Self {
+        self.missing_typ_accepted = true;
         self
     }
 
@@ -296,7 +351,10 @@ impl Authorization {
     /// Accepts opaque (non-JWT) tokens too, asking the issuer's introspection endpoint (RFC
     /// 7662, from its metadata's `introspection_endpoint`) as the client `client_id` with
     /// `client_secret` (HTTP Basic, RFC 7662 §2.1). An introspected token is remembered for
-    /// at most a minute, so a revoked one stops working within that.
+    /// at most a minute, so a revoked one stops working within that; a token the issuer
+    /// refused is refused without asking again for 30 seconds (as many of them remembered as
+    /// [verified tokens](Self::with_token_cache_capacity)), and the issuer is sent at most
+    /// [`with_introspection_rate`](Self::with_introspection_rate) requests a second.
     #[must_use]
     pub fn with_introspection(
         mut self,
@@ -308,6 +366,28 @@ impl Authorization {
             client_secret: client_secret.into(),
         });
         self
+    }
+
+    /// The most requests a second the server sends the issuer's introspection endpoint
+    /// ([`DEFAULT_INTROSPECTION_RATE`] without it), that many at once at most: anyone can send
+    /// a token, and each new one would cost the issuer a request made with the server's
+    /// credentials. A token bucket: past the rate, an opaque token not verified or refused
+    /// already gets 503 with `Retry-After`, as when the issuer is unreachable (it is not
+    /// taken for invalid: a client would throw a good token away), until the bucket refills.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Authorization`] for 0 (opaque tokens would all be refused: leave
+    /// [`with_introspection`](Self::with_introspection) out instead).
+    pub fn with_introspection_rate(mut self, per_second: u32) -> Result<Self, Error> {
+        if per_second == 0 {
+            return Err(config_error(
+                "an introspection rate of 0 requests a second refuses every opaque token"
+                    .to_owned(),
+            ));
+        }
+        self.introspection_rate = per_second;
+        Ok(self)
     }
 
     /// How long a request to the authorization server may take ([`DEFAULT_HTTP_TIMEOUT`]
@@ -347,6 +427,18 @@ mod tests {
         }
         let pinned = auth.with_algorithms(["ES256"]).unwrap();
         assert_eq!(pinned.algorithms, vec![Algorithm::ES256]);
+    }
+
+    #[test]
+    fn a_typ_is_kept_as_a_media_type_and_an_empty_one_is_refused() {
+        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        assert_eq!(auth.typs, ["application/at+jwt"]);
+        assert!(!auth.missing_typ_accepted);
+        let auth = auth.with_typ_accepted("JWT").unwrap();
+        assert_eq!(auth.typs, ["application/at+jwt", "application/jwt"]);
+        for bad in ["", "at jwt"] {
+            assert!(auth.clone().with_typ_accepted(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! JWT access tokens (RFC 9068) verified against the issuer's keys with `jsonwebtoken`: the
-//! algorithm among those accepted and the key's own, the signature, `iss` exactly the issuer,
-//! `aud` holding the resource (RFC 8707), `exp` (required) and `nbf` within the leeway. What
-//! a token grants becomes a [`Caller`].
+//! JWT access tokens (RFC 9068) verified against the issuer's keys with `jsonwebtoken`: `typ`
+//! `at+jwt` (RFC 9068 §2.1, or another the server accepts), the algorithm among those
+//! accepted and the key's own, the signature, `iss` exactly the issuer, `aud` holding the
+//! resource (RFC 8707), `sub` and `exp` (required, RFC 9068 §2.2) and `nbf` within the leeway.
+//! What a token grants becomes a [`Caller`], its subject the token's `sub` and nothing else.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -13,10 +14,15 @@ use super::{
     rejection::Rejection,
 };
 
+/// The `typ` of a JWT access token (RFC 9068 §2.1).
+pub(super) const AT_JWT: &str = "at+jwt";
+
 /// The claims read from an access token (RFC 9068 §2.2).
 #[derive(Deserialize)]
 struct Claims {
     iss: String,
+    /// Required (RFC 9068 §2.2): the subject, never taken from `client_id`, so that a client
+    /// whose ID is a user's subject is not that user.
     sub: Option<String>,
     client_id: Option<String>,
     /// OpenID Connect's authorized party, which some issuers set instead of `client_id`.
@@ -32,6 +38,26 @@ struct Claims {
 /// token.
 pub(crate) fn is_jwt(token: &str) -> bool {
     token.split('.').count() == 3
+}
+
+/// `typ` as the media type it names (RFC 7515 §4.1.9): lowercase (media types are
+/// case-insensitive), `application/` prepended when it has no `/`.
+pub(super) fn media_type(typ: &str) -> String {
+    let typ = typ.to_ascii_lowercase();
+    if typ.contains('/') {
+        typ
+    } else {
+        format!("application/{typ}")
+    }
+}
+
+/// Whether a token whose header's `typ` is `typ` is taken for an access token: `at+jwt` or
+/// another type `auth` accepts, or none when `auth` accepts that.
+fn typ_accepted(auth: &Authorization, typ: Option<&str>) -> bool {
+    match typ {
+        Some(typ) => auth.typs.contains(&media_type(typ)),
+        None => auth.missing_typ_accepted,
+    }
 }
 
 /// The scopes of `claims`: `scope`, or else `scp`.
@@ -68,6 +94,11 @@ pub(crate) async fn verify(
             "the token's signature algorithm is not accepted",
         ));
     }
+    if !typ_accepted(auth, header.typ.as_deref()) {
+        return Err(Rejection::Invalid(
+            "the token's typ is not at+jwt: it is no JWT access token (RFC 9068)",
+        ));
+    }
     let (key, jwk) = keys
         .key(auth, header.kid.as_deref())
         .await
@@ -98,12 +129,11 @@ pub(crate) async fn verify(
     let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
         .map_err(|err| Rejection::Invalid(reason(err.kind())))?
         .claims;
-    let client_id = claims.client_id.clone().or_else(|| claims.azp.clone());
     let subject = claims
         .sub
         .clone()
-        .or_else(|| client_id.clone())
-        .ok_or(Rejection::Invalid("the token names no subject or client"))?;
+        .ok_or(Rejection::Invalid("the token lacks a required claim: sub"))?;
+    let client_id = claims.client_id.clone().or_else(|| claims.azp.clone());
     let mut caller = Caller::new(claims.iss.clone(), subject).with_scopes(scopes(&claims));
     if let Some(client_id) = client_id {
         caller = caller.with_client_id(client_id);
@@ -148,6 +178,30 @@ mod tests {
         );
         assert_eq!(scopes(&claims(None, Some(Value::from("c")))), ["c"]);
         assert!(scopes(&claims(None, None)).is_empty());
+    }
+
+    #[test]
+    fn typ_is_at_jwt_as_a_case_insensitive_media_type_unless_another_is_accepted() {
+        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        for typ in [
+            "at+jwt",
+            "AT+JWT",
+            "application/at+jwt",
+            "Application/At+Jwt",
+        ] {
+            assert!(typ_accepted(&auth, Some(typ)), "{typ}");
+        }
+        for typ in [Some("JWT"), Some("application/jwt"), Some("at+jwt2"), None] {
+            assert!(!typ_accepted(&auth, typ), "{typ:?}");
+        }
+        let relaxed = auth
+            .with_typ_accepted("JWT")
+            .unwrap()
+            .with_missing_typ_accepted();
+        for typ in [Some("jwt"), Some("application/JWT"), Some("at+jwt"), None] {
+            assert!(typ_accepted(&relaxed, typ), "{typ:?}");
+        }
+        assert!(!typ_accepted(&relaxed, Some("logout+jwt")));
     }
 
     #[test]

@@ -2,13 +2,22 @@
 //! fetched again when a token names a key the set lacks (a rotation at the issuer), at most
 //! once per [`key_refetch_interval`](super::Authorization::with_key_refetch_interval), and
 //! when it is older than [`KEYS_MAX_AGE`] (a key withdrawn at the issuer stops being trusted).
+//!
+//! What is known is a snapshot read without waiting: a token signed with a known key is
+//! verified at once, whatever fetch is in flight (an old set is refreshed in the background
+//! meanwhile). One fetch is in flight at a time; a token that needs one waits for it, then
+//! uses what it brought, so a burst of unknown `kid`s costs the issuer one request.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::{Arc, PoisonError, RwLock},
+    time::{Duration, Instant},
+};
 
 use jsonwebtoken::{DecodingKey, jwk::Jwk};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Mutex;
+use url::Url;
 
 use super::{
     config::Authorization,
@@ -27,21 +36,53 @@ pub(crate) enum KeyError {
     Unknown,
 }
 
-/// What was fetched from the issuer, and when.
-#[derive(Default)]
-struct Fetched {
+/// What was fetched from the issuer, and when: each fetch makes a new one.
+#[derive(Clone, Default)]
+struct Known {
     endpoints: Option<Endpoints>,
     keys: Vec<Jwk>,
     /// When `keys` were fetched; `None`: never.
     at: Option<Instant>,
-    /// When a fetch was last tried, whatever came of it.
+    /// How many fetches of the keys were tried.
+    key_fetches: u64,
+    /// When a fetch of the keys, or a discovery that failed, was last tried.
     tried: Option<Instant>,
 }
 
-/// The issuer's endpoints and keys, fetched on demand.
+impl Known {
+    /// Whether the keys are missing or older than [`KEYS_MAX_AGE`] at `now`.
+    fn stale(&self, now: Instant) -> bool {
+        self.at
+            .is_none_or(|at| now.duration_since(at) >= KEYS_MAX_AGE)
+    }
+
+    /// Whether a fetch may be tried at `now`: none was within `interval`.
+    fn may_fetch(&self, now: Instant, interval: Duration) -> bool {
+        self.tried
+            .is_none_or(|tried| now.duration_since(tried) >= interval)
+    }
+}
+
+/// What a fetch is for: the endpoints alone (introspection), or the keys too.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Endpoints,
+    Keys,
+}
+
+/// The state shared by a [`Keys`] and its background refreshes.
 #[derive(Default)]
+struct Shared {
+    /// The latest snapshot; locked only to read or replace the `Arc`, never across I/O.
+    known: RwLock<Arc<Known>>,
+    /// Held by the one fetch in flight.
+    fetching: Arc<Mutex<()>>,
+}
+
+/// The issuer's endpoints and keys, fetched on demand.
+#[derive(Clone, Default)]
 pub(crate) struct Keys {
-    fetched: Mutex<Fetched>,
+    shared: Arc<Shared>,
 }
 
 /// The keys of a JWKS document that this server can verify with; the others (encryption
@@ -67,55 +108,113 @@ fn usable_keys(document: &Value) -> Vec<Jwk> {
 }
 
 impl Keys {
-    /// The issuer's endpoints, discovered once.
-    pub(crate) async fn endpoints(&self, auth: &Authorization) -> Option<Endpoints> {
-        let mut fetched = self.fetched.lock().await;
-        if fetched.endpoints.is_none() {
-            let now = Instant::now();
-            if fetched
-                .tried
-                .is_some_and(|tried| now.duration_since(tried) < auth.key_refetch_interval)
-            {
-                return None;
-            }
-            fetched.tried = Some(now);
-            fetched.endpoints = discovery::discover(auth).await;
-        }
-        fetched.endpoints.clone()
+    /// The latest snapshot.
+    fn known(&self) -> Arc<Known> {
+        let known = self
+            .shared
+            .known
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&known)
     }
 
-    /// The key to verify a token whose header names `kid`, fetching the set when it is
-    /// missing, old, or lacks that key (module docs for how often).
+    /// The issuer's endpoints, discovered once.
+    pub(crate) async fn endpoints(&self, auth: &Authorization) -> Option<Endpoints> {
+        let known = self.known();
+        if known.endpoints.is_some() {
+            return known.endpoints.clone();
+        }
+        self.fetch(auth, &known, Want::Endpoints)
+            .await
+            .endpoints
+            .clone()
+    }
+
+    /// The key to verify a token whose header names `kid`: from the snapshot when it holds
+    /// it (refreshed in the background when old), else after a fetch (module docs).
     pub(crate) async fn key(
         &self,
         auth: &Authorization,
         kid: Option<&str>,
     ) -> Result<(DecodingKey, Jwk), KeyError> {
-        let mut fetched = self.fetched.lock().await;
-        let now = Instant::now();
-        let stale = fetched
-            .at
-            .is_none_or(|at| now.duration_since(at) >= KEYS_MAX_AGE);
-        let may_fetch = fetched
-            .tried
-            .is_none_or(|tried| now.duration_since(tried) >= auth.key_refetch_interval);
-        if may_fetch && (stale || find(&fetched.keys, kid).is_none()) {
-            fetched.tried = Some(now);
-            if fetched.endpoints.is_none() {
-                fetched.endpoints = discovery::discover(auth).await;
-            }
-            let uri = fetched.endpoints.as_ref().and_then(|e| e.jwks_uri.clone());
-            if let Some(keys) = fetch(auth, uri).await {
-                fetched.keys = keys;
-                fetched.at = Some(now);
-            }
+        let mut known = self.known();
+        if find(&known.keys, kid).is_some() {
+            self.refresh_if_stale(auth, &known);
+        } else {
+            known = self.fetch(auth, &known, Want::Keys).await;
         }
-        if fetched.at.is_none() {
+        if known.at.is_none() {
             return Err(KeyError::Unavailable);
         }
-        let jwk = find(&fetched.keys, kid).ok_or(KeyError::Unknown)?;
+        let jwk = find(&known.keys, kid).ok_or(KeyError::Unknown)?;
         let key = DecodingKey::from_jwk(jwk).map_err(|_| KeyError::Unknown)?;
         Ok((key, jwk.clone()))
+    }
+
+    /// Fetches the keys in a task of their own when `known` is old, a fetch may be tried and
+    /// none is in flight; the token at hand is verified with `known` meanwhile.
+    fn refresh_if_stale(&self, auth: &Authorization, known: &Arc<Known>) {
+        let now = Instant::now();
+        if !known.stale(now) || !known.may_fetch(now, auth.key_refetch_interval) {
+            return;
+        }
+        let Ok(guard) = Arc::clone(&self.shared.fetching).try_lock_owned() else {
+            return;
+        };
+        let (keys, auth, known) = (self.clone(), auth.clone(), Arc::clone(known));
+        tokio::spawn(async move {
+            keys.fetch_holding(&auth, &known, Want::Keys).await;
+            drop(guard);
+        });
+    }
+
+    /// What is known after the fetch `want` needs, `seen` being what the caller found
+    /// lacking: waits for the fetch in flight and takes what it brought, or fetches (at most
+    /// once per refetch interval; a discovery that found the endpoints does not count).
+    async fn fetch(&self, auth: &Authorization, seen: &Arc<Known>, want: Want) -> Arc<Known> {
+        let _one = self.shared.fetching.lock().await;
+        self.fetch_holding(auth, seen, want).await
+    }
+
+    /// [`fetch`](Self::fetch), its caller holding `fetching`. The new snapshot is published
+    /// once complete; readers never wait for it.
+    async fn fetch_holding(
+        &self,
+        auth: &Authorization,
+        seen: &Arc<Known>,
+        want: Want,
+    ) -> Arc<Known> {
+        let known = self.known();
+        let brought = match want {
+            Want::Endpoints => known.endpoints.is_some(),
+            Want::Keys => known.key_fetches != seen.key_fetches,
+        };
+        if brought || !known.may_fetch(Instant::now(), auth.key_refetch_interval) {
+            return known;
+        }
+        let mut next = Known::clone(&known);
+        if next.endpoints.is_none() {
+            next.endpoints = discovery::discover(auth).await;
+        }
+        if want == Want::Keys {
+            next.key_fetches += 1;
+            let uri = next.endpoints.as_ref().and_then(|e| e.jwks_uri.clone());
+            if let Some(keys) = fetch_set(auth, uri).await {
+                next.keys = keys;
+                next.at = Some(Instant::now());
+            }
+        }
+        if want == Want::Keys || next.endpoints.is_none() {
+            // From the fetch's end: a slow issuer is not asked back to back.
+            next.tried = Some(Instant::now());
+        }
+        let next = Arc::new(next);
+        *self
+            .shared
+            .known
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next);
+        next
     }
 }
 
@@ -133,7 +232,7 @@ fn find<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
 }
 
 /// The usable keys at `uri`; `None` when there is no URI or the fetch fails.
-async fn fetch(auth: &Authorization, uri: Option<String>) -> Option<Vec<Jwk>> {
+async fn fetch_set(auth: &Authorization, uri: Option<Url>) -> Option<Vec<Jwk>> {
     let response = auth
         .client
         .get(uri?)

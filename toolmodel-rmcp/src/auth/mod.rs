@@ -8,11 +8,14 @@
 //!
 //! - `metadata`: Protected Resource Metadata (RFC 9728) at both well-known URIs;
 //! - `bearer`: the token of a request, from the `Authorization` header only (RFC 6750 §2.1);
-//! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery);
-//! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval;
-//! - `jwt`: JWT access tokens (RFC 9068) verified with pinned algorithms, `iss`, `aud` (RFC
-//!   8707), `exp` and `nbf`;
-//! - `introspection`: opaque tokens, asked of the issuer (RFC 7662);
+//! - `discovery`: the issuer's metadata (RFC 8414, OpenID Connect Discovery), its endpoints
+//!   kept only when `https` (or `http` on loopback, for an issuer on loopback);
+//! - `keys`: its JSON Web Key Set, fetched again on an unknown `kid` at most once per interval,
+//!   one fetch at a time, never holding up a token signed with a known key;
+//! - `jwt`: JWT access tokens (RFC 9068) verified with `typ` `at+jwt`, pinned algorithms,
+//!   `iss`, `aud` (RFC 8707), `sub`, `exp` and `nbf`;
+//! - `introspection`: opaque tokens, asked of the issuer (RFC 7662) at a bounded rate, its
+//!   refusals remembered briefly;
 //! - `token_cache`: tokens verified once, remembered by their SHA-256 until they expire;
 //! - `scopes`: the scopes a call needs and the hierarchy that grants them;
 //! - `challenge`: the `WWW-Authenticate` header of a 401 or 403 (RFC 6750 §3);
@@ -38,8 +41,8 @@ mod verifier;
 
 pub(crate) use challenge::Challenge;
 pub use config::{
-    Authorization, DEFAULT_HTTP_TIMEOUT, DEFAULT_KEY_REFETCH_INTERVAL, DEFAULT_LEEWAY,
-    DEFAULT_TOKEN_CACHE_CAPACITY,
+    Authorization, DEFAULT_HTTP_TIMEOUT, DEFAULT_INTROSPECTION_RATE, DEFAULT_KEY_REFETCH_INTERVAL,
+    DEFAULT_LEEWAY, DEFAULT_TOKEN_CACHE_CAPACITY,
 };
 pub(crate) use metadata::{document as metadata_document, is_metadata_path};
 pub(crate) use rejection::Rejection;

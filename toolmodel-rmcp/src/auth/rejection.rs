@@ -12,4 +12,8 @@ pub(crate) enum Rejection {
     /// The authorization server could not be reached to verify it (its metadata, keys or
     /// introspection endpoint), so nothing is let through.
     Unavailable,
+    /// The token would need an introspection request, and the rate of those
+    /// ([`with_introspection_rate`](super::Authorization::with_introspection_rate)) is spent
+    /// for now.
+    Busy,
 }

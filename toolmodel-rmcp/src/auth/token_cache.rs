@@ -1,6 +1,7 @@
-//! [`TokenCache`]: the callers of tokens verified recently, so a client that sends the same
-//! token on every request costs one verification, not one per request. Keyed by the token's
-//! SHA-256 (the token itself is never kept), bounded, and each entry expires with its token.
+//! [`TokenCache`]: what became of tokens verified recently (their callers; for opaque tokens
+//! the issuer refused, why), so a client that sends the same token on every request costs one
+//! verification, not one per request. Keyed by the token's SHA-256 (the token itself is never
+//! kept), bounded, and each entry expires with its token or sooner.
 
 use std::{
     collections::HashMap,
@@ -14,19 +15,23 @@ use toolmodel::Caller;
 /// A token's SHA-256.
 type TokenHash = [u8; 32];
 
-/// Verified tokens, by hash: the caller and when the token expires.
+/// Tokens by hash: what came of verifying each (`T`: its caller, or why it was refused), and
+/// until when that holds.
 #[derive(Debug)]
-pub(crate) struct TokenCache {
+pub(crate) struct TokenCache<T> {
     capacity: usize,
-    entries: Mutex<HashMap<TokenHash, (Arc<Caller>, SystemTime)>>,
+    entries: Mutex<HashMap<TokenHash, (T, SystemTime)>>,
 }
+
+/// The callers of verified tokens.
+pub(crate) type CallerCache = TokenCache<Arc<Caller>>;
 
 /// The SHA-256 of `token`.
 fn hash(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()
 }
 
-impl TokenCache {
+impl<T: Clone> TokenCache<T> {
     /// A cache of at most `capacity` tokens (0: nothing is kept).
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
@@ -35,18 +40,18 @@ impl TokenCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenHash, (Arc<Caller>, SystemTime)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenHash, (T, SystemTime)>> {
         self.entries
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The caller of `token` when it was verified and has not expired by `now`.
-    pub(crate) fn get(&self, token: &str, now: SystemTime) -> Option<Arc<Caller>> {
+    /// What is kept for `token`, when it has not expired by `now`.
+    pub(crate) fn get(&self, token: &str, now: SystemTime) -> Option<T> {
         let key = hash(token);
         let mut entries = self.lock();
         match entries.get(&key) {
-            Some((caller, expires)) if *expires > now => Some(Arc::clone(caller)),
+            Some((value, expires)) if *expires > now => Some(value.clone()),
             Some(_) => {
                 entries.remove(&key);
                 None
@@ -55,15 +60,9 @@ impl TokenCache {
         }
     }
 
-    /// Keeps `caller` for `token` until `expires`. When the cache is full, the expired
+    /// Keeps `value` for `token` until `expires`. When the cache is full, the expired
     /// entries go first, then the one that expires soonest.
-    pub(crate) fn insert(
-        &self,
-        token: &str,
-        caller: Arc<Caller>,
-        expires: SystemTime,
-        now: SystemTime,
-    ) {
+    pub(crate) fn insert(&self, token: &str, value: T, expires: SystemTime, now: SystemTime) {
         if self.capacity == 0 || expires <= now {
             return;
         }
@@ -80,7 +79,7 @@ impl TokenCache {
                 entries.remove(&key);
             }
         }
-        entries.insert(hash(token), (caller, expires));
+        entries.insert(hash(token), (value, expires));
     }
 }
 
@@ -99,7 +98,7 @@ mod tests {
 
     #[test]
     fn a_verified_token_is_found_until_it_expires() {
-        let cache = TokenCache::new(4);
+        let cache = CallerCache::new(4);
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
         cache.insert("token-a", caller("a"), expiry(1060), now);
         assert_eq!(cache.get("token-a", now), Some(caller("a")));
@@ -110,7 +109,7 @@ mod tests {
 
     #[test]
     fn a_full_cache_drops_the_token_that_expires_soonest() {
-        let cache = TokenCache::new(2);
+        let cache = CallerCache::new(2);
         let now = SystemTime::UNIX_EPOCH;
         cache.insert("soon", caller("soon"), expiry(10), now);
         cache.insert("late", caller("late"), expiry(100), now);
@@ -122,7 +121,7 @@ mod tests {
 
     #[test]
     fn the_cache_holds_hashes_not_tokens() {
-        let cache = TokenCache::new(1);
+        let cache = CallerCache::new(1);
         cache.insert(
             "secret-token",
             caller("a"),

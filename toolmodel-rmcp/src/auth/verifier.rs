@@ -1,6 +1,7 @@
 //! [`Verifier`]: a protected server's running state: its [`Authorization`], the issuer's keys
-//! ([`Keys`]) and the verified tokens ([`TokenCache`]); it turns a request's headers into its
-//! [`Caller`], and a refusal into its [`Challenge`].
+//! ([`Keys`]), the verified tokens ([`CallerCache`]) and the introspection state
+//! ([`Introspection`]); it turns a request's headers into its [`Caller`], and a refusal into
+//! its [`Challenge`].
 
 use std::{sync::Arc, time::SystemTime};
 
@@ -11,18 +12,20 @@ use super::{
     bearer,
     challenge::{Challenge, ChallengeError},
     config::Authorization,
-    introspection, jwt,
+    introspection::Introspection,
+    jwt,
     keys::Keys,
     metadata,
     rejection::Rejection,
-    token_cache::{TokenCache, expiry},
+    token_cache::{CallerCache, expiry},
 };
 
 /// Verifies the tokens of one server's requests (shared by its clones).
 pub(crate) struct Verifier {
     auth: Authorization,
     keys: Keys,
-    cache: TokenCache,
+    cache: CallerCache,
+    introspection: Introspection,
     metadata_url: String,
 }
 
@@ -39,7 +42,8 @@ impl Verifier {
     /// The verifier of `auth`, with nothing fetched yet.
     pub(crate) fn new(auth: Authorization) -> Self {
         Self {
-            cache: TokenCache::new(auth.token_cache_capacity),
+            cache: CallerCache::new(auth.token_cache_capacity),
+            introspection: Introspection::new(&auth),
             metadata_url: metadata::url(&auth),
             keys: Keys::default(),
             auth,
@@ -58,7 +62,8 @@ impl Verifier {
     ///
     /// [`Rejection::Missing`] without a bearer token, [`Rejection::Invalid`] for a token that
     /// is malformed or fails a check, [`Rejection::Unavailable`] when the issuer cannot be
-    /// reached to verify it.
+    /// reached to verify it, [`Rejection::Busy`] when it would need an introspection request
+    /// past the rate.
     pub(crate) async fn caller(&self, headers: &HeaderMap) -> Result<Arc<Caller>, Rejection> {
         let token = bearer::token(headers)?;
         let now = SystemTime::now();
@@ -68,7 +73,9 @@ impl Verifier {
         let (caller, exp) = if jwt::is_jwt(token) {
             jwt::verify(&self.auth, &self.keys, token).await?
         } else {
-            introspection::verify(&self.auth, &self.keys, token).await?
+            self.introspection
+                .verify(&self.auth, &self.keys, token)
+                .await?
         };
         let caller = Arc::new(caller);
         self.cache
@@ -80,7 +87,7 @@ impl Verifier {
     /// 6750 §3.1: `invalid_token` only when a token was sent).
     pub(crate) fn unauthorized(&self, rejection: &Rejection) -> Challenge {
         let (error, description) = match rejection {
-            Rejection::Missing | Rejection::Unavailable => (None, None),
+            Rejection::Missing | Rejection::Unavailable | Rejection::Busy => (None, None),
             Rejection::Invalid(why) => (Some(ChallengeError::InvalidToken), Some(*why)),
         };
         Challenge {

@@ -130,6 +130,7 @@ impl Gate {
             .await
             .map_err(|rejection| match rejection {
                 Rejection::Unavailable => Refusal::AuthorizationUnavailable,
+                Rejection::Busy => Refusal::IntrospectionBusy,
                 rejection => Refusal::Unauthorized(verifier.unauthorized(&rejection)),
             })?;
         let named = header_tool(&head.headers);

@@ -62,6 +62,9 @@ pub(super) enum Refusal {
     /// 503: the authorization server cannot be reached to verify the token: nothing is let
     /// through.
     AuthorizationUnavailable,
+    /// 503: the token needs an introspection request and the rate of those is spent
+    /// ([`Authorization::with_introspection_rate`](crate::auth::Authorization::with_introspection_rate)).
+    IntrospectionBusy,
     /// The server is shutting down ([`McpHttpService::close_sessions`](super::McpHttpService::close_sessions)
     /// was called): 404 to a request that names a session, which has ended (MCP, Streamable
     /// HTTP, "Session Management": a client then starts a new session, on the restarted
@@ -88,6 +91,7 @@ impl Refusal {
             | Self::Unauthorized(_)
             | Self::InsufficientScope(_)
             | Self::AuthorizationUnavailable
+            | Self::IntrospectionBusy
             | Self::ShuttingDown { .. } => true,
             Self::SessionsBusy(_)
             | Self::CallsInFlight(_)
@@ -169,6 +173,12 @@ impl Refusal {
                 "Service Unavailable: the authorization server cannot be reached to verify the token"
                     .to_owned(),
             ),
+            Self::IntrospectionBusy => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: too many tokens to introspect right now \
+                 (with_introspection_rate); retry later"
+                    .to_owned(),
+            ),
             Self::ShuttingDown { session: true } => (
                 StatusCode::NOT_FOUND,
                 "Not Found: the session ended: the server is shutting down".to_owned(),
@@ -186,6 +196,7 @@ impl Refusal {
                 | Self::CallsInFlight(_)
                 | Self::CallerBusy(_)
                 | Self::AuthorizationUnavailable
+                | Self::IntrospectionBusy
                 | Self::ShuttingDown { session: false }
         ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
