@@ -87,12 +87,18 @@ impl Live {
         answer.map_err(|err| self.failed(err))
     }
 
-    /// `err` as the JSON-RPC error the downstream client gets.
+    /// `err` as the JSON-RPC error the downstream client gets, the server's secrets removed:
+    /// the server's own error as it sent it, any other failure `-32603` naming the server.
     pub(crate) fn failed(&self, err: ServiceError) -> ErrorData {
+        let redactor = &self.upstream.redactor;
         match err {
-            ServiceError::McpError(error) => error,
+            ServiceError::McpError(error) => ErrorData {
+                message: redactor.text(&error.message).into(),
+                data: error.data.map(|data| redactor.json(data)),
+                ..error
+            },
             other => ErrorData::internal_error(
-                format!("server {:?}: {other}", self.name()),
+                format!("server {:?}: {}", self.name(), redactor.error(&other)),
                 Some(json!({"server": self.name()})),
             ),
         }
@@ -101,21 +107,28 @@ impl Live {
     /// Every page of the list `L` of this server, and the list's cache hint.
     async fn list<L: Listing>(&self) -> Result<(Vec<L::Item>, CacheHint), ErrorData> {
         let timeouts = self.upstream.config.timeouts;
-        all_pages(L::METHOD, timeouts.max_total, "maxTotalTimeout", |cursor| {
-            let request = L::request(PaginatedRequestParams::default().with_cursor(cursor));
-            async move {
-                let answer = self
-                    .peer
-                    .send_request_with_option(
-                        request,
-                        PeerRequestOptions::with_timeout(timeouts.request),
-                    )
-                    .await?
-                    .await_response()
-                    .await?;
-                L::page(answer).ok_or(ServiceError::UnexpectedResponse)
-            }
-        })
+        let redactor = &self.upstream.redactor;
+        all_pages(
+            L::METHOD,
+            timeouts.max_total,
+            "maxTotalTimeout",
+            redactor,
+            |cursor| {
+                let request = L::request(PaginatedRequestParams::default().with_cursor(cursor));
+                async move {
+                    let answer = self
+                        .peer
+                        .send_request_with_option(
+                            request,
+                            PeerRequestOptions::with_timeout(timeouts.request),
+                        )
+                        .await?
+                        .await_response()
+                        .await?;
+                    L::page(answer).ok_or(ServiceError::UnexpectedResponse)
+                }
+            },
+        )
         .await
         .map_err(|cause| {
             ErrorData::internal_error(

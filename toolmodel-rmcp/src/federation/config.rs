@@ -2,7 +2,11 @@
 //! [`FederationConfig::builder`] or read from the JSON clients share
 //! ([`FederationConfig::from_json`], see [`parse`](super::parse)).
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    path::PathBuf,
+    time::Duration,
+};
 
 use crate::error::Error;
 use crate::federation::names::NamePolicy;
@@ -122,6 +126,12 @@ pub struct ServerConfig {
     pub hidden_tools: Vec<String>,
     /// Its timeouts.
     pub timeouts: Timeouts,
+    /// Values never shown in an error or a log line about this server: every value a `${VAR}`
+    /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
+    /// those [`secret`](Self::secret) adds. Each is replaced by `***` (one of fewer than 6
+    /// characters is not searched for in free text). The values of `headers` and `env`, and
+    /// the userinfo, query and fragment of `url`, are hidden without being listed here.
+    pub secrets: BTreeSet<String>,
 }
 
 /// How to reach a server.
@@ -260,7 +270,16 @@ impl ServerConfig {
             allowed_tools: None,
             hidden_tools: Vec::new(),
             timeouts: Timeouts::default(),
+            secrets: BTreeSet::new(),
         }
+    }
+
+    /// Adds a value never to show in an error or a log line about this server
+    /// ([`secrets`](Self::secrets)): a token written into a URL's path, say.
+    #[must_use]
+    pub fn secret(mut self, value: impl Into<String>) -> Self {
+        self.secrets.insert(value.into());
+        self
     }
 
     /// Turns the server off (it stays in the configuration, not connected).

@@ -259,7 +259,7 @@ impl Shared {
         if let (Some(info), Ok(mut declared)) = (opened.peer.peer_info(), self.declared.lock()) {
             declared.insert(upstream.config.name.clone(), info.capabilities.clone());
         }
-        match import(&upstream.config, &opened.peer).await {
+        match import(&upstream.config, &upstream.redactor, &opened.peer).await {
             Ok(tools) => {
                 if let Ok(mut imported) = self.imported.lock() {
                     imported.insert(upstream.config.name.clone(), tools);

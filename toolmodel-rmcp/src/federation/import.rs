@@ -13,6 +13,7 @@ use toolmodel::{Backend, Tool};
 use crate::convert::FromRmcp;
 use crate::federation::config::ServerConfig;
 use crate::federation::pages::{CacheHint, all_pages};
+use crate::federation::redact::Redactor;
 
 pub use crate::federation::pages::MAX_PAGES;
 
@@ -21,16 +22,18 @@ pub use crate::federation::pages::MAX_PAGES;
 ///
 /// # Errors
 ///
-/// A sentence naming the cause: a page failed or took longer than the startup timeout, a
+/// A sentence naming the cause (the server's secrets removed by `redactor`): a page failed or took longer than the startup timeout, a
 /// cursor repeated, more than [`MAX_PAGES`] pages, a tool that cannot be converted.
 pub(crate) async fn import(
     server: &ServerConfig,
+    redactor: &Redactor,
     peer: &Peer<RoleClient>,
 ) -> Result<Vec<Tool>, String> {
     let (listed, _hint) = all_pages(
         "tools/list",
         server.timeouts.startup,
         "startupTimeout",
+        redactor,
         |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = peer.list_tools(Some(params)).await?;

@@ -30,6 +30,7 @@ mod pages;
 pub mod parse;
 mod passthrough;
 pub(crate) mod pointer;
+mod redact;
 mod relay;
 mod rounds;
 mod session;

@@ -15,9 +15,10 @@
 //! Other keys (`autoApprove`, `description`...) belong to other clients and are ignored. The
 //! top-level `toolNames` is the [`NamePolicy`] (`"always"`, `"onCollision"`, `"never"`).
 //! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
-//! `cwd`, `url` and `headers` ([`expand`](super::expand)).
+//! `cwd`, `url` and `headers` ([`expand`](super::expand)); each value read from the environment
+//! is one of the server's [`secrets`](super::ServerConfig::secrets), never shown in an error.
 
-use std::{path::Path, time::Duration};
+use std::{cell::RefCell, path::Path, time::Duration};
 
 use serde_json::{Map, Value};
 
@@ -25,7 +26,7 @@ use crate::error::Error;
 use crate::federation::config::{
     FederationConfig, HttpTransport, ServerConfig, ServerTransport, StdioTransport,
 };
-use crate::federation::expand::{Env, expand};
+use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::federation::pointer::escape;
 
@@ -129,6 +130,7 @@ impl FederationConfig {
                 server: name,
                 base: format!("/{key}/{}", escape(name)),
                 env,
+                read: RefCell::default(),
             };
             builder = builder.server(reader.server(entry)?);
         }
@@ -171,6 +173,8 @@ struct Reader<'a> {
     /// The entry's JSON Pointer.
     base: String,
     env: Env<'a>,
+    /// The values its variables took from `env`: the server's [`ServerConfig::secrets`].
+    read: RefCell<Vec<String>>,
 }
 
 impl Reader<'_> {
@@ -214,6 +218,7 @@ impl Reader<'_> {
         if let Some(ms) = self.millis(entry, "maxTotalTimeout")? {
             server.timeouts.max_total = ms;
         }
+        server.secrets.extend(self.read.take());
         Ok(server)
     }
 
@@ -307,7 +312,8 @@ impl Reader<'_> {
 
     /// Expands the variables of a string found at `pointer`.
     fn expand(&self, pointer: &str, text: &str) -> Result<String, Error> {
-        expand(text, self.env).map_err(|err| self.error(pointer, err.0))
+        expand_into(text, self.env, &mut self.read.borrow_mut())
+            .map_err(|err| self.error(pointer, err.0))
     }
 
     fn string(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<String>, Error> {
@@ -460,10 +466,14 @@ mod tests {
                     .arg("mcp-server-time")
                     .env("TZ", "UTC"),
             ))
-            .server(ServerConfig::http(
-                "docs",
-                HttpTransport::new("https://example.com/mcp").header("Authorization", "Bearer t0k"),
-            ))
+            .server(
+                ServerConfig::http(
+                    "docs",
+                    HttpTransport::new("https://example.com/mcp")
+                        .header("Authorization", "Bearer t0k"),
+                )
+                .secret("t0k"),
+            )
             .build()
             .unwrap();
         assert_eq!(claude, expected);

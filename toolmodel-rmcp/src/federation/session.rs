@@ -22,6 +22,7 @@ use rmcp::{
 
 use crate::federation::config::{HttpTransport, ServerConfig, ServerTransport, StdioTransport};
 use crate::federation::counting::Counting;
+use crate::federation::redact::Redactor;
 use crate::federation::relay::Relay;
 
 /// An open session.
@@ -66,9 +67,25 @@ fn kill_group(_pgid: u32) {}
 ///
 /// # Errors
 ///
-/// A sentence naming the cause: the program could not start, the connection failed, the
-/// handshake failed or took longer than the startup timeout.
-pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session, String> {
+/// A sentence naming the cause, the server's secrets removed by `redactor`: the program
+/// could not start, the connection failed, the handshake failed or took longer than the
+/// startup timeout.
+pub(crate) async fn open(
+    server: &ServerConfig,
+    redactor: &Redactor,
+    relay: Relay,
+) -> Result<Session, String> {
+    open_session(server, redactor, relay)
+        .await
+        .map_err(|cause| redactor.text(&cause))
+}
+
+/// [`open`], its error not redacted yet.
+async fn open_session(
+    server: &ServerConfig,
+    redactor: &Redactor,
+    relay: Relay,
+) -> Result<Session, String> {
     let changed = std::sync::Arc::clone(&relay.list_changed);
     let calls = std::sync::Arc::clone(&relay.calls);
     let limit = server.timeouts.startup;
@@ -108,7 +125,10 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
                 group,
             })
         }
-        Ok(Err(err)) => Err(format!("the MCP handshake failed: {err}")),
+        Ok(Err(err)) => Err(format!(
+            "the MCP handshake failed: {}",
+            redactor.error(&err)
+        )),
         Err(_) => Err(format!(
             "no answer to initialize within {} ms (startupTimeout)",
             limit.as_millis()
