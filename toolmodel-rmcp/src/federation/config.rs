@@ -144,6 +144,56 @@ pub enum ServerTransport {
     Http(HttpTransport),
 }
 
+/// The gateway's environment variables every stdio server's child inherits: the MCP
+/// TypeScript SDK's default set (`DEFAULT_INHERITED_ENV_VARS` of its stdio client), enough to
+/// find and run a program (`npx`, `uvx`, a Python script) and nothing that holds a secret. A
+/// value that starts with `()` (a shell function) is not passed on.
+#[cfg(not(windows))]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The gateway's environment variables every stdio server's child inherits: the MCP
+/// TypeScript SDK's default set for Windows (`DEFAULT_INHERITED_ENV_VARS` of its stdio
+/// client). A value that starts with `()` is not passed on.
+#[cfg(windows)]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
+/// Which of the gateway's environment variables a stdio server's child inherits (JSON:
+/// `inheritEnv`, a key of toolmodel's that other clients ignore).
+///
+/// A child's environment is [`DEFAULT_INHERITED_ENV_VARS`], then the variables named here,
+/// then its configured `env` (which wins): the gateway's own secrets (`MCP_REQUEST_STATE_KEY`,
+/// its upstreams' API keys) never reach a server that was not given them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InheritEnv {
+    /// [`DEFAULT_INHERITED_ENV_VARS`] and these names (JSON: `"inheritEnv": ["LANG",
+    /// "NODE_OPTIONS"]`; `false` or absent: none beyond the default set).
+    Named(BTreeSet<String>),
+    /// The gateway's whole environment (JSON: `"inheritEnv": true`): for a server that needs
+    /// variables it cannot be told about one by one.
+    All,
+}
+
+impl Default for InheritEnv {
+    /// [`DEFAULT_INHERITED_ENV_VARS`] only.
+    fn default() -> Self {
+        Self::Named(BTreeSet::new())
+    }
+}
+
 /// A server run as a child process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -152,19 +202,23 @@ pub struct StdioTransport {
     pub command: String,
     /// Its arguments (`args`).
     pub args: Vec<String>,
-    /// Variables added to the environment it inherits (`env`).
+    /// Its variables (`env`), set over those it inherits.
     pub env: BTreeMap<String, String>,
+    /// Which of the gateway's variables it inherits (`inheritEnv`; default: only
+    /// [`DEFAULT_INHERITED_ENV_VARS`]).
+    pub inherit_env: InheritEnv,
     /// Its working directory (`cwd`); the gateway's when `None`.
     pub cwd: Option<PathBuf>,
 }
 
 impl StdioTransport {
-    /// `command` with no arguments.
+    /// `command` with no arguments, inheriting [`DEFAULT_INHERITED_ENV_VARS`] only.
     pub fn new(command: impl Into<String>) -> Self {
         Self {
             command: command.into(),
             args: Vec::new(),
             env: BTreeMap::new(),
+            inherit_env: InheritEnv::default(),
             cwd: None,
         }
     }
@@ -187,6 +241,23 @@ impl StdioTransport {
     #[must_use]
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Passes these of the gateway's environment variables on to the child too, beyond
+    /// [`DEFAULT_INHERITED_ENV_VARS`] (no change after [`inherit_all_env`](Self::inherit_all_env)).
+    #[must_use]
+    pub fn inherit_env<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        if let InheritEnv::Named(named) = &mut self.inherit_env {
+            named.extend(names.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Passes the gateway's whole environment on to the child ([`InheritEnv::All`]).
+    #[must_use]
+    pub fn inherit_all_env(mut self) -> Self {
+        self.inherit_env = InheritEnv::All;
         self
     }
 
@@ -349,6 +420,20 @@ impl ServerConfig {
                     "empty command".into(),
                 ));
             }
+            ServerTransport::Stdio(StdioTransport {
+                inherit_env: InheritEnv::Named(names),
+                ..
+            }) => {
+                if let Some(name) = names.iter().find(|name| !is_env_name(name)) {
+                    return Err(Error::config(
+                        &self.name,
+                        "/inheritEnv",
+                        format!(
+                            "{name:?} is not an environment variable name (empty, or holds '=' or NUL)"
+                        ),
+                    ));
+                }
+            }
             ServerTransport::Http(http)
                 if !(http.url.starts_with("http://") || http.url.starts_with("https://")) =>
             {
@@ -371,4 +456,9 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
+
+/// Whether `name` can name an environment variable: not empty, no `=` and no NUL.
+fn is_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['=', '\0'])
 }

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
 //! | `command`, `args`, `env`, `cwd` | the child process (stdio) |
+//! | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`](super::InheritEnv)) |
 //! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
 //! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
 //! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
@@ -24,7 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::federation::config::{
-    FederationConfig, HttpTransport, ServerConfig, ServerTransport, StdioTransport,
+    FederationConfig, HttpTransport, InheritEnv, ServerConfig, ServerTransport, StdioTransport,
 };
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
@@ -290,6 +291,9 @@ impl Reader<'_> {
         if let Some(env) = self.map(entry, "env")? {
             stdio.env = env;
         }
+        if let Some(inherit) = self.inherit_env(entry)? {
+            stdio.inherit_env = inherit;
+        }
         stdio.cwd = self.string(entry, "cwd")?.map(Into::into);
         Ok(stdio)
     }
@@ -327,6 +331,30 @@ impl Reader<'_> {
                 self.expand(&pointer, text)
             })
             .transpose()
+    }
+
+    /// `inheritEnv`: `true`, `false`, or an array of variable names (not expanded).
+    fn inherit_env(&self, entry: &Map<String, Value>) -> Result<Option<InheritEnv>, Error> {
+        const KEY: &str = "inheritEnv";
+        match entry.get(KEY) {
+            None => Ok(None),
+            Some(Value::Bool(true)) => Ok(Some(InheritEnv::All)),
+            Some(Value::Bool(false)) => Ok(Some(InheritEnv::default())),
+            Some(Value::Array(names)) => names
+                .iter()
+                .enumerate()
+                .map(|(index, name)| {
+                    name.as_str().map(str::to_owned).ok_or_else(|| {
+                        self.error(&format!("/{KEY}/{index}"), "expected a variable name")
+                    })
+                })
+                .collect::<Result<_, _>>()
+                .map(|names| Some(InheritEnv::Named(names))),
+            Some(other) => Err(self.error(
+                &format!("/{KEY}"),
+                format!("{other} is not true, false or an array of variable names"),
+            )),
+        }
     }
 
     fn bool(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<bool>, Error> {
@@ -506,6 +534,43 @@ mod tests {
         assert_eq!(c.timeouts.request, Duration::from_millis(1500));
         assert_eq!(c.timeouts.max_total, Duration::from_millis(9000));
         assert_eq!(c.timeouts.startup, Duration::from_millis(700));
+    }
+
+    #[test]
+    fn inherit_env_names_the_variables_a_child_inherits_or_all_of_them() {
+        let config = read(json!({"mcpServers": {
+            "a": {"command": "x", "inheritEnv": ["LANG", "NODE_OPTIONS"]},
+            "b": {"command": "x", "inheritEnv": true},
+            "c": {"command": "x", "inheritEnv": false},
+            "d": {"command": "x"}
+        }}))
+        .unwrap();
+        let inherits: Vec<InheritEnv> = config
+            .servers
+            .iter()
+            .map(|server| match &server.transport {
+                ServerTransport::Stdio(stdio) => stdio.inherit_env.clone(),
+                ServerTransport::Http(_) => unreachable!("stdio servers"),
+            })
+            .collect();
+        let built = StdioTransport::new("x").inherit_env(["NODE_OPTIONS", "LANG"]);
+        assert_eq!(
+            inherits,
+            [
+                built.inherit_env,
+                StdioTransport::new("x").inherit_all_env().inherit_env,
+                InheritEnv::default(),
+                InheritEnv::default(),
+            ]
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "inheritEnv": "LANG"}}})),
+            "server \"s\", at /mcpServers/s/inheritEnv: \"LANG\" is not true, false or an array of variable names"
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "inheritEnv": ["A=B"]}}})),
+            "server \"s\", at /mcpServers/s/inheritEnv: \"A=B\" is not an environment variable name (empty, or holds '=' or NUL)"
+        );
     }
 
     #[test]
