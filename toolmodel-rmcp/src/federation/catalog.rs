@@ -33,8 +33,9 @@ use rmcp::{
 };
 use serde_json::json;
 
-use crate::error::Error;
-use crate::federation::names::{NamePolicy, Upstream as Named, flat_names};
+use crate::federation::names::{
+    Flat, NamePolicy, SEPARATOR, Upstream as Named, flat_names, holds_separator,
+};
 use crate::federation::pages::{CacheHint, Page, all_pages};
 use crate::federation::upstream::Upstream;
 use crate::federation::uri_template;
@@ -256,17 +257,31 @@ pub(crate) async fn prompts(
             })
         })
         .collect();
-    let flat = flat_names(policy, &[], &named).map_err(|err| match err {
-        Error::NameCollision {
-            name,
-            first,
-            second,
-        } => ErrorData::internal_error(
-            format!("prompts {first} and {second} would both be served as {name:?}"),
-            Some(json!({"name": name, "prompts": [first, second]})),
-        ),
-        other => ErrorData::internal_error(other.to_string(), None),
-    })?;
+    let mut flat = Vec::with_capacity(named.len());
+    for (named, outcome) in named.iter().zip(flat_names(policy, &[], &named)) {
+        match outcome {
+            Flat::Served(name) | Flat::Prefixed(name) => flat.push(name),
+            Flat::Collision { name, others } => {
+                let first = format!("{}:{}", named.server, named.tool);
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "prompts {first} and {} would both be served as {name:?}",
+                        others.join(" and ")
+                    ),
+                    Some(json!({"name": name, "prompts": [first, others]})),
+                ));
+            }
+            Flat::Separator => {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "prompt {}:{} cannot be served: its name holds {SEPARATOR:?}, the separator of the gateway's prefixed names, and toolNames \"never\" prefixes nothing",
+                        named.server, named.tool
+                    ),
+                    Some(json!({"name": named.tool})),
+                ));
+            }
+        }
+    }
     let named = listed
         .into_iter()
         .zip(flat)
@@ -294,7 +309,11 @@ pub(crate) async fn prompt_named<'a>(
     policy: NamePolicy,
     name: &str,
 ) -> Result<(&'a Live, String), ErrorData> {
-    if let ([only], false) = (servers, policy == NamePolicy::Always) {
+    // A name holding the separator is never the server's own (see `names`).
+    if let ([only], false) = (
+        servers,
+        policy == NamePolicy::Always || holds_separator(name),
+    ) {
         return Ok((only, name.to_owned()));
     }
     prompts(servers, policy)

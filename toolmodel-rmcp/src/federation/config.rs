@@ -9,7 +9,7 @@ use std::{
 };
 
 use crate::error::Error;
-use crate::federation::names::NamePolicy;
+use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 
 /// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
 /// named.
@@ -80,7 +80,10 @@ impl FederationConfigBuilder {
     ///
     /// [`Error::Config`] naming the server and its JSON Pointer (`/mcpServers/<name>`): a name
     /// that is not a valid tool namespace (MCP tool name rules: 1 to 128 of `A-Z a-z 0-9 _ - .`),
-    /// two servers of one name, an empty `command` or `url`, a `url` that is not `http://` or
+    /// a name that holds `__` or ends with `_` (`.` read as `_`: the separator of prefixed tool
+    /// names, see [`names`](super::names)), an `inheritEnv` name that is empty or holds `=`,
+    /// two servers of one name (or of names that differ only in `.` against `_`), an empty
+    /// `command` or `url`, a `url` that is not `http://` or
     /// `https://`, or a zero timeout.
     pub fn build(self) -> Result<FederationConfig, Error> {
         let mut servers = self.servers;
@@ -98,6 +101,21 @@ impl FederationConfigBuilder {
         }
         for server in &servers {
             server.check()?;
+        }
+        // A prefixed tool name reads `.` as `_` (see `names`): two servers whose names differ
+        // only there would prefix their tools alike.
+        let mut prefixes: BTreeMap<String, &str> = BTreeMap::new();
+        for server in &servers {
+            let prefix = server.name.replace('.', "_");
+            if let Some(first) = prefixes.insert(prefix.clone(), &server.name) {
+                return Err(Error::config(
+                    &server.name,
+                    "",
+                    format!(
+                        "server {first:?} has the same tool prefix {prefix:?} ('.' reads as '_' in a prefixed tool name)"
+                    ),
+                ));
+            }
         }
         Ok(FederationConfig {
             servers,
@@ -410,6 +428,15 @@ impl ServerConfig {
                 &self.name,
                 "",
                 format!("the server name is the namespace of its tools: {err}"),
+            ));
+        }
+        if holds_separator(&self.name) || self.name.ends_with(['_', '.']) {
+            return Err(Error::config(
+                &self.name,
+                "",
+                format!(
+                    "the server name holds {SEPARATOR:?} or ends with '_' ('.' reads as '_'): the gateway's <server>{SEPARATOR}<tool> names could not say where it ends"
+                ),
             ));
         }
         match &self.transport {

@@ -615,6 +615,10 @@ mod tests {
             )
         );
         assert_eq!(
+            message(json!({"servers": {"a.b": {"command": "x"}, "a_b": {"command": "x"}}})),
+            "server \"a_b\", at /servers/a_b: server \"a.b\" has the same tool prefix \"a_b\" ('.' reads as '_' in a prefixed tool name)"
+        );
+        assert_eq!(
             message(json!({"servers": {}, "mcpServers": {}})),
             "at /servers: both mcpServers and servers: write one"
         );
@@ -622,9 +626,22 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9_.-]{1,40}") {
+        fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9-]{1,8}([_.][A-Za-z0-9-]{1,8}){0,4}") {
             let config = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap();
             prop_assert_eq!(&config.servers[0].name, &name);
+        }
+
+        #[test]
+        fn a_server_name_holding_the_separator_or_ending_with_it_is_refused(
+            head in "[a-z]{1,6}",
+            tail in prop::sample::select(vec!["__x", "._x", "_", ".", "_.x"]),
+        ) {
+            let name = format!("{head}{tail}");
+            let err = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap_err();
+            prop_assert_eq!(
+                err.to_string(),
+                format!("server {name:?}, at /mcpServers/{name}: the server name holds \"__\" or ends with '_' ('.' reads as '_'): the gateway's <server>__<tool> names could not say where it ends")
+            );
         }
 
         #[test]
