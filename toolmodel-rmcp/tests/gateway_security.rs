@@ -17,7 +17,10 @@ use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::TcpListener,
 };
-use toolmodel::{CallContext, CallToolResult, Tool, Toolbox};
+use toolmodel::{
+    CallContext, CallToolResult, Tool, Toolbox,
+    host::{BoxFuture, CallHost},
+};
 use toolmodel_rmcp::{
     ToolboxServer,
     federation::{
@@ -475,5 +478,104 @@ async fn a_tool_that_breaks_mcp_s_rules_is_left_out_and_the_rest_served() {
         warned[1].starts_with("tool \"bad_schema\" is not served: "),
         "{warned:?}"
     );
+    federation.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// An upstream's requests for input
+
+/// A caller's host that records each elicitation it is asked, and accepts it with `answer`.
+struct Recording {
+    answer: &'static str,
+    asked: std::sync::Mutex<Vec<serde_json::Value>>,
+}
+
+impl Recording {
+    fn new(answer: &'static str) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            answer,
+            asked: std::sync::Mutex::default(),
+        })
+    }
+
+    fn asked(&self) -> Vec<serde_json::Value> {
+        self.asked.lock().expect("the record").clone()
+    }
+}
+
+impl CallHost for Recording {
+    fn elicit(
+        &self,
+        params: serde_json::Value,
+    ) -> BoxFuture<'_, Result<serde_json::Value, toolmodel::Error>> {
+        self.asked.lock().expect("the record").push(params);
+        Box::pin(async { Ok(json!({"action": "accept", "content": {"answer": self.answer}})) })
+    }
+}
+
+/// The tools of `tests/support/fake_upstream.py` that take time and ask for input.
+fn slow_tools() -> serde_json::Value {
+    json!([
+        {"name": "wait", "inputSchema": {"type": "object"}},
+        {"name": "ask_slowly", "inputSchema": {"type": "object"}},
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_request_of_a_cancelled_call_never_reaches_another_caller() {
+    let federation = federate(
+        vec![fake_upstream("shared", slow_tools())],
+        NamePolicy::OnCollision,
+    )
+    .await;
+    let toolbox = federation.toolbox();
+    let arguments = |value: serde_json::Value| value.as_object().cloned();
+
+    // B's call asks for input 0.3 s after it starts; B gives up after 50 ms (the gateway sends
+    // notifications/cancelled), but this server goes on and asks all the same.
+    let b = Recording::new("B's answer");
+    let b_cx = CallContext::new().with_host(b.clone());
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(50),
+        toolbox.call(
+            "ask_slowly",
+            arguments(json!({"message": "B's private question"})),
+            &b_cx,
+        ),
+    )
+    .await;
+    assert!(gave_up.is_err(), "B's call was still running");
+
+    // Meanwhile A's call is the one call in flight on the shared stdio session.
+    let a = Recording::new("A's answer");
+    let a_cx = CallContext::new().with_host(a.clone());
+    let waited = toolbox
+        .call("wait", arguments(json!({"seconds": 1.0})), &a_cx)
+        .await
+        .expect("A's call");
+    assert_eq!(waited.text_content(), "waited");
+    assert_eq!(
+        a.asked(),
+        Vec::<serde_json::Value>::new(),
+        "A was asked B's question"
+    );
+    assert!(b.asked().is_empty());
+
+    // A call alone on the session still gets its own request for input.
+    let alone = toolbox
+        .call(
+            "ask_slowly",
+            arguments(json!({"message": "A's question"})),
+            &a_cx,
+        )
+        .await
+        .expect("A's second call");
+    assert!(
+        alone.text_content().contains("A's answer"),
+        "{}",
+        alone.text_content()
+    );
+    assert_eq!(a.asked().len(), 1);
+    assert_eq!(a.asked()[0]["message"], "A's question");
     federation.shutdown().await;
 }

@@ -89,13 +89,13 @@ impl Upstream {
     ) -> Self {
         Self {
             redactor: Redactor::new(&config),
+            calls: Arc::new(InFlight::new(config.timeouts.request)),
             config,
             state: Mutex::new(State::Down {
                 cause: "not connected yet".into(),
                 retry_at: Instant::now(),
                 failures: 0,
             }),
-            calls: Arc::default(),
             pending: Semaphore::new(MAX_PENDING_CALLS),
             generation: AtomicU64::new(0),
             changed,
