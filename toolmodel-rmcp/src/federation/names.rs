@@ -27,8 +27,8 @@
 //!    (a local tool keeps its name): no tool is ever served under a name another could claim,
 //!    and one server's list never stops the others' tools from being served.
 //!
-//! Each tool renamed by rule 3 or left out by rules 3 and 4 comes with the reason
-//! ([`Flat::warning`]), which the federation reports in the server's
+//! Each tool renamed by rule 3 or left out by rules 3 and 4 comes with the reason, which the
+//! federation reports in the server's
 //! [`ServerStatus::warnings`](super::ServerStatus::warnings).
 
 use std::collections::{BTreeMap, HashMap};

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
 //! | `command`, `args`, `env`, `cwd` | the child process (stdio) |
-//! | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`](super::InheritEnv)) |
+//! | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`]) |
 //! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
 //! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
 //! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
