@@ -214,10 +214,11 @@ async fn round(
             "server {server:?} answered tools/call with something other than a CallToolResult"
         )),
         Err(ServiceError::McpError(error)) => {
+            let redactor = &upstream.redactor;
             return Err(ToolError::Protocol {
                 code: i64::from(error.code.0),
-                message: format!("server {server:?}: {}", error.message),
-                data: error.data,
+                message: format!("server {server:?}: {}", redactor.text(&error.message)),
+                data: error.data.map(|data| redactor.json(data)),
             });
         }
         Err(ServiceError::Timeout { timeout }) => CallToolResult::error(format!(
@@ -235,7 +236,7 @@ async fn transport_failed(
     generation: u64,
     err: &ServiceError,
 ) -> CallToolResult {
-    let cause = format!("the connection failed: {err}");
+    let cause = format!("the connection failed: {}", upstream.redactor.error(err));
     upstream.failed(generation, &cause).await;
     CallToolResult::error(format!(
         "server {:?} is unavailable: {cause}",

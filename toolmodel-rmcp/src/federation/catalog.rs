@@ -33,8 +33,9 @@ use rmcp::{
 };
 use serde_json::json;
 
-use crate::error::Error;
-use crate::federation::names::{NamePolicy, Upstream as Named, flat_names};
+use crate::federation::names::{
+    Flat, NamePolicy, SEPARATOR, Upstream as Named, flat_names, holds_separator,
+};
 use crate::federation::pages::{CacheHint, Page, all_pages};
 use crate::federation::upstream::Upstream;
 use crate::federation::uri_template;
@@ -87,12 +88,18 @@ impl Live {
         answer.map_err(|err| self.failed(err))
     }
 
-    /// `err` as the JSON-RPC error the downstream client gets.
+    /// `err` as the JSON-RPC error the downstream client gets, the server's secrets removed:
+    /// the server's own error as it sent it, any other failure `-32603` naming the server.
     pub(crate) fn failed(&self, err: ServiceError) -> ErrorData {
+        let redactor = &self.upstream.redactor;
         match err {
-            ServiceError::McpError(error) => error,
+            ServiceError::McpError(error) => ErrorData {
+                message: redactor.text(&error.message).into(),
+                data: error.data.map(|data| redactor.json(data)),
+                ..error
+            },
             other => ErrorData::internal_error(
-                format!("server {:?}: {other}", self.name()),
+                format!("server {:?}: {}", self.name(), redactor.error(&other)),
                 Some(json!({"server": self.name()})),
             ),
         }
@@ -101,21 +108,28 @@ impl Live {
     /// Every page of the list `L` of this server, and the list's cache hint.
     async fn list<L: Listing>(&self) -> Result<(Vec<L::Item>, CacheHint), ErrorData> {
         let timeouts = self.upstream.config.timeouts;
-        all_pages(L::METHOD, timeouts.max_total, "maxTotalTimeout", |cursor| {
-            let request = L::request(PaginatedRequestParams::default().with_cursor(cursor));
-            async move {
-                let answer = self
-                    .peer
-                    .send_request_with_option(
-                        request,
-                        PeerRequestOptions::with_timeout(timeouts.request),
-                    )
-                    .await?
-                    .await_response()
-                    .await?;
-                L::page(answer).ok_or(ServiceError::UnexpectedResponse)
-            }
-        })
+        let redactor = &self.upstream.redactor;
+        all_pages(
+            L::METHOD,
+            timeouts.max_total,
+            "maxTotalTimeout",
+            redactor,
+            |cursor| {
+                let request = L::request(PaginatedRequestParams::default().with_cursor(cursor));
+                async move {
+                    let answer = self
+                        .peer
+                        .send_request_with_option(
+                            request,
+                            PeerRequestOptions::with_timeout(timeouts.request),
+                        )
+                        .await?
+                        .await_response()
+                        .await?;
+                    L::page(answer).ok_or(ServiceError::UnexpectedResponse)
+                }
+            },
+        )
         .await
         .map_err(|cause| {
             ErrorData::internal_error(
@@ -243,17 +257,31 @@ pub(crate) async fn prompts(
             })
         })
         .collect();
-    let flat = flat_names(policy, &[], &named).map_err(|err| match err {
-        Error::NameCollision {
-            name,
-            first,
-            second,
-        } => ErrorData::internal_error(
-            format!("prompts {first} and {second} would both be served as {name:?}"),
-            Some(json!({"name": name, "prompts": [first, second]})),
-        ),
-        other => ErrorData::internal_error(other.to_string(), None),
-    })?;
+    let mut flat = Vec::with_capacity(named.len());
+    for (named, outcome) in named.iter().zip(flat_names(policy, &[], &named)) {
+        match outcome {
+            Flat::Served(name) | Flat::Prefixed(name) => flat.push(name),
+            Flat::Collision { name, others } => {
+                let first = format!("{}:{}", named.server, named.tool);
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "prompts {first} and {} would both be served as {name:?}",
+                        others.join(" and ")
+                    ),
+                    Some(json!({"name": name, "prompts": [first, others]})),
+                ));
+            }
+            Flat::Separator => {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "prompt {}:{} cannot be served: its name holds {SEPARATOR:?}, the separator of the gateway's prefixed names, and toolNames \"never\" prefixes nothing",
+                        named.server, named.tool
+                    ),
+                    Some(json!({"name": named.tool})),
+                ));
+            }
+        }
+    }
     let named = listed
         .into_iter()
         .zip(flat)
@@ -281,7 +309,11 @@ pub(crate) async fn prompt_named<'a>(
     policy: NamePolicy,
     name: &str,
 ) -> Result<(&'a Live, String), ErrorData> {
-    if let ([only], false) = (servers, policy == NamePolicy::Always) {
+    // A name holding the separator is never the server's own (see `names`).
+    if let ([only], false) = (
+        servers,
+        policy == NamePolicy::Always || holds_separator(name),
+    ) {
         return Ok((only, name.to_owned()));
     }
     prompts(servers, policy)

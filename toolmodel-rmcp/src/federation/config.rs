@@ -2,10 +2,14 @@
 //! [`FederationConfig::builder`] or read from the JSON clients share
 //! ([`FederationConfig::from_json`], see [`parse`](super::parse)).
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    path::PathBuf,
+    time::Duration,
+};
 
 use crate::error::Error;
-use crate::federation::names::NamePolicy;
+use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 
 /// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
 /// named.
@@ -76,7 +80,10 @@ impl FederationConfigBuilder {
     ///
     /// [`Error::Config`] naming the server and its JSON Pointer (`/mcpServers/<name>`): a name
     /// that is not a valid tool namespace (MCP tool name rules: 1 to 128 of `A-Z a-z 0-9 _ - .`),
-    /// two servers of one name, an empty `command` or `url`, a `url` that is not `http://` or
+    /// a name that holds `__` or ends with `_` (`.` read as `_`: the separator of prefixed tool
+    /// names, see [`names`](super::names)), an `inheritEnv` name that is empty or holds `=`,
+    /// two servers of one name (or of names that differ only in `.` against `_`), an empty
+    /// `command` or `url`, a `url` that is not `http://` or
     /// `https://`, or a zero timeout.
     pub fn build(self) -> Result<FederationConfig, Error> {
         let mut servers = self.servers;
@@ -94,6 +101,21 @@ impl FederationConfigBuilder {
         }
         for server in &servers {
             server.check()?;
+        }
+        // A prefixed tool name reads `.` as `_` (see `names`): two servers whose names differ
+        // only there would prefix their tools alike.
+        let mut prefixes: BTreeMap<String, &str> = BTreeMap::new();
+        for server in &servers {
+            let prefix = server.name.replace('.', "_");
+            if let Some(first) = prefixes.insert(prefix.clone(), &server.name) {
+                return Err(Error::config(
+                    &server.name,
+                    "",
+                    format!(
+                        "server {first:?} has the same tool prefix {prefix:?} ('.' reads as '_' in a prefixed tool name)"
+                    ),
+                ));
+            }
         }
         Ok(FederationConfig {
             servers,
@@ -122,6 +144,12 @@ pub struct ServerConfig {
     pub hidden_tools: Vec<String>,
     /// Its timeouts.
     pub timeouts: Timeouts,
+    /// Values never shown in an error or a log line about this server: every value a `${VAR}`
+    /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
+    /// those [`secret`](Self::secret) adds. Each is replaced by `***` (one of fewer than 6
+    /// characters is not searched for in free text). The values of `headers` and `env`, and
+    /// the userinfo, query and fragment of `url`, are hidden without being listed here.
+    pub secrets: BTreeSet<String>,
 }
 
 /// How to reach a server.
@@ -134,6 +162,56 @@ pub enum ServerTransport {
     Http(HttpTransport),
 }
 
+/// The gateway's environment variables every stdio server's child inherits: the MCP
+/// TypeScript SDK's default set (`DEFAULT_INHERITED_ENV_VARS` of its stdio client), enough to
+/// find and run a program (`npx`, `uvx`, a Python script) and nothing that holds a secret. A
+/// value that starts with `()` (a shell function) is not passed on.
+#[cfg(not(windows))]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The gateway's environment variables every stdio server's child inherits: the MCP
+/// TypeScript SDK's default set for Windows (`DEFAULT_INHERITED_ENV_VARS` of its stdio
+/// client). A value that starts with `()` is not passed on.
+#[cfg(windows)]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
+/// Which of the gateway's environment variables a stdio server's child inherits (JSON:
+/// `inheritEnv`, a key of toolmodel's that other clients ignore).
+///
+/// A child's environment is [`DEFAULT_INHERITED_ENV_VARS`], then the variables named here,
+/// then its configured `env` (which wins): the gateway's own secrets (`MCP_REQUEST_STATE_KEY`,
+/// its upstreams' API keys) never reach a server that was not given them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InheritEnv {
+    /// [`DEFAULT_INHERITED_ENV_VARS`] and these names (JSON: `"inheritEnv": ["LANG",
+    /// "NODE_OPTIONS"]`; `false` or absent: none beyond the default set).
+    Named(BTreeSet<String>),
+    /// The gateway's whole environment (JSON: `"inheritEnv": true`): for a server that needs
+    /// variables it cannot be told about one by one.
+    All,
+}
+
+impl Default for InheritEnv {
+    /// [`DEFAULT_INHERITED_ENV_VARS`] only.
+    fn default() -> Self {
+        Self::Named(BTreeSet::new())
+    }
+}
+
 /// A server run as a child process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -142,19 +220,23 @@ pub struct StdioTransport {
     pub command: String,
     /// Its arguments (`args`).
     pub args: Vec<String>,
-    /// Variables added to the environment it inherits (`env`).
+    /// Its variables (`env`), set over those it inherits.
     pub env: BTreeMap<String, String>,
+    /// Which of the gateway's variables it inherits (`inheritEnv`; default: only
+    /// [`DEFAULT_INHERITED_ENV_VARS`]).
+    pub inherit_env: InheritEnv,
     /// Its working directory (`cwd`); the gateway's when `None`.
     pub cwd: Option<PathBuf>,
 }
 
 impl StdioTransport {
-    /// `command` with no arguments.
+    /// `command` with no arguments, inheriting [`DEFAULT_INHERITED_ENV_VARS`] only.
     pub fn new(command: impl Into<String>) -> Self {
         Self {
             command: command.into(),
             args: Vec::new(),
             env: BTreeMap::new(),
+            inherit_env: InheritEnv::default(),
             cwd: None,
         }
     }
@@ -177,6 +259,23 @@ impl StdioTransport {
     #[must_use]
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Passes these of the gateway's environment variables on to the child too, beyond
+    /// [`DEFAULT_INHERITED_ENV_VARS`] (no change after [`inherit_all_env`](Self::inherit_all_env)).
+    #[must_use]
+    pub fn inherit_env<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        if let InheritEnv::Named(named) = &mut self.inherit_env {
+            named.extend(names.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Passes the gateway's whole environment on to the child ([`InheritEnv::All`]).
+    #[must_use]
+    pub fn inherit_all_env(mut self) -> Self {
+        self.inherit_env = InheritEnv::All;
         self
     }
 
@@ -260,7 +359,16 @@ impl ServerConfig {
             allowed_tools: None,
             hidden_tools: Vec::new(),
             timeouts: Timeouts::default(),
+            secrets: BTreeSet::new(),
         }
+    }
+
+    /// Adds a value never to show in an error or a log line about this server
+    /// ([`secrets`](Self::secrets)): a token written into a URL's path, say.
+    #[must_use]
+    pub fn secret(mut self, value: impl Into<String>) -> Self {
+        self.secrets.insert(value.into());
+        self
     }
 
     /// Turns the server off (it stays in the configuration, not connected).
@@ -322,6 +430,15 @@ impl ServerConfig {
                 format!("the server name is the namespace of its tools: {err}"),
             ));
         }
+        if holds_separator(&self.name) || self.name.ends_with(['_', '.']) {
+            return Err(Error::config(
+                &self.name,
+                "",
+                format!(
+                    "the server name holds {SEPARATOR:?} or ends with '_' ('.' reads as '_'): the gateway's <server>{SEPARATOR}<tool> names could not say where it ends"
+                ),
+            ));
+        }
         match &self.transport {
             ServerTransport::Stdio(stdio) if stdio.command.is_empty() => {
                 return Err(Error::config(
@@ -329,6 +446,20 @@ impl ServerConfig {
                     "/command",
                     "empty command".into(),
                 ));
+            }
+            ServerTransport::Stdio(StdioTransport {
+                inherit_env: InheritEnv::Named(names),
+                ..
+            }) => {
+                if let Some(name) = names.iter().find(|name| !is_env_name(name)) {
+                    return Err(Error::config(
+                        &self.name,
+                        "/inheritEnv",
+                        format!(
+                            "{name:?} is not an environment variable name (empty, or holds '=' or NUL)"
+                        ),
+                    ));
+                }
             }
             ServerTransport::Http(http)
                 if !(http.url.starts_with("http://") || http.url.starts_with("https://")) =>
@@ -352,4 +483,9 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
+
+/// Whether `name` can name an environment variable: not empty, no `=` and no NUL.
+fn is_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['=', '\0'])
 }

@@ -1,5 +1,7 @@
 //! The transport of an upstream session, wrapped to register each call as its request is
-//! sent, and to count the progress and log notifications it receives, so that a call hands
+//! sent, to tell [`InFlight`] of every request sent, cancelled and answered (which requests
+//! the server may still be serving, see [`relay`](super::relay)), and to count the progress
+//! and log notifications it receives, so that a call hands
 //! its result to the caller only after the relay has delivered every notification the server
 //! sent before that result.
 //!
@@ -18,7 +20,10 @@
 use std::{borrow::Cow, sync::Arc};
 
 use rmcp::{
-    model::{GetExtensions, GetMeta, JsonRpcMessage, ServerNotification},
+    model::{
+        ClientNotification, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
+        ServerNotification,
+    },
     service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
@@ -33,8 +38,10 @@ pub(crate) struct Counting<T> {
 }
 
 impl<T> Counting<T> {
-    /// Wraps `inner`; what it receives is counted in `calls`.
+    /// Wraps `inner`, a new session's transport; what it sends and receives is told to
+    /// `calls`, which forgets the requests of the session before.
     pub(crate) fn new(inner: T, calls: Arc<InFlight>) -> Self {
+        calls.new_session();
         Self { inner, calls }
     }
 }
@@ -50,18 +57,47 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Counting<T> {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let JsonRpcMessage::Request(request) = &item
-            && let Some(sending) = request.request.extensions().get::<Sending>()
-            && let Some(token) = request.request.get_meta().get_progress_token()
-        {
-            self.calls
-                .sent(token_key(&token), request.id.clone(), sending);
+        match &item {
+            JsonRpcMessage::Request(request) => {
+                // The listen stream (MCP 2026-07-28) runs for the whole session and serves
+                // no caller.
+                if !matches!(
+                    request.request,
+                    ClientRequest::SubscriptionsListenRequest(_)
+                ) {
+                    self.calls.request_sent(&request.id);
+                }
+                if let Some(sending) = request.request.extensions().get::<Sending>()
+                    && let Some(token) = request.request.get_meta().get_progress_token()
+                {
+                    self.calls
+                        .sent(token_key(&token), request.id.clone(), sending);
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.calls.request_cancelled(id);
+                }
+            }
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
         }
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await;
+        match &message {
+            Some(JsonRpcMessage::Response(response)) => self.calls.answered(&response.id),
+            Some(JsonRpcMessage::Error(error)) => {
+                if let Some(id) = &error.id {
+                    self.calls.answered(id);
+                }
+            }
+            _ => {}
+        }
         if let Some(JsonRpcMessage::Notification(notification)) = &message {
             match &notification.notification {
                 ServerNotification::ProgressNotification(progress) => {

@@ -19,7 +19,23 @@ pub(crate) struct ExpandError(pub(crate) String);
 /// # Errors
 ///
 /// [`ExpandError`] naming the variable or the bad form.
+#[cfg(test)]
 pub(crate) fn expand(text: &str, env: Env<'_>) -> Result<String, ExpandError> {
+    expand_into(text, env, &mut Vec::new())
+}
+
+/// `text` with every `${...}` replaced by its value from `env`; each value read from `env`
+/// (not a default written in `text`) is pushed to `read`: the values a configuration did not
+/// spell out, which are kept out of its error messages.
+///
+/// # Errors
+///
+/// [`ExpandError`] naming the variable or the bad form.
+pub(crate) fn expand_into(
+    text: &str,
+    env: Env<'_>,
+    read: &mut Vec<String>,
+) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -30,15 +46,19 @@ pub(crate) fn expand(text: &str, env: Env<'_>) -> Result<String, ExpandError> {
             return Err(ExpandError(format!("unterminated \"${{\" in {text:?}")));
         };
         let (body, tail) = body_and_rest.split_at(end);
-        out.push_str(&value_of(body, env)?);
+        let (value, from_env) = value_of(body, env)?;
+        out.push_str(&value);
+        if from_env {
+            read.push(value);
+        }
         rest = tail.get(1..).unwrap_or_default();
     }
     out.push_str(rest);
     Ok(out)
 }
 
-/// The value of one `${body}`.
-fn value_of(body: &str, env: Env<'_>) -> Result<String, ExpandError> {
+/// The value of one `${body}`, and whether it was read from `env` (not the default).
+fn value_of(body: &str, env: Env<'_>) -> Result<(String, bool), ExpandError> {
     if let Some(prompt) = body.strip_prefix("input:") {
         return Err(ExpandError(format!(
             "\"${{input:{prompt}}}\" asks the user for a value, which a gateway cannot do: set it with an environment variable"
@@ -57,9 +77,9 @@ fn value_of(body: &str, env: Env<'_>) -> Result<String, ExpandError> {
         )));
     }
     match (env(name), default) {
-        (Some(value), Some(default)) if value.is_empty() => Ok(default.to_owned()),
-        (Some(value), _) => Ok(value),
-        (None, Some(default)) => Ok(default.to_owned()),
+        (Some(value), Some(default)) if value.is_empty() => Ok((default.to_owned(), false)),
+        (Some(value), _) => Ok((value, true)),
+        (None, Some(default)) => Ok((default.to_owned(), false)),
         (None, None) => Err(ExpandError(format!(
             "environment variable {name} is not set (write ${{{name}:-default}} for a default)"
         ))),
@@ -125,6 +145,14 @@ mod tests {
                 .0
                 .contains("unterminated")
         );
+    }
+
+    #[test]
+    fn the_values_read_from_the_environment_are_reported_and_defaults_are_not() {
+        let mut read = Vec::new();
+        let text = expand_into("${HOME}:${NOPE:-d}:${env:HOME}", &env, &mut read).unwrap();
+        assert_eq!(text, "/home/me:d:/home/me");
+        assert_eq!(read, ["/home/me", "/home/me"]);
     }
 
     proptest! {

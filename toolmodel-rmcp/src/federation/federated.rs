@@ -3,7 +3,7 @@
 
 use std::{
     collections::{BTreeMap, HashMap},
-    sync::{Arc, Mutex, RwLock, Weak},
+    sync::{Arc, Mutex, PoisonError, RwLock, Weak},
 };
 
 use toolmodel::{Tool, Toolbox, ToolboxBuilder};
@@ -13,7 +13,7 @@ use crate::federation::call::call_upstream;
 use crate::federation::config::FederationConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
-use crate::federation::names::{Upstream as Named, flat_names};
+use crate::federation::names::{Flat, Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
 use crate::federation::tasks::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
@@ -42,7 +42,10 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// listed; they answer an `isError` naming the server and the cause, and the next call after
 /// the backoff delay respawns it (stdio) or reconnects (HTTP; a 404 for an expired session
 /// starts a new one inside rmcp). An upstream's `notifications/tools/list_changed`, or a new
-/// session, imports its tools again.
+/// session, imports its tools again. A tool that cannot be served as its server names it is
+/// renamed or left out, never the others: it breaks MCP's rules, its name holds the separator
+/// `__` of prefixed names, or it would share a name with another tool (see
+/// [`names`](super::names)); [`ServerStatus::warnings`] says which and why.
 ///
 /// **Lifetime.** [`shutdown`](Self::shutdown) closes every session and kills each child's
 /// process group; dropping the last `Federation` (and every [`Toolbox`] built from it) kills
@@ -58,6 +61,8 @@ struct Shared {
     local: Local,
     /// Each server's imported tools, by server name.
     imported: Mutex<BTreeMap<String, Vec<Tool>>>,
+    /// What each server's tools came to, by server name.
+    reports: Mutex<BTreeMap<String, Report>>,
     toolbox: RwLock<Toolbox>,
     watchers: Mutex<Vec<Watcher>>,
     /// Why the last rebuild failed, if it did (the previous toolbox stays).
@@ -91,6 +96,45 @@ pub struct ServerStatus {
     /// The process ID of its child process (a stdio server with a session), which leads the
     /// child's process group.
     pub pid: Option<u32>,
+    /// Why some of its tools are not served as it names them, one sentence each: its last
+    /// `tools/list` failed (the tools imported before are kept), a tool breaks MCP's rules
+    /// (left out), a tool's name holds the separator `__` (prefixed, or left out under
+    /// [`NamePolicy::Never`](super::NamePolicy::Never)), two tools would share a name (both
+    /// left out); see [`names`](super::names). Each new one is also written to the process's
+    /// stderr once, as `warning: server "<name>": <sentence>`.
+    pub warnings: Vec<String>,
+}
+
+/// What one server's tools came to at the last import and build.
+#[derive(Clone, Debug, Default)]
+struct Report {
+    /// Why its last import failed, if it did.
+    import_failed: Option<String>,
+    /// The tools its last import left out.
+    left_out: Vec<String>,
+    /// The tools the last build renamed or left out.
+    names: Vec<String>,
+    /// How many of its tools the toolbox holds.
+    served: usize,
+}
+
+impl Report {
+    /// Every warning, the import's first.
+    fn warnings(&self) -> Vec<String> {
+        self.import_failed
+            .iter()
+            .chain(&self.left_out)
+            .chain(&self.names)
+            .cloned()
+            .collect()
+    }
+}
+
+/// Writes each of `new` that `old` does not hold to stderr, as a warning about `server`.
+fn warn_new(server: &str, old: &[String], new: &[String]) {
+    for warning in new.iter().filter(|warning| !old.contains(warning)) {
+        eprintln!("warning: server {server:?}: {warning}");
+    }
 }
 
 impl Federation {
@@ -105,13 +149,12 @@ impl Federation {
 
     /// Starts a federation whose toolbox also holds the local tools `local` adds to a builder
     /// (run again each time the toolbox is rebuilt). A server that cannot be reached is not an
-    /// error (see the [type docs](Self)); [`status`](Self::status) says why.
+    /// error (see the [type docs](Self)), nor is a server's tool that cannot be served (it is
+    /// left out, the others are served); [`status`](Self::status) says why.
     ///
     /// # Errors
     ///
-    /// [`Error::NameCollision`] when two tools would share a flat name after the
-    /// [`NamePolicy`](super::NamePolicy); [`Error::Toolmodel`] when the toolbox does not build
-    /// (a local tool's problem, or an upstream tool that breaks MCP's rules).
+    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox.
     pub async fn start_with(
         config: FederationConfig,
         local: impl Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync + 'static,
@@ -137,6 +180,7 @@ impl Federation {
                 upstreams,
                 local,
                 imported: Mutex::default(),
+                reports: Mutex::default(),
                 toolbox: RwLock::new(empty),
                 watchers: Mutex::default(),
                 last_error: Mutex::default(),
@@ -217,25 +261,28 @@ impl Federation {
     pub async fn status(&self) -> Vec<ServerStatus> {
         let mut all = Vec::with_capacity(self.inner.upstreams.len());
         for upstream in &self.inner.upstreams {
-            let tools = self
+            let report = self
                 .inner
-                .imported
+                .reports
                 .lock()
-                .map(|imported| imported.get(&upstream.config.name).map_or(0, Vec::len))
-                .unwrap_or(0);
+                .ok()
+                .and_then(|reports| reports.get(&upstream.config.name).cloned())
+                .unwrap_or_default();
             let (session, pid) = upstream.status().await;
             all.push(ServerStatus {
                 name: upstream.config.name.clone(),
                 session,
-                tools,
+                tools: report.served,
                 pid,
+                warnings: report.warnings(),
             });
         }
         all
     }
 
-    /// Why the last rebuild of the toolbox failed (a name collision after a re-import, say),
-    /// if it did; the toolbox before it stays in use.
+    /// Why the last import or rebuild failed, if it did: a server's `tools/list` (that
+    /// server's tools imported before are kept, and its [`ServerStatus::warnings`] says so
+    /// too), or the local tools (the toolbox before stays in use).
     #[must_use]
     pub fn last_error(&self) -> Option<String> {
         self.inner.last_error.lock().ok().and_then(|e| e.clone())
@@ -259,23 +306,40 @@ impl Shared {
         if let (Some(info), Ok(mut declared)) = (opened.peer.peer_info(), self.declared.lock()) {
             declared.insert(upstream.config.name.clone(), info.capabilities.clone());
         }
-        match import(&upstream.config, &opened.peer).await {
-            Ok(tools) => {
-                if let Ok(mut imported) = self.imported.lock() {
-                    imported.insert(upstream.config.name.clone(), tools);
+        let name = &upstream.config.name;
+        let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;
+        let mut reports = self.reports.lock().unwrap_or_else(PoisonError::into_inner);
+        let report = reports.entry(name.clone()).or_default();
+        let old = report.warnings();
+        let ok = match imported {
+            Ok(imported) => {
+                if let Ok(mut tools) = self.imported.lock() {
+                    tools.insert(name.clone(), imported.tools);
                 }
+                report.import_failed = None;
+                report.left_out = imported.warnings;
                 true
             }
             Err(cause) => {
                 if let Ok(mut last) = self.last_error.lock() {
-                    *last = Some(format!("server {:?}: {cause}", upstream.config.name));
+                    *last = Some(format!("server {name:?}: {cause}"));
                 }
+                report.import_failed = Some(format!(
+                    "its tools could not be imported, those imported before are kept: {cause}"
+                ));
                 false
             }
-        }
+        };
+        warn_new(name, &old, &report.warnings());
+        ok
     }
 
-    /// A toolbox of the local tools and every imported tool, named by the policy.
+    /// A toolbox of the local tools and every imported tool named by the policy (those the
+    /// policy leaves out are reported in their server's [`Report`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox.
     fn build(self: &Arc<Self>) -> Result<Toolbox, Error> {
         let local_names: Vec<String> = (self.local)(Toolbox::builder())
             .build()?
@@ -300,10 +364,20 @@ impl Shared {
                 tool: &tool.name,
             })
             .collect();
-        let flat = flat_names(self.config.tool_names, &reserved, &named)?;
+        let flat = flat_names(self.config.tool_names, &reserved, &named);
         let mut builder = (self.local)(Toolbox::builder());
         let mut remote_names = HashMap::with_capacity(tools.len());
-        for ((server, tool), name) in tools.into_iter().zip(flat) {
+        let mut names: BTreeMap<&str, (Vec<String>, usize)> = imported
+            .keys()
+            .map(|server| (server.as_str(), (Vec::new(), 0)))
+            .collect();
+        for ((server, tool), outcome) in tools.into_iter().zip(flat) {
+            let entry = names.entry(server).or_default();
+            entry.0.extend(outcome.warning(&tool.name));
+            let (Flat::Served(name) | Flat::Prefixed(name)) = outcome else {
+                continue;
+            };
+            entry.1 += 1;
             let Some(upstream) = self
                 .upstreams
                 .iter()
@@ -329,6 +403,13 @@ impl Shared {
         let toolbox = builder.build()?;
         if let Ok(mut current) = self.remote_names.write() {
             *current = remote_names;
+        }
+        let mut reports = self.reports.lock().unwrap_or_else(PoisonError::into_inner);
+        for (server, (warnings, served)) in names {
+            let report = reports.entry(server.to_owned()).or_default();
+            warn_new(server, &report.names, &warnings);
+            report.names = warnings;
+            report.served = served;
         }
         Ok(toolbox)
     }

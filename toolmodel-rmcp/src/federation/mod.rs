@@ -10,7 +10,8 @@
 //! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
 //!   process in its own process group, or Streamable HTTP, its transport wrapped by
 //!   `counting`) and `relay` carries what the server sends during a call to the caller;
-//!   `rounds` relays its MCP 2026-07-28 input rounds.
+//!   `rounds` relays its MCP 2026-07-28 input rounds; `stderr` passes a child's stderr on to
+//!   the gateway's, and `redact` keeps the configuration's secrets out of every error.
 //! - [`Federation`]: all of it together, kept current.
 //! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
@@ -30,16 +31,18 @@ mod pages;
 pub mod parse;
 mod passthrough;
 pub(crate) mod pointer;
+mod redact;
 mod relay;
 mod rounds;
 mod session;
+mod stderr;
 mod tasks;
 pub mod upstream;
 mod uri_template;
 
 pub use config::{
-    FederationConfig, FederationConfigBuilder, HttpTransport, ServerConfig, ServerTransport,
-    StdioTransport, Timeouts,
+    DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
+    InheritEnv, ServerConfig, ServerTransport, StdioTransport, Timeouts,
 };
 pub use federated::{Federation, ServerStatus};
 pub use names::NamePolicy;

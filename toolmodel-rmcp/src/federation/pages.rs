@@ -9,6 +9,8 @@ use std::{collections::HashSet, future::Future, time::Duration};
 
 use rmcp::{model::CacheScope, service::ServiceError};
 
+use crate::federation::redact::Redactor;
+
 /// The most pages read from one server's list.
 pub const MAX_PAGES: usize = 100;
 
@@ -60,12 +62,13 @@ impl CacheHint {
 ///
 /// # Errors
 ///
-/// A sentence naming the cause: a page failed or took longer than `limit`, a cursor repeated,
-/// more than [`MAX_PAGES`] pages.
+/// A sentence naming the cause (the server's secrets removed by `redactor`): a page failed
+/// or took longer than `limit`, a cursor repeated, more than [`MAX_PAGES`] pages.
 pub(crate) async fn all_pages<T, F, Fut>(
     method: &str,
     limit: Duration,
     limit_name: &str,
+    redactor: &Redactor,
     mut page: F,
 ) -> Result<(Vec<T>, CacheHint), String>
 where
@@ -85,14 +88,15 @@ where
                     limit.as_millis()
                 )
             })?
-            .map_err(|err| format!("{method} failed: {err}"))?;
+            .map_err(|err| format!("{method} failed: {}", redactor.error(&err)))?;
         items.append(&mut listed);
         hints.push(hint);
         match next {
             None => return Ok((items, CacheHint::all(hints))),
             Some(next) if !seen.insert(next.clone()) => {
                 return Err(format!(
-                    "{method} sent the cursor {next:?} twice: stopped instead of looping"
+                    "{method} sent the cursor {} twice: stopped instead of looping",
+                    redactor.text(&format!("{next:?}"))
                 ));
             }
             Some(next) => cursor = Some(next),
@@ -133,6 +137,7 @@ mod tests {
             "prompts/list",
             Duration::from_secs(1),
             "timeout",
+            &Redactor::default(),
             |_cursor| async { Ok((vec![1], Some("again".to_owned()), CacheHint::default())) },
         )
         .await

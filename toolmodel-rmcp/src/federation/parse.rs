@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
 //! | `command`, `args`, `env`, `cwd` | the child process (stdio) |
+//! | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`]) |
 //! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
 //! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
 //! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
@@ -15,17 +16,18 @@
 //! Other keys (`autoApprove`, `description`...) belong to other clients and are ignored. The
 //! top-level `toolNames` is the [`NamePolicy`] (`"always"`, `"onCollision"`, `"never"`).
 //! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
-//! `cwd`, `url` and `headers` ([`expand`](super::expand)).
+//! `cwd`, `url` and `headers` ([`expand`](super::expand)); each value read from the environment
+//! is one of the server's [`secrets`](super::ServerConfig::secrets), never shown in an error.
 
-use std::{path::Path, time::Duration};
+use std::{cell::RefCell, path::Path, time::Duration};
 
 use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::federation::config::{
-    FederationConfig, HttpTransport, ServerConfig, ServerTransport, StdioTransport,
+    FederationConfig, HttpTransport, InheritEnv, ServerConfig, ServerTransport, StdioTransport,
 };
-use crate::federation::expand::{Env, expand};
+use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::federation::pointer::escape;
 
@@ -129,6 +131,7 @@ impl FederationConfig {
                 server: name,
                 base: format!("/{key}/{}", escape(name)),
                 env,
+                read: RefCell::default(),
             };
             builder = builder.server(reader.server(entry)?);
         }
@@ -171,6 +174,8 @@ struct Reader<'a> {
     /// The entry's JSON Pointer.
     base: String,
     env: Env<'a>,
+    /// The values its variables took from `env`: the server's [`ServerConfig::secrets`].
+    read: RefCell<Vec<String>>,
 }
 
 impl Reader<'_> {
@@ -214,6 +219,7 @@ impl Reader<'_> {
         if let Some(ms) = self.millis(entry, "maxTotalTimeout")? {
             server.timeouts.max_total = ms;
         }
+        server.secrets.extend(self.read.take());
         Ok(server)
     }
 
@@ -285,6 +291,9 @@ impl Reader<'_> {
         if let Some(env) = self.map(entry, "env")? {
             stdio.env = env;
         }
+        if let Some(inherit) = self.inherit_env(entry)? {
+            stdio.inherit_env = inherit;
+        }
         stdio.cwd = self.string(entry, "cwd")?.map(Into::into);
         Ok(stdio)
     }
@@ -307,7 +316,8 @@ impl Reader<'_> {
 
     /// Expands the variables of a string found at `pointer`.
     fn expand(&self, pointer: &str, text: &str) -> Result<String, Error> {
-        expand(text, self.env).map_err(|err| self.error(pointer, err.0))
+        expand_into(text, self.env, &mut self.read.borrow_mut())
+            .map_err(|err| self.error(pointer, err.0))
     }
 
     fn string(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<String>, Error> {
@@ -321,6 +331,30 @@ impl Reader<'_> {
                 self.expand(&pointer, text)
             })
             .transpose()
+    }
+
+    /// `inheritEnv`: `true`, `false`, or an array of variable names (not expanded).
+    fn inherit_env(&self, entry: &Map<String, Value>) -> Result<Option<InheritEnv>, Error> {
+        const KEY: &str = "inheritEnv";
+        match entry.get(KEY) {
+            None => Ok(None),
+            Some(Value::Bool(true)) => Ok(Some(InheritEnv::All)),
+            Some(Value::Bool(false)) => Ok(Some(InheritEnv::default())),
+            Some(Value::Array(names)) => names
+                .iter()
+                .enumerate()
+                .map(|(index, name)| {
+                    name.as_str().map(str::to_owned).ok_or_else(|| {
+                        self.error(&format!("/{KEY}/{index}"), "expected a variable name")
+                    })
+                })
+                .collect::<Result<_, _>>()
+                .map(|names| Some(InheritEnv::Named(names))),
+            Some(other) => Err(self.error(
+                &format!("/{KEY}"),
+                format!("{other} is not true, false or an array of variable names"),
+            )),
+        }
     }
 
     fn bool(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<bool>, Error> {
@@ -460,10 +494,14 @@ mod tests {
                     .arg("mcp-server-time")
                     .env("TZ", "UTC"),
             ))
-            .server(ServerConfig::http(
-                "docs",
-                HttpTransport::new("https://example.com/mcp").header("Authorization", "Bearer t0k"),
-            ))
+            .server(
+                ServerConfig::http(
+                    "docs",
+                    HttpTransport::new("https://example.com/mcp")
+                        .header("Authorization", "Bearer t0k"),
+                )
+                .secret("t0k"),
+            )
             .build()
             .unwrap();
         assert_eq!(claude, expected);
@@ -496,6 +534,43 @@ mod tests {
         assert_eq!(c.timeouts.request, Duration::from_millis(1500));
         assert_eq!(c.timeouts.max_total, Duration::from_millis(9000));
         assert_eq!(c.timeouts.startup, Duration::from_millis(700));
+    }
+
+    #[test]
+    fn inherit_env_names_the_variables_a_child_inherits_or_all_of_them() {
+        let config = read(json!({"mcpServers": {
+            "a": {"command": "x", "inheritEnv": ["LANG", "NODE_OPTIONS"]},
+            "b": {"command": "x", "inheritEnv": true},
+            "c": {"command": "x", "inheritEnv": false},
+            "d": {"command": "x"}
+        }}))
+        .unwrap();
+        let inherits: Vec<InheritEnv> = config
+            .servers
+            .iter()
+            .map(|server| match &server.transport {
+                ServerTransport::Stdio(stdio) => stdio.inherit_env.clone(),
+                ServerTransport::Http(_) => unreachable!("stdio servers"),
+            })
+            .collect();
+        let built = StdioTransport::new("x").inherit_env(["NODE_OPTIONS", "LANG"]);
+        assert_eq!(
+            inherits,
+            [
+                built.inherit_env,
+                StdioTransport::new("x").inherit_all_env().inherit_env,
+                InheritEnv::default(),
+                InheritEnv::default(),
+            ]
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "inheritEnv": "LANG"}}})),
+            "server \"s\", at /mcpServers/s/inheritEnv: \"LANG\" is not true, false or an array of variable names"
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "inheritEnv": ["A=B"]}}})),
+            "server \"s\", at /mcpServers/s/inheritEnv: \"A=B\" is not an environment variable name (empty, or holds '=' or NUL)"
+        );
     }
 
     #[test]
@@ -540,6 +615,10 @@ mod tests {
             )
         );
         assert_eq!(
+            message(json!({"servers": {"a.b": {"command": "x"}, "a_b": {"command": "x"}}})),
+            "server \"a_b\", at /servers/a_b: server \"a.b\" has the same tool prefix \"a_b\" ('.' reads as '_' in a prefixed tool name)"
+        );
+        assert_eq!(
             message(json!({"servers": {}, "mcpServers": {}})),
             "at /servers: both mcpServers and servers: write one"
         );
@@ -547,9 +626,22 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9_.-]{1,40}") {
+        fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9-]{1,8}([_.][A-Za-z0-9-]{1,8}){0,4}") {
             let config = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap();
             prop_assert_eq!(&config.servers[0].name, &name);
+        }
+
+        #[test]
+        fn a_server_name_holding_the_separator_or_ending_with_it_is_refused(
+            head in "[a-z]{1,6}",
+            tail in prop::sample::select(vec!["__x", "._x", "_", ".", "_.x"]),
+        ) {
+            let name = format!("{head}{tail}");
+            let err = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap_err();
+            prop_assert_eq!(
+                err.to_string(),
+                format!("server {name:?}, at /mcpServers/{name}: the server name holds \"__\" or ends with '_' ('.' reads as '_'): the gateway's <server>__<tool> names could not say where it ends")
+            );
         }
 
         #[test]

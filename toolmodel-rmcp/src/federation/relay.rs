@@ -7,11 +7,25 @@
 //! | the upstream sends | reaches | with several calls in flight |
 //! |---|---|---|
 //! | `notifications/progress` | [`CallContext::progress`] of the call whose request carried the progress token (each upstream request carries one) | the right call |
-//! | `elicitation/create`, `sampling/createMessage`, `roots/list` over Streamable HTTP | [`CallContext::elicit`], [`CallContext::create_message`], [`CallContext::input`] of the call on whose response stream it arrived (rmcp marks it with the request's ID, MCP "Streamable HTTP": requests "related to the originating client request") | the right call |
-//! | the same over stdio | the call in flight, when there is exactly one (MCP 2025-11-25 gives a stdio request no field naming the call it serves) | refused: JSON-RPC `-32603` naming the reason, which the upstream sees as the answer to its request |
-//! | `notifications/message` (logs), stdio or HTTP | [`CallContext::log`] of the call in flight, when there is exactly one (a log notification names no request on either transport) | dropped (sending it to a caller it may not belong to would leak one caller's data to another) |
+//! | `elicitation/create`, `sampling/createMessage`, `roots/list` over Streamable HTTP | [`CallContext::elicit`], [`CallContext::create_message`], [`CallContext::input`] of the call on whose response stream it arrived (rmcp marks it with the request's ID, MCP "Streamable HTTP": requests "related to the originating client request"); one on the stream that belongs to no request is refused | the right call |
+//! | the same over stdio | the call in flight, when it is the only request of the gateway's the server may be serving (see below) | refused: JSON-RPC `-32603` naming the reason, which the upstream sees as the answer to its request |
+//! | `notifications/message` (logs), stdio or HTTP | [`CallContext::log`] of the call in flight, under the same rule (a log notification names no request on either transport) | dropped (sending it to a caller it may not belong to would leak one caller's data to another) |
 //! | `notifications/tools/list_changed` | the federation's re-import | |
 //! | prompt and resource `list_changed`, `notifications/resources/updated` | the gateway's downstream sessions ([`Downstream`]) | |
+//!
+//! A stdio request names no request of the gateway's (MCP 2025-11-25 gives it no such field),
+//! so it is attributed to the one call in flight only when nothing else the gateway asked of
+//! the server may still be running: the session's transport ([`Counting`]) sees each request
+//! sent and each answer, and [`InFlight`] refuses when another request is unanswered (a
+//! `prompts/get` of another caller, say) or when a request the gateway cancelled (a caller
+//! gave up, a timeout) has not been answered: a server slow to honour
+//! `notifications/cancelled` may be asking for that caller. A cancelled request counts for
+//! the server's `timeout` after its cancellation, or until the server answers it. Over one
+//! session, a server that asks for input after it answered, or on its own, cannot be told
+//! apart from one asking for the call in flight: such a server serves one caller at a time
+//! only behind a gateway with one client, or over Streamable HTTP.
+//!
+//! [`Counting`]: super::counting::Counting
 //!
 //! An input request reaches a caller only in MCP 2025-11-25 and older: under 2026-07-28 the
 //! gateway may not send its client requests outside a task, and holding the upstream's request
@@ -24,12 +38,12 @@
 #![allow(deprecated)]
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use rmcp::{
@@ -66,13 +80,25 @@ pub(crate) struct Relay {
 /// the ID of its request; and the tally of the progress and log notifications the session's
 /// transport received ([`Counting`](super::counting::Counting)) against those the relay has
 /// handled, which a call waits on before it hands over its result.
-#[derive(Default)]
 pub(crate) struct InFlight {
     calls: Mutex<HashMap<String, Call>>,
+    /// The gateway's requests the server may still be serving.
+    wire: Mutex<Wire>,
+    /// How long a cancelled request counts as possibly running (the server's `timeout`).
+    abandoned_for: Duration,
     /// Log notifications received by the transport, and handled by the relay.
     logs: Mutex<Tally>,
     /// Woken each time the relay has handled a notification.
     handled: Notify,
+}
+
+/// The gateway's requests on the session's wire, as its transport sent and received them.
+#[derive(Default)]
+struct Wire {
+    /// Sent, not answered, not cancelled.
+    unanswered: HashSet<RequestId>,
+    /// Cancelled before an answer: each counts until this instant, or its answer.
+    abandoned: HashMap<RequestId, Instant>,
 }
 
 /// A call in flight.
@@ -95,6 +121,49 @@ struct Tally {
 const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 impl InFlight {
+    /// No call in flight; a cancelled request counts as possibly running for `abandoned_for`.
+    pub(crate) fn new(abandoned_for: Duration) -> Self {
+        Self {
+            calls: Mutex::default(),
+            wire: Mutex::default(),
+            abandoned_for,
+            logs: Mutex::default(),
+            handled: Notify::new(),
+        }
+    }
+
+    /// A new session starts: the requests of the last one are forgotten.
+    pub(crate) fn new_session(&self) {
+        if let Ok(mut wire) = self.wire.lock() {
+            *wire = Wire::default();
+        }
+    }
+
+    /// The transport sent the request `id`.
+    pub(crate) fn request_sent(&self, id: &RequestId) {
+        if let Ok(mut wire) = self.wire.lock() {
+            wire.unanswered.insert(id.clone());
+        }
+    }
+
+    /// The transport sent `notifications/cancelled` for the request `id`.
+    pub(crate) fn request_cancelled(&self, id: &RequestId) {
+        if let Ok(mut wire) = self.wire.lock()
+            && wire.unanswered.remove(id)
+        {
+            wire.abandoned
+                .insert(id.clone(), Instant::now() + self.abandoned_for);
+        }
+    }
+
+    /// The transport received the answer (a result or an error) to the request `id`.
+    pub(crate) fn answered(&self, id: &RequestId) {
+        if let Ok(mut wire) = self.wire.lock() {
+            wire.unanswered.remove(id);
+            wire.abandoned.remove(id);
+        }
+    }
+
     /// Registers the call of request `id` (progress token `token`), sent with `sending` in its
     /// extensions, until the returned guard is dropped. The transport has usually registered it
     /// already ([`sent`](Self::sent)); what it counted is kept.
@@ -171,7 +240,8 @@ impl InFlight {
     }
 
     /// The call a server-to-client request belongs to: the one whose response stream carried
-    /// it (Streamable HTTP), else the one call in flight.
+    /// it (Streamable HTTP), else (stdio) the one call in flight when nothing else the gateway
+    /// asked of the server may be running ([`sole`](Self::sole)).
     fn for_request(
         &self,
         context: &RequestContext<RoleClient>,
@@ -185,21 +255,41 @@ impl InFlight {
                 .find(|call| &call.id == id)
                 .map(|call| call.cx.clone())
                 .ok_or("the request it belongs to is no longer in flight"),
-            Some(InboundStreamOrigin::Unassociated) | None => self.only(),
+            Some(InboundStreamOrigin::Unassociated) => Err(
+                "it arrived on the server's stream for messages that belong to no request, so no caller asked for it",
+            ),
+            None => self.sole(),
         }
     }
 
-    /// The one call in flight, if there is exactly one.
-    fn only(&self) -> Result<CallContext, &'static str> {
+    /// The one call in flight, when it is the only request of the gateway's the server may be
+    /// serving: no other is unanswered, and none the gateway cancelled may still be running.
+    fn sole(&self) -> Result<CallContext, &'static str> {
         let calls = self.calls.lock().map_err(|_| REGISTRY_FAILED)?;
         let mut all = calls.values();
-        match (all.next(), all.next()) {
-            (Some(call), None) => Ok(call.cx.clone()),
-            (None, _) => Err("no call is in flight to relay it to"),
-            (Some(_), Some(_)) => Err(
-                "several calls are in flight and the request names none of them, so the gateway cannot tell which caller to ask",
-            ),
+        let call = match (all.next(), all.next()) {
+            (Some(call), None) => call,
+            (None, _) => return Err("no call is in flight to relay it to"),
+            (Some(_), Some(_)) => {
+                return Err(
+                    "several calls are in flight and the request names none of them, so the gateway cannot tell which caller to ask",
+                );
+            }
+        };
+        let mut wire = self.wire.lock().map_err(|_| REGISTRY_FAILED)?;
+        let now = Instant::now();
+        wire.abandoned.retain(|_, until| *until > now);
+        if !wire.abandoned.is_empty() {
+            return Err(
+                "a request the gateway cancelled may still be running on the server, so the gateway cannot tell whether this belongs to the call in flight or to the cancelled one",
+            );
         }
+        if wire.unanswered.iter().any(|id| *id != call.id) {
+            return Err(
+                "another request of the gateway's is in flight on the server too, and the request names neither, so the gateway cannot tell which caller to ask",
+            );
+        }
+        Ok(call.cx.clone())
     }
 
     /// Whether the relay has handled the progress of the call `token` the transport received,
@@ -387,7 +477,7 @@ impl ClientHandler for Relay {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        if let (Ok(cx), Some(level)) = (self.calls.only(), log_level_from_rmcp(&params.level)) {
+        if let (Ok(cx), Some(level)) = (self.calls.sole(), log_level_from_rmcp(&params.level)) {
             let _ = cx.log(level, params.data).await;
         }
         self.calls.log_handled();
@@ -411,5 +501,44 @@ impl ClientHandler for Relay {
         _context: NotificationContext<RoleClient>,
     ) {
         self.downstream.resource_updated(&params);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stdio_request_goes_to_the_one_call_only_when_nothing_else_may_be_running() {
+        let calls = Arc::new(InFlight::new(Duration::from_secs(60)));
+        let (call, prompt, cancelled) = (
+            RequestId::Number(1),
+            RequestId::Number(2),
+            RequestId::Number(3),
+        );
+        calls.request_sent(&call);
+        let _registered = calls.enter("1".into(), call.clone(), Sending::new(CallContext::new()));
+        assert!(calls.sole().is_ok());
+
+        // Another caller's `prompts/get` is unanswered: the request may be its.
+        calls.request_sent(&prompt);
+        assert!(calls.sole().unwrap_err().contains("another request"));
+        calls.answered(&prompt);
+        assert!(calls.sole().is_ok());
+
+        // A cancelled request may still be running, until it is answered.
+        calls.request_sent(&cancelled);
+        calls.request_cancelled(&cancelled);
+        assert!(calls.sole().unwrap_err().contains("cancelled"));
+        calls.answered(&cancelled);
+        assert!(calls.sole().is_ok());
+
+        // ... or for the server's timeout only.
+        let brief = Arc::new(InFlight::new(Duration::ZERO));
+        brief.request_sent(&call);
+        let _registered = brief.enter("1".into(), call.clone(), Sending::new(CallContext::new()));
+        brief.request_sent(&cancelled);
+        brief.request_cancelled(&cancelled);
+        assert!(brief.sole().is_ok());
     }
 }

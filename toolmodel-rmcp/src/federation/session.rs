@@ -8,7 +8,7 @@
 //! for a server that declares `tools.listChanged`, and its notifications run the federation's
 //! re-import until the session ends.
 
-use std::{collections::HashMap, process::Stdio};
+use std::{collections::HashMap, ffi::OsString, process::Stdio};
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::{
@@ -20,8 +20,12 @@ use rmcp::{
     },
 };
 
-use crate::federation::config::{HttpTransport, ServerConfig, ServerTransport, StdioTransport};
+use crate::federation::config::{
+    DEFAULT_INHERITED_ENV_VARS, HttpTransport, InheritEnv, ServerConfig, ServerTransport,
+    StdioTransport,
+};
 use crate::federation::counting::Counting;
+use crate::federation::redact::Redactor;
 use crate::federation::relay::Relay;
 
 /// An open session.
@@ -66,15 +70,31 @@ fn kill_group(_pgid: u32) {}
 ///
 /// # Errors
 ///
-/// A sentence naming the cause: the program could not start, the connection failed, the
-/// handshake failed or took longer than the startup timeout.
-pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session, String> {
+/// A sentence naming the cause, the server's secrets removed by `redactor`: the program
+/// could not start, the connection failed, the handshake failed or took longer than the
+/// startup timeout.
+pub(crate) async fn open(
+    server: &ServerConfig,
+    redactor: &Redactor,
+    relay: Relay,
+) -> Result<Session, String> {
+    open_session(server, redactor, relay)
+        .await
+        .map_err(|cause| redactor.text(&cause))
+}
+
+/// [`open`], its error not redacted yet.
+async fn open_session(
+    server: &ServerConfig,
+    redactor: &Redactor,
+    relay: Relay,
+) -> Result<Session, String> {
     let changed = std::sync::Arc::clone(&relay.list_changed);
     let calls = std::sync::Arc::clone(&relay.calls);
     let limit = server.timeouts.startup;
     let (served, group) = match &server.transport {
         ServerTransport::Stdio(stdio) => {
-            let (transport, group) = spawn(stdio)?;
+            let (transport, group) = spawn(&server.name, stdio, redactor)?;
             (
                 tokio::time::timeout(
                     limit,
@@ -108,7 +128,10 @@ pub(crate) async fn open(server: &ServerConfig, relay: Relay) -> Result<Session,
                 group,
             })
         }
-        Ok(Err(err)) => Err(format!("the MCP handshake failed: {err}")),
+        Ok(Err(err)) => Err(format!(
+            "the MCP handshake failed: {}",
+            redactor.error(&err)
+        )),
         Err(_) => Err(format!(
             "no answer to initialize within {} ms (startupTimeout)",
             limit.as_millis()
@@ -199,21 +222,64 @@ fn lifecycle() -> ClientLifecycleMode {
 }
 
 /// Starts the server's program as the leader of a new process group, stdin and stdout piped
-/// to the session, stderr discarded.
-fn spawn(stdio: &StdioTransport) -> Result<(TokioChildProcess, Option<ProcessGroupGuard>), String> {
+/// to the session, stderr passed on to the gateway's ([`stderr`](super::stderr)), in the
+/// environment [`child_env`] makes.
+fn spawn(
+    server: &str,
+    stdio: &StdioTransport,
+    redactor: &Redactor,
+) -> Result<(TokioChildProcess, Option<ProcessGroupGuard>), String> {
     let mut command = tokio::process::Command::new(&stdio.command);
-    command.args(&stdio.args).envs(&stdio.env);
+    command.args(&stdio.args);
+    if let Some(env) = child_env(stdio, |name| std::env::var_os(name)) {
+        command.env_clear().envs(env);
+    }
+    command.envs(&stdio.env);
     if let Some(cwd) = &stdio.cwd {
         command.current_dir(cwd);
     }
     let mut wrap = CommandWrap::from(command);
     wrap.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-    let (child, _stderr) = TokioChildProcess::builder(wrap)
-        .stderr(Stdio::null())
+    let (child, stderr) = TokioChildProcess::builder(wrap)
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|err| format!("cannot start {:?}: {err}", stdio.command))?;
+    if let Some(stderr) = stderr {
+        drop(super::stderr::forward(
+            server,
+            redactor.clone(),
+            stderr,
+            tokio::io::stderr(),
+        ));
+    }
     let group = child.id().map(|pgid| ProcessGroupGuard { pgid });
     Ok((child, group))
+}
+
+/// The variables a child inherits from the gateway (`gateway` reads one of them): those of
+/// [`DEFAULT_INHERITED_ENV_VARS`] and of [`InheritEnv::Named`] that are set, except a value
+/// starting with `()` (a shell function, as the MCP TypeScript SDK skips); `None` for
+/// [`InheritEnv::All`] (the whole environment). The configured `env` goes over them.
+fn child_env(
+    stdio: &StdioTransport,
+    gateway: impl Fn(&str) -> Option<OsString>,
+) -> Option<Vec<(String, OsString)>> {
+    let InheritEnv::Named(named) = &stdio.inherit_env else {
+        return None;
+    };
+    let names = DEFAULT_INHERITED_ENV_VARS
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str));
+    Some(
+        names
+            .filter_map(|name| {
+                let value = gateway(name)?;
+                let function = value.as_encoded_bytes().starts_with(b"()");
+                (!function).then(|| (name.to_owned(), value))
+            })
+            .collect(),
+    )
 }
 
 /// The most redirects followed for one request.
@@ -282,4 +348,35 @@ fn http_config(http: &HttpTransport) -> Result<StreamableHttpClientTransportConf
         config = config.auth_header(token);
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gateway(name: &str) -> Option<OsString> {
+        match name {
+            "PATH" => Some("/bin".into()),
+            "HOME" => Some("/home/gw".into()),
+            "SHELL" => Some("() { evil; }".into()),
+            "LANG" => Some("C.UTF-8".into()),
+            "MCP_REQUEST_STATE_KEY" => Some("key".into()),
+            _ => None,
+        }
+    }
+
+    fn names(env: Option<Vec<(String, OsString)>>) -> Vec<String> {
+        let mut names: Vec<String> = env.unwrap().into_iter().map(|(name, _)| name).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_child_inherits_the_default_set_and_the_names_it_is_given_only() {
+        let plain = StdioTransport::new("x");
+        assert_eq!(names(child_env(&plain, gateway)), ["HOME", "PATH"]);
+        let more = StdioTransport::new("x").inherit_env(["LANG", "UNSET"]);
+        assert_eq!(names(child_env(&more, gateway)), ["HOME", "LANG", "PATH"]);
+        assert_eq!(child_env(&plain.inherit_all_env(), gateway), None);
+    }
 }

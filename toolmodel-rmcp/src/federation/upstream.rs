@@ -19,6 +19,7 @@ use tokio::sync::{Mutex, Semaphore};
 
 use crate::federation::config::ServerConfig;
 use crate::federation::downstream::Downstream;
+use crate::federation::redact::Redactor;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
 
@@ -35,6 +36,8 @@ pub const MAX_PENDING_CALLS: usize = 256;
 /// One upstream server.
 pub(crate) struct Upstream {
     pub(crate) config: ServerConfig,
+    /// Keeps the configuration's secrets out of every text about the server.
+    pub(crate) redactor: Redactor,
     state: Mutex<State>,
     pub(crate) calls: Arc<InFlight>,
     pub(crate) pending: Semaphore,
@@ -85,13 +88,14 @@ impl Upstream {
         downstream: Arc<Downstream>,
     ) -> Self {
         Self {
+            redactor: Redactor::new(&config),
+            calls: Arc::new(InFlight::new(config.timeouts.request)),
             config,
             state: Mutex::new(State::Down {
                 cause: "not connected yet".into(),
                 retry_at: Instant::now(),
                 failures: 0,
             }),
-            calls: Arc::default(),
             pending: Semaphore::new(MAX_PENDING_CALLS),
             generation: AtomicU64::new(0),
             changed,
@@ -142,7 +146,7 @@ impl Upstream {
             list_changed: Arc::clone(&self.changed),
             downstream: Arc::clone(&self.downstream),
         };
-        match open(&self.config, relay).await {
+        match open(&self.config, &self.redactor, relay).await {
             Ok(session) => {
                 let peer = session.service.peer().clone();
                 let generation = generation.wrapping_add(1);
