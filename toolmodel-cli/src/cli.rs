@@ -120,7 +120,8 @@ Configuration: {\"mcpServers\": {\"NAME\": {\"command\": \"...\", \"args\": [...
 for a child process, {\"url\": \"https://...\", \"headers\": {...}} for Streamable HTTP; \
 \"type\" (or \"transport\", \"transportType\") stdio or http when the entry has both; \
 \"disabled\": true; \"allowedTools\", \"hiddenTools\"; \"timeout\", \"maxTotalTimeout\", \
-\"startupTimeout\" in milliseconds. ${VAR}, ${VAR:-default} and ${env:VAR} are read from the \
+\"startupTimeout\" in milliseconds; \"inheritEnv\": [names] or true, the gateway's variables a \
+child sees besides HOME, LOGNAME, PATH, SHELL, TERM and USER. ${VAR}, ${VAR:-default} and ${env:VAR} are read from the \
 environment.";
 
 /// `toolmodel gateway`.

@@ -91,19 +91,6 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
-
-    /// Two tools of a federation would be served under one flat name after the
-    /// [`NamePolicy`](crate::federation::NamePolicy) (feature `federation`).
-    #[cfg(feature = "federation")]
-    #[error("tools {first} and {second} would both be served as {name:?}")]
-    NameCollision {
-        /// The flat name.
-        name: String,
-        /// One tool's ID (`server:tool`, or the local tool's ID).
-        first: String,
-        /// The other's.
-        second: String,
-    },
 }
 
 #[cfg(feature = "federation")]
