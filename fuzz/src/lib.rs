@@ -25,12 +25,13 @@ use toolmodel::{
 #[allow(dead_code, reason = "the matcher's constants and its tests are the crate's")]
 mod uri_template;
 
-/// The longest a match may take, compiling the template included, on any input up to 1 MiB.
+/// The longest a match may take, on any input up to 1 MiB (a template over 512 bytes or a
+/// URI over 16 KiB matches nothing at once): what a request pays.
 const URI_TEMPLATE_BUDGET: Duration = Duration::from_millis(10);
 
 /// A resource template and a URI (the input's text before and after its first NUL byte): the
 /// match takes under [`URI_TEMPLATE_BUDGET`] whatever both hold, and agrees with a plain
-/// backtracking matcher of the same rules on inputs small enough for it.
+/// matcher of the same rules on inputs small enough for it.
 pub fn uri_template(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (template, uri) = text.split_once('\0').unwrap_or((&text, ""));
@@ -48,9 +49,10 @@ pub fn uri_template(data: &[u8]) {
     }
 }
 
-/// The matcher's rules written the slow, obvious way (exponential in the worst case, so only
-/// for small inputs): `Some(any)` for an expression (`any`: `+`, `#`, `/`, `?` or `&`, which
-/// may hold `/`, `?` and `#`), `None` for a literal character.
+/// The matcher's rules written the slow, obvious way (a table of which piece matches from
+/// which character, filled backwards; cubic, so only for small inputs): `Err(any)` for an
+/// expression (`any`: `+`, `#`, `/`, `?` or `&`, which may hold `/`, `?` and `#`), `Ok(c)`
+/// for a literal character.
 fn reference_match(template: &str, uri: &str) -> bool {
     let mut pieces: Vec<Result<char, bool>> = Vec::new();
     let mut chars = template.chars().peekable();
@@ -70,17 +72,21 @@ fn reference_match(template: &str, uri: &str) -> bool {
         }
     }
     let uri: Vec<char> = uri.chars().collect();
-    fn go(pieces: &[Result<char, bool>], uri: &[char]) -> bool {
-        match pieces.split_first() {
-            None => uri.is_empty(),
-            Some((Ok(c), rest)) => uri.first() == Some(c) && go(rest, &uri[1..]),
-            Some((Err(any), rest)) => (0..=uri.len()).any(|taken| {
-                uri[..taken].iter().all(|c| *any || !matches!(c, '/' | '?' | '#'))
-                    && go(rest, &uri[taken..])
-            }),
+    // matched[p][u]: pieces[p..] match uri[u..].
+    let mut matched = vec![vec![false; uri.len() + 1]; pieces.len() + 1];
+    matched[pieces.len()][uri.len()] = true;
+    for p in (0..pieces.len()).rev() {
+        for u in (0..=uri.len()).rev() {
+            matched[p][u] = match pieces[p] {
+                Ok(c) => uri.get(u) == Some(&c) && matched[p + 1][u + 1],
+                Err(any) => (u..=uri.len()).any(|end| {
+                    uri[u..end].iter().all(|c| any || !matches!(c, '/' | '?' | '#'))
+                        && matched[p + 1][end]
+                }),
+            };
         }
     }
-    go(&pieces, &uri)
+    matched[0][0]
 }
 
 /// MCP tool text: `from_mcp_slice` and `from_mcp_str` agree; a tool read back from its MCP

@@ -335,8 +335,10 @@ pub(crate) async fn prompt_named<'a>(
 ///
 /// # Errors
 ///
-/// `-32602` naming the URI and the servers when two or more offer it; `-32002` when none
-/// does; a server's listing failed (`-32603` naming it).
+/// `-32602` naming the URI and the servers when two or more offer it, or naming the bound
+/// when no server lists the URI and it is longer than templates are matched against
+/// ([`MAX_URI_BYTES`](uri_template::MAX_URI_BYTES)); `-32002` when none offers it; a
+/// server's listing failed (`-32603` naming it).
 pub(crate) async fn resource_server<'a>(
     servers: &'a [Live],
     uri: &str,
@@ -351,6 +353,17 @@ pub(crate) async fn resource_server<'a>(
     )
     .await?;
     if listing.is_empty() {
+        if uri.len() > uri_template::MAX_URI_BYTES {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the URI has {} bytes; no resource lists it, and URIs over {} bytes are not \
+                     matched against the servers' resource templates",
+                    uri.len(),
+                    uri_template::MAX_URI_BYTES
+                ),
+                Some(json!({"bytes": uri.len(), "limit": uri_template::MAX_URI_BYTES})),
+            ));
+        }
         listing = offering(
             servers,
             async |server| server.templates().await,
