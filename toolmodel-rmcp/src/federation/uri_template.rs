@@ -96,10 +96,10 @@ pub(crate) fn matches(template: &str, uri: &str) -> bool {
                 next.fill(false);
                 let literal = literal.as_bytes();
                 for start in occurrences(literal, uri) {
-                    if ends.get(start).copied().unwrap_or(false) {
-                        if let Some(end) = next.get_mut(start + literal.len()) {
-                            *end = true;
-                        }
+                    if ends.get(start).copied().unwrap_or(false)
+                        && let Some(end) = next.get_mut(start + literal.len())
+                    {
+                        *end = true;
                     }
                 }
                 std::mem::swap(&mut ends, &mut next);
