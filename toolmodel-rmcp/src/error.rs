@@ -66,7 +66,9 @@ pub enum Error {
 
     /// An [`Authorization`](crate::auth::Authorization) that cannot be used: an issuer or
     /// resource that is no URL, not `https` (nor `http` on loopback), a resource with a
-    /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer.
+    /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer
+    /// (feature `auth`).
+    #[cfg(feature = "auth")]
     #[error("bad authorization configuration: {message}")]
     Authorization {
         /// What is wrong, naming the value.

@@ -39,13 +39,20 @@
 //! results, and [conversions](guide::rmcp_types) to `rmcp`'s types. Defining tools and writing
 //! handlers is the guide of `toolmodel` ([`toolmodel::guide`]).
 //!
-//! - [`server`]: [`ToolboxServer`], an `rmcp` `ServerHandler` over a `Toolbox`: `tools/list`
-//!   with pagination, `tools/call` with validated arguments and outputs, progress, logging,
-//!   cancellation and input from the client for the handlers, tasks, composition with another
-//!   handler ([`ToolboxServer::with_handler`]), and its transports with [`server::HttpLimits`].
-//! - [`convert`]: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`] convert tools, annotations
-//!   and icons both ways, field by field; a conversion that would drop a value fails with
-//!   [`Error::Lossy`] naming it by its JSON Pointer.
+//! | module | what it holds |
+//! |---|---|
+//! | [`server`] | [`ToolboxServer`], an `rmcp` `ServerHandler` over a `Toolbox`: `tools/list` with pagination, `tools/call` with validated arguments and outputs, progress, logging, cancellation and input from the client for the handlers, tasks, composition with another handler ([`ToolboxServer::with_handler`]); its transports (stdio, Streamable HTTP) with [`server::HttpLimits`] |
+//! | `auth` (feature `auth`) | the OAuth 2.1 resource server of MCP Authorization: tokens verified against the issuer's keys or by introspection, scopes, the Protected Resource Metadata |
+//! | [`tasks`] | the store of the tasks extension (SEP-2663): in memory, or in Redis (feature `redis`) shared by replicas |
+//! | `federation` (feature `federation`) | MCP servers as backends of a `Toolbox`, and the gateway over them |
+//! | [`convert`] | [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`]: tools, annotations and icons both ways, field by field; a conversion that would drop a value fails with [`Error::Lossy`] naming it by its JSON Pointer |
+//! | [`guide`] | the guide, one chapter a job |
+//!
+//! | feature | default | brings |
+//! |---|---|---|
+//! | `auth` | yes | `auth`, [`ToolboxServer::with_authorization`]; the `jsonwebtoken`, `reqwest` and `rustls` crates. Without it (nor `federation`) a stdio-only or open HTTP server compiles no HTTP client, TLS or JWT code |
+//! | `redis` | no | the Redis task store, `tasks::RedisTaskStore` |
+//! | `federation` | no | `federation`: rmcp's client, child-process and Streamable HTTP client transports |
 //!
 //! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
 //! `rmcp`, `tokio` and `hyper`.
@@ -67,6 +74,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+#[cfg(feature = "auth")]
 pub mod auth;
 pub mod convert;
 mod error;

@@ -34,6 +34,7 @@ pub mod tasks {}
 #[doc = include_str!("composition.md")]
 pub mod composition {}
 
+#[cfg(feature = "auth")]
 #[doc = include_str!("public.md")]
 pub mod public {}
 

@@ -278,7 +278,10 @@ impl ToolboxServer {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
+    /// Feature `auth` (on by default).
+    ///
     /// [`Authorization`]: crate::auth::Authorization
+    #[cfg(feature = "auth")]
     #[must_use]
     pub fn with_authorization(mut self, authorization: crate::auth::Authorization) -> Self {
         self.http.authorization = Some(authorization);

@@ -18,23 +18,23 @@ use rmcp::transport::streamable_http_server::{
     StreamableHttpService, session::local::LocalSessionManager,
 };
 
+#[cfg(feature = "auth")]
+use super::gate::Gate;
 use super::{
     admission::{self, SESSION_ID},
     body::{self, BoxError},
     callers::CallerTable,
     cors::Cors,
     fixes,
-    gate::Gate,
     host_origin::AllowList,
     path,
     refusal::Refusal,
     response::{Body, McpHttpBody},
     sessions::SessionTable,
 };
-use crate::{
-    auth::Verifier,
-    server::{ToolboxServer, call::ScopesCheckedOn},
-};
+use crate::server::ToolboxServer;
+#[cfg(feature = "auth")]
+use crate::{auth::Verifier, server::call::ScopesCheckedOn};
 
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
@@ -148,8 +148,10 @@ pub struct McpHttpService {
 /// What the stages hold, shared by every clone.
 struct Front {
     allow: AllowList,
+    #[cfg(feature = "auth")]
     gate: Gate,
     /// The server, for the tools' scopes the gate checks.
+    #[cfg(feature = "auth")]
     server: ToolboxServer,
     max_body_bytes: usize,
     body_read_timeout: Duration,
@@ -175,6 +177,7 @@ impl McpHttpService {
         manager.session_config.keep_alive = Some(settings.limits.session_idle_timeout);
         let manager = Arc::new(manager);
         let allow = AllowList::new(&settings.allowed_hosts, &settings.allowed_origins);
+        #[cfg(feature = "auth")]
         let gate = settings.authorization.map_or(Gate::Open, |auth| {
             Gate::Bearer(Arc::new(Verifier::new(auth)))
         });
@@ -186,7 +189,9 @@ impl McpHttpService {
         );
         let front = Front {
             allow,
+            #[cfg(feature = "auth")]
             gate,
+            #[cfg(feature = "auth")]
             server,
             max_body_bytes: settings.limits.max_body_bytes,
             body_read_timeout: settings.limits.body_read_timeout,
@@ -239,7 +244,12 @@ impl McpHttpService {
         B::Error: Into<BoxError>,
     {
         let front = &*self.front;
+        #[cfg_attr(
+            not(feature = "auth"),
+            expect(unused_mut, reason = "only the gate writes to the head")
+        )]
         let (mut head, body) = request.into_parts();
+        #[cfg(feature = "auth")]
         if front.gate.serves_metadata(head.uri.path()) {
             front.allow.check(&head)?;
             if cors.answers_preflight() {
@@ -256,13 +266,14 @@ impl McpHttpService {
             let session = head.headers.contains_key(SESSION_ID);
             return Err(Refusal::ShuttingDown { session });
         }
-        let toolbox = front.server.toolbox();
-        front.gate.admit(&mut head, &toolbox).await?;
+        #[cfg(feature = "auth")]
+        front.gate.admit(&mut head, &front.server.toolbox()).await?;
         let body = if head.method == Method::POST {
             body::read(body, front.max_body_bytes, front.body_read_timeout).await?
         } else {
             Bytes::new()
         };
+        #[cfg(feature = "auth")]
         if front.gate.checks_scopes() {
             // The scopes of the body's calls are checked against the toolbox served once the
             // body is in (it may have changed while the body arrived), and a call runs on

@@ -37,6 +37,7 @@ mod connections;
 mod cors;
 mod fixes;
 mod front;
+#[cfg(feature = "auth")]
 mod gate;
 mod host_origin;
 mod limits;

@@ -18,6 +18,7 @@ use std::time::Duration;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use super::response::{Body, plain};
+#[cfg(feature = "auth")]
 use crate::auth::Challenge;
 
 /// The seconds a client refused by a session limit is told to wait (`Retry-After`).
@@ -55,15 +56,19 @@ pub(super) enum Refusal {
     SessionNotFound,
     /// 401: no bearer token, or one that is not valid (MCP, "Authorization"; RFC 6750 §3),
     /// with its `WWW-Authenticate` challenge.
+    #[cfg(feature = "auth")]
     Unauthorized(Challenge),
     /// 403: the token lacks a scope the request needs, with the `insufficient_scope`
     /// challenge naming them all.
+    #[cfg(feature = "auth")]
     InsufficientScope(Challenge),
     /// 503: the authorization server cannot be reached to verify the token: nothing is let
     /// through.
+    #[cfg(feature = "auth")]
     AuthorizationUnavailable,
     /// 503: the token needs an introspection request and the rate of those is spent
     /// ([`Authorization::with_introspection_rate`](crate::auth::Authorization::with_introspection_rate)).
+    #[cfg(feature = "auth")]
     IntrospectionBusy,
     /// The server is shutting down ([`McpHttpService::close_sessions`](super::McpHttpService::close_sessions)
     /// was called): 404 to a request that names a session, which has ended (MCP, Streamable
@@ -88,15 +93,30 @@ impl Refusal {
             | Self::BodyTooLarge(_)
             | Self::BodyTimeout(_)
             | Self::BodyUnreadable(_)
-            | Self::Unauthorized(_)
+            | Self::ShuttingDown { .. } => true,
+            #[cfg(feature = "auth")]
+            Self::Unauthorized(_)
             | Self::InsufficientScope(_)
             | Self::AuthorizationUnavailable
-            | Self::IntrospectionBusy
-            | Self::ShuttingDown { .. } => true,
+            | Self::IntrospectionBusy => true,
             Self::SessionsBusy(_)
             | Self::CallsInFlight(_)
             | Self::CallerBusy(_)
             | Self::SessionNotFound => false,
+        }
+    }
+
+    /// Whether the response carries `Retry-After`: a limit that frees up, a server that
+    /// cannot verify a token now, or a shutdown.
+    fn says_when_to_retry(&self) -> bool {
+        match self {
+            Self::SessionsBusy(_)
+            | Self::CallsInFlight(_)
+            | Self::CallerBusy(_)
+            | Self::ShuttingDown { session: false } => true,
+            #[cfg(feature = "auth")]
+            Self::AuthorizationUnavailable | Self::IntrospectionBusy => true,
+            _ => false,
         }
     }
 
@@ -159,20 +179,24 @@ impl Refusal {
                 StatusCode::NOT_FOUND,
                 "Not Found: Session not found".to_owned(),
             ),
+            #[cfg(feature = "auth")]
             Self::Unauthorized(_) => (
                 StatusCode::UNAUTHORIZED,
                 "Unauthorized: a valid bearer token is required (see WWW-Authenticate)".to_owned(),
             ),
+            #[cfg(feature = "auth")]
             Self::InsufficientScope(_) => (
                 StatusCode::FORBIDDEN,
                 "Forbidden: the token lacks a scope this request needs (see WWW-Authenticate)"
                     .to_owned(),
             ),
+            #[cfg(feature = "auth")]
             Self::AuthorizationUnavailable => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Service Unavailable: the authorization server cannot be reached to verify the token"
                     .to_owned(),
             ),
+            #[cfg(feature = "auth")]
             Self::IntrospectionBusy => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Service Unavailable: too many tokens to introspect right now \
@@ -190,17 +214,10 @@ impl Refusal {
         };
         let mut response = plain(status, message);
         let headers = response.headers_mut();
-        if matches!(
-            self,
-            Self::SessionsBusy(_)
-                | Self::CallsInFlight(_)
-                | Self::CallerBusy(_)
-                | Self::AuthorizationUnavailable
-                | Self::IntrospectionBusy
-                | Self::ShuttingDown { session: false }
-        ) {
+        if self.says_when_to_retry() {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }
+        #[cfg(feature = "auth")]
         if let Self::Unauthorized(challenge) | Self::InsufficientScope(challenge) = self {
             headers.insert(header::WWW_AUTHENTICATE, challenge.header_value());
         }

@@ -70,6 +70,7 @@ pub(super) fn plain(status: StatusCode, message: impl Into<String>) -> Response<
 }
 
 /// A JSON response with `status` and `value`.
+#[cfg(feature = "auth")]
 pub(super) fn json(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
     *response.status_mut() = status;

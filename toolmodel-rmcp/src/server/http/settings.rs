@@ -1,8 +1,9 @@
 //! [`HttpSettings`]: what a [`ToolboxServer`](crate::ToolboxServer) carries for its
 //! Streamable HTTP front, set with its `with_limits`, `with_allowed_hosts` and
-//! `with_allowed_origins`, and the [`Authorization`] of `with_authorization`.
+//! `with_allowed_origins`, and (feature `auth`) the `Authorization` of `with_authorization`.
 
 use super::limits::HttpLimits;
+#[cfg(feature = "auth")]
 use crate::auth::Authorization;
 
 /// What [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http) and
@@ -15,5 +16,6 @@ pub(crate) struct HttpSettings {
     /// Besides loopback and the server's own, each with its port (`:*` for any).
     pub(crate) allowed_origins: Vec<String>,
     /// `None`: the gate is open.
+    #[cfg(feature = "auth")]
     pub(crate) authorization: Option<Authorization>,
 }
