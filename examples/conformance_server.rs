@@ -29,8 +29,8 @@ use toolmodel::{
     CallContext, CallToolResult, ContentBlock, NoArguments, Tool, ToolError, ToolHandler,
     ToolSchema, Toolbox, ToolboxBuilder,
     content::{AudioContent, EmbeddedResource, ImageContent, TextResourceContents},
-    host::LogLevel,
     input::{ClientCapability, ElicitRequest, InputRequest, InputRequests, InputResponses},
+    peer::LoggingLevel,
     schemars::{self, JsonSchema},
 };
 use toolmodel_examples::{
@@ -160,13 +160,13 @@ pub struct WithLogging;
 impl ToolHandler for WithLogging {
     type Reply = &'static str;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<&'static str, ToolError> {
-        cx.log(LogLevel::Info, json!("Tool execution started"))
+        cx.log(LoggingLevel::Info, json!("Tool execution started"))
             .await?;
         tokio::time::sleep(Duration::from_millis(50)).await;
-        cx.log(LogLevel::Info, json!("Tool processing data"))
+        cx.log(LoggingLevel::Info, json!("Tool processing data"))
             .await?;
         tokio::time::sleep(Duration::from_millis(50)).await;
-        cx.log(LogLevel::Info, json!("Tool execution completed"))
+        cx.log(LoggingLevel::Info, json!("Tool execution completed"))
             .await?;
         Ok("Tool with logging executed successfully")
     }
@@ -508,7 +508,7 @@ pub struct LoggingTool;
 impl ToolHandler for LoggingTool {
     type Reply = &'static str;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<&'static str, ToolError> {
-        for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Error] {
+        for level in [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error] {
             cx.log(level, json!(format!("a {level:?} message")))
                 .await
                 .ok();

@@ -16,7 +16,7 @@ use toolmodel::{
     CallContext, CallToolResult, Cancellation, ContentBlock, Error, SyncToolHandler, Tool,
     ToolDefinition, ToolError, ToolHandler, ToolId, ToolSchema, Toolbox,
     content::{AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextResourceContents},
-    host::{CallHost, LogLevel, LogNotification, ProgressNotification},
+    peer::{CallPeer, LogNotification, LoggingLevel, ProgressNotification},
     schemars::{self, JsonSchema},
 };
 
@@ -171,7 +171,7 @@ impl ToolHandler for Chatty {
             cx.progress(f64::from(step), Some(3.0), Some("working"))
                 .await?;
         }
-        cx.log(LogLevel::Info, json!({"step": "done"})).await?;
+        cx.log(LoggingLevel::Info, json!({"step": "done"})).await?;
         let sampled = cx
             .create_message(json!({"messages": [], "maxTokens": 5}))
             .await?;
@@ -912,25 +912,25 @@ struct RecordingHost {
     logs: Mutex<Vec<LogNotification>>,
 }
 
-impl CallHost for RecordingHost {
+impl CallPeer for RecordingHost {
     fn progress(
         &self,
         n: ProgressNotification,
-    ) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
+    ) -> toolmodel::peer::BoxFuture<'_, Result<(), Error>> {
         self.progress.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
-    fn log(&self, n: LogNotification) -> toolmodel::host::BoxFuture<'_, Result<(), Error>> {
+    fn log(&self, n: LogNotification) -> toolmodel::peer::BoxFuture<'_, Result<(), Error>> {
         self.logs.lock().unwrap().push(n);
         Box::pin(async { Ok(()) })
     }
     fn create_message(
         &self,
         params: Value,
-    ) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
+    ) -> toolmodel::peer::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async move { Ok(json!({"maxTokens": params["maxTokens"]})) })
     }
-    fn elicit(&self, _: Value) -> toolmodel::host::BoxFuture<'_, Result<Value, Error>> {
+    fn elicit(&self, _: Value) -> toolmodel::peer::BoxFuture<'_, Result<Value, Error>> {
         Box::pin(async { Ok(json!({"action": "decline"})) })
     }
 }
@@ -940,7 +940,7 @@ fn the_host_gets_progress_for_the_requests_token_logs_and_client_requests() {
     let host = Arc::new(RecordingHost::default());
     let meta = json!({"progressToken": "p-1"}).as_object().unwrap().clone();
     let cx = CallContext::new()
-        .with_host(host.clone())
+        .with_peer(host.clone())
         .with_meta(meta)
         .unwrap();
     let result = block_on(toolbox().call("host.chatty", None, &cx))
@@ -968,14 +968,14 @@ fn the_host_gets_progress_for_the_requests_token_logs_and_client_requests() {
 }
 
 #[test]
-fn without_a_token_no_progress_is_sent_and_without_a_host_client_requests_fail() {
+fn without_a_token_no_progress_is_sent_and_without_a_peer_client_requests_fail() {
     let host = Arc::new(RecordingHost::default());
-    let cx = CallContext::new().with_host(host.clone());
+    let cx = CallContext::new().with_peer(host.clone());
     block_on(toolbox().call("host.chatty", None, &cx)).unwrap();
     assert!(host.progress.lock().unwrap().is_empty());
     assert_eq!(host.logs.lock().unwrap().len(), 1);
 
-    // No host: progress and logs are dropped, sampling is an error to the handler, which `?`
+    // No peer: progress and logs are dropped, sampling is an error to the handler, which `?`
     // turns into an isError result.
     let meta = json!({"progressToken": 1}).as_object().unwrap().clone();
     let cx = CallContext::new().with_meta(meta).unwrap();
@@ -983,12 +983,12 @@ fn without_a_token_no_progress_is_sent_and_without_a_host_client_requests_fail()
     assert!(result.is_error());
     assert_eq!(
         result.text_content(),
-        "no host to send \"sampling/createMessage\" to the client"
+        "no peer to send \"sampling/createMessage\" to: the call has no connection to a client"
     );
     let err = block_on(CallContext::new().elicit(json!({}))).unwrap_err();
     assert_eq!(
         err,
-        Error::NoHost {
+        Error::NoPeer {
             method: "elicitation/create".into()
         }
     );
@@ -1009,7 +1009,7 @@ fn a_progress_token_that_is_neither_string_nor_integer_is_refused_with_its_point
 // ---------------------------------------------------------------- executors and cancellation
 
 /// The calls of [`same_answers`], as one future an executor runs.
-type Calls = toolmodel::host::BoxFuture<'static, Vec<String>>;
+type Calls = toolmodel::peer::BoxFuture<'static, Vec<String>>;
 
 /// The same calls, run to completion by whichever executor `run` is.
 fn same_answers(run: &dyn Fn(Calls) -> Vec<String>) {
@@ -1142,8 +1142,8 @@ fn a_schema_that_does_not_compile_is_a_build_problem_not_a_failing_call() {
 /// A host whose only service is tokio's timer: what `toolmodel-rmcp`'s hosts give.
 struct TokioTimer;
 
-impl CallHost for TokioTimer {
-    fn sleep(&self, duration: Duration) -> Option<toolmodel::host::BoxFuture<'static, ()>> {
+impl CallPeer for TokioTimer {
+    fn sleep(&self, duration: Duration) -> Option<toolmodel::peer::BoxFuture<'static, ()>> {
         Some(Box::pin(tokio::time::sleep(duration)))
     }
 }
@@ -1171,7 +1171,7 @@ fn slow_toolbox(delay: Duration, seen: Arc<Mutex<Option<Cancellation>>>) -> Tool
 async fn a_call_past_its_timeout_is_an_error_result_naming_the_limit_and_cancels_the_handler() {
     let seen = Arc::new(Mutex::new(None));
     let toolbox = slow_toolbox(Duration::from_secs(30), Arc::clone(&seen));
-    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let cx = CallContext::new().with_peer(Arc::new(TokioTimer));
     let started = std::time::Instant::now();
     let result = checked(toolbox.call("slow", None, &cx).await.unwrap());
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -1189,7 +1189,7 @@ async fn a_call_past_its_timeout_is_an_error_result_naming_the_limit_and_cancels
 async fn a_call_within_its_timeout_returns_its_own_result_uncancelled() {
     let seen = Arc::new(Mutex::new(None));
     let toolbox = slow_toolbox(Duration::from_millis(1), Arc::clone(&seen));
-    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let cx = CallContext::new().with_peer(Arc::new(TokioTimer));
     let result = toolbox.call("slow", None, &cx).await.unwrap();
     assert_eq!(result.text_content(), "done");
     assert!(!cx.is_cancelled());
@@ -1228,7 +1228,7 @@ async fn a_derived_tool_s_timeout_is_enforced_too() {
         toolbox.get("stuck").unwrap().timeout,
         Some(Duration::from_millis(20))
     );
-    let cx = CallContext::new().with_host(Arc::new(TokioTimer));
+    let cx = CallContext::new().with_peer(Arc::new(TokioTimer));
     let result = toolbox.call("stuck", None, &cx).await.unwrap();
     assert!(
         result

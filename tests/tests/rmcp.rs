@@ -16,7 +16,7 @@ use toolmodel::{
     model::{Icon, IconTheme, TaskSupport, ToolExecution},
     wire::catalog::tool_values,
 };
-use toolmodel_rmcp::{Error, FromRmcp, IntoRmcp, to_rmcp_lossy};
+use toolmodel_rmcp::{Error, TryFromRmcp, TryIntoRmcp, to_rmcp_lossy};
 use toolmodel_tests::shared_dir;
 
 /// The corpus folders that hold MCP `Tool` objects (see `corpus/SOURCES.md`).
@@ -97,7 +97,7 @@ fn check(at: &str, tool: &Tool) -> Vec<String> {
     let read_by_rmcp: model::Tool = serde_json::from_value(tool.to_mcp_json()).unwrap();
     assert_eq!(converted, read_by_rmcp, "{at}");
 
-    match tool.into_rmcp() {
+    match tool.try_into_rmcp() {
         Ok(strict) => {
             assert!(lost.is_empty(), "{at}: {lost:?}");
             assert_eq!(strict, converted, "{at}");
@@ -112,7 +112,7 @@ fn check(at: &str, tool: &Tool) -> Vec<String> {
         Err(other) => panic!("{at}: {other}"),
     }
 
-    let back = Tool::from_rmcp(converted).unwrap();
+    let back = Tool::try_from_rmcp(converted).unwrap();
     assert_eq!(back, rmcp_part(tool), "{at}");
     assert_eq!(back.to_mcp_json(), expected, "{at}");
     lost
@@ -130,13 +130,13 @@ fn github_corpus_converts_to_rmcp_and_back_without_loss() {
     assert_eq!(tools.len(), snaps);
     for (at, tool) in &tools {
         assert_eq!(check(at, tool), Vec::<String>::new(), "{at}");
-        let strict = tool.clone().into_rmcp().unwrap();
+        let strict = tool.clone().try_into_rmcp().unwrap();
         assert_eq!(
             serde_json::to_value(&strict).unwrap(),
             tool.to_mcp_json(),
             "{at}"
         );
-        assert_eq!(&Tool::from_rmcp(strict).unwrap(), tool, "{at}");
+        assert_eq!(&Tool::try_from_rmcp(strict).unwrap(), tool, "{at}");
     }
 }
 
@@ -174,7 +174,7 @@ fn execution_in_real_captures_is_refused_by_the_strict_conversion() {
         .iter()
         .find(|(_, tool)| tool.execution.is_some())
         .expect("rmcp's own fixture declares execution");
-    match tool.into_rmcp() {
+    match tool.try_into_rmcp() {
         Err(Error::Lossy { target, lost }) => {
             assert_eq!(target, "rmcp::model::Tool", "{at}");
             assert_eq!(lost, ["/execution"], "{at}");
@@ -314,8 +314,8 @@ proptest! {
     #[test]
     fn rmcp_tools_convert_to_toolmodel_and_back_unchanged(tool in tool()) {
         let source = to_rmcp_lossy(&tool).0;
-        let converted = Tool::from_rmcp(source.clone()).unwrap();
+        let converted = Tool::try_from_rmcp(source.clone()).unwrap();
         prop_assert_eq!(converted.to_mcp_json(), serde_json::to_value(&source).unwrap());
-        prop_assert_eq!(converted.into_rmcp().unwrap(), source);
+        prop_assert_eq!(converted.try_into_rmcp().unwrap(), source);
     }
 }

@@ -1,5 +1,5 @@
 //! Conversions between `toolmodel` and [`rmcp`](https://docs.rs/rmcp/3.11.0/rmcp/), the
-//! official Rust MCP SDK: [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`].
+//! official Rust MCP SDK: [`TryIntoRmcp`], [`TryFromRmcp`] and [`to_rmcp_lossy`].
 //!
 //! `toolmodel` mirrors the MCP 2025-11-25 specification rather than embedding
 //! `rmcp::model::Tool` (see the `toolmodel` crate docs, "Why not `rmcp`'s types"). This module
@@ -57,7 +57,7 @@
 //! ```
 //! use serde_json::json;
 //! use toolmodel::Tool;
-//! use toolmodel_rmcp::{Error, FromRmcp, IntoRmcp, to_rmcp_lossy};
+//! use toolmodel_rmcp::{Error, TryFromRmcp, TryIntoRmcp, to_rmcp_lossy};
 //!
 //! let tool = Tool::from_mcp_json(&json!({
 //!     "name": "add",
@@ -67,7 +67,7 @@
 //! }))?;
 //!
 //! // The strict conversion refuses to drop `execution`...
-//! let err = (&tool).into_rmcp().unwrap_err();
+//! let err = (&tool).try_into_rmcp().unwrap_err();
 //! assert!(matches!(&err, Error::Lossy { lost, .. } if lost == &["/execution"]));
 //!
 //! // ...the lossy one converts and says what it dropped.
@@ -77,7 +77,7 @@
 //!
 //! // From rmcp, nothing is lost.
 //! let plain = Tool::from_mcp_json(&json!({"name": "add", "inputSchema": {"type": "object"}}))?;
-//! let back = Tool::from_rmcp(plain.into_rmcp()?)?;
+//! let back = Tool::try_from_rmcp(plain.try_into_rmcp()?)?;
 //! assert_eq!(back.to_mcp_json(), json!({"name": "add", "inputSchema": {"type": "object"}}));
 //! # Ok::<(), Error>(())
 //! ```
@@ -104,7 +104,7 @@ const ICON: &str = "rmcp::model::Icon";
 /// [`Tool`](struct@Tool) (by value or by reference) to `rmcp::model::Tool`, [`ToolAnnotations`] to
 /// `rmcp::model::ToolAnnotations`, [`Icon`] to `rmcp::model::Icon`, [`IconTheme`] to
 /// `rmcp::model::IconTheme`. See the [module docs](crate::convert) for each field.
-pub trait IntoRmcp {
+pub trait TryIntoRmcp {
     /// The `rmcp` type converted to.
     type Rmcp;
 
@@ -116,13 +116,13 @@ pub trait IntoRmcp {
     /// `execution`, unknown keys at any level), in the order [`Tool::to_mcp_json`] writes them;
     /// nothing is converted then. [`to_rmcp_lossy`] converts a tool anyway. An [`IconTheme`]
     /// always converts.
-    fn into_rmcp(self) -> Result<Self::Rmcp, Error>;
+    fn try_into_rmcp(self) -> Result<Self::Rmcp, Error>;
 }
 
 /// A `toolmodel` value read from its `rmcp` counterpart, keeping every field `rmcp` has:
 /// [`Tool`](struct@Tool), [`ToolAnnotations`], [`Icon`] and [`IconTheme`]. `execution` and the `extra` maps
 /// are left empty (`rmcp` has neither), and so are the tool extensions.
-pub trait FromRmcp<R>: Sized {
+pub trait TryFromRmcp<R>: Sized {
     /// Converts from `rmcp`, field by field.
     ///
     /// # Errors
@@ -130,13 +130,13 @@ pub trait FromRmcp<R>: Sized {
     /// [`Error::Toolmodel`] with [`toolmodel::Error::UnknownValue`] (field `theme`, with
     /// `rmcp`'s spelling of the value) for an icon theme other than `light` or `dark`, which
     /// `rmcp`'s `#[non_exhaustive]` enum may add after 3.11. Annotations always convert.
-    fn from_rmcp(value: R) -> Result<Self, Error>;
+    fn try_from_rmcp(value: R) -> Result<Self, Error>;
 }
 
 /// Converts a tool to an `rmcp` tool even when that drops information, and returns the JSON
 /// Pointer (in [`Tool::to_mcp_json`]) of every value dropped: `/execution`, unknown keys
 /// (`/<key>`, `/annotations/<key>`, `/icons/<i>/<key>`), in the order `to_mcp_json` writes
-/// them. The list is empty exactly when [`IntoRmcp::into_rmcp`] succeeds. The extensions
+/// them. The list is empty exactly when [`TryIntoRmcp::try_into_rmcp`] succeeds. The extensions
 /// ([`namespace`](Tool::namespace) and friends) are not MCP and are never listed. See the
 /// [module docs](crate::convert) for each field.
 #[must_use]
@@ -259,20 +259,20 @@ fn theme_to_rmcp(theme: IconTheme) -> model::IconTheme {
 }
 
 /// Copies the tool's fields that `rmcp` holds; as for [`Tool`](struct@Tool).
-impl IntoRmcp for &Tool {
+impl TryIntoRmcp for &Tool {
     type Rmcp = model::Tool;
 
-    fn into_rmcp(self) -> Result<model::Tool, Error> {
+    fn try_into_rmcp(self) -> Result<model::Tool, Error> {
         lossy(TOOL, rmcp_losses(self))?;
         Ok(tool_to_rmcp(mcp_clone(self)))
     }
 }
 
 /// Moves the tool's strings and (when not shared) its schemas.
-impl IntoRmcp for Tool {
+impl TryIntoRmcp for Tool {
     type Rmcp = model::Tool;
 
-    fn into_rmcp(self) -> Result<model::Tool, Error> {
+    fn try_into_rmcp(self) -> Result<model::Tool, Error> {
         lossy(TOOL, rmcp_losses(&self))?;
         Ok(tool_to_rmcp(self))
     }
@@ -280,10 +280,10 @@ impl IntoRmcp for Tool {
 
 /// `title` and the four hints, exactly; a key in [`ToolAnnotations::extra`] is
 /// [`Error::Lossy`] (`/<key>`).
-impl IntoRmcp for ToolAnnotations {
+impl TryIntoRmcp for ToolAnnotations {
     type Rmcp = model::ToolAnnotations;
 
-    fn into_rmcp(self) -> Result<model::ToolAnnotations, Error> {
+    fn try_into_rmcp(self) -> Result<model::ToolAnnotations, Error> {
         refuse_extra(ANNOTATIONS, &self.extra)?;
         Ok(annotations_to_rmcp(self))
     }
@@ -291,28 +291,28 @@ impl IntoRmcp for ToolAnnotations {
 
 /// `src`, `mimeType`, `sizes` and `theme`, exactly; a key in [`Icon::extra`] is
 /// [`Error::Lossy`] (`/<key>`).
-impl IntoRmcp for Icon {
+impl TryIntoRmcp for Icon {
     type Rmcp = model::Icon;
 
-    fn into_rmcp(self) -> Result<model::Icon, Error> {
+    fn try_into_rmcp(self) -> Result<model::Icon, Error> {
         refuse_extra(ICON, &self.extra)?;
         Ok(icon_to_rmcp(self))
     }
 }
 
 /// `Light` to `Light`, `Dark` to `Dark`; never fails.
-impl IntoRmcp for IconTheme {
+impl TryIntoRmcp for IconTheme {
     type Rmcp = model::IconTheme;
 
-    fn into_rmcp(self) -> Result<model::IconTheme, Error> {
+    fn try_into_rmcp(self) -> Result<model::IconTheme, Error> {
         Ok(theme_to_rmcp(self))
     }
 }
 
 /// Every field `rmcp` has, exactly; `execution`, [`extra`](Tool::extra) and the extensions
 /// are empty.
-impl FromRmcp<model::Tool> for Tool {
-    fn from_rmcp(tool: model::Tool) -> Result<Self, Error> {
+impl TryFromRmcp<model::Tool> for Tool {
+    fn try_from_rmcp(tool: model::Tool) -> Result<Self, Error> {
         let mut out = Self::new(tool.name.into_owned(), schema_from_rmcp(tool.input_schema));
         out.title = tool.title;
         out.description = tool.description.map(Cow::into_owned);
@@ -320,7 +320,7 @@ impl FromRmcp<model::Tool> for Tool {
         out.annotations = tool.annotations.map(annotations_from_rmcp);
         out.icons = tool
             .icons
-            .map(|icons| icons.into_iter().map(Icon::from_rmcp).collect())
+            .map(|icons| icons.into_iter().map(Icon::try_from_rmcp).collect())
             .transpose()?;
         out.meta = tool.meta.map(|meta| meta.0);
         Ok(out)
@@ -338,26 +338,26 @@ fn annotations_from_rmcp(annotations: model::ToolAnnotations) -> ToolAnnotations
 }
 
 /// `title` and the four hints, exactly; `extra` is empty. Never fails.
-impl FromRmcp<model::ToolAnnotations> for ToolAnnotations {
-    fn from_rmcp(annotations: model::ToolAnnotations) -> Result<Self, Error> {
+impl TryFromRmcp<model::ToolAnnotations> for ToolAnnotations {
+    fn try_from_rmcp(annotations: model::ToolAnnotations) -> Result<Self, Error> {
         Ok(annotations_from_rmcp(annotations))
     }
 }
 
 /// `src`, `mimeType`, `sizes` and `theme`, exactly; `extra` is empty.
-impl FromRmcp<model::Icon> for Icon {
-    fn from_rmcp(icon: model::Icon) -> Result<Self, Error> {
+impl TryFromRmcp<model::Icon> for Icon {
+    fn try_from_rmcp(icon: model::Icon) -> Result<Self, Error> {
         let mut out = Self::new(icon.src);
         out.mime_type = icon.mime_type;
         out.sizes = icon.sizes;
-        out.theme = icon.theme.map(IconTheme::from_rmcp).transpose()?;
+        out.theme = icon.theme.map(IconTheme::try_from_rmcp).transpose()?;
         Ok(out)
     }
 }
 
 /// `light` and `dark`, by their MCP spelling.
-impl FromRmcp<model::IconTheme> for IconTheme {
-    fn from_rmcp(theme: model::IconTheme) -> Result<Self, Error> {
+impl TryFromRmcp<model::IconTheme> for IconTheme {
+    fn try_from_rmcp(theme: model::IconTheme) -> Result<Self, Error> {
         let spelling = serde_json::to_value(theme)
             .ok()
             .and_then(|value| value.as_str().map(str::to_owned))
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn every_field_goes_to_rmcp_exactly() {
         let tool = full_tool();
-        let out = (&tool).into_rmcp().unwrap();
+        let out = (&tool).try_into_rmcp().unwrap();
         assert_eq!(out.name, "create_issue");
         assert_eq!(out.title.as_deref(), Some("Create issue"));
         assert_eq!(out.description.as_deref(), Some("Opens an issue"));
@@ -488,7 +488,7 @@ mod tests {
         ]);
         source.meta = Some(model::MetaObject(object(json!({"k": [1, 2]}))));
 
-        let tool = Tool::from_rmcp(source.clone()).unwrap();
+        let tool = Tool::try_from_rmcp(source.clone()).unwrap();
         assert_eq!(tool.name, "search");
         assert_eq!(tool.title.as_deref(), Some("Search"));
         assert_eq!(tool.description.as_deref(), Some("Finds things"));
@@ -527,39 +527,39 @@ mod tests {
         assert!(tool.tags.is_empty() && tool.backends.is_empty());
 
         assert_eq!(tool.to_mcp_json(), serde_json::to_value(&source).unwrap());
-        assert_eq!(tool.into_rmcp().unwrap(), source);
+        assert_eq!(tool.try_into_rmcp().unwrap(), source);
     }
 
     #[test]
     fn absent_fields_stay_absent_both_ways() {
         let tool = Tool::new("bare", ToolSchema::empty_object());
-        let out = (&tool).into_rmcp().unwrap();
+        let out = (&tool).try_into_rmcp().unwrap();
         assert_eq!(out.title, None);
         assert_eq!(out.description, None);
         assert_eq!(out.output_schema, None);
         assert_eq!(out.annotations, None);
         assert_eq!(out.icons, None);
         assert_eq!(out.meta, None);
-        assert_eq!(Tool::from_rmcp(out).unwrap(), tool);
+        assert_eq!(Tool::try_from_rmcp(out).unwrap(), tool);
 
         let mut empty = Tool::new("empty", ToolSchema::empty_object());
         empty.annotations = Some(ToolAnnotations::default());
         empty.icons = Some(Vec::new());
         empty.meta = Some(Map::new());
-        let out = (&empty).into_rmcp().unwrap();
+        let out = (&empty).try_into_rmcp().unwrap();
         assert_eq!(out.annotations, Some(model::ToolAnnotations::default()));
         assert_eq!(out.icons, Some(Vec::new()));
         assert_eq!(out.meta, Some(model::MetaObject::new()));
         assert_eq!(serde_json::to_value(&out).unwrap(), empty.to_mcp_json());
-        assert_eq!(Tool::from_rmcp(out).unwrap(), empty);
+        assert_eq!(Tool::try_from_rmcp(out).unwrap(), empty);
     }
 
     #[test]
     fn round_trip_through_rmcp_keeps_every_mcp_field() {
         let tool = full_tool();
-        let owned = tool.clone().into_rmcp().unwrap();
-        assert_eq!(owned, (&tool).into_rmcp().unwrap());
-        assert_eq!(Tool::from_rmcp(owned).unwrap(), tool);
+        let owned = tool.clone().try_into_rmcp().unwrap();
+        assert_eq!(owned, (&tool).try_into_rmcp().unwrap());
+        assert_eq!(Tool::try_from_rmcp(owned).unwrap(), tool);
     }
 
     #[test]
@@ -583,7 +583,7 @@ mod tests {
             "/x~1vendor",
         ];
 
-        let err = (&tool).into_rmcp().unwrap_err();
+        let err = (&tool).try_into_rmcp().unwrap_err();
         assert_eq!(
             err.to_string(),
             "converting to rmcp::model::Tool would drop /annotations/audience, /icons/1/alt, \
@@ -591,7 +591,7 @@ mod tests {
         );
         assert_lossy(err, "rmcp::model::Tool", &expected);
         assert_lossy(
-            tool.clone().into_rmcp().unwrap_err(),
+            tool.clone().try_into_rmcp().unwrap_err(),
             "rmcp::model::Tool",
             &expected,
         );
@@ -606,7 +606,7 @@ mod tests {
             assert!(parent.as_object_mut().unwrap().remove(&key).is_some());
         }
         assert_eq!(serde_json::to_value(&out).unwrap(), expected_json);
-        assert_eq!(out, (&full_tool()).into_rmcp().unwrap());
+        assert_eq!(out, (&full_tool()).try_into_rmcp().unwrap());
     }
 
     #[test]
@@ -628,7 +628,7 @@ mod tests {
         let (out, lost) = to_rmcp_lossy(&tool);
         assert_eq!(lost, Vec::<String>::new());
         assert_eq!(serde_json::to_value(&out).unwrap(), tool.to_mcp_json());
-        let back = Tool::from_rmcp((&tool).into_rmcp().unwrap()).unwrap();
+        let back = Tool::try_from_rmcp((&tool).try_into_rmcp().unwrap()).unwrap();
         assert_eq!(back, Tool::new("t", ToolSchema::empty_object()));
     }
 
@@ -639,7 +639,7 @@ mod tests {
         annotations.read_only_hint = Some(true);
         annotations.destructive_hint = Some(false);
         annotations.idempotent_hint = Some(true);
-        let out = annotations.clone().into_rmcp().unwrap();
+        let out = annotations.clone().try_into_rmcp().unwrap();
         assert_eq!(
             out,
             model::ToolAnnotations::with_title("T")
@@ -647,27 +647,27 @@ mod tests {
                 .destructive(false)
                 .idempotent(true)
         );
-        assert_eq!(ToolAnnotations::from_rmcp(out).unwrap(), annotations);
+        assert_eq!(ToolAnnotations::try_from_rmcp(out).unwrap(), annotations);
 
         let mut with_extra = annotations;
         with_extra.extra = object(json!({"x": true}));
         assert_lossy(
-            with_extra.into_rmcp().unwrap_err(),
+            with_extra.try_into_rmcp().unwrap_err(),
             "rmcp::model::ToolAnnotations",
             &["/x"],
         );
 
         let mut icon = Icon::new("https://example.com/i.png");
         icon.theme = Some(IconTheme::Dark);
-        let out = icon.clone().into_rmcp().unwrap();
+        let out = icon.clone().try_into_rmcp().unwrap();
         assert_eq!(
             out,
             model::Icon::new("https://example.com/i.png").with_theme(model::IconTheme::Dark)
         );
-        assert_eq!(Icon::from_rmcp(out).unwrap(), icon);
+        assert_eq!(Icon::try_from_rmcp(out).unwrap(), icon);
         icon.extra = object(json!({"alt": "x"}));
         assert_lossy(
-            icon.into_rmcp().unwrap_err(),
+            icon.try_into_rmcp().unwrap_err(),
             "rmcp::model::Icon",
             &["/alt"],
         );
@@ -679,8 +679,8 @@ mod tests {
             (IconTheme::Light, model::IconTheme::Light),
             (IconTheme::Dark, model::IconTheme::Dark),
         ] {
-            assert_eq!(ours.into_rmcp().unwrap(), theirs);
-            assert_eq!(IconTheme::from_rmcp(theirs).unwrap(), ours);
+            assert_eq!(ours.try_into_rmcp().unwrap(), theirs);
+            assert_eq!(IconTheme::try_from_rmcp(theirs).unwrap(), ours);
             assert_eq!(
                 serde_json::to_value(ours).unwrap(),
                 serde_json::to_value(theirs).unwrap()
@@ -719,7 +719,7 @@ mod tests {
         top["icons"][0].as_object_mut().unwrap().remove("x-i");
         assert_eq!(serde_json::to_value(&read).unwrap(), expected);
         assert_eq!(
-            Tool::from_rmcp(read).unwrap(),
+            Tool::try_from_rmcp(read).unwrap(),
             Tool::from_mcp_json(&expected).unwrap()
         );
     }

@@ -45,7 +45,7 @@
 //! | `auth` (feature `auth`) | the OAuth 2.1 resource server of MCP Authorization: tokens verified against the issuer's keys or by introspection, scopes, the Protected Resource Metadata |
 //! | [`tasks`] | the store of the tasks extension (SEP-2663): in memory, or in Redis (feature `redis`) shared by replicas |
 //! | `federation` (feature `federation`) | MCP servers as backends of a `Toolbox`, and the gateway over them |
-//! | [`convert`] | [`IntoRmcp`], [`FromRmcp`] and [`to_rmcp_lossy`]: tools, annotations and icons both ways, field by field; a conversion that would drop a value fails with [`Error::Lossy`] naming it by its JSON Pointer |
+//! | [`convert`] | [`TryIntoRmcp`], [`TryFromRmcp`] and [`to_rmcp_lossy`]: tools, annotations and icons both ways, field by field; a conversion that would drop a value fails with [`Error::Lossy`] naming it by its JSON Pointer |
 //! | [`guide`] | the guide, one chapter a job |
 //!
 //! | feature | default | brings |
@@ -84,7 +84,7 @@ pub mod guide;
 pub mod server;
 pub mod tasks;
 
-pub use convert::{FromRmcp, IntoRmcp, to_rmcp_lossy};
+pub use convert::{TryFromRmcp, TryIntoRmcp, to_rmcp_lossy};
 pub use error::Error;
 /// `rmcp`, re-exported: the version this crate serves with.
 pub use rmcp;

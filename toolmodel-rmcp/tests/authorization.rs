@@ -20,9 +20,12 @@ use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
 
 #[path = "support/issuer.rs"]
 mod issuer;
+#[path = "support/issuer_front.rs"]
+mod issuer_front;
 mod raw_http;
 
-use issuer::{Front, Issuer};
+use issuer::Issuer;
+use issuer_front::Front;
 use raw_http::{Reply, initialize_body, raw};
 
 /// Writes a note (needs `notes:write`).

@@ -13,7 +13,7 @@ use std::{
 use serde_json::{Map, Value, json};
 use toolmodel::{
     Backend, CallContext, CallToolResult, ToolId,
-    host::{BoxFuture, CallHost, LogNotification, ProgressNotification},
+    peer::{BoxFuture, CallPeer, LogNotification, ProgressNotification},
 };
 use toolmodel_rmcp::federation::{
     Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig, StdioTransport,
@@ -362,7 +362,7 @@ struct Recorder {
     elicited: Mutex<Vec<Value>>,
 }
 
-impl CallHost for Recorder {
+impl CallPeer for Recorder {
     fn progress(
         &self,
         notification: ProgressNotification,
@@ -406,7 +406,7 @@ async fn progress_and_elicitation_reach_the_caller_and_list_changed_reimports() 
 
     let recorder = Arc::new(Recorder::default());
     let cx = CallContext::new()
-        .with_host(recorder.clone())
+        .with_peer(recorder.clone())
         .with_meta(json!({"progressToken": "p1"}).as_object().cloned().unwrap())
         .unwrap();
     let toolbox = federation.toolbox();
@@ -480,7 +480,7 @@ struct Answering {
     name: &'static str,
 }
 
-impl CallHost for Answering {
+impl CallPeer for Answering {
     fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, toolmodel::Error>> {
         Box::pin(async {
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -497,7 +497,7 @@ impl CallHost for Answering {
 
 /// A context whose host is `Answering { name }`.
 fn answering(name: &'static str) -> CallContext {
-    CallContext::new().with_host(Arc::new(Answering { name }))
+    CallContext::new().with_peer(Arc::new(Answering { name }))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

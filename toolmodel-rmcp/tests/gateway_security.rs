@@ -19,7 +19,7 @@ use tokio::{
 };
 use toolmodel::{
     CallContext, CallToolResult, Tool, Toolbox,
-    host::{BoxFuture, CallHost},
+    peer::{BoxFuture, CallPeer},
 };
 use toolmodel_rmcp::{
     ToolboxServer,
@@ -503,7 +503,7 @@ impl Recording {
     }
 }
 
-impl CallHost for Recording {
+impl CallPeer for Recording {
     fn elicit(
         &self,
         params: serde_json::Value,
@@ -534,7 +534,7 @@ async fn an_input_request_of_a_cancelled_call_never_reaches_another_caller() {
     // B's call asks for input 0.3 s after it starts; B gives up after 50 ms (the gateway sends
     // notifications/cancelled), but this server goes on and asks all the same.
     let b = Recording::new("B's answer");
-    let b_cx = CallContext::new().with_host(b.clone());
+    let b_cx = CallContext::new().with_peer(b.clone());
     let gave_up = tokio::time::timeout(
         Duration::from_millis(50),
         toolbox.call(
@@ -548,7 +548,7 @@ async fn an_input_request_of_a_cancelled_call_never_reaches_another_caller() {
 
     // Meanwhile A's call is the one call in flight on the shared stdio session.
     let a = Recording::new("A's answer");
-    let a_cx = CallContext::new().with_host(a.clone());
+    let a_cx = CallContext::new().with_peer(a.clone());
     let waited = toolbox
         .call("wait", arguments(json!({"seconds": 1.0})), &a_cx)
         .await

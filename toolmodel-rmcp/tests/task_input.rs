@@ -25,8 +25,8 @@ use rmcp::{
 use serde_json::{Value, json};
 use toolmodel::{
     CallContext, NoArguments, ToolError, ToolHandler, Toolbox,
-    host::LogLevel,
     input::{ElicitRequest, InputRequest, InputRequests, InputResponses as Answers},
+    peer,
 };
 use toolmodel_rmcp::ToolboxServer;
 
@@ -123,10 +123,10 @@ impl ToolHandler for Chatty {
     type Reply = String;
     async fn call(&self, _: NoArguments, cx: &CallContext) -> Result<String, ToolError> {
         tokio::time::sleep(Duration::from_millis(10)).await;
-        cx.log(LogLevel::Debug, json!("quiet"))
+        cx.log(peer::LoggingLevel::Debug, json!("quiet"))
             .await
             .map_err(|err| ToolError::new(err.to_string()))?;
-        cx.log(LogLevel::Warning, json!("loud"))
+        cx.log(peer::LoggingLevel::Warning, json!("loud"))
             .await
             .map_err(|err| ToolError::new(err.to_string()))?;
         let ask = InputRequest::sample_text("Say something", 10);

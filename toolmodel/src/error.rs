@@ -298,9 +298,9 @@ pub enum Error {
 
     /// A handler made a request to the client (`sampling/createMessage`,
     /// `elicitation/create`) through a [`CallContext`](crate::CallContext) that has no
-    /// [`CallHost`](crate::host::CallHost) able to send it.
-    #[error("no host to send {method:?} to the client")]
-    NoHost {
+    /// [`CallPeer`](crate::peer::CallPeer) able to send it.
+    #[error("no peer to send {method:?} to: the call has no connection to a client")]
+    NoPeer {
         /// The MCP method, e.g. `"sampling/createMessage"`.
         method: String,
     },

@@ -67,7 +67,7 @@
 //!   at compile time, its schemas made client-friendly by [`SchemaProfile`].
 //! - [`ToolHandler`] / [`SyncToolHandler`] and [`Toolbox`]: `tools/list` and `tools/call`, with
 //!   arguments and outputs validated; handlers get a [`CallContext`] for progress, logging,
-//!   cancellation and input from the client, through the server's [`CallHost`](host::CallHost).
+//!   cancellation and input from the client, through the server's [`CallPeer`](peer::CallPeer).
 //! - [`SchemaValidator`] and [`DefaultValidator`]: arguments against `inputSchema`, results
 //!   against `outputSchema`, compiled once and cached, bounded by
 //!   [`ValidationLimits`](validate::ValidationLimits).
@@ -76,7 +76,7 @@
 //!
 //! The root holds the everyday names; the rest is in modules named for what they hold:
 //! [`content`] (a result's content blocks), [`input`] (asking the client for input),
-//! [`host`] (what a server implements to carry a call), [`list`] (`tools/list` results),
+//! [`peer`] (what a server implements to carry a call), [`list`] (`tools/list` results),
 //! [`define`] (tools defined by Rust types), [`model`] (what a tool is made of),
 //! [`validate`] (validation and its bounds), [`wire`] (JSON forms and finding tools),
 //! `adapters` and `model_calls`; the [guide] is documentation only.
@@ -128,9 +128,9 @@ pub use call::cancellation::Cancellation;
 pub use call::content::{self, ContentBlock};
 pub use call::context::CallContext;
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolHandler};
-pub use call::host;
 pub use call::input;
 pub use call::list;
+pub use call::peer;
 pub use call::result::CallToolResult;
 pub use call::tool_error::ToolError;
 pub use call::toolbox::{Toolbox, ToolboxBuilder};

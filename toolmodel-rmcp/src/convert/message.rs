@@ -15,7 +15,9 @@ use rmcp::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
-use toolmodel::{CallToolResult, ContentBlock, ProtocolVersion, host::LogLevel, list::ToolsPage};
+use toolmodel::{
+    CallToolResult, ContentBlock, ProtocolVersion, list::ToolsPage, peer::LoggingLevel,
+};
 
 /// A `toolmodel` error as the JSON-RPC error to answer with
 /// ([`toolmodel::Error::jsonrpc_code`]; a handler's protocol error keeps its `data`).
@@ -109,7 +111,7 @@ fn internal(what: &str, err: &serde_json::Error) -> ErrorData {
 }
 
 /// `rmcp`'s log level as `toolmodel`'s (the same eight names).
-pub(crate) fn log_level_from_rmcp(level: &model::LoggingLevel) -> Option<LogLevel> {
+pub(crate) fn log_level_from_rmcp(level: &model::LoggingLevel) -> Option<LoggingLevel> {
     to_wire(level).ok().and_then(|value| from_wire(value).ok())
 }
 
@@ -235,14 +237,14 @@ mod tests {
     fn every_log_level_maps() {
         use model::LoggingLevel as L;
         let pairs = [
-            (L::Debug, LogLevel::Debug),
-            (L::Info, LogLevel::Info),
-            (L::Notice, LogLevel::Notice),
-            (L::Warning, LogLevel::Warning),
-            (L::Error, LogLevel::Error),
-            (L::Critical, LogLevel::Critical),
-            (L::Alert, LogLevel::Alert),
-            (L::Emergency, LogLevel::Emergency),
+            (L::Debug, LoggingLevel::Debug),
+            (L::Info, LoggingLevel::Info),
+            (L::Notice, LoggingLevel::Notice),
+            (L::Warning, LoggingLevel::Warning),
+            (L::Error, LoggingLevel::Error),
+            (L::Critical, LoggingLevel::Critical),
+            (L::Alert, LoggingLevel::Alert),
+            (L::Emergency, LoggingLevel::Emergency),
         ];
         for (theirs, ours) in pairs {
             assert_eq!(log_level_from_rmcp(&theirs), Some(ours));

@@ -10,7 +10,7 @@
 use rmcp::{model::PaginatedRequestParams, service::Peer, service::RoleClient};
 use toolmodel::{Backend, DefaultValidator, Tool};
 
-use crate::convert::FromRmcp;
+use crate::convert::TryFromRmcp;
 use crate::federation::config::ServerConfig;
 use crate::federation::pages::{CacheHint, all_pages};
 use crate::federation::redact::Redactor;
@@ -75,7 +75,7 @@ pub(crate) async fn import(
 /// [`ToolboxBuilder::with_tool`](toolmodel::ToolboxBuilder::with_tool) (MCP's rules, both
 /// schemas compiled), so that one bad tool never fails the build of the whole toolbox.
 fn servable(listed: rmcp::model::Tool, server: &str) -> Result<Tool, crate::Error> {
-    let mut tool = Tool::from_rmcp(listed)?;
+    let mut tool = Tool::try_from_rmcp(listed)?;
     tool.namespace = Some(server.to_owned());
     tool.backends = vec![Backend::mcp(server)];
     tool.validate()?;

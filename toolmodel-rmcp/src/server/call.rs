@@ -14,12 +14,12 @@ use rmcp::{
 };
 use toolmodel::{
     CallContext, Caller, Cancellation, ProtocolVersion, Toolbox,
-    host::CallHost,
     input::{InputRequired, RoundState},
+    peer::CallPeer,
 };
 
 use super::{
-    host::{self, PeerHost},
+    peer::{self, RmcpPeer},
     toolbox_server::ToolboxServer,
 };
 use crate::convert::message::{self, error_data, from_wire, to_wire};
@@ -109,7 +109,7 @@ impl ToolboxServer {
         )?))
     }
 
-    /// The context of `request`, its host made by `host` from the [`PeerHost`] of the
+    /// The context of `request`, its peer made by `wrap` from the [`RmcpPeer`] of the
     /// request (an ordinary call uses it as it is; a task wraps it).
     ///
     /// # Errors
@@ -120,7 +120,7 @@ impl ToolboxServer {
         &self,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-        host: impl FnOnce(PeerHost) -> Arc<dyn CallHost>,
+        wrap: impl FnOnce(RmcpPeer) -> Arc<dyn CallPeer>,
     ) -> Result<Prepared, ErrorData> {
         let version = message::protocol_version(context.protocol_version());
         let rounds = version >= ProtocolVersion::V2026_07_28;
@@ -130,17 +130,17 @@ impl ToolboxServer {
             .and_then(|level| message::log_level_from_rmcp(&level));
         let level = if rounds {
             // Logs only for requests that ask for them, at or above their level.
-            requested.map_or(host::LogFilter::Off, host::LogFilter::AtLeast)
+            requested.map_or(peer::LogFilter::Off, peer::LogFilter::AtLeast)
         } else {
             requested
                 .or_else(|| self.session_log_level())
-                .map_or(host::LogFilter::All, host::LogFilter::AtLeast)
+                .map_or(peer::LogFilter::All, peer::LogFilter::AtLeast)
         };
         let capabilities = context.client_capabilities();
         let cancellation = Cancellation::new();
-        let peer = PeerHost::new(
+        let peer = RmcpPeer::new(
             context.peer.clone(),
-            host::HostSettings {
+            peer::PeerSettings {
                 log: level,
                 capabilities: capabilities.clone(),
                 rounds,
@@ -149,7 +149,7 @@ impl ToolboxServer {
             },
         );
         let mut cx = CallContext::new()
-            .with_host(host(peer))
+            .with_peer(wrap(peer))
             .with_cancellation(cancellation.clone())
             .with_meta(context.meta.0.0.clone())
             // A `progressToken` that is neither a string nor an integer: the request's fault.

@@ -21,8 +21,8 @@
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
 //!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
 //!          ├─ tools/call ─▶ task_route, to another server's tasks (a gateway's upstream)
-//!          │                or task_call, as a task (tasks: its store, host and worker)
-//!          │                or call (context: host, request_state) ─▶ Toolbox::call
+//!          │                or task_call, as a task (tasks: its store, peer and worker)
+//!          │                or call (context: peer, request_state) ─▶ Toolbox::call
 //!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or tasks
 //!          ├─ logging/setLevel: a level per session
 //!          ├─ prompts, resources, completion ─▶ compose (the handler of with_handler)
@@ -106,10 +106,10 @@
 pub(crate) mod call;
 mod compose;
 mod handler;
-mod host;
 mod http;
 pub(crate) mod list_changed;
 mod misrouted;
+mod peer;
 pub(crate) mod request_state;
 mod stdio;
 mod task_call;

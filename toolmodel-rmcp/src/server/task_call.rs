@@ -20,7 +20,7 @@ use toolmodel::{Toolbox, model::TaskSupport};
 use super::{
     call::{self, Prepared},
     tasks::{
-        input::{TaskHandle, TaskHost},
+        input::{TaskHandle, TaskPeer},
         owner, store_error,
         worker::{self, Rerun, Run},
     },
@@ -86,11 +86,11 @@ async fn start(
 ) -> Result<CallToolResponse, ErrorData> {
     let mut start = None;
     let call = server.prepare_call(request, context, |peer| {
-        let (host, begin) = TaskHost::new(Some(peer));
+        let (peer, begin) = TaskPeer::new(Some(peer));
         start = Some(begin);
-        Arc::new(host)
+        Arc::new(peer)
     })?;
-    let start = start.ok_or_else(|| ErrorData::internal_error("no task host", None))?;
+    let start = start.ok_or_else(|| ErrorData::internal_error("no task peer", None))?;
     let Prepared {
         cx,
         cancellation,
@@ -147,7 +147,7 @@ async fn start(
         store,
     });
     let run: Run = Box::pin(async move {
-        // Kept while the handler runs: its host reads the task from it.
+        // Kept while the handler runs: its peer reads the task from it.
         let _start = start;
         run.await
     });

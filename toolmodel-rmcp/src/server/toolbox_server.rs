@@ -29,7 +29,7 @@ use std::{
 };
 
 use rmcp::{ServerHandler, model::Implementation};
-use toolmodel::{Toolbox, host::LogLevel};
+use toolmodel::{Toolbox, peer::LoggingLevel};
 
 use super::{
     compose::Composed,
@@ -82,7 +82,7 @@ pub struct ToolboxServer {
     pub(super) info: Implementation,
     pub(super) instructions: Option<String>,
     /// The lowest level the client asked for with `logging/setLevel`; `None`: everything.
-    pub(super) log_level: Arc<Mutex<Option<LogLevel>>>,
+    pub(super) log_level: Arc<Mutex<Option<LoggingLevel>>>,
     /// Seals and opens MCP 2026-07-28 `requestState`.
     pub(super) sealer: Sealer,
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
@@ -412,7 +412,7 @@ impl ToolboxServer {
         }
     }
 
-    pub(super) fn session_log_level(&self) -> Option<LogLevel> {
+    pub(super) fn session_log_level(&self) -> Option<LoggingLevel> {
         self.log_level.lock().map_or(None, |level| *level)
     }
 }

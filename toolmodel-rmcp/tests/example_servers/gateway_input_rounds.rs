@@ -22,7 +22,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use toolmodel::{
     CallContext,
-    host::{BoxFuture, CallHost},
+    peer::{BoxFuture, CallPeer},
 };
 use toolmodel_rmcp::{
     ToolboxServer,
@@ -122,7 +122,7 @@ fn keys(required: &InputRequiredResult) -> Vec<String> {
 /// A 2025-11-25 caller's host: a name or a color for each elicitation, a greeting, one root.
 struct Host;
 
-impl CallHost for Host {
+impl CallPeer for Host {
     fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, toolmodel::Error>> {
         let message = params["message"].as_str().unwrap_or_default().to_owned();
         Box::pin(async move {
@@ -174,7 +174,7 @@ async fn a_2026_upstream_s_tool_list_change_reaches_the_federation() {
 async fn a_2025_caller_answers_every_upstream_round_through_its_host() {
     let federation = federation("a").await;
     let toolbox = federation.toolbox();
-    let cx = CallContext::new().with_host(Arc::new(Host));
+    let cx = CallContext::new().with_peer(Arc::new(Host));
     let two_rounds = toolbox
         .call("test_input_required_result_multi_round", None, &cx)
         .await

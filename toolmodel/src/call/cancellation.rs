@@ -1,4 +1,4 @@
-//! [`Cancellation`]: a flag a host sets when a call is cancelled, that handlers can poll or
+//! [`Cancellation`]: a flag the server sets when a call is cancelled, that handlers can poll or
 //! await on any executor.
 
 use std::sync::{
@@ -8,7 +8,7 @@ use std::sync::{
 
 /// A shared cancellation flag (MCP 2025-11-25, "Cancellation": `notifications/cancelled`).
 ///
-/// The host keeps one clone and calls [`cancel`](Self::cancel); the handler checks
+/// The server keeps one clone and calls [`cancel`](Self::cancel); the handler checks
 /// [`is_cancelled`](Self::is_cancelled) between steps, or awaits
 /// [`cancelled`](Self::cancelled), say in a `select!` beside its work. Clones share one
 /// flag. Waiting uses `event-listener`, so it works under any executor (no runtime is assumed).

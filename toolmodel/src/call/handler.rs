@@ -74,7 +74,7 @@ pub trait ToolHandler: ToolDefinition + Send + Sync + 'static {
 /// A [`ToolHandler`] whose work is synchronous: implement this instead, and the blanket
 /// implementation makes it a `ToolHandler` whose future is ready at once.
 ///
-/// Blocking work (file or network I/O, long computations) belongs in the host's blocking
+/// Blocking work (file or network I/O, long computations) belongs in the runtime's blocking
 /// pool, not here: an executor thread runs `call_sync`.
 ///
 /// ```

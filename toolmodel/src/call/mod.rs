@@ -1,4 +1,4 @@
-//! Calling tools: results, handlers, the call context and its host, asking the client for
+//! Calling tools: results, handlers, the call context and its peer, asking the client for
 //! input, `tools/list` results, and the [`Toolbox`](crate::Toolbox) of local backends.
 
 pub(crate) mod caller;
@@ -6,9 +6,9 @@ pub(crate) mod cancellation;
 pub mod content;
 pub(crate) mod context;
 pub(crate) mod handler;
-pub mod host;
 pub mod input;
 pub mod list;
+pub mod peer;
 pub(crate) mod pipeline;
 #[cfg(feature = "inventory")]
 pub(crate) mod registered;

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::call::context::{CallContext, Called};
 use crate::call::handler::{IntoCallToolResult, ToolHandler};
-use crate::call::host::BoxFuture;
+use crate::call::peer::BoxFuture;
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;
@@ -193,7 +193,7 @@ fn check_output(
 }
 
 /// The `isError` result for arguments that fail the input schema or do not deserialize; other
-/// errors (the tool cannot be built) go to the host.
+/// errors (the tool cannot be built) go to the server.
 pub(crate) fn invalid_arguments(name: &str, err: Error) -> Result<CallToolResult, Error> {
     match err {
         Error::InvalidInstance { errors } => Ok(CallToolResult::invalid_arguments(name, &errors)),

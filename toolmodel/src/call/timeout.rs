@@ -1,5 +1,5 @@
 //! A tool's [`timeout`](crate::Tool::timeout) enforced on a call: the call raced against the
-//! host's timer ([`CallHost::sleep`](crate::host::CallHost::sleep)) with `std` futures alone, so
+//! peer's timer ([`CallPeer::sleep`](crate::peer::CallPeer::sleep)) with `std` futures alone, so
 //! that it works under any executor.
 
 use std::future::{Future, poll_fn};
@@ -8,7 +8,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use crate::call::cancellation::Cancellation;
-use crate::call::host::BoxFuture;
+use crate::call::peer::BoxFuture;
 use crate::call::result::CallToolResult;
 use crate::error::Error;
 

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use crate::call::context::{CallContext, Called};
 use crate::call::handler::ToolHandler;
-use crate::call::host::BoxFuture;
 use crate::call::list::{DEFAULT_PAGE_SIZE, ListCache, ToolsPage};
+use crate::call::peer::BoxFuture;
 use crate::call::pipeline::{Dynamic, Entry, ErasedHandler, Typed, invalid_arguments};
 use crate::call::result::CallToolResult;
 use crate::call::tool_error::ToolError;
@@ -39,8 +39,8 @@ use crate::wire::versioned::Loss;
 ///    JSON Pointer ([`CallToolResult::invalid_arguments`]): input validation errors are tool
 ///    execution errors, so that the model can retry (MCP 2025-11-25, SEP-1303).
 /// 3. The handler runs with a [`CallContext`] that knows the tool. When the tool has a
-///    [`timeout`](Tool::timeout) and the context's host gives a timer
-///    ([`CallHost::sleep`](crate::host::CallHost::sleep)), the call is raced against it: if the
+///    [`timeout`](Tool::timeout) and the context's peer gives a timer
+///    ([`CallPeer::sleep`](crate::peer::CallPeer::sleep)), the call is raced against it: if the
 ///    timer fires first, the call's [`Cancellation`](crate::Cancellation) is set, the handler's
 ///    future is dropped, and the result is an `isError: true` result naming the tool and the
 ///    limit. Without a timer the timeout is not enforced here.

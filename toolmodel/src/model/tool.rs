@@ -128,7 +128,7 @@ pub struct Tool {
     /// Extension: the longest a call may run (full form: `timeoutMs`, whole milliseconds).
     /// Checked by [`Tool::validate`]: not zero, whole milliseconds
     /// ([`Violation::Timeout`](crate::Violation::Timeout)). [`Toolbox::call`](crate::Toolbox::call)
-    /// enforces it when the call's host gives a timer ([`CallHost::sleep`](crate::host::CallHost::sleep));
+    /// enforces it when the call's peer gives a timer ([`CallPeer::sleep`](crate::peer::CallPeer::sleep));
     /// see the guide chapter [calling](crate::guide::calling) for who enforces what.
     pub timeout: Option<Duration>,
 }

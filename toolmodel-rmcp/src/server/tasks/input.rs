@@ -1,9 +1,9 @@
-//! [`TaskHost`]: the [`CallHost`] of a call that runs as a task (the tasks extension,
+//! [`TaskPeer`]: the [`CallPeer`] of a call that runs as a task (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663). Its notifications go through the request's
-//! [`PeerHost`] (the same per-request rules as an ordinary call; once the task runs, one the
+//! [`RmcpPeer`] (the same per-request rules as an ordinary call; once the task runs, one the
 //! connection cannot take is dropped instead of failing the task); its input requests park
 //! the task: they go to the task's `inputRequests` in the store (`tasks/get` shows
-//! `input_required` on any replica), and the host waits for `tasks/update` to answer them
+//! `input_required` on any replica), and the peer waits for `tasks/update` to answer them
 //! all, woken by the store's changes, so the handler goes on where it waits instead of
 //! running again.
 //!
@@ -18,25 +18,25 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 use toolmodel::{
     Error,
-    host::{BoxFuture, CallHost, LogNotification, ProgressNotification, TaskPhase},
     input::InputRequests,
+    peer::{BoxFuture, CallPeer, LogNotification, ProgressNotification, TaskPhase},
 };
 
-use super::super::host::PeerHost;
+use super::super::peer::RmcpPeer;
 use crate::tasks::TaskStore;
 
 /// How long a task waiting for input goes without re-reading the store when no change is
 /// heard (a missed change costs at most this).
 const REREAD: Duration = Duration::from_secs(1);
 
-/// A task as its host reads it: its ID and the store that keeps it.
+/// A task as its peer reads it: its ID and the store that keeps it.
 #[derive(Clone)]
 pub(crate) struct TaskHandle {
     pub(crate) task_id: Arc<str>,
     pub(crate) store: Arc<dyn TaskStore>,
 }
 
-/// Starts the task of a [`TaskHost`]: hands it the task once the store has it.
+/// Starts the task of a [`TaskPeer`]: hands it the task once the store has it.
 pub(crate) struct TaskStart(watch::Sender<Option<TaskHandle>>);
 
 impl TaskStart {
@@ -46,16 +46,16 @@ impl TaskStart {
     }
 }
 
-/// The host of a call that runs as a task; see the module docs.
-pub(crate) struct TaskHost {
-    peer: Option<PeerHost>,
+/// The peer of a call that runs as a task; see the module docs.
+pub(crate) struct TaskPeer {
+    peer: Option<RmcpPeer>,
     task: watch::Receiver<Option<TaskHandle>>,
 }
 
-impl TaskHost {
-    /// A host over `peer` (none for a task taken over) for a task not created yet, and what
+impl TaskPeer {
+    /// A peer over `peer` (none for a task taken over) for a task not created yet, and what
     /// starts it.
-    pub(crate) fn new(peer: Option<PeerHost>) -> (Self, TaskStart) {
+    pub(crate) fn new(peer: Option<RmcpPeer>) -> (Self, TaskStart) {
         let (start, task) = watch::channel(None);
         (Self { peer, task }, TaskStart(start))
     }
@@ -103,7 +103,7 @@ fn internal(message: String) -> Error {
     }
 }
 
-impl CallHost for TaskHost {
+impl CallPeer for TaskPeer {
     fn progress(&self, notification: ProgressNotification) -> BoxFuture<'_, Result<(), Error>> {
         match &self.peer {
             Some(peer) => best_effort(self.task_phase(), peer.progress(notification)),

@@ -18,7 +18,7 @@
 //!
 //! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`
 //! in `call.rs`: the request's `_meta`, its client capabilities, its log level, its input
-//! rounds), with a host that runs it as a task (`input.rs`); `task_call.rs` starts it, and
+//! rounds), with a peer that runs it as a task (`input.rs`); `task_call.rs` starts it, and
 //! `worker.rs` runs it to its outcome (holding its lease) and takes over the tasks of workers
 //! that died.
 //! The handler runs on the request up to its first suspension (the first `.await` that does

@@ -22,7 +22,7 @@ use toolmodel::{CallContext, Cancellation, ProtocolVersion};
 
 use super::{
     Tasks,
-    input::{TaskHandle, TaskHost},
+    input::{TaskHandle, TaskPeer},
 };
 use crate::{
     convert::message::{self, error_data},
@@ -174,14 +174,14 @@ async fn rerun(tasks: &Tasks, tools: &ServedTools, record: TaskRecord) {
         .protocol_version
         .parse()
         .unwrap_or(ProtocolVersion::LATEST);
-    let (host, start) = TaskHost::new(None);
+    let (peer, start) = TaskPeer::new(None);
     start.begin(TaskHandle {
         task_id: task_id.clone(),
         store: tasks.store().clone(),
     });
     let cancellation = Cancellation::new();
     let mut cx = CallContext::new()
-        .with_host(Arc::new(host))
+        .with_peer(Arc::new(peer))
         .with_cancellation(cancellation.clone());
     if let Some(capabilities) = call.client_capabilities {
         cx = cx.with_client_capabilities(capabilities);
@@ -191,7 +191,7 @@ async fn rerun(tasks: &Tasks, tools: &ServedTools, record: TaskRecord) {
         name, arguments, ..
     } = call;
     let run: Run = Box::pin(async move {
-        // Kept while the handler runs: its host reads the task from it.
+        // Kept while the handler runs: its peer reads the task from it.
         let _start = start;
         toolbox.call(&name, arguments, &cx).await
     });

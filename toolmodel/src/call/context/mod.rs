@@ -1,6 +1,6 @@
 //! [`CallContext`] and its builder: what a handler knows of the request it serves (`_meta`,
 //! progress token, cancellation, the client's capabilities, the tool called) and the
-//! notifications it sends through the server's [`CallHost`]. Asking the client for input, in
+//! notifications it sends through the server's [`CallPeer`]. Asking the client for input, in
 //! every MCP version, is in [`rounds`].
 
 mod rounds;
@@ -17,33 +17,33 @@ use serde_json::{Map, Value};
 use self::rounds::Rounds;
 use crate::call::caller::Caller;
 use crate::call::cancellation::Cancellation;
-use crate::call::host::{
-    BoxFuture, CallHost, LogLevel, LogNotification, NoHost, ProgressNotification, ProgressToken,
-};
 use crate::call::input::ClientCapability;
+use crate::call::peer::{
+    BoxFuture, CallPeer, LogNotification, LoggingLevel, NoPeer, ProgressNotification, ProgressToken,
+};
 use crate::error::Error;
 use crate::model::tool::Tool;
 
 /// What a handler knows of the call it serves, and what it can do beside returning a result.
 ///
 /// A server builds one per `tools/call` request: [`with_meta`](Self::with_meta) takes the
-/// request's `_meta` (and its `progressToken`), [`with_host`](Self::with_host) the server's
-/// [`CallHost`], [`with_cancellation`](Self::with_cancellation) the flag it sets on
+/// request's `_meta` (and its `progressToken`), [`with_peer`](Self::with_peer) the server's
+/// [`CallPeer`], [`with_cancellation`](Self::with_cancellation) the flag it sets on
 /// `notifications/cancelled`. [`CallContext::new`] has none of them: progress and log calls do
-/// nothing and requests to the client fail with [`Error::NoHost`], which is what a test or a
+/// nothing and requests to the client fail with [`Error::NoPeer`], which is what a test or a
 /// local call wants. Cloning is cheap (a few reference counts).
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{CallContext, Error, host::LogLevel};
+/// use toolmodel::{CallContext, Error, peer::LoggingLevel};
 ///
 /// # pollster::block_on(async {
 /// let cx = CallContext::new().with_meta(json!({"progressToken": 7}).as_object().unwrap().clone())?;
-/// assert_eq!(cx.progress_token(), Some(&toolmodel::host::ProgressToken::Integer(7)));
-/// cx.progress(1.0, Some(2.0), Some("half way")).await?; // no host: dropped
-/// cx.log(LogLevel::Info, json!("hello")).await?;
+/// assert_eq!(cx.progress_token(), Some(&toolmodel::peer::ProgressToken::Integer(7)));
+/// cx.progress(1.0, Some(2.0), Some("half way")).await?; // no peer: dropped
+/// cx.log(LoggingLevel::Info, json!("hello")).await?;
 /// let err = cx.create_message(json!({"messages": [], "maxTokens": 10})).await.unwrap_err();
-/// assert!(matches!(err, Error::NoHost { .. }));
+/// assert!(matches!(err, Error::NoPeer { .. }));
 /// # Ok::<(), Error>(())
 /// # })?;
 /// # Ok::<(), Error>(())
@@ -61,10 +61,10 @@ struct Request {
     meta: Option<Map<String, Value>>,
     progress_token: Option<ProgressToken>,
     cancellation: Cancellation,
-    host: Arc<dyn CallHost>,
+    peer: Arc<dyn CallPeer>,
     /// The client's `ClientCapabilities`, when the server knows them.
     capabilities: Option<Value>,
-    /// `Some` under MCP 2026-07-28 input rounds; `None`: the host sends requests itself.
+    /// `Some` under MCP 2026-07-28 input rounds; `None`: the peer sends requests itself.
     rounds: Option<Arc<Mutex<Rounds>>>,
     /// The handler's own state ([`CallContext::set_state`]), shared by the request's contexts.
     state: Arc<Mutex<Option<Value>>>,
@@ -97,7 +97,7 @@ impl fmt::Debug for CallContext {
 }
 
 impl CallContext {
-    /// A context with no request `_meta`, no host and a cancellation flag nobody sets.
+    /// A context with no request `_meta`, no peer and a cancellation flag nobody sets.
     #[must_use]
     pub fn new() -> Self {
         Self {
@@ -105,7 +105,7 @@ impl CallContext {
                 meta: None,
                 progress_token: None,
                 cancellation: Cancellation::new(),
-                host: Arc::new(NoHost),
+                peer: Arc::new(NoPeer),
                 capabilities: None,
                 rounds: None,
                 state: Arc::new(Mutex::new(None)),
@@ -142,14 +142,14 @@ impl CallContext {
         Ok(self)
     }
 
-    /// The host that sends notifications and requests to the client.
+    /// The peer that sends notifications and requests to the client.
     #[must_use]
-    pub fn with_host(mut self, host: Arc<dyn CallHost>) -> Self {
-        self.request_mut().host = host;
+    pub fn with_peer(mut self, peer: Arc<dyn CallPeer>) -> Self {
+        self.request_mut().peer = peer;
         self
     }
 
-    /// The cancellation flag the host sets when the client cancels the request.
+    /// The cancellation flag the peer sets when the client cancels the request.
     #[must_use]
     pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.request_mut().cancellation = cancellation;
@@ -160,7 +160,7 @@ impl CallContext {
     /// request's `_meta["io.modelcontextprotocol/clientCapabilities"]`, before it those
     /// declared at `initialize`. With them, [`input`](Self::input) (and the raw
     /// [`create_message`](Self::create_message) and [`elicit`](Self::elicit)) refuses a request
-    /// the client did not declare; without them (a local call), the host decides.
+    /// the client did not declare; without them (a local call), the peer decides.
     #[must_use]
     pub fn with_client_capabilities(mut self, capabilities: Value) -> Self {
         self.request_mut().capabilities = Some(capabilities);
@@ -222,9 +222,9 @@ impl CallContext {
         self.request.cancellation.cancelled().await;
     }
 
-    /// The host's timer for `duration` ([`CallHost::sleep`]), or `None` without one.
+    /// The peer's timer for `duration` ([`CallPeer::sleep`]), or `None` without one.
     pub(crate) fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
-        self.request.host.sleep(duration)
+        self.request.peer.sleep(duration)
     }
 
     /// The cancellation flag itself, to hand to work the handler spawns.
@@ -238,7 +238,7 @@ impl CallContext {
     ///
     /// # Errors
     ///
-    /// What the host's [`CallHost::progress`] returns (the connection is gone, say).
+    /// What the peer's [`CallPeer::progress`] returns (the connection is gone, say).
     pub async fn progress(
         &self,
         progress: f64,
@@ -249,7 +249,7 @@ impl CallContext {
             return Ok(());
         };
         self.request
-            .host
+            .peer
             .progress(ProgressNotification {
                 progress_token: token.clone(),
                 progress,
@@ -264,10 +264,10 @@ impl CallContext {
     ///
     /// # Errors
     ///
-    /// What the host's [`CallHost::log`] returns.
-    pub async fn log(&self, level: LogLevel, data: Value) -> Result<(), Error> {
+    /// What the peer's [`CallPeer::log`] returns.
+    pub async fn log(&self, level: LoggingLevel, data: Value) -> Result<(), Error> {
         self.request
-            .host
+            .peer
             .log(LogNotification {
                 level,
                 logger: self.called.as_ref().map(|called| called.name.to_string()),
@@ -284,7 +284,7 @@ impl CallContext {
     }
 
     /// Whether the client declared `capability`; `true` when the capabilities are unknown (a
-    /// local call), so that the host decides.
+    /// local call), so that the peer decides.
     #[must_use]
     pub fn declares(&self, capability: ClientCapability) -> bool {
         self.request

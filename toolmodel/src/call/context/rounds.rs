@@ -1,4 +1,4 @@
-//! Asking the client for input during a call ([`CallContext::input`]): through the host
+//! Asking the client for input during a call ([`CallContext::input`]): through the peer
 //! (MCP 2025-11-25 and older, and in a task) or by MCP 2026-07-28 input rounds, whose
 //! [`RoundState`] a server carries from one round to the next; the handler's own state; and
 //! the raw sampling and elicitation requests. Every path checks the client's declared
@@ -13,11 +13,11 @@ use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
 
 use super::CallContext;
-use crate::call::host::TaskPhase;
 use crate::call::input::{
     ClientCapability, InputRequests, InputRequired, InputResponses,
     MISSING_REQUIRED_CLIENT_CAPABILITY, RoundState,
 };
+use crate::call::peer::TaskPhase;
 use crate::call::tool_error::ToolError;
 use crate::error::Error;
 
@@ -34,7 +34,7 @@ impl CallContext {
     /// verified `requestState`, and this retry's `inputResponses`) and the handler's state.
     /// [`input`](Self::input) then answers from them, or ends the run with
     /// [`ToolError::InputRequired`] for what is still missing. A server calls it for every
-    /// 2026-07-28 `tools/call`, retry or not; without it, the host sends requests itself.
+    /// 2026-07-28 `tools/call`, retry or not; without it, the peer sends requests itself.
     #[must_use]
     pub fn with_round_state(mut self, state: RoundState) -> Self {
         let request = self.request_mut();
@@ -72,15 +72,15 @@ impl CallContext {
     /// sampling, roots), answered under the same keys, typed. One call works in both eras of
     /// MCP:
     ///
-    /// - **2025-11-25 and older**: the host sends each request to the client
+    /// - **2025-11-25 and older**: the peer sends each request to the client
     ///   (server-to-client JSON-RPC requests, in key order) and this returns the answers.
     /// - **2026-07-28** (multi round-trip requests, SEP-2322): when the client has already
     ///   answered every key, this returns the answers at once; otherwise it returns
     ///   [`ToolError::InputRequired`] with the unanswered requests, the handler returns it
     ///   with `?`, the server answers the call with an `InputRequiredResult`, and the client
     ///   retries the call with the answers. **The handler then runs again from the start**.
-    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the host's
-    ///   [`task_phase`](crate::host::CallHost::task_phase) is not [`TaskPhase::NoTask`]): the task
+    /// - **In a task** (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663: the peer's
+    ///   [`task_phase`](crate::peer::CallPeer::task_phase) is not [`TaskPhase::NoTask`]): the task
     ///   waits in `input_required`, `tasks/get` shows the requests, and when `tasks/update` has
     ///   answered every key this returns the answers. **The handler goes on where it waits** (it is
     ///   not run again: a task keeps running). Input the call needs before it becomes a task:
@@ -158,11 +158,11 @@ impl CallContext {
     /// - [`ToolError::Protocol`] `-32602` naming `inputResponses/<key>` when the client's
     ///   answer is not the result its request calls for (an `ElicitResult` for an
     ///   elicitation, ...).
-    /// - [`ToolError::Protocol`] with the host's code when the host could not send a request
-    ///   (before 2026-07-28: the client refused it, the connection closed; no host at all:
-    ///   [`Error::NoHost`]'s `-32603`).
+    /// - [`ToolError::Protocol`] with the peer's code when the peer could not send a request
+    ///   (before 2026-07-28: the client refused it, the connection closed; no peer at all:
+    ///   [`Error::NoPeer`]'s `-32603`).
     pub async fn input(&self, requests: InputRequests) -> Result<InputResponses, ToolError> {
-        let rounds = match self.request.host.task_phase() {
+        let rounds = match self.request.peer.task_phase() {
             TaskPhase::NoTask => self.request.rounds.as_ref(),
             TaskPhase::NotStarted | TaskPhase::Running => None,
         };
@@ -215,14 +215,14 @@ impl CallContext {
         &self,
         requests: InputRequests,
     ) -> Result<InputResponses, ToolError> {
-        let rounds = match self.request.host.task_phase() {
+        let rounds = match self.request.peer.task_phase() {
             TaskPhase::NoTask | TaskPhase::NotStarted => self.request.rounds.as_ref(),
             TaskPhase::Running => None,
         };
         self.ask(requests, rounds).await
     }
 
-    /// Asks by input rounds (`rounds`) or through the host (`None`).
+    /// Asks by input rounds (`rounds`) or through the peer (`None`).
     async fn ask(
         &self,
         requests: InputRequests,
@@ -233,7 +233,7 @@ impl CallContext {
         let answers = match rounds {
             None => self
                 .request
-                .host
+                .peer
                 .input(&requests)
                 .await
                 .map_err(handler_error)?,
@@ -262,7 +262,7 @@ impl CallContext {
             let answer = answers.get(key).cloned().ok_or_else(|| {
                 ToolError::protocol(
                     -32603,
-                    format!("the host gave no answer to {} {key:?}", request.method()),
+                    format!("the peer gave no answer to {} {key:?}", request.method()),
                 )
             })?;
             let typed = request.read_answer(answer).map_err(|err| {
@@ -281,7 +281,7 @@ impl CallContext {
 
     /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) unless the
     /// client declared the capability of every `(method, capability)` of `needs`, or its
-    /// capabilities are unknown (a local call: the host decides). The one check of
+    /// capabilities are unknown (a local call: the peer decides). The one check of
     /// [`input`](Self::input), [`input_before_task`](Self::input_before_task),
     /// [`create_message`](Self::create_message) and [`elicit`](Self::elicit).
     fn check_capabilities(
@@ -366,20 +366,20 @@ impl CallContext {
     /// handler that needs the result's every field as JSON.
     ///
     /// The client's capabilities are checked as [`input`](Self::input) checks them; then the
-    /// request goes straight to the host's [`CallHost::create_message`]. There are no input
+    /// request goes straight to the peer's [`CallPeer::create_message`]. There are no input
     /// rounds on this path: under MCP 2026-07-28 servers may not send requests to the client
     /// outside a task, so use [`input`](Self::input), which works in every version.
     ///
     /// # Errors
     ///
     /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) when the client's
-    /// capabilities are known and lack `sampling`; [`Error::NoHost`] without a host that
-    /// supports it; what the host returns (the client refused, the connection closed).
+    /// capabilities are known and lack `sampling`; [`Error::NoPeer`] without a peer that
+    /// supports it; what the peer returns (the client refused, the connection closed).
     ///
-    /// [`CallHost::create_message`]: crate::host::CallHost::create_message
+    /// [`CallPeer::create_message`]: crate::peer::CallPeer::create_message
     pub async fn create_message(&self, params: Value) -> Result<Value, Error> {
         self.check_capabilities([("sampling/createMessage", ClientCapability::Sampling)])?;
-        self.request.host.create_message(params).await
+        self.request.peer.create_message(params).await
     }
 
     /// Asks the user for input (`elicitation/create`) with raw `params` (MCP
@@ -389,28 +389,28 @@ impl CallContext {
     ///
     /// The client's capabilities are checked as [`input`](Self::input) checks them
     /// (`elicitation.url` for URL mode, form mode otherwise); then the request goes straight
-    /// to the host's [`CallHost::elicit`]. There are no input rounds on this path: under MCP
+    /// to the peer's [`CallPeer::elicit`]. There are no input rounds on this path: under MCP
     /// 2026-07-28 servers may not send requests to the client outside a task, so use
     /// [`input`](Self::input), which works in every version.
     ///
     /// # Errors
     ///
     /// [`Error::Protocol`] `-32021` ([`MISSING_REQUIRED_CLIENT_CAPABILITY`]) when the client's
-    /// capabilities are known and lack the elicitation mode; [`Error::NoHost`] without a host
-    /// that supports it; what the host returns.
+    /// capabilities are known and lack the elicitation mode; [`Error::NoPeer`] without a peer
+    /// that supports it; what the peer returns.
     ///
-    /// [`CallHost::elicit`]: crate::host::CallHost::elicit
+    /// [`CallPeer::elicit`]: crate::peer::CallPeer::elicit
     pub async fn elicit(&self, params: Value) -> Result<Value, Error> {
         let capability = match params.get("mode").and_then(Value::as_str) {
             Some("url") => ClientCapability::ElicitationUrl,
             _ => ClientCapability::ElicitationForm,
         };
         self.check_capabilities([("elicitation/create", capability)])?;
-        self.request.host.elicit(params).await
+        self.request.peer.elicit(params).await
     }
 }
 
-/// An error of the host (or of the capability check) as the handler sees it: a JSON-RPC error
+/// An error of the peer (or of the capability check) as the handler sees it: a JSON-RPC error
 /// stays one, a cancellation is a cancelled call, anything else is a JSON-RPC error with the
 /// error's code.
 fn handler_error(err: Error) -> ToolError {
@@ -450,8 +450,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::call::host::{BoxFuture, CallHost};
     use crate::call::input::{ClientCapability, ElicitRequest, InputRequest};
+    use crate::call::peer::{BoxFuture, CallPeer};
 
     fn ask(key: &str) -> InputRequests {
         let schema = json!({"type": "object", "properties": {key: {"type": "string"}}});
@@ -484,10 +484,10 @@ mod tests {
         json!({"action": "accept", "content": {key: value}})
     }
 
-    /// A 2025-11-25 host: answers each request itself and counts them.
+    /// A 2025-11-25 peer: answers each request itself and counts them.
     struct Answering(AtomicUsize);
 
-    impl CallHost for Answering {
+    impl CallPeer for Answering {
         fn elicit(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
             self.0.fetch_add(1, Ordering::SeqCst);
             let field = params
@@ -537,13 +537,13 @@ mod tests {
     fn direct(
         block_on: impl Fn(BoxFuture<'_, Result<String, ToolError>>) -> Result<String, ToolError>,
     ) {
-        let host = Arc::new(Answering(AtomicUsize::new(0)));
-        let cx = CallContext::new().with_host(host.clone());
+        let peer = Arc::new(Answering(AtomicUsize::new(0)));
+        let cx = CallContext::new().with_peer(peer.clone());
         assert_eq!(
             block_on(Box::pin(handler(&cx))).unwrap(),
             r#"Some(String("x")) Some(String("x")) 1 after 1 runs"#
         );
-        assert_eq!(host.0.load(Ordering::SeqCst), 3);
+        assert_eq!(peer.0.load(Ordering::SeqCst), 3);
     }
 
     #[test]
@@ -603,9 +603,9 @@ mod tests {
         };
         assert_eq!((message, data), (typed_message, typed_data), "one check");
 
-        // Form mode is declared: the request reaches the host (none here).
+        // Form mode is declared: the request reaches the peer (none here).
         let form = pollster::block_on(cx.elicit(json!({"message": "name?"})));
-        assert!(matches!(form, Err(Error::NoHost { .. })), "{form:?}");
+        assert!(matches!(form, Err(Error::NoPeer { .. })), "{form:?}");
         let url = json!({"mode": "url", "message": "Sign in", "url": "https://x.test",
                          "elicitationId": "e"});
         let Err(Error::Protocol { code, data, .. }) = pollster::block_on(cx.elicit(url)) else {
@@ -643,23 +643,23 @@ mod tests {
         assert!(message.contains("elicitation/create"), "{message}");
     }
 
-    /// A host in one task phase that answers every request itself and counts them.
+    /// A peer in one task phase that answers every request itself and counts them.
     struct InTask(TaskPhase, AtomicUsize);
 
-    impl CallHost for InTask {
+    impl CallPeer for InTask {
         fn task_phase(&self) -> TaskPhase {
             self.0
         }
 
         fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
             self.1.fetch_add(1, Ordering::SeqCst);
-            Box::pin(async { Ok(answer("name", "host")) })
+            Box::pin(async { Ok(answer("name", "peer")) })
         }
     }
 
     #[test]
     fn the_task_phase_decides_between_input_rounds_and_the_host() {
-        // (phase, where `input` goes, where `input_before_task` goes): true = the host.
+        // (phase, where `input` goes, where `input_before_task` goes): true = the peer.
         let rules = [
             (TaskPhase::NoTask, false, false),
             (TaskPhase::NotStarted, true, false),
@@ -667,9 +667,9 @@ mod tests {
         ];
         for (phase, input_to_host, before_to_host) in rules {
             for before in [false, true] {
-                let host = Arc::new(InTask(phase, AtomicUsize::new(0)));
+                let peer = Arc::new(InTask(phase, AtomicUsize::new(0)));
                 let cx = CallContext::new()
-                    .with_host(host.clone())
+                    .with_peer(peer.clone())
                     .with_round_state(RoundState::default());
                 let asked = if before {
                     pollster::block_on(cx.input_before_task(ask("name")))
@@ -682,16 +682,16 @@ mod tests {
                     input_to_host
                 };
                 if to_host {
-                    let answers = asked.expect("the host answers");
+                    let answers = asked.expect("the peer answers");
                     let name = answers.elicit("name").and_then(|r| r.field("name"));
-                    assert_eq!(name, Some(&json!("host")), "{phase:?}");
-                    assert_eq!(host.1.load(Ordering::SeqCst), 1, "{phase:?}");
+                    assert_eq!(name, Some(&json!("peer")), "{phase:?}");
+                    assert_eq!(peer.1.load(Ordering::SeqCst), 1, "{phase:?}");
                 } else {
                     assert!(
                         matches!(asked, Err(ToolError::InputRequired(_))),
                         "{phase:?} before={before}: an input round"
                     );
-                    assert_eq!(host.1.load(Ordering::SeqCst), 0, "{phase:?}");
+                    assert_eq!(peer.1.load(Ordering::SeqCst), 0, "{phase:?}");
                 }
             }
         }
@@ -700,12 +700,12 @@ mod tests {
     #[test]
     fn a_cancelled_host_request_is_a_cancelled_call() {
         struct Cancelled;
-        impl CallHost for Cancelled {
+        impl CallPeer for Cancelled {
             fn elicit(&self, _: Value) -> BoxFuture<'_, Result<Value, Error>> {
                 Box::pin(async { Err(Error::Cancelled) })
             }
         }
-        let cx = CallContext::new().with_host(Arc::new(Cancelled));
+        let cx = CallContext::new().with_peer(Arc::new(Cancelled));
         let asked = pollster::block_on(cx.input(ask("name")));
         assert!(matches!(asked, Err(ToolError::Cancelled)), "{asked:?}");
     }

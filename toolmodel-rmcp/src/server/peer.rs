@@ -1,4 +1,4 @@
-//! [`PeerHost`]: the [`CallHost`] of a `tools/call` request, over `rmcp`'s peer.
+//! [`RmcpPeer`]: the [`CallPeer`] of a `tools/call` request, over `rmcp`'s peer.
 //!
 //! A request the call sends to the client (`sampling/createMessage`, `elicitation/create`,
 //! `roots/list`, before MCP 2026-07-28) ends in one of four ways, and in each the server
@@ -39,7 +39,7 @@ use serde::Serialize;
 use serde_json::Value;
 use toolmodel::{
     Cancellation, Error,
-    host::{BoxFuture, CallHost, LogLevel, LogNotification, ProgressNotification},
+    peer::{BoxFuture, CallPeer, LogNotification, LoggingLevel, ProgressNotification},
 };
 
 use crate::convert::message::{from_wire, to_wire};
@@ -50,13 +50,13 @@ pub(crate) enum LogFilter {
     /// None (MCP 2026-07-28: the request carries no `io.modelcontextprotocol/logLevel`).
     Off,
     /// Those at or above this level.
-    AtLeast(LogLevel),
+    AtLeast(LoggingLevel),
     /// Every level (before 2026-07-28, without `logging/setLevel`).
     All,
 }
 
 impl LogFilter {
-    fn sends(self, level: LogLevel) -> bool {
+    fn sends(self, level: LoggingLevel) -> bool {
         match self {
             Self::Off => false,
             Self::AtLeast(lowest) => level >= lowest,
@@ -66,7 +66,7 @@ impl LogFilter {
 }
 
 /// Sends a call's notifications and requests to the client that made it.
-pub(crate) struct PeerHost {
+pub(crate) struct RmcpPeer {
     peer: Peer<RoleServer>,
     log: LogFilter,
     /// What the client declared (at `initialize`, or in the request's `_meta`).
@@ -79,8 +79,8 @@ pub(crate) struct PeerHost {
     timeout: Option<Duration>,
 }
 
-/// How a call reaches its client: what [`PeerHost::new`] takes besides the peer.
-pub(crate) struct HostSettings {
+/// How a call reaches its client: what [`RmcpPeer::new`] takes besides the peer.
+pub(crate) struct PeerSettings {
     pub(crate) log: LogFilter,
     /// What the client declared (at `initialize`, or in the request's `_meta`).
     pub(crate) capabilities: Option<ClientCapabilities>,
@@ -92,9 +92,9 @@ pub(crate) struct HostSettings {
     pub(crate) timeout: Option<Duration>,
 }
 
-impl PeerHost {
-    pub(crate) fn new(peer: Peer<RoleServer>, settings: HostSettings) -> Self {
-        let HostSettings {
+impl RmcpPeer {
+    pub(crate) fn new(peer: Peer<RoleServer>, settings: PeerSettings) -> Self {
+        let PeerSettings {
             log,
             capabilities,
             rounds,
@@ -141,7 +141,7 @@ impl PeerHost {
     }
 }
 
-impl PeerHost {
+impl RmcpPeer {
     /// Sends `request` to the client and waits for its result, until the call is cancelled
     /// or [`timeout`](Self::timeout) passes (see the module docs for how each ends).
     async fn ask(&self, method: &str, request: ServerRequest) -> Result<ClientResult, Error> {
@@ -283,7 +283,7 @@ fn undeclared(method: &str) -> Error {
     }
 }
 
-impl CallHost for PeerHost {
+impl CallPeer for RmcpPeer {
     fn progress(&self, notification: ProgressNotification) -> BoxFuture<'_, Result<(), Error>> {
         const METHOD: &str = "notifications/progress";
         Box::pin(async move {
@@ -387,12 +387,12 @@ mod tests {
 
     #[test]
     fn log_filters_send_what_the_request_asked_for() {
-        assert!(!LogFilter::Off.sends(LogLevel::Emergency));
-        assert!(LogFilter::All.sends(LogLevel::Debug));
-        let warning = LogFilter::AtLeast(LogLevel::Warning);
-        assert!(!warning.sends(LogLevel::Info));
-        assert!(warning.sends(LogLevel::Warning));
-        assert!(warning.sends(LogLevel::Error));
+        assert!(!LogFilter::Off.sends(LoggingLevel::Emergency));
+        assert!(LogFilter::All.sends(LoggingLevel::Debug));
+        let warning = LogFilter::AtLeast(LoggingLevel::Warning);
+        assert!(!warning.sends(LoggingLevel::Info));
+        assert!(warning.sends(LoggingLevel::Warning));
+        assert!(warning.sends(LoggingLevel::Error));
     }
 
     #[test]

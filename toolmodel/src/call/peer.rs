@@ -1,10 +1,10 @@
-//! What a server implements to carry a call: the [`CallHost`] a [`CallContext`] reaches the
+//! What a server implements to carry a call: the [`CallPeer`] a [`CallContext`] reaches the
 //! client through (progress and log notifications, requests for input), where the call stands
 //! with the tasks extension ([`TaskPhase`]), and the notifications' params.
 //!
 //! A handler never implements these: it calls [`CallContext::progress`], [`CallContext::log`]
-//! and [`CallContext::input`], which go through the host the server gave the context
-//! ([`CallContext::with_host`]). `toolmodel-rmcp` implements [`CallHost`] over `rmcp`'s peer;
+//! and [`CallContext::input`], which go through the peer the server gave the context
+//! ([`CallContext::with_peer`]). `toolmodel-rmcp` implements [`CallPeer`] over `rmcp`'s peer;
 //! a test implements only what it checks, as every method has a default:
 //!
 //! ```
@@ -13,24 +13,24 @@
 //! use serde_json::json;
 //! use toolmodel::{
 //!     CallContext, Error,
-//!     host::{BoxFuture, CallHost, LogLevel, LogNotification},
+//!     peer::{BoxFuture, CallPeer, LoggingLevel, LogNotification},
 //! };
 //!
 //! /// Keeps the log messages; everything else is the default.
 //! #[derive(Default)]
 //! struct Recorder(Mutex<Vec<LogNotification>>);
 //!
-//! impl CallHost for Recorder {
+//! impl CallPeer for Recorder {
 //!     fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
 //!         self.0.lock().unwrap().push(notification);
 //!         Box::pin(async { Ok(()) })
 //!     }
 //! }
 //!
-//! let host = Arc::new(Recorder::default());
-//! let cx = CallContext::new().with_host(host.clone());
-//! pollster::block_on(cx.log(LogLevel::Info, json!("hello")))?;
-//! assert_eq!(host.0.lock().unwrap()[0].data, json!("hello"));
+//! let peer = Arc::new(Recorder::default());
+//! let cx = CallContext::new().with_peer(peer.clone());
+//! pollster::block_on(cx.log(LoggingLevel::Info, json!("hello")))?;
+//! assert_eq!(peer.0.lock().unwrap()[0].data, json!("hello"));
 //! # Ok::<(), Error>(())
 //! ```
 //!
@@ -39,7 +39,7 @@
 //! [`CallContext::log`]: crate::CallContext::log
 //! [`CallContext::input`]: crate::CallContext::input
 //! [`CallContext::input_before_task`]: crate::CallContext::input_before_task
-//! [`CallContext::with_host`]: crate::CallContext::with_host
+//! [`CallContext::with_peer`]: crate::CallContext::with_peer
 
 use std::{fmt, future::Future, pin::Pin, time::Duration};
 
@@ -49,7 +49,7 @@ use serde_json::{Map, Value};
 use crate::call::input::{InputRequest, InputRequests};
 use crate::error::Error;
 
-/// A boxed, `Send` future: what the object-safe [`CallHost`] methods return.
+/// A boxed, `Send` future: what the object-safe [`CallPeer`] methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A progress token (MCP 2025-11-25, `ProgressToken`: a string or an integer), chosen by the
@@ -76,7 +76,7 @@ impl fmt::Display for ProgressToken {
 /// severities), from least to most severe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LogLevel {
+pub enum LoggingLevel {
     /// `debug`.
     Debug,
     /// `info`.
@@ -119,7 +119,7 @@ pub struct ProgressNotification {
 #[non_exhaustive]
 pub struct LogNotification {
     /// The severity.
-    pub level: LogLevel,
+    pub level: LoggingLevel,
     /// The logger's name: the tool's MCP name when sent through a [`Toolbox`](crate::Toolbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logger: Option<String>,
@@ -130,10 +130,10 @@ pub struct LogNotification {
 /// What a server gives the handlers it calls: the way to reach the client during a call.
 ///
 /// An MCP server implements it over its connection (`toolmodel-rmcp` does, over `rmcp`'s
-/// peer); every method has a default, so a host implements only what it supports. The
+/// peer); every method has a default, so a peer implements only what it supports. The
 /// defaults: progress and log notifications are dropped (`Ok`), requests to the client fail
-/// with [`Error::NoHost`].
-pub trait CallHost: Send + Sync {
+/// with [`Error::NoPeer`].
+pub trait CallPeer: Send + Sync {
     /// Sends `notifications/progress`. Called only for requests that carry a progress token.
     fn progress(&self, notification: ProgressNotification) -> BoxFuture<'_, Result<(), Error>> {
         let _ = notification;
@@ -141,7 +141,7 @@ pub trait CallHost: Send + Sync {
     }
 
     /// Sends `notifications/message`. MCP lets the client set the lowest level it wants
-    /// (`logging/setLevel`); the host filters.
+    /// (`logging/setLevel`); the peer filters.
     fn log(&self, notification: LogNotification) -> BoxFuture<'_, Result<(), Error>> {
         let _ = notification;
         Box::pin(async { Ok(()) })
@@ -166,22 +166,22 @@ pub trait CallHost: Send + Sync {
         Box::pin(async { Err(no_host("roots/list")) })
     }
 
-    /// A future that completes once `duration` has passed, on this host's runtime: the timer
+    /// A future that completes once `duration` has passed, on this peer's runtime: the timer
     /// [`Toolbox::call`](crate::Toolbox::call) races a call against to enforce the tool's
     /// [`timeout`](crate::Tool::timeout) (`toolmodel` has no runtime, so no timer of its own).
     ///
-    /// `None` (the default): the host has no timer, and a tool's `timeout` is **not
-    /// enforced** for its calls (the handler runs to its end; a host may still bound the call
-    /// itself). `toolmodel-rmcp`'s hosts return tokio's `sleep`.
+    /// `None` (the default): the peer has no timer, and a tool's `timeout` is **not
+    /// enforced** for its calls (the handler runs to its end; a peer may still bound the call
+    /// itself). `toolmodel-rmcp`'s peers return tokio's `sleep`.
     fn sleep(&self, duration: Duration) -> Option<BoxFuture<'static, ()>> {
         let _ = duration;
         None
     }
 
     /// Where the call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663):
-    /// [`TaskPhase::NoTask`] (the default) for an ordinary call. A host that runs the call as a
+    /// [`TaskPhase::NoTask`] (the default) for an ordinary call. A peer that runs the call as a
     /// task says [`TaskPhase::NotStarted`] or [`TaskPhase::Running`]; then
-    /// [`CallContext::input`](crate::CallContext::input) goes to [`input`](Self::input) of the host
+    /// [`CallContext::input`](crate::CallContext::input) goes to [`input`](Self::input) of the peer
     /// (which parks the task in `input_required` until `tasks/update` answers) even under MCP
     /// 2026-07-28 input rounds, and
     /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) does so once the
@@ -215,7 +215,7 @@ pub trait CallHost: Send + Sync {
 }
 
 /// Where a call stands with the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), as its
-/// host says ([`CallHost::task_phase`]); it decides where
+/// peer says ([`CallPeer::task_phase`]); it decides where
 /// [`CallContext::input`](crate::CallContext::input) and
 /// [`CallContext::input_before_task`](crate::CallContext::input_before_task) send their requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -233,14 +233,14 @@ pub enum TaskPhase {
     Running,
 }
 
-/// [`Error::NoHost`] for `method`.
+/// [`Error::NoPeer`] for `method`.
 fn no_host(method: &str) -> Error {
-    Error::NoHost {
+    Error::NoPeer {
         method: method.to_owned(),
     }
 }
 
-/// The host of a context built without one: every method's default.
-pub(crate) struct NoHost;
+/// The peer of a context built without one: every method's default.
+pub(crate) struct NoPeer;
 
-impl CallHost for NoHost {}
+impl CallPeer for NoPeer {}
