@@ -28,8 +28,12 @@ use toolmodel_rmcp::{
     },
 };
 
+#[path = "support/issuer.rs"]
+mod issuer;
 #[path = "support/pipe.rs"]
 mod pipe;
+#[path = "support/two_users.rs"]
+mod two_users;
 
 /// A client that declares nothing.
 struct Client;
@@ -240,6 +244,37 @@ async fn no_configured_secret_reaches_a_client_when_the_upstream_is_down_or_answ
     assert_no_secret("the status after 500", &federation_texts(&federation).await);
     federation.shutdown().await;
     failing.abort();
+}
+
+/// The same finding as two users of a gateway behind the authorization server see it: each
+/// of Alice and Mallory calls a tool of an upstream that has gone away, over Streamable HTTP
+/// with a token, and neither result holds a secret of the upstream's configuration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_user_of_an_authorized_gateway_sees_an_upstream_s_secret() {
+    let Some(issuer) = issuer::Issuer::start(0).await else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    let (stop, served) = serve_until_stopped(tools("docs", &["echo"]), listener);
+    let federation = Federation::start(secret_config(addr))
+        .await
+        .expect("the federation starts");
+    let (alice, mallory) =
+        two_users::alice_and_mallory(&issuer, &federation, || Client, false).await;
+    stop.send(()).expect("the upstream runs");
+    served.await.expect("the upstream stops");
+    for (who, client) in [("Alice", &alice), ("Mallory", &mallory)] {
+        let result = client
+            .call_tool(CallToolRequestParams::new("echo").with_arguments(Default::default()))
+            .await
+            .expect("tools/call");
+        let text = serde_json::to_string(&result).expect("the result serializes");
+        assert_eq!(result.is_error, Some(true), "{who}: {text}");
+        assert_no_secret(&format!("{who}'s result"), &text);
+        assert!(text.contains("Connection refused"), "{who}: {text}");
+    }
+    federation.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

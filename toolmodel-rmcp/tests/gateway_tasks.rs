@@ -24,7 +24,6 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     ToolboxServer,
-    auth::Authorization,
     federation::{Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig},
 };
 
@@ -34,6 +33,8 @@ mod issuer;
 mod pipe;
 #[path = "support/task_tools.rs"]
 mod task_tools;
+#[path = "support/two_users.rs"]
+mod two_users;
 
 use task_tools::{Now, Wait};
 
@@ -304,65 +305,6 @@ async fn a_client_without_the_extension_gets_results_and_no_task_methods() {
     federation.shutdown().await;
 }
 
-/// A client of the tasks extension connected to the gateway at `url` over Streamable HTTP
-/// with `token`: in an MCP 2025-11-25 session, or in MCP 2026-07-28's sessionless mode
-/// (`server/discover`) when `sessionless`.
-async fn connect_http(
-    url: &str,
-    token: String,
-    sessionless: bool,
-) -> RunningService<RoleClient, Client> {
-    use rmcp::{
-        ServiceExt as _,
-        model::ProtocolVersion,
-        service::{ClientLifecycleMode, ClientServiceExt as _},
-        transport::{
-            StreamableHttpClientTransport,
-            streamable_http_client::StreamableHttpClientTransportConfig,
-        },
-    };
-    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
-    let transport = StreamableHttpClientTransport::from_config(config);
-    let client = Client { tasks: true };
-    if sessionless {
-        let lifecycle = ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        };
-        client.serve_with_lifecycle(transport, lifecycle).await
-    } else {
-        client.serve(transport).await
-    }
-    .expect("connects")
-}
-
-/// `federation` served over HTTP on a free loopback port behind `issuer`'s authorization,
-/// and a client of it for each of two callers, Alice and Mallory (another client, so another
-/// subject), `sessionless` as [`connect_http`] says.
-async fn alice_and_mallory(
-    issuer: &issuer::Issuer,
-    federation: &Federation,
-    sessionless: bool,
-) -> (
-    RunningService<RoleClient, Client>,
-    RunningService<RoleClient, Client>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    let server = ToolboxServer::new(federation.toolbox())
-        .with_handler(federation.passthrough())
-        .with_authorization(Authorization::new(&issuer.url, &url).expect("authorization"));
-    federation.serve(&server);
-    tokio::spawn(server.serve_http(listener));
-    let alice_token = issuer.token(&url, "notes:read").await;
-    let mallory_token = issuer
-        .token_for(issuer::OTHER_CLIENT, &url, "notes:read")
-        .await;
-    (
-        connect_http(&url, alice_token, sessionless).await,
-        connect_http(&url, mallory_token, sessionless).await,
-    )
-}
-
 /// The security review's finding: under authorization a task ID's owner tag was a hash any
 /// caller could compute for itself, so Mallory, given Alice's task ID, put her own tag
 /// before Alice's upstream ID and read and cancelled Alice's task. Every form of Alice's ID
@@ -373,7 +315,8 @@ async fn no_other_caller_reaches_a_forwarded_task_even_with_an_id_it_made_itself
         return;
     };
     let federation = federation(NamePolicy::default()).await;
-    let (alice, mallory) = alice_and_mallory(&issuer, &federation, false).await;
+    let (alice, mallory) =
+        two_users::alice_and_mallory(&issuer, &federation, || Client { tasks: true }, false).await;
 
     let wait = |millis: u64| {
         CallToolRequestParams::new("wait").with_arguments(arguments(json!({"millis": millis})))
@@ -566,7 +509,8 @@ async fn an_upstreams_request_state_is_bound_to_the_caller_it_was_given_to() {
         .build()
         .expect("config");
     let federation = Federation::start(config).await.expect("federation");
-    let (alice, mallory) = alice_and_mallory(&issuer, &federation, true).await;
+    let (alice, mallory) =
+        two_users::alice_and_mallory(&issuer, &federation, || Client { tasks: true }, true).await;
     let refused = |result: Result<String, ServiceError>, what: &str| match result {
         Err(ServiceError::McpError(error)) => {
             assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{what}: {error:?}");
