@@ -84,15 +84,28 @@ pub enum Error {
     /// configuration file (for a configuration built in code, the pointer it would have under
     /// `mcpServers`).
     #[cfg(feature = "federation")]
-    #[error("{}at {pointer}: {message}", server.as_ref().map(|server| format!("server {server:?}, ")).unwrap_or_default())]
+    #[error("{}{message}", config_place(server.as_deref(), pointer))]
     Config {
         /// The server's name.
         server: Option<String>,
-        /// The JSON Pointer of the value (RFC 6901).
+        /// The JSON Pointer of the value (RFC 6901); empty for the file as a whole, and then
+        /// not shown.
         pointer: String,
         /// What is wrong with it.
         message: String,
     },
+}
+
+/// Where an [`Error::Config`] is: `server "NAME", at POINTER: `, each part left out when
+/// there is none (the file as a whole has neither).
+#[cfg(feature = "federation")]
+fn config_place(server: Option<&str>, pointer: &str) -> String {
+    match (server, pointer.is_empty()) {
+        (Some(server), false) => format!("server {server:?}, at {pointer}: "),
+        (Some(server), true) => format!("server {server:?}: "),
+        (None, false) => format!("at {pointer}: "),
+        (None, true) => String::new(),
+    }
 }
 
 #[cfg(feature = "federation")]
