@@ -8,6 +8,8 @@ use std::{
     time::Duration,
 };
 
+use toolmodel::{Tool, ToolSchema, Violation};
+
 use crate::error::Error;
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 
@@ -82,6 +84,7 @@ impl FederationConfigBuilder {
     /// that is not a valid tool namespace (MCP tool name rules: 1 to 128 of `A-Z a-z 0-9 _ - .`),
     /// a name that holds `__` or ends with `_` (`.` read as `_`: the separator of prefixed tool
     /// names, see [`names`](super::names)), an `inheritEnv` name that is empty or holds `=`,
+    /// a required scope that is no RFC 6749 `scope-token` or repeats one (`/requiredScopes/<i>`),
     /// two servers of one name (or of names that differ only in `.` against `_`), an empty
     /// `command` or `url`, a `url` that is not `http://` or
     /// `https://`, or a zero timeout.
@@ -144,6 +147,14 @@ pub struct ServerConfig {
     pub hidden_tools: Vec<String>,
     /// Its timeouts.
     pub timeouts: Timeouts,
+    /// OAuth scopes an access token must grant to call any of its tools (JSON:
+    /// `requiredScopes`, a key of toolmodel's): added to each imported tool's
+    /// [`required_scopes`](toolmodel::Tool::required_scopes), so that a gateway serving with an
+    /// [`Authorization`](crate::auth::Authorization) answers a call whose token lacks one with
+    /// 403 `insufficient_scope` naming them, and lists them in its Protected Resource
+    /// Metadata's `scopes_supported`. Each is an RFC 6749 §3.3 `scope-token`, none repeated.
+    /// Nothing checks them over stdio or without an `Authorization`.
+    pub required_scopes: Vec<String>,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
     /// those [`secret`](Self::secret) adds. Each is replaced by `***` (one of fewer than 6
@@ -359,6 +370,7 @@ impl ServerConfig {
             allowed_tools: None,
             hidden_tools: Vec::new(),
             timeouts: Timeouts::default(),
+            required_scopes: Vec::new(),
             secrets: BTreeSet::new(),
         }
     }
@@ -392,6 +404,15 @@ impl ServerConfig {
         self
     }
 
+    /// Requires these OAuth scopes for every tool of the server
+    /// ([`required_scopes`](Self::required_scopes)).
+    #[must_use]
+    pub fn require_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.required_scopes
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
     /// Each request's wait, restarted by progress ([`Timeouts::request`]).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
@@ -419,6 +440,15 @@ impl ServerConfig {
             .as_ref()
             .is_none_or(|allowed| allowed.iter().any(|name| name == tool))
             && !self.hidden_tools.iter().any(|name| name == tool)
+    }
+
+    /// Adds the server's [`required_scopes`](Self::required_scopes) to `tool`'s, each once.
+    pub(crate) fn scope(&self, tool: &mut Tool) {
+        for scope in &self.required_scopes {
+            if !tool.required_scopes.contains(scope) {
+                tool.required_scopes.push(scope.clone());
+            }
+        }
     }
 
     /// Checks what [`FederationConfigBuilder::build`] promises.
@@ -472,6 +502,13 @@ impl ServerConfig {
             }
             _ => {}
         }
+        if let Some((index, message)) = scope_problem(&self.required_scopes) {
+            return Err(Error::config(
+                &self.name,
+                &format!("/requiredScopes/{index}"),
+                message,
+            ));
+        }
         for (key, value) in [
             ("/startupTimeout", self.timeouts.startup),
             ("/timeout", self.timeouts.request),
@@ -483,6 +520,26 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
+
+/// The first scope of `scopes` that breaks the rules of a tool's
+/// [`required_scopes`](toolmodel::Tool::required_scopes) (an RFC 6749 §3.3 `scope-token`, not
+/// repeated), as its index and what is wrong: the rules [`Tool::violations`] checks, so that
+/// a scope accepted here never makes an imported tool invalid.
+pub(crate) fn scope_problem(scopes: &[String]) -> Option<(usize, String)> {
+    let mut probe = Tool::new("scopes", ToolSchema::empty_object());
+    probe.required_scopes = scopes.to_vec();
+    probe
+        .violations()
+        .into_iter()
+        .find_map(|violation| match violation {
+            Violation::Scope {
+                index,
+                scope,
+                problem,
+            } => Some((index, format!("scope {scope:?} {problem}"))),
+            _ => None,
+        })
 }
 
 /// Whether `name` can name an environment variable: not empty, no `=` and no NUL.

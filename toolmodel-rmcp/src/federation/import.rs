@@ -59,7 +59,7 @@ pub(crate) async fn import(
             continue;
         }
         let name = listed.name.to_string();
-        match servable(listed, &server.name) {
+        match servable(listed, server) {
             Ok(tool) => imported.tools.push(tool),
             Err(err) => imported.warnings.push(format!(
                 "tool {:?} is not served: {}",
@@ -71,13 +71,15 @@ pub(crate) async fn import(
     Ok(imported)
 }
 
-/// `listed` as a tool of server `server`, when a toolbox would accept it: the checks of
+/// `listed` as a tool of `server` (its name the namespace, its `requiredScopes` added), when
+/// a toolbox would accept it: the checks of
 /// [`ToolboxBuilder::with_tool`](toolmodel::ToolboxBuilder::with_tool) (MCP's rules, both
 /// schemas compiled), so that one bad tool never fails the build of the whole toolbox.
-fn servable(listed: rmcp::model::Tool, server: &str) -> Result<Tool, crate::Error> {
+fn servable(listed: rmcp::model::Tool, server: &ServerConfig) -> Result<Tool, crate::Error> {
     let mut tool = Tool::try_from_rmcp(listed)?;
-    tool.namespace = Some(server.to_owned());
-    tool.backends = vec![Backend::mcp(server)];
+    tool.namespace = Some(server.name.clone());
+    tool.backends = vec![Backend::mcp(&server.name)];
+    server.scope(&mut tool);
     tool.validate()?;
     let validator = DefaultValidator::new();
     validator.compile(tool.input_schema.as_value())?;
