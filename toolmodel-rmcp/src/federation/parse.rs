@@ -1,7 +1,9 @@
 //! Reading a [`FederationConfig`] from the JSON clients share.
 //!
-//! The servers are the members of `mcpServers` (Claude Desktop, Cursor, Claude Code, Windsurf)
-//! or of `servers` (VS Code's `mcp.json`); one file has one of the two. Each member is a server:
+//! The servers are the members of `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf,
+//! Cline, Roo Code, Gemini CLI, GitHub Copilot CLI) or of `servers` (VS Code's `mcp.json`); one
+//! file has one of the two. Each member is a server, and these are the keys toolmodel reads,
+//! in either form:
 //!
 //! | key | meaning |
 //! |---|---|
@@ -11,13 +13,37 @@
 //! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
 //! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
 //! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
+//! | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`ServerConfig::required_scopes`]) |
 //! | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
 //!
-//! Other keys (`autoApprove`, `description`...) belong to other clients and are ignored. The
-//! top-level `toolNames` is the [`NamePolicy`] (`"always"`, `"onCollision"`, `"never"`).
+//! **Other clients' keys.** A key another client defines for its own use is accepted, and
+//! ignored, in the form that client writes, and refused in the other:
+//!
+//! | form | keys accepted and ignored |
+//! |---|---|
+//! | `mcpServers` | `autoApprove` (Cline), `alwaysAllow`, `watchPaths` (Roo Code), `trust`, `description` (Gemini CLI), `tools` (GitHub Copilot CLI) when it is `["*"]` (every tool, as without `allowedTools`) |
+//! | `servers` | `dev` (VS Code) |
+//!
+//! A key that would change what the server receives or which tools are served, and that the
+//! gateway does not carry out, is refused in both forms with what to write instead: `envFile`
+//! (VS Code, Cursor; write `env`), `headersHelper` (Claude Code; write `headers`), `auth`
+//! (Cursor), `oauth` and `authProviderType` (Gemini CLI; the gateway sends only `headers`),
+//! `tools` other than `["*"]` (GitHub Copilot CLI; write `allowedTools`).
+//!
+//! **Unknown keys are refused**, naming the nearest known key and the key's JSON Pointer
+//! (`server "time", at /mcpServers/time/hidenTools: unknown key "hidenTools": did you mean
+//! "hiddenTools"?`): a misspelled `hiddenTools` or `disabled` would otherwise serve what it
+//! meant to keep out. At the top level, `mcpServers`, `servers`, `toolNames` (toolmodel's,
+//! the [`NamePolicy`]: `"always"`, `"onCollision"`, `"never"`) and `inputs` (VS Code's) are
+//! read; a client's file also holds its other settings (Claude Desktop's `preferences`, Gemini
+//! CLI's `theme`...), so another top-level key is accepted unless it is a likely misspelling
+//! of one of those four (at most 3 edits and a third of the word), which is refused the same
+//! way.
+//!
 //! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
-//! `cwd`, `url` and `headers` ([`expand`](super::expand)); each value read from the environment
-//! is one of the server's [`secrets`](super::ServerConfig::secrets), never shown in an error.
+//! `cwd`, `url`, `headers` and the tool and scope lists ([`expand`](super::expand)); each value
+//! read from the environment is one of the server's [`secrets`](super::ServerConfig::secrets),
+//! never shown in an error.
 
 use std::{cell::RefCell, path::Path, time::Duration};
 
@@ -97,11 +123,15 @@ impl FederationConfig {
         let root = value.as_object().ok_or_else(|| Error::Config {
             server: None,
             pointer: String::new(),
-            message: "expected an object with mcpServers or servers".into(),
+            message: format!(
+                "the configuration is {}, not an object with mcpServers or servers",
+                json_kind(value)
+            ),
         })?;
-        let (key, servers) = match (root.get("mcpServers"), root.get("servers")) {
-            (Some(servers), None) => ("mcpServers", servers),
-            (None, Some(servers)) => ("servers", servers),
+        check_top_keys(root)?;
+        let (form, servers) = match (root.get("mcpServers"), root.get("servers")) {
+            (Some(servers), None) => (Form::McpServers, servers),
+            (None, Some(servers)) => (Form::Servers, servers),
             (Some(_), Some(_)) => {
                 return Err(Error::Config {
                     server: None,
@@ -117,6 +147,7 @@ impl FederationConfig {
                 });
             }
         };
+        let key = form.key();
         let servers = servers.as_object().ok_or_else(|| Error::Config {
             server: None,
             pointer: format!("/{key}"),
@@ -129,6 +160,7 @@ impl FederationConfig {
         for (name, entry) in servers {
             let reader = Reader {
                 server: name,
+                form,
                 base: format!("/{key}/{}", escape(name)),
                 env,
                 read: RefCell::default(),
@@ -171,6 +203,8 @@ fn read_policy(value: &Value) -> Result<NamePolicy, Error> {
 /// Reads one server's entry, every error naming it.
 struct Reader<'a> {
     server: &'a str,
+    /// The form of the file, whose clients' keys the entry may hold.
+    form: Form,
     /// The entry's JSON Pointer.
     base: String,
     env: Env<'a>,
@@ -191,6 +225,9 @@ impl Reader<'_> {
         let entry = entry
             .as_object()
             .ok_or_else(|| self.error("", "expected an object"))?;
+        for (key, value) in entry {
+            self.check_key(key, value)?;
+        }
         let transport = match self.transport_kind(entry)? {
             Kind::Stdio => ServerTransport::Stdio(self.stdio(entry)?),
             Kind::Http => ServerTransport::Http(self.http(entry)?),
@@ -210,6 +247,9 @@ impl Reader<'_> {
         {
             server.hidden_tools = hidden;
         }
+        if let Some(scopes) = self.list(entry, "requiredScopes")? {
+            server.required_scopes = scopes;
+        }
         if let Some(ms) = self.millis(entry, "startupTimeout")? {
             server.timeouts.startup = ms;
         }
@@ -221,6 +261,59 @@ impl Reader<'_> {
         }
         server.secrets.extend(self.read.take());
         Ok(server)
+    }
+
+    /// Refuses `key` of the entry, holding `value`, unless toolmodel reads it or a client of
+    /// the file's form defines it for a use the gateway may ignore (see the [module
+    /// docs](self)).
+    fn check_key(&self, key: &str, value: &Value) -> Result<(), Error> {
+        let pointer = format!("/{}", escape(key));
+        let Some((_, known)) = ENTRY_KEYS.iter().find(|(name, _)| *name == key) else {
+            let near = self.form.nearest_entry_keys(key);
+            let message = match did_you_mean(key, &near) {
+                Some(message) => message,
+                None => format!(
+                    "unknown key {key:?}: neither one toolmodel reads ({}) nor one another client defines for {} entries",
+                    ENTRY_KEYS
+                        .iter()
+                        .filter(|(_, known)| matches!(known, Key::Read))
+                        .map(|(name, _)| *name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    self.form.key()
+                ),
+            };
+            return Err(self.error(&pointer, message));
+        };
+        match *known {
+            Key::Read => Ok(()),
+            Key::Ignored { form, .. } if form == self.form => Ok(()),
+            Key::EveryToolOnly { clients, form } if form == self.form => {
+                if *value == serde_json::json!(["*"]) {
+                    Ok(())
+                } else {
+                    Err(self.error(
+                        &pointer,
+                        format!(
+                            "{key:?} ({clients}) other than [\"*\"] is not read by toolmodel: list the tools to serve in \"allowedTools\""
+                        ),
+                    ))
+                }
+            }
+            Key::Ignored { clients, form } | Key::EveryToolOnly { clients, form } => Err(self
+                .error(
+                    &pointer,
+                    format!(
+                        "{key:?} is a key of {clients} for {} entries, not of {} entries",
+                        form.key(),
+                        self.form.key()
+                    ),
+                )),
+            Key::Refused { clients, instead } => Err(self.error(
+                &pointer,
+                format!("{key:?} ({clients}) is not supported by the gateway: {instead}"),
+            )),
+        }
     }
 
     /// The transport named by `type`, `transport` or `transportType`, else inferred.
@@ -450,6 +543,249 @@ impl Reader<'_> {
 /// `httpUrl`.
 const URL_KEYS: [&str; 3] = ["url", "serverUrl", "httpUrl"];
 
+/// The two forms of a configuration file: the key its servers are under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `mcpServers`: Claude Desktop, Claude Code, Cursor, Windsurf, Cline, Roo Code, Gemini
+    /// CLI, GitHub Copilot CLI.
+    McpServers,
+    /// `servers`: VS Code.
+    Servers,
+}
+
+impl Form {
+    /// The top-level key of the form.
+    fn key(self) -> &'static str {
+        match self {
+            Self::McpServers => "mcpServers",
+            Self::Servers => "servers",
+        }
+    }
+
+    /// Whether a server entry of this form may hold `key` (which `known` describes), or be
+    /// told it is misspelled for it.
+    fn admits(self, known: Key) -> bool {
+        match known {
+            Key::Read | Key::Refused { .. } => true,
+            Key::Ignored { form, .. } | Key::EveryToolOnly { form, .. } => form == self,
+        }
+    }
+
+    /// The keys of a server entry of this form nearest to the unknown `key`, when it is a
+    /// likely misspelling of one ([`nearest`]).
+    fn nearest_entry_keys(self, key: &str) -> Vec<&'static str> {
+        nearest(
+            key,
+            ENTRY_KEYS
+                .iter()
+                .filter(|(_, known)| self.admits(*known))
+                .map(|(name, _)| *name),
+        )
+    }
+}
+
+/// What the gateway does with a key of a server's entry.
+#[derive(Clone, Copy, Debug)]
+enum Key {
+    /// toolmodel reads it, in either form.
+    Read,
+    /// `clients` define it in `form`, for their own use (approvals, their UI, development):
+    /// accepted there and ignored, refused in the other form.
+    Ignored { clients: &'static str, form: Form },
+    /// `clients` define it in `form` as the tools to enable: accepted there when it is
+    /// `["*"]` (every tool, as without `allowedTools`), refused otherwise.
+    EveryToolOnly { clients: &'static str, form: Form },
+    /// `clients` define it to change what the server receives; the gateway does not carry it
+    /// out, so it is refused in either form with what to write `instead`.
+    Refused {
+        clients: &'static str,
+        instead: &'static str,
+    },
+}
+
+/// What to write instead of a client's own way to authenticate to a server.
+const HEADERS_INSTEAD: &str = "the gateway sends only \"headers\": write the credentials there (\"Authorization\": \"Bearer ${TOKEN}\")";
+
+/// Every key a server's entry may hold, in either form, toolmodel's first (the order
+/// suggestions are made in: the first of equally near keys wins).
+const ENTRY_KEYS: &[(&str, Key)] = &[
+    ("type", Key::Read),
+    ("transport", Key::Read),
+    ("transportType", Key::Read),
+    ("command", Key::Read),
+    ("args", Key::Read),
+    ("env", Key::Read),
+    ("cwd", Key::Read),
+    ("inheritEnv", Key::Read),
+    ("url", Key::Read),
+    ("serverUrl", Key::Read),
+    ("httpUrl", Key::Read),
+    ("headers", Key::Read),
+    ("disabled", Key::Read),
+    ("enabled", Key::Read),
+    ("allowedTools", Key::Read),
+    ("includeTools", Key::Read),
+    ("hiddenTools", Key::Read),
+    ("excludeTools", Key::Read),
+    ("disabledTools", Key::Read),
+    ("requiredScopes", Key::Read),
+    ("startupTimeout", Key::Read),
+    ("timeout", Key::Read),
+    ("maxTotalTimeout", Key::Read),
+    (
+        "autoApprove",
+        Key::Ignored {
+            clients: "Cline",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "alwaysAllow",
+        Key::Ignored {
+            clients: "Roo Code",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "watchPaths",
+        Key::Ignored {
+            clients: "Roo Code",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "trust",
+        Key::Ignored {
+            clients: "Gemini CLI",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "description",
+        Key::Ignored {
+            clients: "Gemini CLI",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "tools",
+        Key::EveryToolOnly {
+            clients: "GitHub Copilot CLI",
+            form: Form::McpServers,
+        },
+    ),
+    (
+        "dev",
+        Key::Ignored {
+            clients: "VS Code",
+            form: Form::Servers,
+        },
+    ),
+    (
+        "envFile",
+        Key::Refused {
+            clients: "VS Code, Cursor",
+            instead: "write the variables in \"env\" (${VAR} reads the gateway's environment)",
+        },
+    ),
+    (
+        "headersHelper",
+        Key::Refused {
+            clients: "Claude Code",
+            instead: "write the headers in \"headers\" (${VAR} reads the gateway's environment)",
+        },
+    ),
+    (
+        "auth",
+        Key::Refused {
+            clients: "Cursor",
+            instead: HEADERS_INSTEAD,
+        },
+    ),
+    (
+        "oauth",
+        Key::Refused {
+            clients: "Gemini CLI",
+            instead: HEADERS_INSTEAD,
+        },
+    ),
+    (
+        "authProviderType",
+        Key::Refused {
+            clients: "Gemini CLI",
+            instead: HEADERS_INSTEAD,
+        },
+    ),
+];
+
+/// The top-level keys of a configuration: the two forms, toolmodel's `toolNames` and VS
+/// Code's `inputs`.
+const TOP_KEYS: [&str; 4] = ["mcpServers", "servers", "toolNames", "inputs"];
+
+/// Refuses a top-level key that is a likely misspelling of one of [`TOP_KEYS`]; other keys
+/// are the client's other settings, accepted (see the [module docs](self)).
+fn check_top_keys(root: &Map<String, Value>) -> Result<(), Error> {
+    for key in root.keys() {
+        if TOP_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        if let Some(message) = did_you_mean(key, &nearest(key, TOP_KEYS)) {
+            return Err(Error::Config {
+                server: None,
+                pointer: format!("/{}", escape(key)),
+                message,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The candidates nearest to `unknown` by optimal string alignment distance (insertions,
+/// deletions, substitutions and swaps of neighbours, through `strsim`), when near enough to
+/// be a likely misspelling: at most 3 edits, and at most a third of the longer word (the rule
+/// of `toolmodel`'s suggestions for tool names and argument keys). Every candidate at the
+/// fewest edits is kept, in the order given: `edv` is as near `env` as `dev`.
+fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut best: (usize, Vec<&'a str>) = (usize::MAX, Vec::new());
+    for candidate in candidates {
+        let edits = strsim::osa_distance(unknown, candidate);
+        let longer = unknown.chars().count().max(candidate.chars().count());
+        if edits > 3 || edits * 3 > longer || edits > best.0 {
+            continue;
+        }
+        if edits < best.0 {
+            best = (edits, Vec::new());
+        }
+        best.1.push(candidate);
+    }
+    best.1
+}
+
+/// `unknown key "KEY": did you mean "A"?` (or `"A" or "B"?`) for the `near` keys, or `None`
+/// when there are none.
+fn did_you_mean(key: &str, near: &[&str]) -> Option<String> {
+    let (last, first) = near.split_last()?;
+    let quoted: Vec<String> = first.iter().map(|near| format!("{near:?}")).collect();
+    let choices = if quoted.is_empty() {
+        format!("{last:?}")
+    } else {
+        format!("{} or {last:?}", quoted.join(", "))
+    };
+    Some(format!("unknown key {key:?}: did you mean {choices}?"))
+}
+
+/// What kind of JSON value `value` is, for a message: `an array`, `a string`...
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The two transports.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -621,6 +957,226 @@ mod tests {
         assert_eq!(
             message(json!({"servers": {}, "mcpServers": {}})),
             "at /servers: both mcpServers and servers: write one"
+        );
+    }
+
+    /// The keys a server's entry of `form` may hold.
+    fn keys_of(form: Form) -> Vec<&'static str> {
+        ENTRY_KEYS
+            .iter()
+            .filter(|(_, known)| form.admits(*known))
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// `key` misspelled three ways: its middle letter left out, its middle two letters
+    /// swapped, and in lowercase (when that differs).
+    fn misspellings(key: &str) -> Vec<String> {
+        let chars: Vec<char> = key.chars().collect();
+        let middle = chars.len() / 2;
+        let mut dropped = chars.clone();
+        dropped.remove(middle);
+        let mut swapped = chars.clone();
+        swapped.swap(middle - 1, middle);
+        let mut typos: Vec<String> = [dropped, swapped]
+            .into_iter()
+            .map(|chars| chars.into_iter().collect())
+            .collect();
+        if key.to_lowercase() != key {
+            typos.push(key.to_lowercase());
+        }
+        typos.retain(|typo| typo != key);
+        typos
+    }
+
+    #[test]
+    fn every_misspelled_key_of_each_form_is_refused_with_its_suggestion() {
+        let mut checked = 0;
+        for form in [Form::McpServers, Form::Servers] {
+            for key in keys_of(form) {
+                for typo in misspellings(key) {
+                    let mut entry = json!({"command": "x"});
+                    entry[&typo] = json!(true);
+                    let err = message(json!({form.key(): {"s": entry}}));
+                    let prefix = format!(
+                        "server \"s\", at /{}/s/{typo}: unknown key {typo:?}: did you mean ",
+                        form.key()
+                    );
+                    // The key itself, or it among keys as near (`edv`: `env` or `dev`).
+                    let suggested = err
+                        .strip_prefix(&prefix)
+                        .and_then(|rest| rest.strip_suffix('?'))
+                        .unwrap_or_else(|| panic!("{key} misspelled as {typo} in {form:?}: {err}"));
+                    assert!(
+                        suggested == format!("{key:?}")
+                            || suggested
+                                .split([',', ' '])
+                                .any(|near| near == format!("{key:?}")),
+                        "{key} misspelled as {typo} in {form:?}: {err}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 80, "{checked} misspellings");
+        assert_eq!(
+            message(json!({"servers": {"s": {"command": "x", "edv": {}}}})),
+            "server \"s\", at /servers/s/edv: unknown key \"edv\": did you mean \"env\" or \"dev\"?"
+        );
+        // The two of the issue: both served what they meant to keep out before.
+        assert_eq!(
+            message(
+                json!({"mcpServers": {"time": {"command": "x", "hidenTools": ["convert_time"]}}})
+            ),
+            "server \"time\", at /mcpServers/time/hidenTools: unknown key \"hidenTools\": did you mean \"hiddenTools\"?"
+        );
+        assert_eq!(
+            message(json!({"servers": {"time": {"command": "x", "disabeld": true}}})),
+            "server \"time\", at /servers/time/disabeld: unknown key \"disabeld\": did you mean \"disabled\"?"
+        );
+    }
+
+    #[test]
+    fn a_key_near_no_known_one_is_refused_with_the_keys_toolmodel_reads() {
+        let err = message(json!({"mcpServers": {"a~b": {"command": "x", "colour/x": "red"}}}));
+        assert!(
+            err.starts_with(
+                "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
+            ) && err.ends_with(
+                "requiredScopes, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn other_clients_keys_are_accepted_in_their_form_only() {
+        let cline = json!({"command": "x", "autoApprove": ["t"], "alwaysAllow": [], "watchPaths": ["a"],
+                           "trust": true, "description": "d", "tools": ["*"]});
+        let config = read(json!({"mcpServers": {"s": cline.clone()}})).unwrap();
+        assert_eq!(
+            config.servers[0].allowed_tools, None,
+            "tools [\"*\"]: every tool"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": cline}})),
+            "server \"s\", at /servers/s/alwaysAllow: \"alwaysAllow\" is a key of Roo Code for mcpServers entries, not of servers entries"
+        );
+        let vscode = json!({"command": "x", "dev": {"watch": "src/**/*.ts"}});
+        read(json!({"servers": {"s": vscode.clone()}})).unwrap();
+        assert_eq!(
+            message(json!({"mcpServers": {"s": vscode}})),
+            "server \"s\", at /mcpServers/s/dev: \"dev\" is a key of VS Code for servers entries, not of mcpServers entries"
+        );
+        // Every key toolmodel reads, in either form.
+        for form in ["mcpServers", "servers"] {
+            let entry = json!({"type": "stdio", "transport": "stdio", "transportType": "stdio",
+                "command": "x", "args": [], "env": {}, "cwd": "/", "inheritEnv": false,
+                "serverUrl": "http://h", "httpUrl": "http://h", "url": "http://h", "headers": {},
+                "disabled": false, "enabled": true, "allowedTools": ["a"], "includeTools": ["a"],
+                "hiddenTools": [], "excludeTools": [], "disabledTools": [], "requiredScopes": ["s"],
+                "startupTimeout": 1, "timeout": 1, "maxTotalTimeout": 1});
+            read(json!({form: {"s": entry}})).unwrap();
+        }
+    }
+
+    #[test]
+    fn keys_the_gateway_does_not_carry_out_are_refused_with_what_to_write_instead() {
+        for (key, value, expected) in [
+            (
+                "envFile",
+                json!(".env"),
+                "\"envFile\" (VS Code, Cursor) is not supported by the gateway: write the variables in \"env\" (${VAR} reads the gateway's environment)",
+            ),
+            (
+                "headersHelper",
+                json!("./token.sh"),
+                "\"headersHelper\" (Claude Code) is not supported by the gateway: write the headers in \"headers\" (${VAR} reads the gateway's environment)",
+            ),
+            (
+                "oauth",
+                json!({"enabled": true}),
+                "\"oauth\" (Gemini CLI) is not supported by the gateway: the gateway sends only \"headers\": write the credentials there (\"Authorization\": \"Bearer ${TOKEN}\")",
+            ),
+            (
+                "tools",
+                json!(["read_file"]),
+                "\"tools\" (GitHub Copilot CLI) other than [\"*\"] is not read by toolmodel: list the tools to serve in \"allowedTools\"",
+            ),
+        ] {
+            let err = message(json!({"mcpServers": {"s": {"url": "http://h", key: value}}}));
+            assert_eq!(
+                err,
+                format!("server \"s\", at /mcpServers/s/{key}: {expected}")
+            );
+        }
+        assert_eq!(
+            message(json!({"servers": {"s": {"url": "http://h", "auth": {}}}})),
+            "server \"s\", at /servers/s/auth: \"auth\" (Cursor) is not supported by the gateway: the gateway sends only \"headers\": write the credentials there (\"Authorization\": \"Bearer ${TOKEN}\")"
+        );
+    }
+
+    #[test]
+    fn a_misspelled_top_level_key_is_refused_and_a_clients_other_settings_are_not() {
+        for (typo, key) in [
+            ("toolName", "toolNames"),
+            ("tool_names", "toolNames"),
+            ("mcpServer", "mcpServers"),
+            ("input", "inputs"),
+        ] {
+            assert_eq!(
+                message(json!({"mcpServers": {}, typo: "always"})),
+                format!("at /{typo}: unknown key {typo:?}: did you mean {key:?}?")
+            );
+        }
+        // Claude Desktop's and Gemini CLI's other settings, VS Code's inputs.
+        read(
+            json!({"mcpServers": {"s": {"command": "x"}}, "globalShortcut": "Ctrl+Space",
+                    "preferences": {}, "theme": "Default", "mcp": {"allowed": ["s"]}}),
+        )
+        .unwrap();
+        read(json!({"servers": {"s": {"command": "x"}}, "inputs": [{"id": "key", "type": "promptString"}]}))
+        .unwrap();
+    }
+
+    #[test]
+    fn required_scopes_are_read_and_checked_as_scope_tokens() {
+        let config = read(json!({"mcpServers": {
+            "notes": {"command": "x", "requiredScopes": ["notes:write", "${SCOPE:-notes:admin}"]}
+        }}))
+        .unwrap();
+        assert_eq!(
+            config.servers[0].required_scopes,
+            ["notes:write", "notes:admin"]
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "requiredScopes": ["a", "b c"]}}})),
+            "server \"s\", at /mcpServers/s/requiredScopes/1: scope \"b c\" holds ' ' (U+0020) at position 1, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '\"' and '\\')"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"command": "x", "requiredScopes": ["a", "a"]}}})),
+            "server \"s\", at /servers/s/requiredScopes/1: scope \"a\" repeats requiredScopes/0"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"command": "x", "requiredScopes": "a"}}})),
+            "server \"s\", at /servers/s/requiredScopes: expected an array of strings"
+        );
+    }
+
+    #[test]
+    fn an_error_about_the_whole_file_names_no_pointer() {
+        assert_eq!(
+            message(json!([])),
+            "the configuration is an array, not an object with mcpServers or servers"
+        );
+        assert_eq!(message(json!({})), "no mcpServers or servers object");
+        let missing = std::env::temp_dir().join("toolmodel-no-such-config.json");
+        let err = FederationConfig::from_path(&missing)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!("cannot read {}: ", missing.display())),
+            "{err}"
         );
     }
 
