@@ -149,11 +149,11 @@ pub struct ServerConfig {
     pub timeouts: Timeouts,
     /// OAuth scopes an access token must grant to call any of its tools (JSON:
     /// `requiredScopes`, a key of toolmodel's): added to each imported tool's
-    /// [`required_scopes`](toolmodel::Tool::required_scopes), so that a gateway serving with an
-    /// [`Authorization`](crate::auth::Authorization) answers a call whose token lacks one with
-    /// 403 `insufficient_scope` naming them, and lists them in its Protected Resource
-    /// Metadata's `scopes_supported`. Each is an RFC 6749 §3.3 `scope-token`, none repeated.
-    /// Nothing checks them over stdio or without an `Authorization`.
+    /// [`required_scopes`](toolmodel::Tool::required_scopes), so that a gateway serving with
+    /// an `auth::Authorization` (feature `auth`) answers a call whose token lacks one with 403
+    /// `insufficient_scope` naming them, and lists them in its Protected Resource Metadata's
+    /// `scopes_supported`. Each is an RFC 6749 §3.3 `scope-token`, none repeated. Nothing
+    /// checks them over stdio or without an `Authorization`.
     pub required_scopes: Vec<String>,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
