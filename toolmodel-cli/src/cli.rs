@@ -26,12 +26,13 @@ under it, sorted; `-` is standard input. A file with several JSON values (JSON L
 BFCL's data) is not a tool document: it is reported at the line and column where the second
 value starts.";
 
-/// `toolmodel`: lint MCP tool catalogs, convert them to provider formats, validate arguments.
+/// `toolmodel`: lint MCP tool catalogs, convert them to provider formats, validate arguments,
+/// serve MCP servers as one gateway and list their live tools.
 #[derive(Debug, Parser)]
 #[command(
     name = "toolmodel",
     version,
-    about = "Lint MCP tool definitions, convert them to OpenAI, Anthropic and Gemini formats, validate tool-call arguments",
+    about = "Lint MCP tool definitions, convert them to OpenAI, Anthropic and Gemini formats, validate tool-call arguments; serve the MCP servers of a configuration file as one (gateway) and list, lint or convert their live tools (tools)",
     after_help = EXIT_STATUS
 )]
 #[non_exhaustive]
@@ -98,9 +99,13 @@ configuration, never the gateway's clients' credentials. An upstream's requests 
 set MCP_REQUEST_STATE_KEY (base64, at least 32 bytes) to the same key on every replica of the \
 gateway so that any of them continues an input round another started. With --auth-issuer URL \
 (and --http), the gateway is an OAuth 2.1 resource server (MCP Authorization): every request \
-needs an access token from that authorization server for --resource. Every child process is \
-killed, with its process group, when the gateway stops (end of stdin, SIGINT or SIGTERM).",
-        after_help = CONFIG
+needs an access token from that authorization server for --resource, granting --scopes, and a \
+call of a tool of a server with \"requiredScopes\" needs those too (403 insufficient_scope). \
+Over HTTP the Host header must name the gateway (against DNS rebinding): loopback names, the \
+host of --resource, or --allowed-hosts. Every child process is killed, with its process group, \
+when the gateway stops (end of stdin, SIGINT or SIGTERM). --check-config checks the \
+configuration and the options, starts nothing and exits.",
+        after_help = format!("{CONFIG}\n\n{GATEWAY_EXIT_STATUS}")
     )]
     Gateway(GatewayArgs),
     /// List, lint or convert the live tools of the MCP servers of a configuration file.
@@ -119,10 +124,22 @@ const CONFIG: &str = "\
 Configuration: {\"mcpServers\": {\"NAME\": {\"command\": \"...\", \"args\": [...], \"env\": {...}, \"cwd\": \"...\"}}} \
 for a child process, {\"url\": \"https://...\", \"headers\": {...}} for Streamable HTTP; \
 \"type\" (or \"transport\", \"transportType\") stdio or http when the entry has both; \
-\"disabled\": true; \"allowedTools\", \"hiddenTools\"; \"timeout\", \"maxTotalTimeout\", \
+\"disabled\": true; \"allowedTools\", \"hiddenTools\"; \"requiredScopes\": the OAuth scopes a \
+token needs to call the server's tools (with --auth-issuer); \"timeout\", \"maxTotalTimeout\", \
 \"startupTimeout\" in milliseconds; \"inheritEnv\": [names] or true, the gateway's variables a \
 child sees besides HOME, LOGNAME, PATH, SHELL, TERM and USER. ${VAR}, ${VAR:-default} and ${env:VAR} are read from the \
-environment.";
+environment. An unknown key is an error naming the nearest known one (\"hidenTools\": did you \
+mean \"hiddenTools\"?); other clients' own keys (autoApprove, dev...) are accepted in the form \
+they are written in.";
+
+/// The exit statuses of `toolmodel gateway`.
+const GATEWAY_EXIT_STATUS: &str = "\
+Exit status:
+  0  the gateway stopped cleanly (end of stdin, SIGINT or SIGTERM); with --check-config, the
+     configuration and the options are valid
+  1  with --check-config: a problem in the configuration or the options, each named on stderr
+  2  the gateway could not start or serve: a usage error, a configuration that cannot be used,
+     an address that cannot be bound";
 
 /// `toolmodel gateway`.
 #[derive(Debug, Args)]
@@ -132,9 +149,31 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
 
+    /// Check the configuration file and the other options as the gateway would start with
+    /// them (keys, values, variables, --auth-issuer and --resource, MCP_REQUEST_STATE_KEY,
+    /// the introspection secret), print a summary on stdout and exit: 0 when valid, 1 naming
+    /// each problem on stderr. No server is started, no address bound.
+    #[arg(long)]
+    pub check_config: bool,
+
     /// Serve over Streamable HTTP on this address (`127.0.0.1:8080`) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: the host names (or `host:port`) clients reach the gateway by,
+    /// comma-separated; a request whose `Host` is none of them gets 403 (against DNS
+    /// rebinding). Replaces the default: the loopback names (localhost, 127.0.0.1, ::1), and
+    /// the host of --resource when it is not one of them. A name without a port admits any
+    /// port.
+    #[arg(long, value_name = "HOST[,HOST...]", value_delimiter = ',', requires = "http", value_parser = parse_host)]
+    pub allowed_hosts: Vec<String>,
+
+    /// With --http: browser origins allowed besides the loopback ones and the gateway's own
+    /// (`http` and `https` on an allowed host), comma-separated, each `scheme://host[:port]`
+    /// (`:*` for any port) or `null`. A request with another `Origin` gets 403; pages on these
+    /// origins may call the gateway (CORS).
+    #[arg(long, value_name = "ORIGIN[,ORIGIN...]", value_delimiter = ',', requires = "http", value_parser = parse_origin)]
+    pub allowed_origins: Vec<String>,
 
     /// With --http: require OAuth 2.1 access tokens from this authorization server (MCP
     /// Authorization; its issuer identifier, e.g. `https://auth.example.com`). Requests
@@ -148,6 +187,23 @@ pub struct GatewayArgs {
     /// connect to [default: http://ADDR/mcp, with the port bound when ADDR's is 0].
     #[arg(long, value_name = "URL", requires = "auth_issuer")]
     pub resource: Option<String>,
+
+    /// With --auth-issuer: OAuth scopes every request's token must grant, comma-separated,
+    /// beside each tool's own (a configured server's `requiredScopes`). Named in the 401
+    /// challenge and in the metadata's `scopes_supported`.
+    #[arg(long, value_name = "SCOPE[,SCOPE...]", value_delimiter = ',', requires = "auth_issuer", value_parser = parse_scope)]
+    pub scopes: Vec<String>,
+
+    /// With --auth-issuer: accept opaque access tokens too, asking the issuer's introspection
+    /// endpoint (RFC 7662) as this client. Its secret is read from the environment variable
+    /// MCP_INTROSPECTION_CLIENT_SECRET, never from the command line.
+    #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
+    pub introspection_client_id: Option<String>,
+
+    /// With --introspection-client-id: at most this many introspection requests a second
+    /// (beyond it an unknown opaque token gets 503 with Retry-After) [default: 50].
+    #[arg(long, value_name = "N", requires = "introspection_client_id")]
+    pub introspection_rate: Option<u32>,
 }
 
 /// `toolmodel tools`.
@@ -289,6 +345,70 @@ impl ConversionArgs {
         ConvertOptions::default()
             .with_allow_widening(self.allow_widening)
             .with_gemini_json_schema(self.gemini_json_schema)
+    }
+}
+
+/// An entry of `--allowed-hosts`: `host` or `host:port` (an IPv6 address bare or in
+/// brackets), not a URL.
+fn parse_host(text: &str) -> Result<String, String> {
+    let host = text.trim();
+    if host.is_empty() {
+        return Err("an empty host name".to_owned());
+    }
+    if let Some((_, rest)) = host.split_once("://") {
+        let bare = rest.split('/').next().unwrap_or(rest);
+        return Err(format!(
+            "{host:?} is a URL: write the host name alone ({bare:?})"
+        ));
+    }
+    if let Some(bad) = host
+        .chars()
+        .find(|c| matches!(c, '/' | '@' | '?' | '#') || c.is_whitespace())
+    {
+        return Err(format!(
+            "{host:?} is not a host name or host:port (it holds {bad:?})"
+        ));
+    }
+    Ok(host.to_owned())
+}
+
+/// An entry of `--allowed-origins`: `null`, or `http`/`https` `://host[:port]` (`:*` for any
+/// port) with no path.
+fn parse_origin(text: &str) -> Result<String, String> {
+    let origin = text.trim();
+    if origin == "null" {
+        return Ok(origin.to_owned());
+    }
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return Err(format!(
+            "{origin:?} is not an origin: write scheme://host[:port], e.g. https://app.example.com"
+        ));
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("{origin:?}: the scheme is not http or https"));
+    }
+    if authority.is_empty() || authority.contains(['/', '?', '#', '@']) {
+        return Err(format!(
+            "{origin:?} is not an origin (scheme://host[:port], no path, query or user)"
+        ));
+    }
+    Ok(origin.to_owned())
+}
+
+/// A scope of `--scopes`: an RFC 6749 §3.3 `scope-token`, checked by the rule of
+/// [`Tool::required_scopes`](toolmodel::Tool::required_scopes).
+fn parse_scope(text: &str) -> Result<String, String> {
+    let mut probe = toolmodel::Tool::new("scope", toolmodel::ToolSchema::empty_object());
+    probe.required_scopes = vec![text.to_owned()];
+    match probe
+        .violations()
+        .into_iter()
+        .find_map(|violation| match violation {
+            toolmodel::Violation::Scope { problem, .. } => Some(problem),
+            _ => None,
+        }) {
+        Some(problem) => Err(format!("scope {text:?} {problem}")),
+        None => Ok(text.to_owned()),
     }
 }
 

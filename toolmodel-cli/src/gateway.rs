@@ -1,7 +1,15 @@
 //! `toolmodel gateway`: the tools, prompts, resources and completion of the MCP servers of a
 //! configuration file, served as one MCP server ([`toolmodel_rmcp::federation::Federation`]
 //! behind a [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server
-//! with `--auth-issuer` ([`Authorization`]).
+//! with `--auth-issuer` ([`Authorization`]); `--check-config` checks all of it and exits.
+//!
+//! **Host names.** Over HTTP, a request's `Host` must name the gateway (MCP, Streamable HTTP,
+//! against DNS rebinding; [`ToolboxServer::with_allowed_hosts`]). `--allowed-hosts` lists the
+//! names; without it the gateway answers to the loopback names, and to the host of
+//! `--resource` when that is not loopback: the resource is the URL clients connect to, so its
+//! host is the one they send (`--resource https://mcp.example.com/mcp` behind a proxy that
+//! passes `Host: mcp.example.com` works without `--allowed-hosts`). `--allowed-hosts`
+//! replaces that default; when it leaves out the host of `--resource`, a warning says so.
 
 use std::{
     io::{self, Write},
@@ -11,43 +19,59 @@ use std::{
 use toolmodel_rmcp::{
     ToolboxServer,
     auth::Authorization,
-    federation::Federation,
+    federation::{Federation, FederationConfig},
     server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
 };
 
 use crate::cli::GatewayArgs;
 use crate::status::Status;
 
+/// The environment variable `--introspection-client-id`'s secret is read from: a secret on
+/// the command line would show in `ps` and in shell histories.
+pub const INTROSPECTION_SECRET_ENV: &str = "MCP_INTROSPECTION_CLIENT_SECRET";
+
+/// The host names a gateway answers to without `--allowed-hosts` (the library's default).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
 /// Runs the gateway until its client leaves (stdio: end of input) or SIGINT/SIGTERM (HTTP),
 /// then closes every upstream session and kills each child's process group. Errors go to
 /// `errors` (stdout belongs to the MCP session over stdio). Over HTTP the line
 /// `serving MCP on http://ADDR/mcp` (the address bound, a port 0 resolved) goes to stderr.
+/// With `--check-config`, checks what the gateway would start with (the configuration, each
+/// option, `MCP_REQUEST_STATE_KEY` and [`INTROSPECTION_SECRET_ENV`]; each problem written to
+/// `errors`), writes a summary to `out` and returns without starting or binding anything.
 ///
 /// The `requestState` of MCP 2026-07-28 input rounds is sealed with the key of
 /// `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes) when it is set, so that replicas of the
 /// gateway continue each other's rounds; with a random key of the process otherwise.
 ///
+/// Returns [`Status::Clean`] when the gateway stopped cleanly or the check found nothing;
+/// [`Status::Findings`] when the check found a problem; [`Status::Failure`] when the gateway
+/// could not start or serve.
+///
 /// # Errors
 ///
-/// Writing to `errors` failed.
-pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
-    let Some((config, runtime)) = crate::live::prepare(&args.config, errors)? else {
-        return Ok(Status::Failure);
+/// Writing to `out` or `errors` failed, or no tokio runtime could be built.
+pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
+    let Some(plan) = Plan::read(args, errors)? else {
+        return Ok(if args.check_config {
+            Status::Findings
+        } else {
+            Status::Failure
+        });
     };
-    let key = match std::env::var(REQUEST_STATE_KEY_ENV) {
-        Ok(text) => match RequestStateKey::from_base64(&text) {
-            Ok(key) => Some(key),
-            Err(err) => {
-                writeln!(errors, "error: {REQUEST_STATE_KEY_ENV}: {err}")?;
-                return Ok(Status::Failure);
-            }
-        },
-        Err(std::env::VarError::NotPresent) => None,
-        Err(err) => {
-            writeln!(errors, "error: {REQUEST_STATE_KEY_ENV}: {err}")?;
-            return Ok(Status::Failure);
-        }
-    };
+    if args.check_config {
+        plan.summarize(args, out)?;
+        return Ok(Status::Clean);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let Plan {
+        config,
+        key,
+        allowed_hosts,
+    } = plan;
     let outcome = runtime.block_on(async {
         // The HTTP front first: a bad address or authorization configuration starts no server.
         let front = match args.http {
@@ -72,10 +96,15 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
                 server.serve_stdio().await
             }
             Some(front) => {
-                let server = match front.authorization {
-                    Some(authorization) => server.with_authorization(authorization),
-                    None => server,
-                };
+                if let Some(hosts) = allowed_hosts {
+                    server = server.with_allowed_hosts(hosts);
+                }
+                if !args.allowed_origins.is_empty() {
+                    server = server.with_allowed_origins(args.allowed_origins.iter().cloned());
+                }
+                if let Some(authorization) = front.authorization {
+                    server = server.with_authorization(authorization);
+                }
                 federation.serve(&server);
                 eprintln!("serving MCP on {}", front.url);
                 server.serve_http_until(front.listener, stop_signal()).await
@@ -93,6 +122,257 @@ pub fn run(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Status> {
     }
 }
 
+/// What a gateway starts with, checked: the configuration, the `requestState` key, and the
+/// host names it answers to over HTTP.
+struct Plan {
+    config: FederationConfig,
+    key: Option<RequestStateKey>,
+    /// The `Host` names allowed (`None`: the library's loopback default).
+    allowed_hosts: Option<Vec<String>>,
+}
+
+impl Plan {
+    /// Reads and checks everything the gateway would start with, writing each problem to
+    /// `errors` as `error: ...` and each doubtful setting as `warning: ...`; `None` when there
+    /// was a problem. The problems: a configuration that cannot be read or used (naming the
+    /// file, the server and the JSON Pointer), a bad `MCP_REQUEST_STATE_KEY`, an
+    /// `--auth-issuer` or `--resource` that [`Authorization::new`] refuses (checked against
+    /// `http://ADDR/mcp` when `--resource` is not given), an introspection secret missing from
+    /// [`INTROSPECTION_SECRET_ENV`], an `--introspection-rate` of 0, and over HTTP without
+    /// `--auth-issuer` a server with `requiredScopes` (nothing would check them).
+    ///
+    /// # Errors
+    ///
+    /// Writing to `errors` failed.
+    fn read(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Option<Self>> {
+        let mut problems: Vec<String> = Vec::new();
+        let config = match FederationConfig::from_path(&args.config) {
+            Ok(config) => Some(config),
+            Err(err) => {
+                problems.push(format!("{}: {err}", args.config.display()));
+                None
+            }
+        };
+        let key = request_state_key().unwrap_or_else(|problem| {
+            problems.push(problem);
+            None
+        });
+        if let Some(addr) = args.http {
+            let resource = format!("http://{addr}{MCP_PATH}");
+            if let Err(problem) = authorization(args, args.resource.as_deref().unwrap_or(&resource))
+            {
+                problems.push(problem);
+            }
+        }
+        if let Some(config) = &config {
+            for server in config.enabled() {
+                if server.required_scopes.is_empty() {
+                    continue;
+                }
+                match (args.http, &args.auth_issuer) {
+                    (Some(_), None) => problems.push(format!(
+                        "server {:?} has requiredScopes {:?}, which only a gateway with --auth-issuer checks: add --auth-issuer, or remove requiredScopes",
+                        server.name, server.required_scopes
+                    )),
+                    (None, _) => writeln!(
+                        errors,
+                        "note: the requiredScopes of server {:?} are not checked over stdio (one local client; they are with --http and --auth-issuer)",
+                        server.name
+                    )?,
+                    (Some(_), Some(_)) => {}
+                }
+            }
+        }
+        let (allowed_hosts, warning) = allowed_hosts(args);
+        if let Some(warning) = warning {
+            writeln!(errors, "warning: {warning}")?;
+        }
+        for problem in &problems {
+            writeln!(errors, "error: {problem}")?;
+        }
+        Ok(match (problems.is_empty(), config) {
+            (true, Some(config)) => Some(Self {
+                config,
+                key,
+                allowed_hosts,
+            }),
+            _ => None,
+        })
+    }
+
+    /// `--check-config`'s summary, to `out`: the servers, and over HTTP the address, the
+    /// issuer, the scopes and the host names.
+    fn summarize(&self, args: &GatewayArgs, out: &mut dyn Write) -> io::Result<()> {
+        let enabled: Vec<&str> = self
+            .config
+            .enabled()
+            .map(|server| server.name.as_str())
+            .collect();
+        writeln!(
+            out,
+            "ok: {}: {} servers, {} enabled ({})",
+            args.config.display(),
+            self.config.servers.len(),
+            enabled.len(),
+            enabled.join(", ")
+        )?;
+        for server in self.config.enabled() {
+            if !server.required_scopes.is_empty() {
+                writeln!(
+                    out,
+                    "  server {:?}: tools need scopes {}",
+                    server.name,
+                    server.required_scopes.join(" ")
+                )?;
+            }
+        }
+        let Some(addr) = args.http else {
+            return writeln!(out, "  over stdio");
+        };
+        writeln!(out, "  over Streamable HTTP on http://{addr}{MCP_PATH}")?;
+        if let Some(issuer) = &args.auth_issuer {
+            let resource = args
+                .resource
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}{MCP_PATH} (the port bound)"));
+            writeln!(out, "  tokens from {issuer} for {resource}")?;
+            if !args.scopes.is_empty() {
+                writeln!(
+                    out,
+                    "  every request needs scopes {}",
+                    args.scopes.join(" ")
+                )?;
+            }
+            if let Some(client) = &args.introspection_client_id {
+                writeln!(out, "  opaque tokens introspected as {client}")?;
+            }
+        }
+        let hosts = self
+            .allowed_hosts
+            .clone()
+            .unwrap_or_else(|| LOOPBACK_HOSTS.map(str::to_owned).to_vec());
+        writeln!(out, "  allowed hosts: {}", hosts.join(", "))?;
+        if !args.allowed_origins.is_empty() {
+            writeln!(
+                out,
+                "  allowed origins: {}",
+                args.allowed_origins.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The key of `MCP_REQUEST_STATE_KEY`, `None` when it is not set.
+///
+/// # Errors
+///
+/// The sentence naming the variable and what is wrong with its value.
+fn request_state_key() -> Result<Option<RequestStateKey>, String> {
+    match std::env::var(REQUEST_STATE_KEY_ENV) {
+        Ok(text) => RequestStateKey::from_base64(&text)
+            .map(Some)
+            .map_err(|err| format!("{REQUEST_STATE_KEY_ENV}: {err}")),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}")),
+    }
+}
+
+/// The [`Authorization`] of `--auth-issuer` for `resource`, with `--scopes` and the
+/// introspection settings; `None` without `--auth-issuer`.
+///
+/// # Errors
+///
+/// A sentence naming the value: what [`Authorization::new`] and
+/// [`Authorization::with_introspection_rate`] refuse, or [`INTROSPECTION_SECRET_ENV`] not set
+/// (or empty, or not Unicode) with `--introspection-client-id`.
+fn authorization(args: &GatewayArgs, resource: &str) -> Result<Option<Authorization>, String> {
+    let Some(issuer) = &args.auth_issuer else {
+        return Ok(None);
+    };
+    let mut authorization = Authorization::new(issuer, resource)
+        .map_err(|err| err.to_string())?
+        .with_scopes(args.scopes.iter().cloned());
+    if let Some(client) = &args.introspection_client_id {
+        let secret = std::env::var(INTROSPECTION_SECRET_ENV)
+            .ok()
+            .filter(|secret| !secret.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "--introspection-client-id {client:?}: {INTROSPECTION_SECRET_ENV} is not set (the client's secret is read from it, never from the command line)"
+                )
+            })?;
+        authorization = authorization.with_introspection(client, secret);
+    }
+    if let Some(rate) = args.introspection_rate {
+        authorization = authorization
+            .with_introspection_rate(rate)
+            .map_err(|err| format!("--introspection-rate {rate}: {err}"))?;
+    }
+    Ok(Some(authorization))
+}
+
+/// The `Host` names the gateway answers to (see the [module docs](self)): `--allowed-hosts`;
+/// else the loopback names and the host of `--resource` when it is not loopback; else `None`
+/// (the library's loopback default). Beside it, a warning when `--allowed-hosts` leaves out
+/// the host of `--resource`.
+fn allowed_hosts(args: &GatewayArgs) -> (Option<Vec<String>>, Option<String>) {
+    let resource_host = args.resource.as_deref().and_then(host_of);
+    if !args.allowed_hosts.is_empty() {
+        let warning = resource_host
+            .filter(|host| !is_loopback(host))
+            .filter(|host| {
+                !args
+                    .allowed_hosts
+                    .iter()
+                    .any(|allowed| same_host(allowed, host))
+            })
+            .map(|host| {
+                format!(
+                    "--allowed-hosts leaves out {host:?}, the host of --resource: a client that connects to the resource gets 403 unless a proxy in front rewrites Host"
+                )
+            });
+        return (Some(args.allowed_hosts.clone()), warning);
+    }
+    let hosts = resource_host.filter(|host| !is_loopback(host)).map(|host| {
+        std::iter::once(host.to_owned())
+            .chain(LOOPBACK_HOSTS.map(str::to_owned))
+            .collect()
+    });
+    (hosts, None)
+}
+
+/// The host of an absolute URL (`https://user@mcp.example.com:8443/mcp` gives
+/// `mcp.example.com`; an IPv6 address keeps its brackets), `None` when it has none.
+fn host_of(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, after)| after);
+    let host = match host_port.strip_prefix('[') {
+        Some(_) => &host_port[..=host_port.find(']')?],
+        None => host_port.split(':').next()?,
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+/// Whether `host` (from a URL) is a loopback name the gateway answers to by default.
+fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare == "::1"
+        || bare
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether the `--allowed-hosts` entry `allowed` (`host` or `host:port`) names `host`.
+fn same_host(allowed: &str, host: &str) -> bool {
+    let url = format!("http://{allowed}");
+    host_of(&url).unwrap_or(allowed).eq_ignore_ascii_case(host)
+}
+
 /// The gateway's Streamable HTTP endpoint before it serves: its listener, its URL, and the
 /// [`Authorization`] of `--auth-issuer`.
 struct HttpFront {
@@ -103,28 +383,30 @@ struct HttpFront {
 }
 
 impl HttpFront {
-    /// Binds `addr` and reads `--auth-issuer` and `--resource` from `args` (the resource
-    /// defaults to the bound URL).
+    /// Binds `addr` and builds the [`Authorization`] of `args` (the resource defaults to the
+    /// bound URL).
     ///
     /// # Errors
     ///
     /// [`Error::Io`](toolmodel_rmcp::Error::Io) when `addr` cannot be bound;
-    /// [`Authorization::new`]'s errors for `--auth-issuer` and `--resource`.
+    /// [`Error::Authorization`](toolmodel_rmcp::Error::Authorization) with the sentence of
+    /// [`authorization`] (which [`Plan::read`] checked already, against the port asked for).
     async fn bind(addr: SocketAddr, args: &GatewayArgs) -> Result<Self, toolmodel_rmcp::Error> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(toolmodel_rmcp::Error::Io)?;
         let bound = listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?;
         let url = format!("http://{bound}{MCP_PATH}");
-        let authorization = match &args.auth_issuer {
-            None => None,
-            Some(issuer) => {
-                let resource = args.resource.as_deref().unwrap_or(&url);
-                let authorization = Authorization::new(issuer, resource)?;
-                eprintln!("authorization: tokens from {issuer} for {resource}");
-                Some(authorization)
-            }
-        };
+        let resource = args.resource.as_deref().unwrap_or(&url);
+        let authorization = authorization(args, resource)
+            .map_err(|message| toolmodel_rmcp::Error::Authorization { message })?;
+        if let Some(authorization) = &authorization {
+            eprintln!(
+                "authorization: tokens from {} for {}",
+                authorization.issuer(),
+                authorization.resource()
+            );
+        }
         Ok(Self {
             listener,
             url,
@@ -154,5 +436,30 @@ async fn stop_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_of_a_resource_url_is_read_with_or_without_user_port_and_brackets() {
+        assert_eq!(
+            host_of("https://mcp.example.com/mcp"),
+            Some("mcp.example.com")
+        );
+        assert_eq!(
+            host_of("https://user@mcp.example.com:8443/mcp?x#y"),
+            Some("mcp.example.com")
+        );
+        assert_eq!(host_of("http://[::1]:8080/mcp"), Some("[::1]"));
+        assert_eq!(host_of("http:///mcp"), None);
+        assert_eq!(host_of("mcp.example.com"), None);
+        assert!(is_loopback("[::1]") && is_loopback("127.0.0.2") && is_loopback("LOCALHOST"));
+        assert!(!is_loopback("mcp.example.com") && !is_loopback("10.0.0.1"));
+        assert!(same_host("MCP.example.com:443", "mcp.example.com"));
+        assert!(same_host("[2001:db8::1]:80", "[2001:db8::1]"));
+        assert!(!same_host("example.com", "mcp.example.com"));
     }
 }

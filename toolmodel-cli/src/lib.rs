@@ -29,9 +29,11 @@
 //!   ([`convert`]);
 //! - `toolmodel validate --tool NAME --args JSON|@FILE PATH...`: arguments against a tool's
 //!   `inputSchema` ([`validate`]);
-//! - `toolmodel gateway --config FILE [--http ADDR [--auth-issuer URL [--resource URL]]]`: the
-//!   tools of the MCP servers of a configuration file served as one MCP server, over HTTP as an
-//!   OAuth 2.1 resource server with `--auth-issuer` ([`gateway`]);
+//! - `toolmodel gateway --config FILE [--check-config] [--http ADDR [--allowed-hosts HOST,...]
+//!   [--allowed-origins ORIGIN,...] [--auth-issuer URL [--resource URL] [--scopes SCOPE,...]
+//!   [--introspection-client-id ID [--introspection-rate N]]]]`: the tools of the MCP servers of
+//!   a configuration file served as one MCP server, over HTTP as an OAuth 2.1 resource server
+//!   with `--auth-issuer`; `--check-config` checks it all and exits ([`gateway`]);
 //! - `toolmodel tools --config FILE [--lint] [--to TARGET]`: their live tools listed, linted
 //!   or converted ([`live`]).
 //!
@@ -71,7 +73,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result
         Command::Lint(args) => lint::run(args, out, errors),
         Command::Convert(args) => convert::run(args, out, errors),
         Command::Validate(args) => validate::run(args, out, errors),
-        Command::Gateway(args) => gateway::run(args, errors),
+        Command::Gateway(args) => gateway::run(args, out, errors),
         Command::Tools(args) => live::run(args, out, errors),
     }
 }

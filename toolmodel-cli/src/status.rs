@@ -13,7 +13,8 @@ pub enum Status {
     Clean,
     /// 1: the command ran and found problems: an MCP spec error (`lint`), a tool rejected by a
     /// target named with `--target` (`lint`), arguments that do not match the schema
-    /// (`validate`), a tool that cannot be converted (`convert`).
+    /// (`validate`), a tool that cannot be converted (`convert`), a server unavailable
+    /// (`tools`), a configuration or option the gateway refuses (`gateway --check-config`).
     Findings,
     /// 2: the command could not run as asked: a usage error (clap's own exit status 2), a
     /// file that cannot be read, is not JSON or holds no MCP tools, a tool not found.
