@@ -793,6 +793,28 @@ fn usage_errors_exit_2_and_help_documents_the_exit_status() {
     }
 }
 
+#[test]
+fn the_summary_names_every_command_and_gateway_help_its_exit_status() {
+    let help = toolmodel().arg("--help").assert().code(0);
+    let summary = String::from_utf8_lossy(&help.get_output().stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    for command in ["Lint", "convert", "validate", "(gateway)", "(tools)"] {
+        assert!(summary.contains(command), "{command} in {summary:?}");
+    }
+    toolmodel()
+        .args(["gateway", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "1  with --check-config: a problem in the configuration or the options",
+        ))
+        .stdout(predicate::str::contains("--allowed-hosts <HOST[,HOST...]>"))
+        .stdout(predicate::str::contains("MCP_INTROSPECTION_CLIENT_SECRET"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // convert
 

@@ -15,6 +15,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use assert_cmd::cargo::cargo_bin_cmd;
+use predicates::prelude::PredicateBooleanExt as _;
 use serde_json::json;
 use toolmodel_rmcp::rmcp::{
     ClientHandler, ServiceExt,
@@ -154,6 +156,15 @@ async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_chang
     service.cancel().await.unwrap();
 }
 
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// `toolmodel gateway --http 127.0.0.1:PORT --config FILE` (a free port) with `extra`
 /// arguments, once it listens; the child and its MCP URL.
 async fn http_gateway(
@@ -161,11 +172,17 @@ async fn http_gateway(
     file: &tempfile::NamedTempFile,
     extra: &[&str],
 ) -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    http_gateway_on(up, file, free_port(), extra, &[]).await
+}
+
+/// [`http_gateway`] on `port`, with the environment variables `envs`.
+async fn http_gateway_on(
+    up: &BTreeMap<String, String>,
+    file: &tempfile::NamedTempFile,
+    port: u16,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
     let gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
         .args([
             "gateway",
@@ -176,6 +193,7 @@ async fn http_gateway(
         .arg(file.path())
         .args(extra)
         .env("TIME_SERVER", &up["TIME"])
+        .envs(envs.iter().copied())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
@@ -343,4 +361,595 @@ fn tools_config_lists_and_converts_the_live_tools_and_names_an_unavailable_serve
         .map(|tool| tool["function"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["convert_time", "get_current_time"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deployment: --check-config, host names, scopes, introspection, behind nginx.
+
+/// A configuration file holding `config`.
+fn config_file(config: &serde_json::Value) -> tempfile::NamedTempFile {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), config.to_string()).unwrap();
+    file
+}
+
+/// `toolmodel gateway --check-config --config FILE` with `extra` arguments and `envs`.
+fn check_config(
+    file: &tempfile::NamedTempFile,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> assert_cmd::assert::Assert {
+    cargo_bin_cmd!("toolmodel")
+        .args(["gateway", "--check-config", "--config"])
+        .arg(file.path())
+        .args(extra)
+        .env_remove("MCP_INTROSPECTION_CLIENT_SECRET")
+        .env_remove("MCP_REQUEST_STATE_KEY")
+        .envs(envs.iter().copied())
+        .assert()
+}
+
+#[test]
+fn check_config_refuses_a_misspelled_key_naming_the_known_one_and_exits_1() {
+    let file = config_file(&json!({"mcpServers": {
+        "time": {"command": "mcp-server-time", "hidenTools": ["convert_time"]}
+    }}));
+    check_config(&file, &[], &[]).code(1).stdout("").stderr(format!(
+        "error: {}: server \"time\", at /mcpServers/time/hidenTools: unknown key \"hidenTools\": did you mean \"hiddenTools\"?\n",
+        file.path().display()
+    ));
+    let file = config_file(&json!({"servers": {"time": {"command": "x", "disabeld": true}}}));
+    check_config(&file, &[], &[])
+        .code(1)
+        .stderr(predicates::str::contains(
+            "at /servers/time/disabeld: unknown key \"disabeld\": did you mean \"disabled\"?",
+        ));
+}
+
+#[test]
+fn check_config_accepts_a_valid_configuration_and_options_and_starts_nothing() {
+    let file = config_file(&json!({"mcpServers": {
+        "time": {"command": "/nonexistent/server", "requiredScopes": ["notes:write"], "autoApprove": []},
+        "off": {"command": "/nonexistent", "disabled": true}
+    }}));
+    // The command does not exist: nothing is started, so nothing fails.
+    check_config(
+        &file,
+        &[
+            "--http",
+            "0.0.0.0:8080",
+            "--auth-issuer",
+            "https://auth.example.com",
+            "--resource",
+            "https://mcp.example.com/mcp",
+            "--scopes",
+            "mcp:tools",
+            "--introspection-client-id",
+            "gateway",
+            "--allowed-origins",
+            "https://app.example.com",
+        ],
+        &[("MCP_INTROSPECTION_CLIENT_SECRET", "s3cret")],
+    )
+    .code(0)
+    .stderr("")
+    .stdout(format!(
+        "ok: {}: 2 servers, 1 enabled (time)
+  server \"time\": tools need scopes notes:write
+  over Streamable HTTP on http://0.0.0.0:8080/mcp
+  tokens from https://auth.example.com for https://mcp.example.com/mcp
+  every request needs scopes mcp:tools
+  opaque tokens introspected as gateway
+  allowed hosts: mcp.example.com, localhost, 127.0.0.1, ::1
+  allowed origins: https://app.example.com
+",
+        file.path().display()
+    ));
+    // Over stdio nothing checks the scopes: said, not refused.
+    check_config(&file, &[], &[]).code(0).stderr(
+        "note: the requiredScopes of server \"time\" are not checked over stdio (one local client; they are with --http and --auth-issuer)\n",
+    );
+}
+
+#[test]
+fn check_config_names_each_problem_of_the_options() {
+    let file = config_file(&json!({"mcpServers": {
+        "time": {"command": "x", "requiredScopes": ["notes:write"]}
+    }}));
+    // requiredScopes over HTTP with nothing to check them; the introspection secret missing;
+    // an issuer over plain HTTP off loopback.
+    check_config(&file, &["--http", "127.0.0.1:0"], &[])
+        .code(1)
+        .stderr(predicates::str::contains(
+            "error: server \"time\" has requiredScopes [\"notes:write\"], which only a gateway with --auth-issuer checks",
+        ));
+    check_config(
+        &file,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:1",
+            "--introspection-client-id",
+            "gateway",
+        ],
+        &[],
+    )
+    .code(1)
+    .stderr("error: --introspection-client-id \"gateway\": MCP_INTROSPECTION_CLIENT_SECRET is not set (the client's secret is read from it, never from the command line)\n");
+    check_config(
+        &file,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://auth.example.com",
+        ],
+        &[],
+    )
+    .code(1)
+    .stderr(predicates::str::contains(
+        "issuer \"http://auth.example.com/\" is neither https nor http on a loopback host",
+    ));
+    check_config(
+        &file,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:1",
+            "--introspection-client-id",
+            "gateway",
+            "--introspection-rate",
+            "0",
+        ],
+        &[("MCP_INTROSPECTION_CLIENT_SECRET", "s3cret")],
+    )
+    .code(1)
+    .stderr(predicates::str::contains("--introspection-rate 0: "));
+    // Values clap refuses: a usage error, 2.
+    for (flag, value, expected) in [
+        (
+            "--allowed-hosts",
+            "https://mcp.example.com",
+            "\"https://mcp.example.com\" is a URL: write the host name alone (\"mcp.example.com\")",
+        ),
+        (
+            "--allowed-origins",
+            "app.example.com",
+            "\"app.example.com\" is not an origin",
+        ),
+    ] {
+        check_config(&file, &["--http", "127.0.0.1:0", flag, value], &[])
+            .code(2)
+            .stderr(predicates::str::contains(expected));
+    }
+    check_config(
+        &file,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:1",
+            "--scopes",
+            "a b",
+        ],
+        &[],
+    )
+    .code(2)
+    .stderr(predicates::str::contains(
+        "scope \"a b\" holds ' ' (U+0020) at position 1",
+    ));
+    // --allowed-hosts that leave out the host of --resource: a warning, not an error.
+    check_config(
+        &file,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:1",
+            "--resource",
+            "https://mcp.example.com/mcp",
+            "--allowed-hosts",
+            "gateway.internal",
+        ],
+        &[],
+    )
+    .code(0)
+    .stderr("warning: --allowed-hosts leaves out \"mcp.example.com\", the host of --resource: a client that connects to the resource gets 403 unless a proxy in front rewrites Host\n");
+}
+
+#[test]
+fn an_error_about_the_whole_file_reads_without_a_pointer() {
+    let file = config_file(&json!([{"command": "x"}]));
+    check_config(&file, &[], &[]).code(1).stderr(format!(
+        "error: {}: the configuration is an array, not an object with mcpServers or servers\n",
+        file.path().display()
+    ));
+    let file = config_file(&json!({"mcpServer": {}}));
+    check_config(&file, &[], &[]).code(1).stderr(format!(
+        "error: {}: at /mcpServer: unknown key \"mcpServer\": did you mean \"mcpServers\"?\n",
+        file.path().display()
+    ));
+    let file = config_file(&json!({"preferences": {}}));
+    check_config(&file, &[], &[]).code(1).stderr(format!(
+        "error: {}: no mcpServers or servers object\n",
+        file.path().display()
+    ));
+    // The gateway itself: the same message, and exit status 2 (it could not start).
+    cargo_bin_cmd!("toolmodel")
+        .args(["gateway", "--config"])
+        .arg(file.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no mcpServers or servers object"))
+        .stderr(predicates::str::contains("at :").not());
+}
+
+/// An MCP JSON-RPC request to `url` (MCP 2025-11-25), with `Host: host` when given, a bearer
+/// `token` when given, and the session `session` when given.
+async fn post(
+    url: &str,
+    host: Option<&str>,
+    token: Option<&str>,
+    session: Option<&str>,
+    body: &serde_json::Value,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(body);
+    if let Some(host) = host {
+        request = request.header("Host", host);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("Mcp-Protocol-Version", "2025-11-25");
+    }
+    request.send().await.unwrap()
+}
+
+fn initialize() -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+}
+
+/// A session with the gateway at `url` made with `token` (MCP 2025-11-25): its ID.
+async fn raw_session(url: &str, token: &str) -> String {
+    let reply = post(url, None, Some(token), None, &initialize()).await;
+    assert_eq!(reply.status(), 200, "{reply:?}");
+    let id = reply.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = post(url, None, Some(token), Some(&id), &initialized).await;
+    assert_eq!(reply.status(), 202, "{reply:?}");
+    id
+}
+
+/// A `tools/call` of `name` with `arguments` as a JSON-RPC request.
+fn call_request(name: &str, arguments: serde_json::Value) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// The `WWW-Authenticate` of `reply`.
+fn challenge_of(reply: &reqwest::Response) -> String {
+    reply
+        .headers()
+        .get("www-authenticate")
+        .unwrap_or_else(|| panic!("no challenge: {reply:?}"))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_answers_the_host_of_its_resource_and_no_other() {
+    let Some(up) = upstreams() else { return };
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let file = config_file(&json!({"mcpServers": {"time": {"command": "${TIME_SERVER}"}}}));
+    let resource = "https://mcp.example.com/mcp";
+    let (gateway, url) = http_gateway(
+        &up,
+        &file,
+        &["--auth-issuer", &issuer.url, "--resource", resource],
+    )
+    .await;
+    // The resource's host passes the Host check (then 401: no token), another host is 403.
+    let reply = post(&url, Some("mcp.example.com"), None, None, &initialize()).await;
+    assert_eq!(reply.status(), 401, "{reply:?}");
+    let reply = post(&url, Some("attacker.example"), None, None, &initialize()).await;
+    assert_eq!(reply.status(), 403, "{reply:?}");
+    let body = reply.text().await.unwrap();
+    assert!(
+        body.contains("\"attacker.example\" is not allowed"),
+        "{body}"
+    );
+    // Loopback names still pass (a health check on the machine).
+    let token = issuer.token(resource, "notes:read").await;
+    raw_session(&url, &token).await;
+    terminate(gateway).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_introspects_opaque_tokens_with_the_secret_from_the_environment() {
+    let Some(up) = upstreams() else { return };
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let file = config_file(&json!({"mcpServers": {"time": {"command": "${TIME_SERVER}"}}}));
+    let port = free_port();
+    // provider.mjs issues opaque tokens for a resource whose path ends in /opaque.
+    let resource = format!("http://127.0.0.1:{port}/opaque");
+    let (server_id, server_secret) = issuer::SERVER_CLIENT;
+    let (gateway, url) = http_gateway_on(
+        &up,
+        &file,
+        port,
+        &[
+            "--auth-issuer",
+            &issuer.url,
+            "--resource",
+            &resource,
+            "--introspection-client-id",
+            server_id,
+        ],
+        &[("MCP_INTROSPECTION_CLIENT_SECRET", server_secret)],
+    )
+    .await;
+    let token = issuer.token(&resource, "notes:read").await;
+    assert!(!token.contains('.'), "an opaque token: {token}");
+    let service = session(&url, &token).await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true), "{time:?}");
+    service.cancel().await.unwrap();
+    terminate(gateway).await;
+}
+
+/// nginx on a loopback port, in front of the gateway on `upstream` (`127.0.0.1:PORT`),
+/// passing `Host: mcp.example.com` as a TLS front for `https://mcp.example.com` would.
+struct Nginx {
+    /// Its URL, `http://127.0.0.1:<port>`.
+    url: String,
+    _child: tokio::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    /// Starts nginx (installed by `serve/install_nginx.sh` when missing); `None`, with a
+    /// notice, when it cannot be installed or started outside CI (under `CI`, a failure).
+    async fn start(upstream: &str) -> Option<Self> {
+        match Self::try_start(upstream).await {
+            Ok(nginx) => Some(nginx),
+            Err(why) if std::env::var_os("CI").is_some() => {
+                panic!("nginx did not start under CI: {why}")
+            }
+            Err(why) => {
+                eprintln!(
+                    "notice: skipped, nginx did not start ({why}); run serve/install_nginx.sh"
+                );
+                None
+            }
+        }
+    }
+
+    async fn try_start(upstream: &str) -> Result<Self, String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let installed = std::process::Command::new("bash")
+            .arg(root.join("serve/install_nginx.sh"))
+            .output()
+            .map_err(|err| format!("bash: {err}"))?;
+        if !installed.status.success() {
+            return Err(String::from_utf8_lossy(&installed.stderr).trim().to_owned());
+        }
+        let binary = String::from_utf8_lossy(&installed.stdout).trim().to_owned();
+        let dir = tempfile::tempdir().map_err(|err| err.to_string())?;
+        let port = free_port();
+        let path = dir.path().display().to_string();
+        // As root, nginx would switch its workers to `nobody`: keep the current user.
+        let user = match id("-u").as_deref() {
+            Some("0") => format!(
+                "user {} {};",
+                id("-un").unwrap_or_default(),
+                id("-gn").unwrap_or_default()
+            ),
+            _ => String::new(),
+        };
+        let conf = format!(
+            "{user}
+daemon off;
+worker_processes 1;
+pid {path}/nginx.pid;
+error_log {path}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    client_body_temp_path {path}/client_body;
+    proxy_temp_path {path}/proxy;
+    fastcgi_temp_path {path}/fastcgi;
+    uwsgi_temp_path {path}/uwsgi;
+    scgi_temp_path {path}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://{upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Connection \"\";
+            # The public name: what clients of https://mcp.example.com/mcp send.
+            proxy_set_header Host mcp.example.com;
+            # Event streams (SSE) pass as they come.
+            proxy_buffering off;
+            proxy_read_timeout 60s;
+        }}
+    }}
+}}
+"
+        );
+        std::fs::write(dir.path().join("nginx.conf"), conf).map_err(|err| err.to_string())?;
+        let mut child = tokio::process::Command::new(&binary)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-c")
+            .arg(dir.path().join("nginx.conf"))
+            .arg("-e")
+            .arg(dir.path().join("error.log"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| format!("{binary}: {err}"))?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = child.try_wait() {
+                let log = std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default();
+                return Err(format!("nginx exited ({status}): {log}"));
+            }
+            if Instant::now() > deadline {
+                return Err("nginx did not listen within 10 s".to_owned());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(Self {
+            url: format!("http://127.0.0.1:{port}"),
+            _child: child,
+            _dir: dir,
+        })
+    }
+}
+
+/// `id FLAG`'s answer (`-u`, `-un`, `-gn`).
+fn id(flag: &str) -> Option<String> {
+    let output = std::process::Command::new("id").arg(flag).output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_nginx_with_a_public_host_name_the_gateway_serves_a_token_and_refuses_one_without_a_servers_scope()
+ {
+    let Some(up) = upstreams() else { return };
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let port = free_port();
+    let Some(nginx) = Nginx::start(&format!("127.0.0.1:{port}")).await else {
+        return;
+    };
+    // The time server's tools need notes:write; server-everything's only what every request
+    // needs (--scopes notes:read).
+    let file = config_file(&json!({"mcpServers": {
+        "everything": {"command": up["EVERYTHING"]},
+        "time": {"command": "${TIME_SERVER}", "requiredScopes": ["notes:write"]}
+    }}));
+    let resource = "https://mcp.example.com/mcp";
+    let (gateway, direct) = http_gateway_on(
+        &up,
+        &file,
+        port,
+        &[
+            "--auth-issuer",
+            &issuer.url,
+            "--resource",
+            resource,
+            "--scopes",
+            "notes:read",
+            "--allowed-hosts",
+            "mcp.example.com",
+        ],
+        &[],
+    )
+    .await;
+    let url = format!("{}/mcp", nginx.url);
+
+    // The metadata, through nginx: the public resource, and every scope.
+    let metadata: serde_json::Value = reqwest::get(format!(
+        "{}/.well-known/oauth-protected-resource/mcp",
+        nginx.url
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(metadata["resource"], resource);
+    assert_eq!(metadata["authorization_servers"], json!([issuer.url]));
+    let supported = metadata["scopes_supported"].as_array().unwrap();
+    assert!(
+        supported.contains(&json!("notes:read")) && supported.contains(&json!("notes:write")),
+        "{metadata}"
+    );
+    // Without a token: 401 naming the public metadata URL.
+    let reply = post(&url, None, None, None, &initialize()).await;
+    assert_eq!(reply.status(), 401, "{reply:?}");
+    assert!(
+        challenge_of(&reply).contains(
+            "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
+        ),
+        "{reply:?}"
+    );
+
+    // A token with both scopes: rmcp's client, through nginx, calls both servers' tools.
+    let both = issuer.token(resource, "notes:read notes:write").await;
+    let service = session(&url, &both).await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true), "{time:?}");
+    let echo = service
+        .call_tool(call("echo", json!({"message": "behind nginx"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        echo.content[0].as_text().unwrap().text,
+        "Echo: behind nginx"
+    );
+    service.cancel().await.unwrap();
+
+    // A token without notes:write: server-everything's tools, not the time server's.
+    let reader = issuer.token(resource, "notes:read").await;
+    let id = raw_session(&url, &reader).await;
+    let refused = post(
+        &url,
+        None,
+        Some(&reader),
+        Some(&id),
+        &call_request("get_current_time", json!({"timezone": "UTC"})),
+    )
+    .await;
+    assert_eq!(refused.status(), 403, "{refused:?}");
+    let challenge = challenge_of(&refused);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"")
+            && challenge.contains("scope=\"notes:read notes:write\""),
+        "{challenge}"
+    );
+    let echoed = post(
+        &url,
+        None,
+        Some(&reader),
+        Some(&id),
+        &call_request("echo", json!({"message": "x"})),
+    )
+    .await;
+    assert_eq!(echoed.status(), 200, "{echoed:?}");
+
+    // --allowed-hosts replaced the loopback names: the gateway's own address is refused.
+    let reply = post(&direct, None, Some(&both), None, &initialize()).await;
+    assert_eq!(reply.status(), 403, "{reply:?}");
+    terminate(gateway).await;
 }
