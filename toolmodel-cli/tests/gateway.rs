@@ -2,7 +2,9 @@
 //! (`@modelcontextprotocol/server-everything`, `mcp-server-time`), installed by
 //! `serve/install_upstreams.sh` into `.upstreams/`. Without them each test prints a notice and
 //! passes, except under `CI`, where it fails. `--auth-issuer` is tested against oidc-provider
-//! (`serve/auth/provider.mjs`, installed by `serve/auth/install.sh`), under the same rule.
+//! (`serve/auth/provider.mjs`, installed by `serve/auth/install.sh`), and the deployment behind
+//! a proxy against nginx (installed by `serve/install_nginx.sh` when missing), under the same
+//! rule. `--check-config` needs neither.
 
 use std::{
     collections::BTreeMap,

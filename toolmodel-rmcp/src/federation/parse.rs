@@ -27,8 +27,9 @@
 //! A key that would change what the server receives or which tools are served, and that the
 //! gateway does not carry out, is refused in both forms with what to write instead: `envFile`
 //! (VS Code, Cursor; write `env`), `headersHelper` (Claude Code; write `headers`), `auth`
-//! (Cursor), `oauth` and `authProviderType` (Gemini CLI; the gateway sends only `headers`),
-//! `tools` other than `["*"]` (GitHub Copilot CLI; write `allowedTools`).
+//! (Cursor), `oauth`, `authProviderType`, `targetAudience` and `targetServiceAccount` (Gemini
+//! CLI; the gateway sends only `headers`), `tools` other than `["*"]` (GitHub Copilot CLI;
+//! write `allowedTools`).
 //!
 //! **Unknown keys are refused**, naming the nearest known key and the key's JSON Pointer
 //! (`server "time", at /mcpServers/time/hidenTools: unknown key "hidenTools": did you mean
@@ -711,6 +712,20 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ),
     (
         "authProviderType",
+        Key::Refused {
+            clients: "Gemini CLI",
+            instead: HEADERS_INSTEAD,
+        },
+    ),
+    (
+        "targetAudience",
+        Key::Refused {
+            clients: "Gemini CLI",
+            instead: HEADERS_INSTEAD,
+        },
+    ),
+    (
+        "targetServiceAccount",
         Key::Refused {
             clients: "Gemini CLI",
             instead: HEADERS_INSTEAD,
