@@ -45,51 +45,9 @@ time_limit="${SCALE_TIME_LIMIT:-120}"
 replica_names=(r1 r2 r3)
 stop_name=r2
 
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        as_root=(sudo -n)
-    fi
-fi
-
-find_nginx() {
-    command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
-}
-
-nginx_bin="$(find_nginx)"
-if [ -z "$nginx_bin" ]; then
-    echo "== installing nginx (Debian package)"
-    if [ "$(id -u)" -ne 0 ] && [ ${#as_root[@]} -eq 0 ]; then
-        echo "error: nginx is missing, and installing it needs root or sudo" >&2
-        exit 1
-    fi
-    # Keep the package from starting its own service (port 80) during the install.
-    policy=/usr/sbin/policy-rc.d
-    made_policy=""
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
-        "${as_root[@]}" chmod 755 "$policy"
-        made_policy=1
-    fi
-    install_status=0
-    {
-        "${as_root[@]}" apt-get update -q &&
-            if apt-cache show nginx-light >/dev/null 2>&1; then
-                DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends nginx-light
-            else
-                DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends nginx
-            fi
-    } >/dev/null || install_status=$?
-    if [ -n "$made_policy" ]; then
-        "${as_root[@]}" rm -f "$policy"
-    fi
-    if [ "$install_status" -ne 0 ]; then
-        echo "error: apt-get could not install nginx (status $install_status)" >&2
-        exit 1
-    fi
-    nginx_bin="$(find_nginx)"
-    [ -n "$nginx_bin" ] || { echo "error: nginx is installed but not found" >&2; exit 1; }
-fi
+# nginx from the Debian packages when missing (serve/install_nginx.sh: the same steps for the
+# gateway test behind nginx); it prints the binary's path.
+nginx_bin="$(bash serve/install_nginx.sh)"
 echo "== $("$nginx_bin" -v 2>&1)"
 
 echo "== building the release conformance server, scale client and toolmodel (gateway)"
