@@ -178,14 +178,26 @@ async fn closed_address() -> SocketAddr {
     listener.local_addr().expect("an address")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_configured_secret_reaches_a_client_when_the_upstream_is_down_or_answers_500() {
+/// An upstream serving `echo` on a free loopback port, configured as [`secret_config`] says:
+/// its address, the sender that stops it, its task, and a federation of it.
+async fn secret_upstream() -> (
+    SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+    Federation,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
     let (stop, served) = serve_until_stopped(tools("docs", &["echo"]), listener);
     let federation = Federation::start(secret_config(addr))
         .await
         .expect("the federation starts");
+    (addr, stop, served, federation)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_configured_secret_reaches_a_client_when_the_upstream_is_down_or_answers_500() {
+    let (addr, stop, served, federation) = secret_upstream().await;
     let service = gateway(&federation).await;
     let call =
         || service.call_tool(CallToolRequestParams::new("echo").with_arguments(Default::default()));
@@ -254,12 +266,7 @@ async fn no_user_of_an_authorized_gateway_sees_an_upstream_s_secret() {
     let Some(issuer) = issuer::Issuer::start(0).await else {
         return;
     };
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, served) = serve_until_stopped(tools("docs", &["echo"]), listener);
-    let federation = Federation::start(secret_config(addr))
-        .await
-        .expect("the federation starts");
+    let (_, stop, served, federation) = secret_upstream().await;
     let (alice, mallory) =
         two_users::alice_and_mallory(&issuer, &federation, || Client, false).await;
     stop.send(()).expect("the upstream runs");

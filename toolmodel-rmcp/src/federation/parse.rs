@@ -126,7 +126,7 @@ impl FederationConfig {
             pointer: String::new(),
             message: format!(
                 "the configuration is {}, not an object with mcpServers or servers",
-                json_kind(value)
+                crate::server::json_kind(value)
             ),
         })?;
         check_top_keys(root)?;
@@ -787,18 +787,6 @@ fn did_you_mean(key: &str, near: &[&str]) -> Option<String> {
         format!("{} or {last:?}", quoted.join(", "))
     };
     Some(format!("unknown key {key:?}: did you mean {choices}?"))
-}
-
-/// What kind of JSON value `value` is, for a message: `an array`, `a string`...
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The two transports.

@@ -59,8 +59,9 @@ fn tools_call_problem(params: Option<&Value>) -> String {
     }
 }
 
-/// The JSON type of `value`, in JSON Schema's words.
-fn kind(value: &Value) -> &'static str {
+/// The JSON type of `value`, in JSON Schema's words (`an array`, `a string`...), for a
+/// message.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -109,6 +109,8 @@ mod handler;
 mod http;
 pub(crate) mod list_changed;
 mod misrouted;
+#[cfg(feature = "federation")]
+pub(crate) use misrouted::kind as json_kind;
 mod peer;
 pub(crate) mod request_state;
 mod stdio;
