@@ -25,7 +25,7 @@
 pub(crate) const MAX_TEMPLATE_BYTES: usize = 512;
 
 /// The longest URI matched against templates, in bytes (RFC 9110 §4.1 asks for at least
-/// 8,000 octets); [`matches`] is `false` for a longer one, which the gateway refuses first.
+/// 8,000 octets); [`matches()`] is `false` for a longer one, which the gateway refuses first.
 pub(crate) const MAX_URI_BYTES: usize = 16 * 1024;
 
 /// One piece of a template.
