@@ -25,7 +25,7 @@ use toolmodel::CallContext;
 use toolmodel::model_calls::{
     ModelTools, Provider, ToolListOptions, extend_request, read_calls, run_calls,
 };
-use toolmodel_rmcp::federation::{Federation, FederationConfig, ServerConfig, StdioTransport};
+use toolmodel_rmcp::federation::{Federation, FederationConfig, StdioTransport, UpstreamConfig};
 
 /// The recorded conversation: `{"source", "request", "responses"}`.
 const FIXTURE: &str = include_str!("fixtures/model_calls/openai-chat-mcp.json");
@@ -40,13 +40,14 @@ async fn main() -> Result<(), Failure> {
 
     // The local tools and the MCP server's, in one toolbox.
     let config = FederationConfig::builder()
-        .server(ServerConfig::stdio("time", time_server))
+        .with_upstream(UpstreamConfig::stdio("time", time_server))
         .build()?;
     let federation = Federation::start_with(config, quickstart::with_tools).await?;
     for status in federation.status().await {
-        if let Err(cause) = status.session {
+        if !status.session.is_open() {
             federation.shutdown().await;
-            return Err(format!("the MCP server {:?} did not start: {cause}", status.name).into());
+            let (name, cause) = (status.name, status.session);
+            return Err(format!("the MCP server {name:?} did not start: {cause}").into());
         }
     }
     let toolbox = federation.toolbox();
@@ -93,7 +94,7 @@ async fn main() -> Result<(), Failure> {
 fn time_server() -> Result<Option<StdioTransport>, Failure> {
     let mut args = std::env::args().skip(1);
     if let Some(command) = args.next() {
-        return Ok(Some(StdioTransport::new(command).args(args)));
+        return Ok(Some(StdioTransport::new(command).with_args(args)));
     }
     let installed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.upstreams/env");
     let command = std::fs::read_to_string(&installed).ok().and_then(|text| {
@@ -103,7 +104,7 @@ fn time_server() -> Result<Option<StdioTransport>, Failure> {
     });
     match command {
         Some(command) => Ok(Some(
-            StdioTransport::new(command).arg("--local-timezone=UTC"),
+            StdioTransport::new(command).with_arg("--local-timezone=UTC"),
         )),
         None if std::env::var_os("CI").is_some() => Err(format!(
             "mcp-server-time is not installed ({} has no TIME=): run serve/install_upstreams.sh",

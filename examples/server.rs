@@ -16,7 +16,7 @@ mod quickstart;
 
 use toolmodel::{CallContext, SyncToolHandler, ToolError, Toolbox};
 use toolmodel_examples::serve::{Transport, run, transport_from_args, with_task_store};
-use toolmodel_rmcp::{ToolboxServer, auth::Authorization, server::MCP_PATH};
+use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer, server::MCP_PATH};
 
 const HELP: &str = "\
 usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
@@ -98,7 +98,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"))
-        .with_authorization(Authorization::new(&issuer, &resource)?);
+        .with_authorization(ResourceServer::new(&issuer, &resource)?);
     let server = with_task_store(server).await?;
     eprintln!("authorization: tokens from {issuer} for {resource}; whoami needs profile:read");
     run(server, "toolmodel-quickstart", transport).await

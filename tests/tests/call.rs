@@ -701,7 +701,7 @@ fn the_toolbox_is_send_sync_and_clone_and_its_call_future_is_send() {
 }
 
 fn hand_built(count: usize) -> Toolbox {
-    let mut builder = Toolbox::builder().page_size(7);
+    let mut builder = Toolbox::builder().with_page_size(7);
     for index in 0..count {
         let tool = Tool::new(
             format!("tool_{index:04}"),
@@ -869,7 +869,7 @@ proptest! {
     /// Whatever the page size, the pages hold every tool once, in order.
     #[test]
     fn pages_partition_the_tools(count in 0usize..40, size in 1usize..12) {
-        let mut builder = Toolbox::builder().page_size(size);
+        let mut builder = Toolbox::builder().with_page_size(size);
         for index in 0..count {
             let tool = Tool::new(format!("t{index:03}"), ToolSchema::empty_object());
             builder = builder.with_tool(tool, |_, _| async { Ok(CallToolResult::text("")) });

@@ -323,10 +323,12 @@ fn check_version(version: ProtocolVersion) {
                     .is_none_or(|s| s.has_object_root())
         })
         .collect();
-    let mut builder = Toolbox::builder().page_size(5).cache(ListCache::new(
-        std::time::Duration::from_secs(60),
-        CacheScope::Public,
-    ));
+    let mut builder = Toolbox::builder()
+        .with_page_size(5)
+        .with_list_cache(ListCache::new(
+            std::time::Duration::from_secs(60),
+            CacheScope::Public,
+        ));
     for tool in &listed {
         builder = builder.with_tool(Tool::clone(tool), |_, _| async {
             Ok(CallToolResult::text("ok"))

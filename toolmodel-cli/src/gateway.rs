@@ -1,7 +1,7 @@
 //! `toolmodel gateway`: the tools, prompts, resources and completion of the MCP servers of a
 //! configuration file, served as one MCP server ([`toolmodel_rmcp::federation::Federation`]
 //! behind a [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server
-//! with `--auth-issuer` ([`Authorization`]); `--check-config` checks all of it and exits.
+//! with `--auth-issuer` ([`ResourceServer`]); `--check-config` checks all of it and exits.
 //!
 //! **Host names.** Over HTTP, a request's `Host` must name the gateway (MCP, Streamable HTTP,
 //! against DNS rebinding; [`ToolboxServer::with_allowed_hosts`]). `--allowed-hosts` lists the
@@ -18,7 +18,7 @@ use std::{
 
 use toolmodel_rmcp::{
     ToolboxServer,
-    auth::Authorization,
+    auth::ResourceServer,
     federation::{Federation, FederationConfig},
     server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
 };
@@ -80,8 +80,9 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         };
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
-            if let Err(cause) = &status.session {
-                eprintln!("warning: server {:?} is unavailable: {cause}", status.name);
+            if !status.session.is_open() {
+                let (name, cause) = (&status.name, &status.session);
+                eprintln!("warning: server {name:?} is unavailable: {cause}");
             }
         }
         let mut server = ToolboxServer::new(federation.toolbox())
@@ -136,7 +137,7 @@ impl Plan {
     /// `errors` as `error: ...` and each doubtful setting as `warning: ...`; `None` when there
     /// was a problem. The problems: a configuration that cannot be read or used (naming the
     /// file, the server and the JSON Pointer), a bad `MCP_REQUEST_STATE_KEY`, an
-    /// `--auth-issuer` or `--resource` that [`Authorization::new`] refuses (checked against
+    /// `--auth-issuer` or `--resource` that [`ResourceServer::new`] refuses (checked against
     /// `http://ADDR/mcp` when `--resource` is not given), an introspection secret missing from
     /// [`INTROSPECTION_SECRET_ENV`], an `--introspection-rate` of 0, and over HTTP without
     /// `--auth-issuer` a server with `requiredScopes` (nothing would check them).
@@ -212,7 +213,7 @@ impl Plan {
             out,
             "ok: {}: {} servers, {} enabled ({})",
             args.config.display(),
-            self.config.servers.len(),
+            self.config.upstreams.len(),
             enabled.len(),
             enabled.join(", ")
         )?;
@@ -278,19 +279,19 @@ fn request_state_key() -> Result<Option<RequestStateKey>, String> {
     }
 }
 
-/// The [`Authorization`] of `--auth-issuer` for `resource`, with `--scopes` and the
+/// The [`ResourceServer`] of `--auth-issuer` for `resource`, with `--scopes` and the
 /// introspection settings; `None` without `--auth-issuer`.
 ///
 /// # Errors
 ///
-/// A sentence naming the value: what [`Authorization::new`] and
-/// [`Authorization::with_introspection_rate`] refuse, or [`INTROSPECTION_SECRET_ENV`] not set
+/// A sentence naming the value: what [`ResourceServer::new`] and
+/// [`ResourceServer::with_introspection_rate`] refuse, or [`INTROSPECTION_SECRET_ENV`] not set
 /// (or empty, or not Unicode) with `--introspection-client-id`.
-fn authorization(args: &GatewayArgs, resource: &str) -> Result<Option<Authorization>, String> {
+fn authorization(args: &GatewayArgs, resource: &str) -> Result<Option<ResourceServer>, String> {
     let Some(issuer) = &args.auth_issuer else {
         return Ok(None);
     };
-    let mut authorization = Authorization::new(issuer, resource)
+    let mut authorization = ResourceServer::new(issuer, resource)
         .map_err(|err| err.to_string())?
         .with_scopes(args.scopes.iter().cloned());
     if let Some(client) = &args.introspection_client_id {
@@ -374,22 +375,22 @@ fn same_host(allowed: &str, host: &str) -> bool {
 }
 
 /// The gateway's Streamable HTTP endpoint before it serves: its listener, its URL, and the
-/// [`Authorization`] of `--auth-issuer`.
+/// [`ResourceServer`] of `--auth-issuer`.
 struct HttpFront {
     listener: tokio::net::TcpListener,
     /// `http://ADDR/mcp`, with the port bound.
     url: String,
-    authorization: Option<Authorization>,
+    authorization: Option<ResourceServer>,
 }
 
 impl HttpFront {
-    /// Binds `addr` and builds the [`Authorization`] of `args` (the resource defaults to the
+    /// Binds `addr` and builds the [`ResourceServer`] of `args` (the resource defaults to the
     /// bound URL).
     ///
     /// # Errors
     ///
     /// [`Error::Io`](toolmodel_rmcp::Error::Io) when `addr` cannot be bound;
-    /// [`Error::Authorization`](toolmodel_rmcp::Error::Authorization) with the sentence of
+    /// [`Error::ResourceServer`](toolmodel_rmcp::Error::ResourceServer) with the sentence of
     /// [`authorization`] (which [`Plan::read`] checked already, against the port asked for).
     async fn bind(addr: SocketAddr, args: &GatewayArgs) -> Result<Self, toolmodel_rmcp::Error> {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -399,7 +400,7 @@ impl HttpFront {
         let url = format!("http://{bound}{MCP_PATH}");
         let resource = args.resource.as_deref().unwrap_or(&url);
         let authorization = authorization(args, resource)
-            .map_err(|message| toolmodel_rmcp::Error::Authorization { message })?;
+            .map_err(|message| toolmodel_rmcp::Error::ResourceServer { message })?;
         if let Some(authorization) = &authorization {
             eprintln!(
                 "authorization: tokens from {} for {}",

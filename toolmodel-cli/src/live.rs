@@ -9,7 +9,7 @@ use std::{
 
 use serde_json::{Value, json};
 use toolmodel::ProtocolVersion;
-use toolmodel_rmcp::federation::{Federation, FederationConfig, ServerStatus};
+use toolmodel_rmcp::federation::{Federation, FederationConfig, UpstreamStatus};
 
 use crate::cli::{ConversionArgs, ConvertArgs, Format, LintArgs, ToolsArgs};
 use crate::input;
@@ -52,7 +52,7 @@ pub fn run(args: &ToolsArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io:
     let mut status = Status::Clean;
     for server in &statuses {
         write_status(errors, server)?;
-        if server.session.is_err() {
+        if !server.session.is_open() {
             status = Status::Findings;
         }
     }
@@ -109,10 +109,11 @@ pub(crate) fn prepare(
 }
 
 /// One server's state line: `NAME: N tools` or `NAME: unavailable: CAUSE`.
-fn write_status(errors: &mut dyn Write, server: &ServerStatus) -> io::Result<()> {
-    match &server.session {
-        Ok(()) => writeln!(errors, "{}: {} tools", server.name, server.tools),
-        Err(cause) => writeln!(errors, "{}: unavailable: {cause}", server.name),
+fn write_status(errors: &mut dyn Write, server: &UpstreamStatus) -> io::Result<()> {
+    if server.session.is_open() {
+        writeln!(errors, "{}: {} tools", server.name, server.tools)
+    } else {
+        writeln!(errors, "{}: unavailable: {}", server.name, server.session)
     }
 }
 

@@ -23,7 +23,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use toolmodel::Toolbox;
-use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer};
 
 #[path = "../tests/support/add.rs"]
 mod add;
@@ -146,7 +146,7 @@ async fn serve(issuer: Option<&str>) -> SocketAddr {
     let mut server = ToolboxServer::new(toolbox);
     if let Some(issuer) = issuer {
         let resource = format!("http://{addr}/mcp");
-        let auth = Authorization::new(issuer, &resource).expect("an authorization");
+        let auth = ResourceServer::new(issuer, &resource).expect("an authorization");
         server = server.with_authorization(auth);
     }
     tokio::spawn(server.serve_http(listener));

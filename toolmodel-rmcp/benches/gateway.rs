@@ -31,7 +31,7 @@ use rmcp::{
 use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, HttpTransport, ServerConfig},
+    federation::{Federation, FederationConfig, HttpTransport, UpstreamConfig},
 };
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -151,7 +151,7 @@ fn main() {
         }
         let direct = format!("http://127.0.0.1:{upstream_port}/mcp");
         let config = FederationConfig::builder()
-            .server(ServerConfig::http(
+            .with_upstream(UpstreamConfig::http(
                 "quickstart",
                 HttpTransport::new(&direct),
             ))

@@ -64,13 +64,13 @@ pub enum Error {
         message: String,
     },
 
-    /// An [`Authorization`](crate::auth::Authorization) that cannot be used: an issuer or
+    /// A [`ResourceServer`](crate::auth::ResourceServer) that cannot be used: an issuer or
     /// resource that is no URL, not `https` (nor `http` on loopback), a resource with a
     /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer
     /// (feature `auth`).
     #[cfg(feature = "auth")]
     #[error("bad authorization configuration: {message}")]
-    Authorization {
+    ResourceServer {
         /// What is wrong, naming the value.
         message: String,
     },

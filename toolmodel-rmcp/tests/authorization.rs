@@ -16,7 +16,7 @@ use toolmodel::{
     input::{ElicitRequest, InputRequest, InputRequests},
     schemars::{self, JsonSchema},
 };
-use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer};
 
 #[path = "support/issuer.rs"]
 mod issuer;
@@ -84,15 +84,15 @@ impl ToolHandler for Linger {
 }
 
 /// A server of `write_note`, `who_am_i`, `ask` and `linger` on a free loopback port, protected by `issuer`
-/// (`configure` adds to the [`Authorization`]); its address and resource URI.
+/// (`configure` adds to the [`ResourceServer`]); its address and resource URI.
 async fn protected(
     issuer: &str,
-    configure: impl FnOnce(Authorization) -> Authorization,
+    configure: impl FnOnce(ResourceServer) -> ResourceServer,
 ) -> (SocketAddr, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
-    let auth = configure(Authorization::new(issuer, &resource).unwrap());
+    let auth = configure(ResourceServer::new(issuer, &resource).unwrap());
     let toolbox = Toolbox::builder()
         .with(WriteNote::default())
         .with(WhoAmI::default())
@@ -572,7 +572,7 @@ async fn an_opaque_token_is_introspected() {
     let addr = listener.local_addr().unwrap();
     // provider.mjs issues opaque tokens for resources whose path ends in /opaque.
     let resource = format!("http://{addr}/opaque");
-    let auth = Authorization::new(&issuer.url, &resource)
+    let auth = ResourceServer::new(&issuer.url, &resource)
         .unwrap()
         .with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1);
     let toolbox = Toolbox::builder().with(WhoAmI::default()).build().unwrap();
@@ -689,7 +689,7 @@ async fn protected_with(
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
     let server = ToolboxServer::new(who_toolbox(&[]))
-        .with_authorization(Authorization::new(issuer, &resource).unwrap())
+        .with_authorization(ResourceServer::new(issuer, &resource).unwrap())
         .with_limits(limits);
     tokio::spawn(server.clone().serve_http(listener));
     (server, addr, resource)

@@ -282,7 +282,7 @@ async fn a_cancelled_call_cancels_its_requests_to_the_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_request_to_the_client_times_out() {
     let (outcomes, mut outcome) = mpsc::unbounded_channel();
-    let limits = HttpLimits::default().client_request_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().with_client_request_timeout(Duration::from_millis(300));
     let mut client = RawClient::start(server(limits, outcomes)).await;
     let started = std::time::Instant::now();
     let asked = client.call_and_get_asked(7, "ask", "sampling").await;
@@ -322,7 +322,7 @@ async fn the_default_timeout_is_documented_and_settable() {
         HttpLimits::default().client_request_timeout,
         HttpLimits::DEFAULT_CLIENT_REQUEST_TIMEOUT
     );
-    let limits = HttpLimits::default().client_request_timeout(Duration::from_secs(5));
+    let limits = HttpLimits::default().with_client_request_timeout(Duration::from_secs(5));
     assert_eq!(limits.client_request_timeout, Duration::from_secs(5));
 }
 

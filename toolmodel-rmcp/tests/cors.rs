@@ -125,7 +125,7 @@ async fn the_fronts_refusals_of_an_allowed_origin_carry_the_cors_headers() {
     let addr = start(
         server()
             .with_allowed_origins([APP])
-            .with_limits(HttpLimits::default().max_body_bytes(64)),
+            .with_limits(HttpLimits::default().with_max_body_bytes(64)),
     )
     .await;
     let origin = format!("Origin: {APP}");
@@ -149,8 +149,8 @@ async fn the_fronts_refusals_of_an_allowed_origin_carry_the_cors_headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_preflight_reads_no_body_and_takes_no_session() {
     let limits = HttpLimits::default()
-        .max_sessions(3)
-        .body_read_timeout(Duration::from_secs(5));
+        .with_max_sessions(3)
+        .with_body_read_timeout(Duration::from_secs(5));
     let addr = start(server().with_limits(limits)).await;
 
     let mut stream = TcpStream::connect(addr).await.unwrap();

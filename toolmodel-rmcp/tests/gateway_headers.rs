@@ -24,7 +24,7 @@ use tokio::net::TcpListener;
 use toolmodel::{CallToolResult, Tool, Toolbox};
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, HttpTransport, ServerConfig},
+    federation::{Federation, FederationConfig, HttpTransport, UpstreamConfig},
     server::McpHttpService,
 };
 use tower_service::Service as _;
@@ -65,11 +65,11 @@ async fn the_upstream_sees_only_the_configured_headers_never_the_client_s() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let upstream = recording_upstream(Arc::clone(&seen)).await;
     let config = FederationConfig::builder()
-        .server(ServerConfig::http(
+        .with_upstream(UpstreamConfig::http(
             "remote",
             HttpTransport::new(format!("http://{upstream}/mcp"))
-                .header("Authorization", "Bearer configured-token")
-                .header("X-Api-Key", "configured-key"),
+                .with_header("Authorization", "Bearer configured-token")
+                .with_header("X-Api-Key", "configured-key"),
         ))
         .build()
         .unwrap();

@@ -19,7 +19,7 @@ use rmcp::{
 use tokio::sync::mpsc;
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, ServerConfig, StdioTransport},
+    federation::{Federation, FederationConfig, StdioTransport, UpstreamConfig},
 };
 
 #[path = "support/upstreams.rs"]
@@ -36,7 +36,10 @@ async fn gateway<C: ClientHandler>(
     let everything = installed::upstreams()?.remove("EVERYTHING")?;
     let mut config = FederationConfig::builder();
     for name in names {
-        config = config.server(ServerConfig::stdio(*name, StdioTransport::new(&everything)));
+        config = config.with_upstream(UpstreamConfig::stdio(
+            *name,
+            StdioTransport::new(&everything),
+        ));
     }
     let federation = Federation::start(config.build().unwrap()).await.unwrap();
     let server = ToolboxServer::new(federation.toolbox()).with_handler(federation.passthrough());

@@ -24,7 +24,7 @@ use toolmodel::{
 use toolmodel_rmcp::{
     ToolboxServer,
     federation::{
-        Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig, StdioTransport,
+        Federation, FederationConfig, HttpTransport, NamePolicy, StdioTransport, UpstreamConfig,
     },
 };
 
@@ -317,20 +317,20 @@ async fn no_configured_secret_is_in_the_status_of_a_server_that_never_answered()
 /// An upstream `ToolboxServer` serving `names` over Streamable HTTP on a free loopback port,
 /// until the test ends; its configuration as server `server`, and the server itself (to change
 /// its tools).
-async fn upstream(server: &str, names: &[&str]) -> (ServerConfig, ToolboxServer) {
+async fn upstream(server: &str, names: &[&str]) -> (UpstreamConfig, ToolboxServer) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
     let served = ToolboxServer::new(tools(server, names));
     tokio::spawn(served.clone().serve_http(listener));
-    let config = ServerConfig::http(server, HttpTransport::new(format!("http://{addr}/mcp")));
+    let config = UpstreamConfig::http(server, HttpTransport::new(format!("http://{addr}/mcp")));
     (config, served)
 }
 
 /// A federation of `servers` under `policy`.
-async fn federate(servers: Vec<ServerConfig>, policy: NamePolicy) -> Federation {
-    let mut config = FederationConfig::builder().tool_names(policy);
+async fn federate(servers: Vec<UpstreamConfig>, policy: NamePolicy) -> Federation {
+    let mut config = FederationConfig::builder().with_tool_names(policy);
     for server in servers {
-        config = config.server(server);
+        config = config.with_upstream(server);
     }
     Federation::start(config.build().expect("the configuration builds"))
         .await
@@ -443,7 +443,11 @@ async fn an_upstream_s_new_list_never_freezes_the_others() {
         ]
     );
     assert_eq!(answer(&federation, "good__search").await, "good: search");
-    assert_eq!(federation.last_error(), None);
+    assert!(
+        federation.last_error().is_none(),
+        "{:?}",
+        federation.last_error()
+    );
 
     // `good`'s next list is served too: nothing is frozen.
     good_server.set_toolbox(tools("good", &["search", "fetch"]));
@@ -483,17 +487,17 @@ async fn tools_two_servers_share_under_never_are_left_out_and_the_rest_served() 
 }
 
 /// A stdio server (`tests/support/fake_upstream.py`) named `name`, listing `tools` as given.
-fn fake_upstream(name: &str, tools: serde_json::Value) -> ServerConfig {
-    ServerConfig::stdio(
+fn fake_upstream(name: &str, tools: serde_json::Value) -> UpstreamConfig {
+    UpstreamConfig::stdio(
         name,
         StdioTransport::new("python3")
-            .arg(concat!(
+            .with_arg(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/support/fake_upstream.py"
             ))
-            .arg(tools.to_string()),
+            .with_arg(tools.to_string()),
     )
-    .startup_timeout(Duration::from_secs(20))
+    .with_startup_timeout(Duration::from_secs(20))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

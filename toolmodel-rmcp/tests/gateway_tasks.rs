@@ -24,7 +24,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, HttpTransport, NamePolicy, ServerConfig},
+    federation::{Federation, FederationConfig, HttpTransport, NamePolicy, UpstreamConfig},
 };
 
 #[path = "support/issuer.rs"]
@@ -104,11 +104,11 @@ async fn upstream() -> std::net::SocketAddr {
 async fn federation(names: NamePolicy) -> Federation {
     let addr = upstream().await;
     let config = FederationConfig::builder()
-        .server(ServerConfig::http(
+        .with_upstream(UpstreamConfig::http(
             "jobs",
             HttpTransport::new(format!("http://{addr}/mcp")),
         ))
-        .tool_names(names)
+        .with_tool_names(names)
         .build()
         .expect("config");
     Federation::start(config).await.expect("federation")
@@ -502,7 +502,7 @@ async fn an_upstreams_request_state_is_bound_to_the_caller_it_was_given_to() {
         ToolboxServer::new(Toolbox::builder().build().expect("toolbox")).with_handler(Stateful);
     tokio::spawn(upstream.serve_http(listener));
     let config = FederationConfig::builder()
-        .server(ServerConfig::http(
+        .with_upstream(UpstreamConfig::http(
             "stateful",
             HttpTransport::new(format!("http://{addr}/mcp")),
         ))

@@ -164,7 +164,7 @@ async fn two_host_headers_are_400() {
 /// makes room (its client gets 404 and initializes again).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_beyond_the_limit_close_the_least_recently_used() {
-    let addr = start(server().with_limits(HttpLimits::default().max_sessions(2))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_sessions(2))).await;
     let first = session(addr).await;
     let second = session(addr).await;
     let call = call_body(&json!({"a": 1, "b": 2}));
@@ -198,7 +198,7 @@ async fn sessions_beyond_the_limit_close_the_least_recently_used() {
 /// client's call or `DELETE` got 404. Sessions whose client never came back make room first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_initialize_flood_closes_its_own_sessions_first() {
-    let addr = start(server().with_limits(HttpLimits::default().max_sessions(3))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_sessions(3))).await;
     let client = session(addr).await;
     let call = call_body(&json!({"a": 1, "b": 2}));
     let mut abandoned = Vec::new();
@@ -235,7 +235,8 @@ async fn an_initialize_flood_closes_its_own_sessions_first() {
 /// standalone SSE stream is 429 with `Retry-After`, naming the limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_the_sessions_limit_are_429() {
-    let addr = start(server().with_limits(HttpLimits::default().max_calls_per_session(1))).await;
+    let addr =
+        start(server().with_limits(HttpLimits::default().with_max_calls_per_session(1))).await;
     let id = session(addr).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let get = format!(
@@ -268,7 +269,7 @@ async fn calls_beyond_the_sessions_limit_are_429() {
 /// Finding 3: no body read timeout. A body that stalls gets 408, naming the limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_body_gets_408() {
-    let limits = HttpLimits::default().body_read_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().with_body_read_timeout(Duration::from_millis(300));
     let addr = start(server().with_limits(limits)).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let head = format!(
@@ -285,7 +286,7 @@ async fn a_stalled_body_gets_408() {
 /// closed after the header read timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_header_is_cut_off() {
-    let limits = HttpLimits::default().header_read_timeout(Duration::from_millis(300));
+    let limits = HttpLimits::default().with_header_read_timeout(Duration::from_millis(300));
     let addr = start(server().with_limits(limits)).await;
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream
@@ -301,7 +302,7 @@ async fn a_slow_header_is_cut_off() {
 /// the longest idle connection makes room, so a fresh client is still served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_connections_never_lock_a_fresh_client_out() {
-    let addr = start(server().with_limits(HttpLimits::default().max_connections(4))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_connections(4))).await;
     let mut idle = Vec::new();
     for _ in 0..8 {
         idle.push(TcpStream::connect(addr).await.unwrap());
@@ -327,7 +328,7 @@ async fn idle_connections_never_lock_a_fresh_client_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_over_the_limit_is_413() {
-    let addr = start(server().with_limits(HttpLimits::default().max_body_bytes(64))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_body_bytes(64))).await;
     let reply = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
     assert_eq!(reply.status, 413, "{reply:?}");
     assert!(reply.body.contains("max_body_bytes"), "{reply:?}");

@@ -83,7 +83,7 @@ async fn a_mounted_service_serves_mcp_at_the_routers_path_beside_other_routes() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mounted_service_keeps_the_rules_limits_and_fixes() {
-    let limits = HttpLimits::default().max_body_bytes(512);
+    let limits = HttpLimits::default().with_max_body_bytes(512);
     let addr = mount(server().with_limits(limits).http_service()).await;
     let origin = raw(
         addr,

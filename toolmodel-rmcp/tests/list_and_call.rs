@@ -11,7 +11,7 @@ mod pipe;
 use pipe::connect;
 
 fn numbered(count: usize, page_size: usize) -> Toolbox {
-    let mut builder = Toolbox::builder().page_size(page_size);
+    let mut builder = Toolbox::builder().with_page_size(page_size);
     for n in 0..count {
         builder = builder.with_tool(
             Tool::new(format!("tool_{n}"), ToolSchema::empty_object()),

@@ -40,7 +40,7 @@ async fn refused_without_the_body(addr: SocketAddr, head: &str, within: Duration
 /// client is still served afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_initializes_close_no_session_when_the_table_is_full() {
-    let addr = start(server().with_limits(HttpLimits::default().max_sessions(3))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_sessions(3))).await;
     let clients = [
         session(addr).await,
         session(addr).await,
@@ -59,7 +59,7 @@ async fn refused_initializes_close_no_session_when_the_table_is_full() {
 /// `body_read_timeout`), and its connection is closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_request_is_answered_before_its_body_arrives() {
-    let limits = HttpLimits::default().body_read_timeout(Duration::from_secs(5));
+    let limits = HttpLimits::default().with_body_read_timeout(Duration::from_secs(5));
     let addr = start(server().with_limits(limits)).await;
     for head in foreign_heads(addr) {
         let reply = refused_without_the_body(addr, &head, Duration::from_secs(2)).await;
@@ -72,7 +72,7 @@ async fn a_refused_request_is_answered_before_its_body_arrives() {
 /// connection slot: with `max_connections` 2 taken by two of them, a good client is served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_clients_hold_no_connection_slot() {
-    let addr = start(server().with_limits(HttpLimits::default().max_connections(2))).await;
+    let addr = start(server().with_limits(HttpLimits::default().with_max_connections(2))).await;
     let mut refused = Vec::new();
     for head in foreign_heads(addr) {
         let mut stream = TcpStream::connect(addr).await.unwrap();

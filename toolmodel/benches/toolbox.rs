@@ -204,7 +204,7 @@ fn main() {
     // list
     let tools = thousand_tools();
     assert_eq!(tools.len(), 1000);
-    let mut builder = Toolbox::builder().page_size(1000);
+    let mut builder = Toolbox::builder().with_page_size(1000);
     for tool in &tools {
         builder = builder.with_tool(tool.clone(), |_, _| async {
             Ok(CallToolResult::text(String::new()))

@@ -1,4 +1,4 @@
-//! [`Authorization`]: what a protected server is configured with, its defaults, and the
+//! [`ResourceServer`]: what a protected server is configured with, its defaults, and the
 //! checks made on it when it is built.
 
 use std::{fmt, time::Duration};
@@ -77,15 +77,15 @@ pub(crate) struct IntrospectionClient {
 /// its issuer is down and refuses every token until it is reachable.
 ///
 /// ```
-/// use toolmodel_rmcp::auth::Authorization;
+/// use toolmodel_rmcp::auth::ResourceServer;
 ///
-/// let auth = Authorization::new("https://auth.example.com", "https://mcp.example.com/mcp")?
+/// let auth = ResourceServer::new("https://auth.example.com", "https://mcp.example.com/mcp")?
 ///     .with_scopes(["mcp:tools"])
 ///     .with_scope_implying("notes:admin", ["notes:read", "notes:write"]);
 /// # Ok::<(), toolmodel_rmcp::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Authorization {
+pub struct ResourceServer {
     pub(crate) issuer: String,
     pub(crate) resource: Url,
     pub(crate) scopes: Vec<String>,
@@ -106,7 +106,7 @@ pub struct Authorization {
     pub(crate) client: reqwest::Client,
 }
 
-impl fmt::Debug for Authorization {
+impl fmt::Debug for ResourceServer {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
             .debug_struct("Authorization")
@@ -154,10 +154,10 @@ fn http_client() -> Result<reqwest::Client, Error> {
 }
 
 fn config_error(message: String) -> Error {
-    Error::Authorization { message }
+    Error::ResourceServer { message }
 }
 
-impl Authorization {
+impl ResourceServer {
     /// Tokens issued by `issuer` (the authorization server's issuer identifier, compared with
     /// each token's `iss` exactly as written) for `resource` (this server's canonical URI,
     /// RFC 8707 §2: the URL clients connect to, e.g. `https://mcp.example.com/mcp`; each
@@ -165,7 +165,7 @@ impl Authorization {
     ///
     /// # Errors
     ///
-    /// [`Error::Authorization`] when `issuer` or `resource` is not an absolute URL, when
+    /// [`Error::ResourceServer`] when `issuer` or `resource` is not an absolute URL, when
     /// either is neither `https` nor `http` on a loopback host (RFC 8414 §2, RFC 9728 §3),
     /// when `issuer` has a query or fragment, or `resource` a fragment (RFC 8707 §2).
     pub fn new(issuer: &str, resource: &str) -> Result<Self, Error> {
@@ -268,7 +268,7 @@ impl Authorization {
     ///
     /// # Errors
     ///
-    /// [`Error::Authorization`] when `typ` is empty or holds whitespace (a token without
+    /// [`Error::ResourceServer`] when `typ` is empty or holds whitespace (a token without
     /// `typ` is accepted with [`with_missing_typ_accepted`](Self::with_missing_typ_accepted)).
     pub fn with_typ_accepted(mut self, typ: impl Into<String>) -> Result<Self, Error> {
         let typ = typ.into();
@@ -302,7 +302,7 @@ impl Authorization {
     ///
     /// # Errors
     ///
-    /// [`Error::Authorization`] for an empty list, a name that is no JWA signature algorithm,
+    /// [`Error::ResourceServer`] for an empty list, a name that is no JWA signature algorithm,
     /// `none`, or an HMAC algorithm (`HS256`, `HS384`, `HS512`: a resource server verifies
     /// with the issuer's public keys, never a shared secret).
     pub fn with_algorithms<'a>(
@@ -377,7 +377,7 @@ impl Authorization {
     ///
     /// # Errors
     ///
-    /// [`Error::Authorization`] for 0 (opaque tokens would all be refused: leave
+    /// [`Error::ResourceServer`] for 0 (opaque tokens would all be refused: leave
     /// [`with_introspection`](Self::with_introspection) out instead).
     pub fn with_introspection_rate(mut self, per_second: u32) -> Result<Self, Error> {
         if per_second == 0 {
@@ -406,19 +406,19 @@ mod tests {
     #[test]
     fn plain_http_is_refused_off_loopback() {
         assert!(
-            Authorization::new("https://auth.example.com", "https://mcp.example.com/mcp").is_ok()
+            ResourceServer::new("https://auth.example.com", "https://mcp.example.com/mcp").is_ok()
         );
-        assert!(Authorization::new("http://127.0.0.1:9000", "http://localhost:8080/mcp").is_ok());
-        let err = Authorization::new("http://auth.example.com", "https://mcp.example.com/mcp")
+        assert!(ResourceServer::new("http://127.0.0.1:9000", "http://localhost:8080/mcp").is_ok());
+        let err = ResourceServer::new("http://auth.example.com", "https://mcp.example.com/mcp")
             .unwrap_err();
         assert!(err.to_string().contains("auth.example.com"), "{err}");
-        assert!(Authorization::new("https://a.example", "https://m.example/mcp#x").is_err());
-        assert!(Authorization::new("not a url", "https://m.example/mcp").is_err());
+        assert!(ResourceServer::new("https://a.example", "https://m.example/mcp#x").is_err());
+        assert!(ResourceServer::new("not a url", "https://m.example/mcp").is_err());
     }
 
     #[test]
     fn hmac_and_none_are_never_accepted() {
-        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        let auth = ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap();
         for names in [vec!["HS256"], vec!["none"], vec![], vec!["ES256", "HS512"]] {
             assert!(
                 auth.clone().with_algorithms(names.clone()).is_err(),
@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn a_typ_is_kept_as_a_media_type_and_an_empty_one_is_refused() {
-        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        let auth = ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap();
         assert_eq!(auth.typs, ["application/at+jwt"]);
         assert!(!auth.missing_typ_accepted);
         let auth = auth.with_typ_accepted("JWT").unwrap();
@@ -443,7 +443,7 @@ mod tests {
 
     #[test]
     fn the_secret_is_not_in_debug_output() {
-        let auth = Authorization::new("https://a.example", "https://m.example/mcp")
+        let auth = ResourceServer::new("https://a.example", "https://m.example/mcp")
             .unwrap()
             .with_introspection("rs", "very-secret");
         assert!(!format!("{auth:?}").contains("very-secret"));

@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use url::Url;
 
-use super::config::{Authorization, on_loopback};
+use super::config::{ResourceServer, on_loopback};
 
 /// The members of the issuer's metadata document (RFC 8414 §2) the server reads.
 #[derive(Deserialize)]
@@ -30,7 +30,7 @@ pub(crate) struct Endpoints {
 
 /// Whether the server may fetch `endpoint`, named by the metadata of `issuer`: `https` (RFC
 /// 8414 §2 requires it of `jwks_uri`, RFC 7662 §4 of introspection), or `http` on a loopback
-/// host when the issuer itself is `http` (which [`Authorization::new`] allows on a loopback
+/// host when the issuer itself is `http` (which [`ResourceServer::new`] allows on a loopback
 /// host only: a local or test issuer). So an `https` issuer's keys never come over plain
 /// HTTP, and a local issuer cannot send the server to fetch off the machine without TLS.
 pub(crate) fn endpoint_allowed(issuer: &Url, endpoint: &Url) -> bool {
@@ -71,7 +71,7 @@ fn candidates(issuer: &Url) -> Vec<Url> {
 
 /// The issuer's endpoints, from the first metadata document found whose `issuer` is the
 /// configured one; `None` when none is (unreachable, not found, or a foreign `issuer`).
-pub(crate) async fn discover(auth: &Authorization) -> Option<Endpoints> {
+pub(crate) async fn discover(auth: &ResourceServer) -> Option<Endpoints> {
     let issuer = Url::parse(&auth.issuer).ok()?;
     for url in candidates(&issuer) {
         let response = auth.client.get(url).timeout(auth.http_timeout).send().await;

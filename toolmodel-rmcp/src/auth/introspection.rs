@@ -2,12 +2,12 @@
 //! `iss` (when given) the issuer, `aud` holding the resource, `sub` (the caller's subject,
 //! never taken from `client_id`), `exp` and `nbf` within the leeway. Asked as the resource
 //! server's own client
-//! ([`Authorization::with_introspection`](super::Authorization::with_introspection)).
+//! ([`ResourceServer::with_introspection`](super::ResourceServer::with_introspection)).
 //!
 //! Each request to the issuer costs it work and uses the server's credentials, and anyone can
 //! send a token: a token the issuer refused is remembered ([`INTROSPECTION_REFUSAL_TTL`]), and
 //! the requests are bounded to
-//! [`with_introspection_rate`](super::Authorization::with_introspection_rate) a second, past
+//! [`with_introspection_rate`](super::ResourceServer::with_introspection_rate) a second, past
 //! which a token not known already is refused as when the issuer is unreachable (503).
 
 use std::{
@@ -20,7 +20,7 @@ use serde_json::Value;
 use toolmodel::Caller;
 
 use super::{
-    config::{Authorization, IntrospectionClient},
+    config::{IntrospectionClient, ResourceServer},
     keys::Keys,
     rejection::Rejection,
     token_cache::TokenCache,
@@ -103,7 +103,7 @@ pub(crate) struct Introspection {
 impl Introspection {
     /// The state for `auth`: as many refused tokens remembered as verified ones, `auth`'s
     /// introspection rate.
-    pub(crate) fn new(auth: &Authorization) -> Self {
+    pub(crate) fn new(auth: &ResourceServer) -> Self {
         Self {
             refused: TokenCache::new(auth.token_cache_capacity),
             bucket: Bucket::new(auth.introspection_rate, Instant::now()),
@@ -121,7 +121,7 @@ impl Introspection {
     /// requests to it is spent.
     pub(crate) async fn verify(
         &self,
-        auth: &Authorization,
+        auth: &ResourceServer,
         keys: &Keys,
         token: &str,
     ) -> Result<(Caller, u64), Rejection> {
@@ -145,7 +145,7 @@ impl Introspection {
     /// allows.
     async fn ask(
         &self,
-        auth: &Authorization,
+        auth: &ResourceServer,
         client: &IntrospectionClient,
         keys: &Keys,
         token: &str,
@@ -175,7 +175,11 @@ impl Introspection {
 }
 
 /// The caller of an introspection `answer`, checked at `now` (Unix seconds).
-fn check(auth: &Authorization, answer: Introspected, now: u64) -> Result<(Caller, u64), Rejection> {
+fn check(
+    auth: &ResourceServer,
+    answer: Introspected,
+    now: u64,
+) -> Result<(Caller, u64), Rejection> {
     if !answer.active {
         return Err(Rejection::Invalid("the token is not active"));
     }
@@ -223,8 +227,8 @@ mod tests {
 
     use super::*;
 
-    fn auth() -> Authorization {
-        Authorization::new("https://a.example", "https://m.example/mcp").unwrap()
+    fn auth() -> ResourceServer {
+        ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap()
     }
 
     fn answer(value: Value) -> Introspected {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolmodel::Caller;
 
 use super::{
-    config::Authorization,
+    config::ResourceServer,
     keys::{KeyError, Keys},
     rejection::Rejection,
 };
@@ -53,7 +53,7 @@ pub(super) fn media_type(typ: &str) -> String {
 
 /// Whether a token whose header's `typ` is `typ` is taken for an access token: `at+jwt` or
 /// another type `auth` accepts, or none when `auth` accepts that.
-fn typ_accepted(auth: &Authorization, typ: Option<&str>) -> bool {
+fn typ_accepted(auth: &ResourceServer, typ: Option<&str>) -> bool {
     match typ {
         Some(typ) => auth.typs.contains(&media_type(typ)),
         None => auth.missing_typ_accepted,
@@ -83,7 +83,7 @@ fn scopes(claims: &Claims) -> Vec<String> {
 /// [`Rejection::Invalid`] naming what failed (never the token), [`Rejection::Unavailable`]
 /// when the issuer's keys cannot be had.
 pub(crate) async fn verify(
-    auth: &Authorization,
+    auth: &ResourceServer,
     keys: &Keys,
     token: &str,
 ) -> Result<(Caller, u64), Rejection> {
@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn typ_is_at_jwt_as_a_case_insensitive_media_type_unless_another_is_accepted() {
-        let auth = Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+        let auth = ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap();
         for typ in [
             "at+jwt",
             "AT+JWT",

@@ -1,6 +1,6 @@
 //! [`Keys`]: the issuer's JSON Web Key Set (RFC 7517), fetched from its `jwks_uri`, kept, and
 //! fetched again when a token names a key the set lacks (a rotation at the issuer), at most
-//! once per [`key_refetch_interval`](super::Authorization::with_key_refetch_interval), and
+//! once per [`key_refetch_interval`](super::ResourceServer::with_key_refetch_interval), and
 //! when it is older than [`KEYS_MAX_AGE`] (a key withdrawn at the issuer stops being trusted).
 //!
 //! What is known is a snapshot read without waiting: a token signed with a known key is
@@ -20,7 +20,7 @@ use tokio::sync::Mutex;
 use url::Url;
 
 use super::{
-    config::Authorization,
+    config::ResourceServer,
     discovery::{self, Endpoints},
 };
 
@@ -119,7 +119,7 @@ impl Keys {
     }
 
     /// The issuer's endpoints, discovered once.
-    pub(crate) async fn endpoints(&self, auth: &Authorization) -> Option<Endpoints> {
+    pub(crate) async fn endpoints(&self, auth: &ResourceServer) -> Option<Endpoints> {
         let known = self.known();
         if known.endpoints.is_some() {
             return known.endpoints.clone();
@@ -134,7 +134,7 @@ impl Keys {
     /// it (refreshed in the background when old), else after a fetch (module docs).
     pub(crate) async fn key(
         &self,
-        auth: &Authorization,
+        auth: &ResourceServer,
         kid: Option<&str>,
     ) -> Result<(DecodingKey, Jwk), KeyError> {
         let mut known = self.known();
@@ -153,7 +153,7 @@ impl Keys {
 
     /// Fetches the keys in a task of their own when `known` is old, a fetch may be tried and
     /// none is in flight; the token at hand is verified with `known` meanwhile.
-    fn refresh_if_stale(&self, auth: &Authorization, known: &Arc<Known>) {
+    fn refresh_if_stale(&self, auth: &ResourceServer, known: &Arc<Known>) {
         let now = Instant::now();
         if !known.stale(now) || !known.may_fetch(now, auth.key_refetch_interval) {
             return;
@@ -171,7 +171,7 @@ impl Keys {
     /// What is known after the fetch `want` needs, `seen` being what the caller found
     /// lacking: waits for the fetch in flight and takes what it brought, or fetches (at most
     /// once per refetch interval; a discovery that found the endpoints does not count).
-    async fn fetch(&self, auth: &Authorization, seen: &Arc<Known>, want: Want) -> Arc<Known> {
+    async fn fetch(&self, auth: &ResourceServer, seen: &Arc<Known>, want: Want) -> Arc<Known> {
         let _one = self.shared.fetching.lock().await;
         self.fetch_holding(auth, seen, want).await
     }
@@ -180,7 +180,7 @@ impl Keys {
     /// once complete; readers never wait for it.
     async fn fetch_holding(
         &self,
-        auth: &Authorization,
+        auth: &ResourceServer,
         seen: &Arc<Known>,
         want: Want,
     ) -> Arc<Known> {
@@ -232,7 +232,7 @@ fn find<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
 }
 
 /// The usable keys at `uri`; `None` when there is no URI or the fetch fails.
-async fn fetch_set(auth: &Authorization, uri: Option<Url>) -> Option<Vec<Jwk>> {
+async fn fetch_set(auth: &ResourceServer, uri: Option<Url>) -> Option<Vec<Jwk>> {
     let response = auth
         .client
         .get(uri?)

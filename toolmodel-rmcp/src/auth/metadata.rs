@@ -4,14 +4,14 @@
 
 use serde_json::{Value, json};
 
-use super::config::Authorization;
+use super::config::ResourceServer;
 
 /// The well-known URI suffix of RFC 9728 §3.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The path of the metadata for `auth`'s resource: the suffix inserted before the resource's
 /// path (RFC 9728 §3.1), or the suffix alone for a resource at the root.
-fn inserted_path(auth: &Authorization) -> String {
+fn inserted_path(auth: &ResourceServer) -> String {
     match auth.resource.path() {
         "" | "/" => WELL_KNOWN.to_owned(),
         path => format!("{WELL_KNOWN}{path}"),
@@ -20,13 +20,13 @@ fn inserted_path(auth: &Authorization) -> String {
 
 /// Whether a request for `path` asks for the metadata: the path-inserted form or the root one
 /// (MCP, "Authorization Server Discovery": clients try both).
-pub(crate) fn is_metadata_path(auth: &Authorization, path: &str) -> bool {
+pub(crate) fn is_metadata_path(auth: &ResourceServer, path: &str) -> bool {
     path == WELL_KNOWN || path == inserted_path(auth)
 }
 
 /// The URL of the metadata document (path-inserted), for `resource_metadata` (RFC 9728
 /// §5.1).
-pub(crate) fn url(auth: &Authorization) -> String {
+pub(crate) fn url(auth: &ResourceServer) -> String {
     let mut url = auth.resource.clone();
     url.set_path(&inserted_path(auth));
     url.set_query(None);
@@ -37,7 +37,7 @@ pub(crate) fn url(auth: &Authorization) -> String {
 /// (the server's scopes, then every scope a tool requires: `tool_scopes`, each once),
 /// `bearer_methods_supported` (`header` only: MCP forbids tokens in the query).
 pub(crate) fn document<'a>(
-    auth: &'a Authorization,
+    auth: &'a ResourceServer,
     tool_scopes: impl IntoIterator<Item = &'a String>,
 ) -> Value {
     let scopes = super::scopes::needed(auth, tool_scopes);
@@ -55,7 +55,8 @@ mod tests {
 
     #[test]
     fn the_metadata_is_served_at_both_well_known_forms() {
-        let auth = Authorization::new("https://a.example", "https://m.example/public/mcp").unwrap();
+        let auth =
+            ResourceServer::new("https://a.example", "https://m.example/public/mcp").unwrap();
         assert_eq!(
             url(&auth),
             "https://m.example/.well-known/oauth-protected-resource/public/mcp"
@@ -72,7 +73,7 @@ mod tests {
             &auth,
             "/.well-known/oauth-protected-resource/other"
         ));
-        let root = Authorization::new("https://a.example", "https://m.example").unwrap();
+        let root = ResourceServer::new("https://a.example", "https://m.example").unwrap();
         assert_eq!(
             url(&root),
             "https://m.example/.well-known/oauth-protected-resource"
@@ -81,7 +82,7 @@ mod tests {
 
     #[test]
     fn the_document_names_the_issuer_and_every_scope() {
-        let auth = Authorization::new("https://a.example", "https://m.example/mcp")
+        let auth = ResourceServer::new("https://a.example", "https://m.example/mcp")
             .unwrap()
             .with_scopes(["mcp"]);
         let tool = ["notes:write".to_owned()];

@@ -1,6 +1,6 @@
 //! Authorization (MCP 2025-11-25 and 2026-07-28, "Authorization"): a
 //! [`ToolboxServer`](crate::ToolboxServer) served over Streamable HTTP as an OAuth 2.1
-//! resource server. Configure it with [`Authorization`] and
+//! resource server. Configure it with [`ResourceServer`] and
 //! [`ToolboxServer::with_authorization`](crate::ToolboxServer::with_authorization); the
 //! [guide](crate::guide::public) shows the whole flow.
 //!
@@ -20,7 +20,7 @@
 //! - `scopes`: the scopes a call needs and the hierarchy that grants them;
 //! - `challenge`: the `WWW-Authenticate` header of a 401 or 403 (RFC 6750 §3);
 //! - `rejection`: why a token was refused; `verifier` ties them together; `config` holds
-//!   [`Authorization`].
+//!   [`ResourceServer`].
 //!
 //! The HTTP front calls them from its gate stage, before a request's body is read or a
 //! session admitted. Tokens are never logged, never put in an error or a response, and never
@@ -41,8 +41,8 @@ mod verifier;
 
 pub(crate) use challenge::Challenge;
 pub use config::{
-    Authorization, DEFAULT_HTTP_TIMEOUT, DEFAULT_INTROSPECTION_RATE, DEFAULT_KEY_REFETCH_INTERVAL,
-    DEFAULT_LEEWAY, DEFAULT_TOKEN_CACHE_CAPACITY,
+    DEFAULT_HTTP_TIMEOUT, DEFAULT_INTROSPECTION_RATE, DEFAULT_KEY_REFETCH_INTERVAL, DEFAULT_LEEWAY,
+    DEFAULT_TOKEN_CACHE_CAPACITY, ResourceServer,
 };
 pub(crate) use metadata::{document as metadata_document, is_metadata_path};
 pub(crate) use rejection::Rejection;

@@ -13,7 +13,7 @@ pub(crate) enum Rejection {
     /// introspection endpoint), so nothing is let through.
     Unavailable,
     /// The token would need an introspection request, and the rate of those
-    /// ([`with_introspection_rate`](super::Authorization::with_introspection_rate)) is spent
+    /// ([`with_introspection_rate`](super::ResourceServer::with_introspection_rate)) is spent
     /// for now.
     Busy,
 }

@@ -1,16 +1,16 @@
 //! Which scopes a request needs and whether a caller's token grants them: the scopes every
-//! request needs ([`Authorization::with_scopes`]), the tool's
+//! request needs ([`ResourceServer::with_scopes`]), the tool's
 //! [`required_scopes`](toolmodel::Tool::required_scopes), and the scope hierarchy
-//! ([`Authorization::with_scope_implying`]; MCP, "Step-Up Authorization Flow").
+//! ([`ResourceServer::with_scope_implying`]; MCP, "Step-Up Authorization Flow").
 
 use toolmodel::Caller;
 
-use super::config::Authorization;
+use super::config::ResourceServer;
 
 /// Every scope a call of a tool that requires `tool_scopes` needs, each once, in order: the
 /// server's, then the tool's (what a 403 `insufficient_scope` names, all in one challenge).
 pub(crate) fn needed<'a>(
-    auth: &'a Authorization,
+    auth: &'a ResourceServer,
     tool_scopes: impl IntoIterator<Item = &'a String>,
 ) -> Vec<String> {
     let mut needed: Vec<String> = Vec::new();
@@ -24,7 +24,7 @@ pub(crate) fn needed<'a>(
 
 /// Whether `caller`'s token grants `scope`, itself or through a broader scope that implies
 /// it (chains followed, each broader scope visited once).
-pub(crate) fn grants(auth: &Authorization, caller: &Caller, scope: &str) -> bool {
+pub(crate) fn grants(auth: &ResourceServer, caller: &Caller, scope: &str) -> bool {
     let mut wanted = vec![scope];
     let mut seen: Vec<&str> = Vec::new();
     while let Some(scope) = wanted.pop() {
@@ -42,7 +42,7 @@ pub(crate) fn grants(auth: &Authorization, caller: &Caller, scope: &str) -> bool
 }
 
 /// Whether `caller` holds every scope of `needed`.
-pub(crate) fn satisfied(auth: &Authorization, caller: &Caller, needed: &[String]) -> bool {
+pub(crate) fn satisfied(auth: &ResourceServer, caller: &Caller, needed: &[String]) -> bool {
     needed.iter().all(|scope| grants(auth, caller, scope))
 }
 
@@ -50,8 +50,8 @@ pub(crate) fn satisfied(auth: &Authorization, caller: &Caller, needed: &[String]
 mod tests {
     use super::*;
 
-    fn auth() -> Authorization {
-        Authorization::new("https://a.example", "https://m.example/mcp")
+    fn auth() -> ResourceServer {
+        ResourceServer::new("https://a.example", "https://m.example/mcp")
             .unwrap()
             .with_scopes(["mcp"])
             .with_scope_implying("notes:admin", ["notes:write"])

@@ -1,4 +1,4 @@
-//! [`Verifier`]: a protected server's running state: its [`Authorization`], the issuer's keys
+//! [`Verifier`]: a protected server's running state: its [`ResourceServer`], the issuer's keys
 //! ([`Keys`]), the verified tokens ([`CallerCache`]) and the introspection state
 //! ([`Introspection`]); it turns a request's headers into its [`Caller`], and a refusal into
 //! its [`Challenge`].
@@ -11,7 +11,7 @@ use toolmodel::Caller;
 use super::{
     bearer,
     challenge::{Challenge, ChallengeError},
-    config::Authorization,
+    config::ResourceServer,
     introspection::Introspection,
     jwt,
     keys::Keys,
@@ -22,7 +22,7 @@ use super::{
 
 /// Verifies the tokens of one server's requests (shared by its clones).
 pub(crate) struct Verifier {
-    auth: Authorization,
+    auth: ResourceServer,
     keys: Keys,
     cache: CallerCache,
     introspection: Introspection,
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Verifier {
 
 impl Verifier {
     /// The verifier of `auth`, with nothing fetched yet.
-    pub(crate) fn new(auth: Authorization) -> Self {
+    pub(crate) fn new(auth: ResourceServer) -> Self {
         Self {
             cache: CallerCache::new(auth.token_cache_capacity),
             introspection: Introspection::new(&auth),
@@ -51,7 +51,7 @@ impl Verifier {
     }
 
     /// What the server was configured with.
-    pub(crate) fn authorization(&self) -> &Authorization {
+    pub(crate) fn authorization(&self) -> &ResourceServer {
         &self.auth
     }
 

@@ -18,24 +18,24 @@ use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolmodel_rmcp::federation::{FederationConfig, HttpTransport, ServerConfig, StdioTransport};
+/// use toolmodel_rmcp::federation::{FederationConfig, HttpTransport, UpstreamConfig, StdioTransport};
 ///
 /// let config = FederationConfig::builder()
-///     .server(ServerConfig::stdio("time", StdioTransport::new("mcp-server-time").arg("--local-timezone=UTC")))
-///     .server(
-///         ServerConfig::http("docs", HttpTransport::new("http://127.0.0.1:3001/mcp").header("Authorization", "Bearer abc"))
-///             .timeout(Duration::from_secs(10))
-///             .hide_tools(["delete_page"]),
+///     .with_upstream(UpstreamConfig::stdio("time", StdioTransport::new("mcp-server-time").with_arg("--local-timezone=UTC")))
+///     .with_upstream(
+///         UpstreamConfig::http("docs", HttpTransport::new("http://127.0.0.1:3001/mcp").with_header("Authorization", "Bearer abc"))
+///             .with_timeout(Duration::from_secs(10))
+///             .with_hidden_tools(["delete_page"]),
 ///     )
 ///     .build()?;
-/// assert_eq!(config.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["docs", "time"]);
+/// assert_eq!(config.upstreams.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["docs", "time"]);
 /// # Ok::<(), toolmodel_rmcp::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct FederationConfig {
     /// Every configured server, enabled or not, sorted by name.
-    pub servers: Vec<ServerConfig>,
+    pub upstreams: Vec<UpstreamConfig>,
     /// How the tools' flat names are made (JSON: top-level `toolNames`).
     pub tool_names: NamePolicy,
 }
@@ -44,14 +44,14 @@ impl FederationConfig {
     /// A builder with no servers and the default [`NamePolicy`].
     pub fn builder() -> FederationConfigBuilder {
         FederationConfigBuilder {
-            servers: Vec::new(),
+            upstreams: Vec::new(),
             tool_names: NamePolicy::default(),
         }
     }
 
     /// The servers to connect to: those not disabled.
-    pub fn enabled(&self) -> impl Iterator<Item = &ServerConfig> {
-        self.servers.iter().filter(|server| server.enabled)
+    pub fn enabled(&self) -> impl Iterator<Item = &UpstreamConfig> {
+        self.upstreams.iter().filter(|server| server.enabled)
     }
 }
 
@@ -59,19 +59,19 @@ impl FederationConfig {
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct FederationConfigBuilder {
-    servers: Vec<ServerConfig>,
+    upstreams: Vec<UpstreamConfig>,
     tool_names: NamePolicy,
 }
 
 impl FederationConfigBuilder {
     /// Adds a server.
-    pub fn server(mut self, server: ServerConfig) -> Self {
-        self.servers.push(server);
+    pub fn with_upstream(mut self, server: UpstreamConfig) -> Self {
+        self.upstreams.push(server);
         self
     }
 
     /// How flat tool names are made (default [`NamePolicy::OnCollision`]).
-    pub fn tool_names(mut self, policy: NamePolicy) -> Self {
+    pub fn with_tool_names(mut self, policy: NamePolicy) -> Self {
         self.tool_names = policy;
         self
     }
@@ -89,7 +89,7 @@ impl FederationConfigBuilder {
     /// `command` or `url`, a `url` that is not `http://` or
     /// `https://`, or a zero timeout.
     pub fn build(self) -> Result<FederationConfig, Error> {
-        let mut servers = self.servers;
+        let mut servers = self.upstreams;
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         for pair in servers.windows(2) {
             if let [first, second] = pair
@@ -121,7 +121,7 @@ impl FederationConfigBuilder {
             }
         }
         Ok(FederationConfig {
-            servers,
+            upstreams: servers,
             tool_names: self.tool_names,
         })
     }
@@ -131,12 +131,12 @@ impl FederationConfigBuilder {
 /// to serve, and its timeouts.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct ServerConfig {
+pub struct UpstreamConfig {
     /// The server's name: its key under `mcpServers`, the `namespace` of its tools and the
     /// `serverName` of their [`Backend::Mcp`](toolmodel::Backend::Mcp).
     pub name: String,
     /// How to reach it.
-    pub transport: ServerTransport,
+    pub transport: UpstreamTransport,
     /// Whether to connect to it (JSON: `disabled: true` or `enabled: false` turn it off).
     pub enabled: bool,
     /// When set, only these tools (by the server's names) are served (JSON: `allowedTools` or
@@ -150,14 +150,14 @@ pub struct ServerConfig {
     /// OAuth scopes an access token must grant to call any of its tools (JSON:
     /// `requiredScopes`, a key of toolmodel's): added to each imported tool's
     /// [`required_scopes`](toolmodel::Tool::required_scopes), so that a gateway serving with
-    /// an `auth::Authorization` (feature `auth`) answers a call whose token lacks one with 403
+    /// an `auth::ResourceServer` (feature `auth`) answers a call whose token lacks one with 403
     /// `insufficient_scope` naming them, and lists them in its Protected Resource Metadata's
     /// `scopes_supported`. Each is an RFC 6749 §3.3 `scope-token`, none repeated. Nothing
-    /// checks them over stdio or without an `Authorization`.
+    /// checks them over stdio or without a `ResourceServer`.
     pub required_scopes: Vec<String>,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
-    /// those [`secret`](Self::secret) adds. Each is replaced by `***` (one of fewer than 6
+    /// those [`with_secret`](Self::with_secret) adds. Each is replaced by `***` (one of fewer than 6
     /// characters is not searched for in free text). The values of `headers` and `env`, and
     /// the userinfo, query and fragment of `url`, are hidden without being listed here.
     pub secrets: BTreeSet<String>,
@@ -166,7 +166,7 @@ pub struct ServerConfig {
 /// How to reach a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ServerTransport {
+pub enum UpstreamTransport {
     /// A child process speaking MCP over its stdin and stdout (MCP "Transports", stdio).
     Stdio(StdioTransport),
     /// An MCP endpoint over Streamable HTTP (MCP "Transports", Streamable HTTP).
@@ -254,29 +254,32 @@ impl StdioTransport {
 
     /// Adds an argument.
     #[must_use]
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+    pub fn with_arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self
     }
 
     /// Adds arguments.
     #[must_use]
-    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+    pub fn with_args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
         self.args.extend(args.into_iter().map(Into::into));
         self
     }
 
     /// Sets an environment variable of the child.
     #[must_use]
-    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(name.into(), value.into());
         self
     }
 
     /// Passes these of the gateway's environment variables on to the child too, beyond
-    /// [`DEFAULT_INHERITED_ENV_VARS`] (no change after [`inherit_all_env`](Self::inherit_all_env)).
+    /// [`DEFAULT_INHERITED_ENV_VARS`] (no change after [`with_all_env_inherited`](Self::with_all_env_inherited)).
     #[must_use]
-    pub fn inherit_env<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+    pub fn with_inherited_env<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        names: I,
+    ) -> Self {
         if let InheritEnv::Named(named) = &mut self.inherit_env {
             named.extend(names.into_iter().map(Into::into));
         }
@@ -285,14 +288,14 @@ impl StdioTransport {
 
     /// Passes the gateway's whole environment on to the child ([`InheritEnv::All`]).
     #[must_use]
-    pub fn inherit_all_env(mut self) -> Self {
+    pub fn with_all_env_inherited(mut self) -> Self {
         self.inherit_env = InheritEnv::All;
         self
     }
 
     /// Sets the working directory.
     #[must_use]
-    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
         self.cwd = Some(cwd.into());
         self
     }
@@ -320,7 +323,7 @@ impl HttpTransport {
 
     /// Adds a header.
     #[must_use]
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.insert(name.into(), value.into());
         self
     }
@@ -351,18 +354,18 @@ impl Default for Timeouts {
     }
 }
 
-impl ServerConfig {
+impl UpstreamConfig {
     /// A server run as a child process, enabled, every tool served, default timeouts.
     pub fn stdio(name: impl Into<String>, transport: StdioTransport) -> Self {
-        Self::with_transport(name.into(), ServerTransport::Stdio(transport))
+        Self::new(name.into(), UpstreamTransport::Stdio(transport))
     }
 
     /// A server reached over Streamable HTTP, enabled, every tool served, default timeouts.
     pub fn http(name: impl Into<String>, transport: HttpTransport) -> Self {
-        Self::with_transport(name.into(), ServerTransport::Http(transport))
+        Self::new(name.into(), UpstreamTransport::Http(transport))
     }
 
-    fn with_transport(name: String, transport: ServerTransport) -> Self {
+    fn new(name: String, transport: UpstreamTransport) -> Self {
         Self {
             name,
             transport,
@@ -378,28 +381,35 @@ impl ServerConfig {
     /// Adds a value never to show in an error or a log line about this server
     /// ([`secrets`](Self::secrets)): a token written into a URL's path, say.
     #[must_use]
-    pub fn secret(mut self, value: impl Into<String>) -> Self {
+    pub fn with_secret(mut self, value: impl Into<String>) -> Self {
         self.secrets.insert(value.into());
         self
     }
 
-    /// Turns the server off (it stays in the configuration, not connected).
+    /// Turns the server on or off (off: it stays in the configuration, not connected; JSON
+    /// `disabled`, `enabled`).
     #[must_use]
-    pub fn disabled(mut self) -> Self {
-        self.enabled = false;
+    pub fn with_enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
         self
     }
 
     /// Serves only these tools (by the server's names).
     #[must_use]
-    pub fn allow_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+    pub fn with_allowed_tools<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        tools: I,
+    ) -> Self {
         self.allowed_tools = Some(tools.into_iter().map(Into::into).collect());
         self
     }
 
     /// Never serves these tools (by the server's names).
     #[must_use]
-    pub fn hide_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+    pub fn with_hidden_tools<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        tools: I,
+    ) -> Self {
         self.hidden_tools.extend(tools.into_iter().map(Into::into));
         self
     }
@@ -407,7 +417,10 @@ impl ServerConfig {
     /// Requires these OAuth scopes for every tool of the server
     /// ([`required_scopes`](Self::required_scopes)).
     #[must_use]
-    pub fn require_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+    pub fn with_required_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        scopes: I,
+    ) -> Self {
         self.required_scopes
             .extend(scopes.into_iter().map(Into::into));
         self
@@ -415,21 +428,21 @@ impl ServerConfig {
 
     /// Each request's wait, restarted by progress ([`Timeouts::request`]).
     #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeouts.request = timeout;
         self
     }
 
     /// The cap on a request whatever its progress ([`Timeouts::max_total`]).
     #[must_use]
-    pub fn max_total_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_max_total_timeout(mut self, timeout: Duration) -> Self {
         self.timeouts.max_total = timeout;
         self
     }
 
     /// The connection, handshake and `tools/list` limit ([`Timeouts::startup`]).
     #[must_use]
-    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> Self {
         self.timeouts.startup = timeout;
         self
     }
@@ -470,14 +483,14 @@ impl ServerConfig {
             ));
         }
         match &self.transport {
-            ServerTransport::Stdio(stdio) if stdio.command.is_empty() => {
+            UpstreamTransport::Stdio(stdio) if stdio.command.is_empty() => {
                 return Err(Error::config(
                     &self.name,
                     "/command",
                     "empty command".into(),
                 ));
             }
-            ServerTransport::Stdio(StdioTransport {
+            UpstreamTransport::Stdio(StdioTransport {
                 inherit_env: InheritEnv::Named(names),
                 ..
             }) => {
@@ -491,7 +504,7 @@ impl ServerConfig {
                     ));
                 }
             }
-            ServerTransport::Http(http)
+            UpstreamTransport::Http(http)
                 if !(http.url.starts_with("http://") || http.url.starts_with("https://")) =>
             {
                 return Err(Error::config(

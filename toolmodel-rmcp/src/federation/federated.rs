@@ -45,7 +45,7 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// session, imports its tools again. A tool that cannot be served as its server names it is
 /// renamed or left out, never the others: it breaks MCP's rules, its name holds the separator
 /// `__` of prefixed names, or it would share a name with another tool (see
-/// [`names`](super::names)); [`ServerStatus::warnings`] says which and why.
+/// [`names`](super::names)); [`UpstreamStatus::warnings`] says which and why.
 ///
 /// **Lifetime.** [`shutdown`](Self::shutdown) closes every session and kills each child's
 /// process group; dropping the last `Federation` (and every [`Toolbox`] built from it) kills
@@ -66,7 +66,7 @@ struct Shared {
     toolbox: RwLock<Toolbox>,
     watchers: Mutex<Vec<Watcher>>,
     /// Why the last rebuild failed, if it did (the previous toolbox stays).
-    last_error: Mutex<Option<String>>,
+    last_error: Mutex<Option<RebuildError>>,
     /// What each server declared at its last `initialize`.
     declared: Declared,
     /// The gateway's sessions, told of the servers' prompt and resource announcements.
@@ -86,11 +86,11 @@ impl std::fmt::Debug for Federation {
 /// One server's state, from [`Federation::status`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ServerStatus {
+pub struct UpstreamStatus {
     /// The server's name.
     pub name: String,
-    /// `Ok` when its session is open, or why not.
-    pub session: Result<(), String>,
+    /// Whether its session is open, or why not.
+    pub session: SessionState,
     /// How many of its tools the toolbox holds.
     pub tools: usize,
     /// The process ID of its child process (a stdio server with a session), which leads the
@@ -103,6 +103,65 @@ pub struct ServerStatus {
     /// left out); see [`names`](super::names). Each new one is also written to the process's
     /// stderr once, as `warning: server "<name>": <sentence>`.
     pub warnings: Vec<String>,
+}
+
+/// Whether an upstream's session is open: [`UpstreamStatus::session`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionState {
+    /// A session is open and can carry requests.
+    Open,
+    /// No session: none was opened yet, the last one closed, or opening one failed. The next
+    /// call or import opens one, after a backoff when opening failed (100 ms, doubling up to
+    /// 30 s).
+    Down {
+        /// Why, one sentence without the configuration's secrets: `not connected yet`, `the
+        /// session closed`, or what opening it gave (the program could not be started, the
+        /// connection was refused, the `initialize` handshake failed or timed out, ...).
+        cause: String,
+        /// How many attempts to open one failed in a row (0 when none failed).
+        failures: u32,
+    },
+    /// [`Federation::shutdown`] closed it; it is not opened again.
+    ShutDown,
+}
+
+impl SessionState {
+    /// Whether a session is open.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        matches!(self, Self::Open)
+    }
+}
+
+/// `open`, the cause of [`Down`](SessionState::Down), or `shut down`.
+impl std::fmt::Display for SessionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Open => f.write_str("open"),
+            Self::Down { cause, .. } => f.write_str(cause),
+            Self::ShutDown => f.write_str("shut down"),
+        }
+    }
+}
+
+/// Why the last import or rebuild of a [`Federation`] failed: [`Federation::last_error`].
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RebuildError {
+    /// A server's `tools/list` failed; its tools imported before are kept.
+    #[error("server {server:?}: {cause}")]
+    Import {
+        /// The server's name.
+        server: String,
+        /// Why, one sentence without the configuration's secrets: a page failed or took
+        /// longer than the startup timeout, a cursor repeated, too many pages.
+        cause: String,
+    },
+    /// The toolbox could not be built from the local tools and the imported ones (a local
+    /// tool that no longer builds, say); the toolbox before stays in use.
+    #[error(transparent)]
+    Toolbox(Arc<Error>),
 }
 
 /// What one server's tools came to at the last import and build.
@@ -258,7 +317,7 @@ impl Federation {
     }
 
     /// Each enabled server's state, sorted by name.
-    pub async fn status(&self) -> Vec<ServerStatus> {
+    pub async fn status(&self) -> Vec<UpstreamStatus> {
         let mut all = Vec::with_capacity(self.inner.upstreams.len());
         for upstream in &self.inner.upstreams {
             let report = self
@@ -269,7 +328,7 @@ impl Federation {
                 .and_then(|reports| reports.get(&upstream.config.name).cloned())
                 .unwrap_or_default();
             let (session, pid) = upstream.status().await;
-            all.push(ServerStatus {
+            all.push(UpstreamStatus {
                 name: upstream.config.name.clone(),
                 session,
                 tools: report.served,
@@ -281,10 +340,11 @@ impl Federation {
     }
 
     /// Why the last import or rebuild failed, if it did: a server's `tools/list` (that
-    /// server's tools imported before are kept, and its [`ServerStatus::warnings`] says so
-    /// too), or the local tools (the toolbox before stays in use).
+    /// server's tools imported before are kept, and its [`UpstreamStatus::warnings`] says so
+    /// too), or the local tools (the toolbox before stays in use). `None` again once a
+    /// rebuild succeeds.
     #[must_use]
-    pub fn last_error(&self) -> Option<String> {
+    pub fn last_error(&self) -> Option<RebuildError> {
         self.inner.last_error.lock().ok().and_then(|e| e.clone())
     }
 
@@ -322,7 +382,10 @@ impl Shared {
             }
             Err(cause) => {
                 if let Ok(mut last) = self.last_error.lock() {
-                    *last = Some(format!("server {name:?}: {cause}"));
+                    *last = Some(RebuildError::Import {
+                        server: name.clone(),
+                        cause: cause.clone(),
+                    });
                 }
                 report.import_failed = Some(format!(
                     "its tools could not be imported, those imported before are kept: {cause}"
@@ -447,7 +510,7 @@ impl Shared {
             }
             Err(err) => {
                 if let Ok(mut last) = self.last_error.lock() {
-                    *last = Some(err.to_string());
+                    *last = Some(RebuildError::Toolbox(Arc::new(err)));
                 }
             }
         }

@@ -11,7 +11,7 @@ use rmcp::{model::PaginatedRequestParams, service::Peer, service::RoleClient};
 use toolmodel::{Backend, DefaultValidator, Tool};
 
 use crate::convert::TryFromRmcp;
-use crate::federation::config::ServerConfig;
+use crate::federation::config::UpstreamConfig;
 use crate::federation::pages::{CacheHint, all_pages};
 use crate::federation::redact::Redactor;
 
@@ -37,7 +37,7 @@ pub(crate) struct Imported {
 /// A sentence naming the cause (the server's secrets removed by `redactor`): a page failed
 /// or took longer than the startup timeout, a cursor repeated, more than [`MAX_PAGES`] pages.
 pub(crate) async fn import(
-    server: &ServerConfig,
+    server: &UpstreamConfig,
     redactor: &Redactor,
     peer: &Peer<RoleClient>,
 ) -> Result<Imported, String> {
@@ -75,7 +75,7 @@ pub(crate) async fn import(
 /// a toolbox would accept it: the checks of
 /// [`ToolboxBuilder::with_tool`](toolmodel::ToolboxBuilder::with_tool) (MCP's rules, both
 /// schemas compiled), so that one bad tool never fails the build of the whole toolbox.
-fn servable(listed: rmcp::model::Tool, server: &ServerConfig) -> Result<Tool, crate::Error> {
+fn servable(listed: rmcp::model::Tool, server: &UpstreamConfig) -> Result<Tool, crate::Error> {
     let mut tool = Tool::try_from_rmcp(listed)?;
     tool.namespace = Some(server.name.clone());
     tool.backends = vec![Backend::mcp(&server.name)];

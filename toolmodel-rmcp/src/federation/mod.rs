@@ -42,8 +42,8 @@ mod uri_template;
 
 pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
-    InheritEnv, ServerConfig, ServerTransport, StdioTransport, Timeouts,
+    InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
 };
-pub use federated::{Federation, ServerStatus};
+pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use names::NamePolicy;
 pub use passthrough::Passthrough;

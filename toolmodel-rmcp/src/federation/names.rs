@@ -29,7 +29,7 @@
 //!
 //! Each tool renamed by rule 3 or left out by rules 3 and 4 comes with the reason, which the
 //! federation reports in the server's
-//! [`ServerStatus::warnings`](super::ServerStatus::warnings).
+//! [`UpstreamStatus::warnings`](super::UpstreamStatus::warnings).
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -13,7 +13,7 @@
 //! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
 //! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
 //! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
-//! | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`ServerConfig::required_scopes`]) |
+//! | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
 //! | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
 //!
 //! **Other clients' keys.** A key another client defines for its own use is accepted, and
@@ -43,7 +43,7 @@
 //!
 //! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
 //! `cwd`, `url`, `headers` and the tool and scope lists ([`expand`](super::expand)); each value
-//! read from the environment is one of the server's [`secrets`](super::ServerConfig::secrets),
+//! read from the environment is one of the server's [`secrets`](super::UpstreamConfig::secrets),
 //! never shown in an error.
 
 use std::{cell::RefCell, path::Path, time::Duration};
@@ -52,7 +52,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::federation::config::{
-    FederationConfig, HttpTransport, InheritEnv, ServerConfig, ServerTransport, StdioTransport,
+    FederationConfig, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig, UpstreamTransport,
 };
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
@@ -100,14 +100,14 @@ impl FederationConfig {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolmodel_rmcp::federation::{FederationConfig, ServerTransport};
+    /// use toolmodel_rmcp::federation::{FederationConfig, UpstreamTransport};
     ///
     /// let config = FederationConfig::from_json_with(
     ///     &json!({"mcpServers": {"docs": {"url": "${DOCS_URL:-http://127.0.0.1:3001/mcp}",
     ///                                     "headers": {"Authorization": "Bearer ${env:TOKEN}"}}}}),
     ///     &|name| (name == "TOKEN").then(|| "abc".to_owned()),
     /// )?;
-    /// let ServerTransport::Http(http) = &config.servers[0].transport else { unreachable!() };
+    /// let UpstreamTransport::Http(http) = &config.servers[0].transport else { unreachable!() };
     /// assert_eq!(http.url, "http://127.0.0.1:3001/mcp");
     /// assert_eq!(http.headers["Authorization"], "Bearer abc");
     ///
@@ -156,7 +156,7 @@ impl FederationConfig {
         })?;
         let mut builder = FederationConfig::builder();
         if let Some(policy) = root.get("toolNames") {
-            builder = builder.tool_names(read_policy(policy)?);
+            builder = builder.with_tool_names(read_policy(policy)?);
         }
         for (name, entry) in servers {
             let reader = Reader {
@@ -166,7 +166,7 @@ impl FederationConfig {
                 env,
                 read: RefCell::default(),
             };
-            builder = builder.server(reader.server(entry)?);
+            builder = builder.with_upstream(reader.server(entry)?);
         }
         builder.build().map_err(|err| match err {
             // The builder's pointers are under `/mcpServers`; this file's may be `/servers`.
@@ -209,7 +209,7 @@ struct Reader<'a> {
     /// The entry's JSON Pointer.
     base: String,
     env: Env<'a>,
-    /// The values its variables took from `env`: the server's [`ServerConfig::secrets`].
+    /// The values its variables took from `env`: the server's [`UpstreamConfig::secrets`].
     read: RefCell<Vec<String>>,
 }
 
@@ -222,7 +222,7 @@ impl Reader<'_> {
         }
     }
 
-    fn server(&self, entry: &Value) -> Result<ServerConfig, Error> {
+    fn server(&self, entry: &Value) -> Result<UpstreamConfig, Error> {
         let entry = entry
             .as_object()
             .ok_or_else(|| self.error("", "expected an object"))?;
@@ -230,12 +230,12 @@ impl Reader<'_> {
             self.check_key(key, value)?;
         }
         let transport = match self.transport_kind(entry)? {
-            Kind::Stdio => ServerTransport::Stdio(self.stdio(entry)?),
-            Kind::Http => ServerTransport::Http(self.http(entry)?),
+            Kind::Stdio => UpstreamTransport::Stdio(self.stdio(entry)?),
+            Kind::Http => UpstreamTransport::Http(self.http(entry)?),
         };
         let mut server = match transport {
-            ServerTransport::Stdio(stdio) => ServerConfig::stdio(self.server, stdio),
-            ServerTransport::Http(http) => ServerConfig::http(self.server, http),
+            UpstreamTransport::Stdio(stdio) => UpstreamConfig::stdio(self.server, stdio),
+            UpstreamTransport::Http(http) => UpstreamConfig::http(self.server, http),
         };
         let disabled = self.bool(entry, "disabled")?.unwrap_or(false);
         let enabled = self.bool(entry, "enabled")?.unwrap_or(true);
@@ -827,19 +827,19 @@ mod tests {
         .unwrap();
         assert_eq!(claude, vscode);
         let expected = FederationConfig::builder()
-            .server(ServerConfig::stdio(
+            .with_upstream(UpstreamConfig::stdio(
                 "time",
                 StdioTransport::new("uvx")
-                    .arg("mcp-server-time")
-                    .env("TZ", "UTC"),
+                    .with_arg("mcp-server-time")
+                    .with_env("TZ", "UTC"),
             ))
-            .server(
-                ServerConfig::http(
+            .with_upstream(
+                UpstreamConfig::http(
                     "docs",
                     HttpTransport::new("https://example.com/mcp")
-                        .header("Authorization", "Bearer t0k"),
+                        .with_header("Authorization", "Bearer t0k"),
                 )
-                .secret("t0k"),
+                .with_secret("t0k"),
             )
             .build()
             .unwrap();
@@ -857,8 +857,8 @@ mod tests {
         .unwrap();
         assert_eq!(config.tool_names, NamePolicy::Always);
         assert!(matches!(
-            config.servers[0].transport,
-            ServerTransport::Http(_)
+            config.upstreams[0].transport,
+            UpstreamTransport::Http(_)
         ));
         assert_eq!(
             config
@@ -867,7 +867,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["c"]
         );
-        let c = &config.servers[2];
+        let c = &config.upstreams[2];
         assert_eq!(c.allowed_tools.as_deref(), Some(&["t1".to_owned()][..]));
         assert!(c.serves("t1") && !c.serves("t2") && !c.serves("t3"));
         assert_eq!(c.timeouts.request, Duration::from_millis(1500));
@@ -885,19 +885,21 @@ mod tests {
         }}))
         .unwrap();
         let inherits: Vec<InheritEnv> = config
-            .servers
+            .upstreams
             .iter()
             .map(|server| match &server.transport {
-                ServerTransport::Stdio(stdio) => stdio.inherit_env.clone(),
-                ServerTransport::Http(_) => unreachable!("stdio servers"),
+                UpstreamTransport::Stdio(stdio) => stdio.inherit_env.clone(),
+                UpstreamTransport::Http(_) => unreachable!("stdio servers"),
             })
             .collect();
-        let built = StdioTransport::new("x").inherit_env(["NODE_OPTIONS", "LANG"]);
+        let built = StdioTransport::new("x").with_inherited_env(["NODE_OPTIONS", "LANG"]);
         assert_eq!(
             inherits,
             [
                 built.inherit_env,
-                StdioTransport::new("x").inherit_all_env().inherit_env,
+                StdioTransport::new("x")
+                    .with_all_env_inherited()
+                    .inherit_env,
                 InheritEnv::default(),
                 InheritEnv::default(),
             ]
@@ -1058,7 +1060,7 @@ mod tests {
                            "trust": true, "description": "d", "tools": ["*"]});
         let config = read(json!({"mcpServers": {"s": cline.clone()}})).unwrap();
         assert_eq!(
-            config.servers[0].allowed_tools, None,
+            config.upstreams[0].allowed_tools, None,
             "tools [\"*\"]: every tool"
         );
         assert_eq!(
@@ -1149,7 +1151,7 @@ mod tests {
         }}))
         .unwrap();
         assert_eq!(
-            config.servers[0].required_scopes,
+            config.upstreams[0].required_scopes,
             ["notes:write", "notes:admin"]
         );
         assert_eq!(
@@ -1187,7 +1189,7 @@ mod tests {
         #[test]
         fn any_server_name_that_is_a_namespace_reads_back_under_that_name(name in "[A-Za-z0-9-]{1,8}([_.][A-Za-z0-9-]{1,8}){0,4}") {
             let config = read(json!({"mcpServers": {name.clone(): {"command": "x"}}})).unwrap();
-            prop_assert_eq!(&config.servers[0].name, &name);
+            prop_assert_eq!(&config.upstreams[0].name, &name);
         }
 
         #[test]

@@ -1,7 +1,7 @@
 //! Keeping the secrets of an upstream's configuration out of what the gateway says about it.
 //!
 //! A failure's text is read by the gateway's clients (an `isError` result, a JSON-RPC error,
-//! and through them a model's context) and by its operator ([`ServerStatus`], logs), while the
+//! and through them a model's context) and by its operator ([`UpstreamStatus`], logs), while the
 //! errors it is made from quote what the gateway sent: `reqwest` prints the full URL of a
 //! request that failed, query string and all, and a careless server's error page may repeat
 //! the request's headers. [`Redactor::text`] is applied to every upstream failure turned into
@@ -14,21 +14,21 @@
 //! - the URL's userinfo, its query string and each of its values, as written and decoded;
 //! - the value of each `env` entry of a stdio server;
 //! - every value a `${VAR}` expansion put into the configuration, and what
-//!   [`ServerConfig::secret`] adds ([`ServerConfig::secrets`]).
+//!   [`UpstreamConfig::secret`] adds ([`UpstreamConfig::secrets`]).
 //!
 //! A value shorter than [`MIN_SECRET_LEN`] characters is not searched for in free text (it
 //! would mask ordinary words and numbers, and is too short to be a credential); a URL's query
 //! and userinfo are removed whatever their length.
 //!
-//! [`ServerStatus`]: super::ServerStatus
-//! [`ServerConfig::secret`]: super::ServerConfig::secret
-//! [`ServerConfig::secrets`]: super::ServerConfig::secrets
+//! [`UpstreamStatus`]: super::UpstreamStatus
+//! [`UpstreamConfig::secret`]: super::UpstreamConfig::secret
+//! [`UpstreamConfig::secrets`]: super::UpstreamConfig::secrets
 
 use rmcp::{
     service::ClientInitializeError, transport::streamable_http_client::StreamableHttpError,
 };
 
-use crate::federation::config::{ServerConfig, ServerTransport};
+use crate::federation::config::{UpstreamConfig, UpstreamTransport};
 
 /// What a secret is replaced with.
 pub(crate) const MASK: &str = "***";
@@ -46,11 +46,11 @@ pub(crate) struct Redactor {
 
 impl Redactor {
     /// The secrets of `server` (see the [module docs](self)).
-    pub(crate) fn new(server: &ServerConfig) -> Self {
+    pub(crate) fn new(server: &UpstreamConfig) -> Self {
         let mut secrets: Vec<String> = server.secrets.iter().cloned().collect();
         match &server.transport {
-            ServerTransport::Stdio(stdio) => secrets.extend(stdio.env.values().cloned()),
-            ServerTransport::Http(http) => {
+            UpstreamTransport::Stdio(stdio) => secrets.extend(stdio.env.values().cloned()),
+            UpstreamTransport::Http(http) => {
                 for value in http.headers.values() {
                     secrets.push(value.clone());
                     if let Some((_scheme, credentials)) = value.split_once(' ') {
@@ -248,12 +248,12 @@ mod tests {
     use super::*;
     use crate::federation::config::{HttpTransport, StdioTransport};
 
-    fn http(url: &str) -> ServerConfig {
-        ServerConfig::http(
+    fn http(url: &str) -> UpstreamConfig {
+        UpstreamConfig::http(
             "docs",
             HttpTransport::new(url)
-                .header("Authorization", "Bearer tok-123456789")
-                .header("X-Debug", "1"),
+                .with_header("Authorization", "Bearer tok-123456789")
+                .with_header("X-Debug", "1"),
         )
     }
 
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn every_configured_secret_is_masked_wherever_it_appears() {
         let server = http("http://user:pa55word-x@h:1/mcp?api_key=sk-live-abcdef&v=1")
-            .secret("path-secret-99");
+            .with_secret("path-secret-99");
         let redactor = Redactor::new(&server);
         let text = redactor.text(
             "GET /mcp?api_key=sk-live-abcdef&v=1 Authorization: Bearer tok-123456789 \
@@ -288,11 +288,11 @@ mod tests {
 
     #[test]
     fn a_stdio_server_s_env_values_are_secrets_and_short_values_are_not_searched_for() {
-        let server = ServerConfig::stdio(
+        let server = UpstreamConfig::stdio(
             "s",
             StdioTransport::new("x")
-                .env("TOKEN", "ghp_0123456789")
-                .env("TZ", "UTC"),
+                .with_env("TOKEN", "ghp_0123456789")
+                .with_env("TZ", "UTC"),
         );
         let redactor = Redactor::new(&server);
         assert_eq!(

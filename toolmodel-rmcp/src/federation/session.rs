@@ -21,8 +21,8 @@ use rmcp::{
 };
 
 use crate::federation::config::{
-    DEFAULT_INHERITED_ENV_VARS, HttpTransport, InheritEnv, ServerConfig, ServerTransport,
-    StdioTransport,
+    DEFAULT_INHERITED_ENV_VARS, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig,
+    UpstreamTransport,
 };
 use crate::federation::counting::Counting;
 use crate::federation::redact::Redactor;
@@ -74,7 +74,7 @@ fn kill_group(_pgid: u32) {}
 /// could not start, the connection failed, the handshake failed or took longer than the
 /// startup timeout.
 pub(crate) async fn open(
-    server: &ServerConfig,
+    server: &UpstreamConfig,
     redactor: &Redactor,
     relay: Relay,
 ) -> Result<Session, String> {
@@ -85,7 +85,7 @@ pub(crate) async fn open(
 
 /// [`open`], its error not redacted yet.
 async fn open_session(
-    server: &ServerConfig,
+    server: &UpstreamConfig,
     redactor: &Redactor,
     relay: Relay,
 ) -> Result<Session, String> {
@@ -93,7 +93,7 @@ async fn open_session(
     let calls = std::sync::Arc::clone(&relay.calls);
     let limit = server.timeouts.startup;
     let (served, group) = match &server.transport {
-        ServerTransport::Stdio(stdio) => {
+        UpstreamTransport::Stdio(stdio) => {
             let (transport, group) = spawn(&server.name, stdio, redactor)?;
             (
                 tokio::time::timeout(
@@ -105,7 +105,7 @@ async fn open_session(
                 group,
             )
         }
-        ServerTransport::Http(http) => {
+        UpstreamTransport::Http(http) => {
             let transport =
                 StreamableHttpClientTransport::with_client(http_client()?, http_config(http)?);
             (
@@ -375,8 +375,8 @@ mod tests {
     fn a_child_inherits_the_default_set_and_the_names_it_is_given_only() {
         let plain = StdioTransport::new("x");
         assert_eq!(names(child_env(&plain, gateway)), ["HOME", "PATH"]);
-        let more = StdioTransport::new("x").inherit_env(["LANG", "UNSET"]);
+        let more = StdioTransport::new("x").with_inherited_env(["LANG", "UNSET"]);
         assert_eq!(names(child_env(&more, gateway)), ["HOME", "LANG", "PATH"]);
-        assert_eq!(child_env(&plain.inherit_all_env(), gateway), None);
+        assert_eq!(child_env(&plain.with_all_env_inherited(), gateway), None);
     }
 }

@@ -135,15 +135,15 @@ mod tests {
     };
 
     use super::*;
-    use crate::federation::config::{ServerConfig, StdioTransport};
+    use crate::federation::config::{StdioTransport, UpstreamConfig};
 
     #[tokio::test]
     async fn each_line_is_prefixed_redacted_and_cut_at_the_limit() {
         let long = "x".repeat(MAX_LINE + 100);
         let input = format!("boom\r\ntoken sk-secret-123 here\n{long}\nlast without newline");
-        let redactor = Redactor::new(&ServerConfig::stdio(
+        let redactor = Redactor::new(&UpstreamConfig::stdio(
             "time",
-            StdioTransport::new("x").env("KEY", "sk-secret-123"),
+            StdioTransport::new("x").with_env("KEY", "sk-secret-123"),
         ));
         let sink = forward("time", redactor, std::io::Cursor::new(input), Vec::new())
             .await

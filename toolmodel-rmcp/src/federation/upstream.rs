@@ -17,8 +17,9 @@ use std::{
 use rmcp::service::{Peer, RoleClient};
 use tokio::sync::{Mutex, Semaphore};
 
-use crate::federation::config::ServerConfig;
+use crate::federation::config::UpstreamConfig;
 use crate::federation::downstream::Downstream;
+use crate::federation::federated::SessionState;
 use crate::federation::redact::Redactor;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
@@ -35,7 +36,7 @@ pub const MAX_PENDING_CALLS: usize = 256;
 
 /// One upstream server.
 pub(crate) struct Upstream {
-    pub(crate) config: ServerConfig,
+    pub(crate) config: UpstreamConfig,
     /// Keeps the configuration's secrets out of every text about the server.
     pub(crate) redactor: Redactor,
     state: Mutex<State>,
@@ -59,6 +60,8 @@ enum State {
         retry_at: Instant,
         failures: u32,
     },
+    /// [`close`](Upstream::close) ended it for good.
+    ShutDown,
 }
 
 /// A session's peer, and which session it is.
@@ -83,7 +86,7 @@ pub(crate) struct Unavailable(pub(crate) String);
 impl Upstream {
     /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
     pub(crate) fn new(
-        config: ServerConfig,
+        config: UpstreamConfig,
         changed: Arc<dyn Fn() + Send + Sync>,
         downstream: Arc<Downstream>,
     ) -> Self {
@@ -119,6 +122,7 @@ impl Upstream {
                 });
             }
             State::Up(_, generation) => (0, *generation),
+            State::ShutDown => return Err(Unavailable("the federation was shut down".into())),
             State::Down {
                 cause,
                 retry_at,
@@ -186,31 +190,39 @@ impl Upstream {
     }
 
     /// Whether a session is open, or why not; and the child's process ID (stdio).
-    pub(crate) async fn status(&self) -> (Result<(), String>, Option<u32>) {
+    pub(crate) async fn status(&self) -> (SessionState, Option<u32>) {
         match &*self.state.lock().await {
             State::Up(session, _) => {
                 let pid = session.group.as_ref().map(|group| group.pgid);
                 if alive(session) {
-                    (Ok(()), pid)
+                    (SessionState::Open, pid)
                 } else {
-                    (Err("the session closed".into()), pid)
+                    (
+                        SessionState::Down {
+                            cause: "the session closed".into(),
+                            failures: 0,
+                        },
+                        pid,
+                    )
                 }
             }
-            State::Down { cause, .. } => (Err(cause.clone()), None),
+            State::ShutDown => (SessionState::ShutDown, None),
+            State::Down {
+                cause, failures, ..
+            } => (
+                SessionState::Down {
+                    cause: cause.clone(),
+                    failures: *failures,
+                },
+                None,
+            ),
         }
     }
 
     /// Closes the session: the child's process group is killed.
     pub(crate) async fn close(&self) {
         let mut state = self.state.lock().await;
-        if let State::Up(session, _) = std::mem::replace(
-            &mut *state,
-            State::Down {
-                cause: "the federation was shut down".into(),
-                retry_at: Instant::now() + Duration::from_secs(u32::MAX.into()),
-                failures: 0,
-            },
-        ) {
+        if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown) {
             let Session {
                 listener,
                 service,

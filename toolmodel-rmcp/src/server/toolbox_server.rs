@@ -258,7 +258,7 @@ impl ToolboxServer {
 
     /// Makes [`serve_http`](Self::serve_http) and [`http_service`](Self::http_service) an
     /// OAuth 2.1 resource server (MCP, "Authorization"): every request needs a bearer token
-    /// from the [`Authorization`]'s issuer for its resource (401 with a `WWW-Authenticate`
+    /// from the [`ResourceServer`]'s issuer for its resource (401 with a `WWW-Authenticate`
     /// challenge otherwise), a `tools/call` needs the tool's
     /// [`required_scopes`](toolmodel::Tool::required_scopes) (403 `insufficient_scope`
     /// naming them), and the Protected Resource Metadata (RFC 9728) is served at
@@ -269,9 +269,9 @@ impl ToolboxServer {
     ///
     /// ```
     /// use toolmodel::Toolbox;
-    /// use toolmodel_rmcp::{ToolboxServer, auth::Authorization};
+    /// use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer};
     ///
-    /// let auth = Authorization::new("https://auth.example.com", "https://mcp.example.com/mcp")?;
+    /// let auth = ResourceServer::new("https://auth.example.com", "https://mcp.example.com/mcp")?;
     /// let server = ToolboxServer::new(Toolbox::builder().build()?)
     ///     .with_allowed_hosts(["mcp.example.com"])
     ///     .with_authorization(auth);
@@ -280,10 +280,10 @@ impl ToolboxServer {
     ///
     /// Feature `auth` (on by default).
     ///
-    /// [`Authorization`]: crate::auth::Authorization
+    /// [`ResourceServer`]: crate::auth::Authorization
     #[cfg(feature = "auth")]
     #[must_use]
-    pub fn with_authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+    pub fn with_authorization(mut self, authorization: crate::auth::ResourceServer) -> Self {
         self.http.authorization = Some(authorization);
         self
     }

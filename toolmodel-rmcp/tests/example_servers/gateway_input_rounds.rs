@@ -26,7 +26,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     ToolboxServer,
-    federation::{Federation, FederationConfig, ServerConfig, StdioTransport},
+    federation::{Federation, FederationConfig, StdioTransport, UpstreamConfig},
     server::RequestStateKey,
 };
 
@@ -41,10 +41,10 @@ const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
 /// A federation of one conformance server over stdio, as replica `replica`.
 async fn federation(replica: &str) -> Federation {
     let upstream = StdioTransport::new(UPSTREAM)
-        .env("MCP_REQUEST_STATE_KEY", UPSTREAM_KEY)
-        .env("MCP_REPLICA", replica);
+        .with_env("MCP_REQUEST_STATE_KEY", UPSTREAM_KEY)
+        .with_env("MCP_REPLICA", replica);
     let config = FederationConfig::builder()
-        .server(ServerConfig::stdio("conformance", upstream))
+        .with_upstream(UpstreamConfig::stdio("conformance", upstream))
         .build()
         .expect("a configuration");
     Federation::start(config)

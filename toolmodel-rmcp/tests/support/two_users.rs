@@ -14,7 +14,7 @@ use rmcp::{
     },
 };
 use tokio::net::TcpListener;
-use toolmodel_rmcp::{ToolboxServer, auth::Authorization, federation::Federation};
+use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer, federation::Federation};
 
 use super::issuer::{self, Issuer};
 
@@ -53,7 +53,7 @@ pub async fn alice_and_mallory<C: ClientHandler>(
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     let server = ToolboxServer::new(federation.toolbox())
         .with_handler(federation.passthrough())
-        .with_authorization(Authorization::new(&issuer.url, &url).expect("authorization"));
+        .with_authorization(ResourceServer::new(&issuer.url, &url).expect("authorization"));
     federation.serve(&server);
     tokio::spawn(server.serve_http(listener));
     let alice_token = issuer.token(&url, "notes:read").await;

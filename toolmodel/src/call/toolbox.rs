@@ -628,14 +628,14 @@ impl ToolboxBuilder {
 
     /// The number of tools a `tools/list` page holds (at least 1; default
     /// [`DEFAULT_PAGE_SIZE`]).
-    pub fn page_size(mut self, size: usize) -> Self {
+    pub fn with_page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self
     }
 
     /// The caching hints of `tools/list` results for MCP 2026-07-28 (`ttlMs`, `cacheScope`);
     /// default [`ListCache::DEFAULT`] (`0`, `"private"`), see [`ListCache`] for why.
-    pub fn cache(mut self, cache: ListCache) -> Self {
+    pub fn with_list_cache(mut self, cache: ListCache) -> Self {
         self.cache = cache;
         self
     }

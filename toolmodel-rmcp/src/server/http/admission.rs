@@ -152,8 +152,8 @@ mod tests {
     ) -> (Arc<LocalSessionManager>, Arc<SessionTable>) {
         let manager = Arc::new(LocalSessionManager::default());
         let limits = HttpLimits::default()
-            .max_sessions(max_sessions)
-            .max_calls_per_session(max_calls);
+            .with_max_sessions(max_sessions)
+            .with_max_calls_per_session(max_calls);
         let table = Arc::new(SessionTable::new(Arc::clone(&manager), &limits));
         (manager, table)
     }
@@ -210,7 +210,7 @@ mod tests {
     async fn a_sessionless_request_counts_against_its_caller() {
         let (_, table) = table(3, 1);
         let callers = Arc::new(CallerTable::new(
-            &HttpLimits::default().max_calls_per_caller(1),
+            &HttpLimits::default().with_max_calls_per_caller(1),
         ));
         let mut post = head(Method::POST, None);
         post.extensions.insert(Arc::new(toolmodel::Caller::new(

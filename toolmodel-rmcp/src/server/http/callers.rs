@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn a_subject_is_bounded_and_others_are_not_held_up() {
         let table = Arc::new(CallerTable::new(
-            &HttpLimits::default().max_calls_per_caller(2),
+            &HttpLimits::default().with_max_calls_per_caller(2),
         ));
         let alice = Caller::new("https://issuer.example", "alice");
         let bob = Caller::new("https://issuer.example", "bob");

@@ -238,7 +238,7 @@ mod tests {
     #[tokio::test]
     async fn a_bearer_gate_refuses_a_request_without_a_token_before_any_fetch() {
         let auth =
-            crate::auth::Authorization::new("https://a.example", "https://m.example/mcp").unwrap();
+            crate::auth::ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap();
         let gate = Gate::Bearer(Arc::new(Verifier::new(auth)));
         let (mut head, ()) = http::Request::post("/mcp").body(()).unwrap().into_parts();
         let refusal = gate.admit(&mut head, &toolbox()).await.unwrap_err();

@@ -38,8 +38,8 @@ use std::time::Duration;
 /// use toolmodel_rmcp::server::HttpLimits;
 ///
 /// let limits = HttpLimits::default()
-///     .max_sessions(200)
-///     .header_read_timeout(Duration::from_secs(5));
+///     .with_max_sessions(200)
+///     .with_header_read_timeout(Duration::from_secs(5));
 /// assert_eq!(limits.max_sessions, 200);
 /// assert_eq!(limits.max_connections, 512);
 /// ```
@@ -102,63 +102,63 @@ impl HttpLimits {
 
     /// Sets [`max_sessions`](Self::max_sessions) (at least 1).
     #[must_use]
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self
     }
 
     /// Sets [`max_connections`](Self::max_connections) (at least 1).
     #[must_use]
-    pub fn max_connections(mut self, connections: usize) -> Self {
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
     }
 
     /// Sets [`header_read_timeout`](Self::header_read_timeout).
     #[must_use]
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
     }
 
     /// Sets [`body_read_timeout`](Self::body_read_timeout).
     #[must_use]
-    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
         self
     }
 
     /// Sets [`max_body_bytes`](Self::max_body_bytes).
     #[must_use]
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
         self
     }
 
     /// Sets [`session_idle_timeout`](Self::session_idle_timeout).
     #[must_use]
-    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
     }
 
     /// Sets [`max_calls_per_session`](Self::max_calls_per_session) (at least 1).
     #[must_use]
-    pub fn max_calls_per_session(mut self, calls: usize) -> Self {
+    pub fn with_max_calls_per_session(mut self, calls: usize) -> Self {
         self.max_calls_per_session = calls.max(1);
         self
     }
 
     /// Sets [`max_calls_per_caller`](Self::max_calls_per_caller) (at least 1).
     #[must_use]
-    pub fn max_calls_per_caller(mut self, calls: usize) -> Self {
+    pub fn with_max_calls_per_caller(mut self, calls: usize) -> Self {
         self.max_calls_per_caller = calls.max(1);
         self
     }
 
     /// Sets [`client_request_timeout`](Self::client_request_timeout).
     #[must_use]
-    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
         self.client_request_timeout = timeout;
         self
     }

@@ -67,7 +67,7 @@ pub(super) enum Refusal {
     #[cfg(feature = "auth")]
     AuthorizationUnavailable,
     /// 503: the token needs an introspection request and the rate of those is spent
-    /// ([`Authorization::with_introspection_rate`](crate::auth::Authorization::with_introspection_rate)).
+    /// ([`ResourceServer::with_introspection_rate`](crate::auth::ResourceServer::with_introspection_rate)).
     #[cfg(feature = "auth")]
     IntrospectionBusy,
     /// The server is shutting down ([`McpHttpService::close_sessions`](super::McpHttpService::close_sessions)

@@ -1,10 +1,10 @@
 //! [`HttpSettings`]: what a [`ToolboxServer`](crate::ToolboxServer) carries for its
 //! Streamable HTTP front, set with its `with_limits`, `with_allowed_hosts` and
-//! `with_allowed_origins`, and (feature `auth`) the `Authorization` of `with_authorization`.
+//! `with_allowed_origins`, and (feature `auth`) the `ResourceServer` of `with_authorization`.
 
 use super::limits::HttpLimits;
 #[cfg(feature = "auth")]
-use crate::auth::Authorization;
+use crate::auth::ResourceServer;
 
 /// What [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http) and
 /// [`ToolboxServer::http_service`](crate::ToolboxServer::http_service) enforce.
@@ -17,5 +17,5 @@ pub(crate) struct HttpSettings {
     pub(crate) allowed_origins: Vec<String>,
     /// `None`: the gate is open.
     #[cfg(feature = "auth")]
-    pub(crate) authorization: Option<Authorization>,
+    pub(crate) authorization: Option<ResourceServer>,
 }

@@ -1,7 +1,7 @@
 //! `tools/list` results (MCP `ListToolsResult`, "Pagination", and the caching hints of MCP
 //! 2026-07-28): the [`ToolsPage`]s a [`Toolbox`](crate::Toolbox) answers with, of
 //! [`DEFAULT_PAGE_SIZE`] tools unless
-//! [`ToolboxBuilder::page_size`](crate::ToolboxBuilder::page_size) says otherwise; the
+//! [`ToolboxBuilder::with_page_size`](crate::ToolboxBuilder::with_page_size) says otherwise; the
 //! [`ListToolsResult`] a client or gateway reads from any server, of any version; and
 //! [`ListCache`] and [`CacheScope`], the `ttlMs` and `cacheScope` a result carries.
 //!
@@ -15,7 +15,7 @@
 //! let a = Tool::new("a", ToolSchema::empty_object());
 //! let toolbox = Toolbox::builder()
 //!     .with_tool(a, |_, _| async { Ok(CallToolResult::text("done")) })
-//!     .cache(ListCache::new(std::time::Duration::from_secs(60), CacheScope::Public))
+//!     .with_list_cache(ListCache::new(std::time::Duration::from_secs(60), CacheScope::Public))
 //!     .build()?;
 //! let page = toolbox.list_for(ProtocolVersion::V2026_07_28, None)?;
 //! let json = serde_json::to_value(&page)?;
@@ -35,5 +35,5 @@ pub use page::ToolsPage;
 pub use result::{CacheScope, ListCache, ListToolsResult};
 
 /// The number of tools a `tools/list` page holds unless
-/// [`ToolboxBuilder::page_size`](crate::ToolboxBuilder::page_size) says otherwise.
+/// [`ToolboxBuilder::with_page_size`](crate::ToolboxBuilder::with_page_size) says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
