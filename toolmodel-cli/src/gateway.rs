@@ -108,7 +108,10 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 }
                 federation.serve(&server);
                 eprintln!("serving MCP on {}", front.url);
-                server.serve_http_until(front.listener, stop_signal()).await
+                server
+                    .serve_http(front.listener)
+                    .with_graceful_shutdown(stop_signal())
+                    .await
             }
         };
         federation.shutdown().await;

@@ -149,7 +149,7 @@ async fn serve(issuer: Option<&str>) -> SocketAddr {
         let auth = ResourceServer::new(issuer, &resource).expect("an authorization");
         server = server.with_authorization(auth);
     }
-    tokio::spawn(server.serve_http(listener));
+    tokio::spawn(server.serve_http(listener).into_future());
     addr
 }
 

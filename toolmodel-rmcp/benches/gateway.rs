@@ -166,7 +166,7 @@ fn main() {
             .await
             .expect("a listener");
         let via = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-        tokio::spawn(gateway.serve_http(listener));
+        tokio::spawn(gateway.serve_http(listener).into_future());
 
         let (mut direct_side, mut via_side) = (Side::default(), Side::default());
         for _ in 0..rounds {

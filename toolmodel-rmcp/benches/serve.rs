@@ -281,7 +281,7 @@ fn main() {
     runtime.block_on(async move {
         let toolbox_listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
         let toolbox_addr = toolbox_listener.local_addr().expect("an address");
-        tokio::spawn(toolbox_server().serve_http(toolbox_listener));
+        tokio::spawn(toolbox_server().serve_http(toolbox_listener).into_future());
         let rmcp_listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
         let rmcp_addr = rmcp_listener.local_addr().expect("an address");
         tokio::spawn(serve_rmcp_http(rmcp_listener));

@@ -101,7 +101,7 @@ async fn protected(
         .build()
         .unwrap();
     let server = ToolboxServer::new(toolbox).with_authorization(auth);
-    tokio::spawn(server.serve_http(listener));
+    tokio::spawn(server.serve_http(listener).into_future());
     (addr, resource)
 }
 
@@ -577,7 +577,7 @@ async fn an_opaque_token_is_introspected() {
         .with_introspection(issuer::SERVER_CLIENT.0, issuer::SERVER_CLIENT.1);
     let toolbox = Toolbox::builder().with(WhoAmI::default()).build().unwrap();
     let service = ToolboxServer::new(toolbox).with_authorization(auth);
-    tokio::spawn(service.serve_http(listener));
+    tokio::spawn(service.serve_http(listener).into_future());
     let token = issuer.token(&resource, "notes:read").await;
     assert!(!token.contains('.'), "an opaque token: {token}");
     let reply = initialize(addr, Some(&token)).await;
@@ -691,7 +691,7 @@ async fn protected_with(
     let server = ToolboxServer::new(who_toolbox(&[]))
         .with_authorization(ResourceServer::new(issuer, &resource).unwrap())
         .with_limits(limits);
-    tokio::spawn(server.clone().serve_http(listener));
+    tokio::spawn(server.clone().serve_http(listener).into_future());
     (server, addr, resource)
 }
 

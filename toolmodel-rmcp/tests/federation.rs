@@ -563,7 +563,8 @@ fn serve_echo(
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let served = tokio::spawn(async move {
         toolmodel_rmcp::ToolboxServer::new(toolbox)
-            .serve_http_until(listener, async move {
+            .serve_http(listener)
+            .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })
             .await

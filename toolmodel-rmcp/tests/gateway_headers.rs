@@ -79,9 +79,14 @@ async fn the_upstream_sees_only_the_configured_headers_never_the_client_s() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(gateway.serve_http_until(listener, async move {
-        let _ = stopped.await;
-    }));
+    tokio::spawn(
+        gateway
+            .serve_http(listener)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
 
     let client_headers: HashMap<HeaderName, HeaderValue> = [(
         HeaderName::from_static("x-client-secret"),

@@ -74,7 +74,8 @@ fn serve_until_stopped(
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let served = tokio::spawn(async move {
         let _ = ToolboxServer::new(toolbox)
-            .serve_http_until(listener, async move {
+            .serve_http(listener)
+            .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })
             .await;
@@ -321,7 +322,7 @@ async fn upstream(server: &str, names: &[&str]) -> (UpstreamConfig, ToolboxServe
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
     let served = ToolboxServer::new(tools(server, names));
-    tokio::spawn(served.clone().serve_http(listener));
+    tokio::spawn(served.clone().serve_http(listener).into_future());
     let config = UpstreamConfig::http(server, HttpTransport::new(format!("http://{addr}/mcp")));
     (config, served)
 }

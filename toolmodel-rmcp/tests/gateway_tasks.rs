@@ -96,7 +96,11 @@ async fn upstream() -> std::net::SocketAddr {
         .expect("toolbox");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
-    tokio::spawn(ToolboxServer::new(toolbox).serve_http(listener));
+    tokio::spawn(
+        ToolboxServer::new(toolbox)
+            .serve_http(listener)
+            .into_future(),
+    );
     addr
 }
 
@@ -500,7 +504,7 @@ async fn an_upstreams_request_state_is_bound_to_the_caller_it_was_given_to() {
     let addr = listener.local_addr().expect("an address");
     let upstream =
         ToolboxServer::new(Toolbox::builder().build().expect("toolbox")).with_handler(Stateful);
-    tokio::spawn(upstream.serve_http(listener));
+    tokio::spawn(upstream.serve_http(listener).into_future());
     let config = FederationConfig::builder()
         .with_upstream(UpstreamConfig::http(
             "stateful",

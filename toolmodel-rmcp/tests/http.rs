@@ -364,9 +364,11 @@ async fn allowed_hosts_and_graceful_shutdown() {
     let server = tokio::spawn(
         server()
             .with_allowed_hosts(["tools.example.com", "tools.example.com:8080"])
-            .serve_http_until(listener, async move {
+            .serve_http(listener)
+            .with_graceful_shutdown(async move {
                 let _ = stopped.await;
-            }),
+            })
+            .into_future(),
     );
 
     let listed = status_for_host(addr, "tools.example.com:8080").await;
@@ -384,5 +386,86 @@ async fn allowed_hosts_and_graceful_shutdown() {
     assert!(
         TcpStream::connect(addr).await.is_err(),
         "the listener is closed"
+    );
+}
+
+/// Issue 40: a user's own `tower` layers around the MCP service (`ServeHttp::with_layer`)
+/// see every request, refusals included, and their effect is on every response: tower-http's
+/// `TraceLayer` records each request it sees, its `SetResponseHeaderLayer` marks each answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_tower_layers_see_every_request_and_mark_every_response() {
+    use std::sync::{Arc, Mutex};
+
+    use http::{HeaderName, HeaderValue};
+    use tower_http::{set_header::SetResponseHeaderLayer, trace::TraceLayer};
+
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let record = Arc::clone(&seen);
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(
+        server()
+            .serve_http(listener)
+            .with_layer(TraceLayer::new_for_http().on_request(
+                move |request: &http::Request<hyper::body::Incoming>, _: &tracing::Span| {
+                    let line = format!("{} {}", request.method(), request.uri().path());
+                    record.lock().unwrap().push(line);
+                },
+            ))
+            .with_layer(SetResponseHeaderLayer::overriding(
+                HeaderName::from_static("x-served-by"),
+                HeaderValue::from_static("my-layer"),
+            ))
+            .into_future(),
+    );
+
+    let mut replies = Vec::new();
+    let initialize = raw(addr, &post_head(addr, None, ""), &initialize_body()).await;
+    assert_eq!(initialize.status, 200, "{initialize:?}");
+    let id = initialize
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    replies.push(initialize);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    replies.push(raw(addr, &post_head(addr, Some(&id), ""), &initialized).await);
+    let call = raw(
+        addr,
+        &post_head(addr, Some(&id), ""),
+        &call_body(&json!({"a": 2, "b": 3})),
+    )
+    .await;
+    assert_eq!(call.json()["result"]["content"][0]["text"], "5", "{call:?}");
+    replies.push(call);
+    // Refusals: a foreign Host (403), another path (404), a GET without a session.
+    let foreign = post_head(addr, None, "").replace(&format!("Host: {addr}"), "Host: evil.example");
+    replies.push(raw(addr, &foreign, &initialize_body()).await);
+    replies.push(raw(addr, &format!("GET /other HTTP/1.1\r\nHost: {addr}"), "").await);
+    replies.push(
+        raw(
+            addr,
+            &format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream"),
+            "",
+        )
+        .await,
+    );
+
+    let statuses: Vec<u16> = replies.iter().map(|reply| reply.status).collect();
+    assert_eq!(&statuses[..4], [200, 202, 200, 403], "{replies:?}");
+    assert_eq!(statuses[4], 404, "{replies:?}");
+    assert!(statuses[5] >= 400, "{replies:?}");
+    for reply in &replies {
+        assert_eq!(reply.header("x-served-by"), Some("my-layer"), "{reply:?}");
+    }
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "POST /mcp",
+            "POST /mcp",
+            "POST /mcp",
+            "POST /mcp",
+            "GET /other",
+            "GET /mcp"
+        ]
     );
 }

@@ -107,7 +107,7 @@ impl FederationConfig {
     ///                                     "headers": {"Authorization": "Bearer ${env:TOKEN}"}}}}),
     ///     &|name| (name == "TOKEN").then(|| "abc".to_owned()),
     /// )?;
-    /// let UpstreamTransport::Http(http) = &config.servers[0].transport else { unreachable!() };
+    /// let UpstreamTransport::Http(http) = &config.upstreams[0].transport else { unreachable!() };
     /// assert_eq!(http.url, "http://127.0.0.1:3001/mcp");
     /// assert_eq!(http.headers["Authorization"], "Bearer abc");
     ///

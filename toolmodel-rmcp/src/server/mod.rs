@@ -121,7 +121,7 @@ mod tool_list;
 mod toolbox_server;
 mod transport;
 
-pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService};
+pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
 pub use request_state::{
     DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
 };

@@ -13,7 +13,7 @@ use rmcp::{
 use tokio::net::TcpListener;
 
 use super::{
-    http::{self, MCP_PATH, McpHttpService},
+    http::{McpHttpService, ServeHttp},
     stdio::StdioTransport,
     toolbox_server::ToolboxServer,
 };
@@ -80,14 +80,14 @@ impl ToolboxServer {
         )
     }
 
-    /// Serves clients over Streamable HTTP at [`MCP_PATH`] (`/mcp`) on
+    /// Serves clients over Streamable HTTP at [`MCP_PATH`](super::MCP_PATH) (`/mcp`) on
     /// `listener`, forever. Bind the listener yourself (`TcpListener::bind("127.0.0.1:0")`
     /// picks a free port; `listener.local_addr()` tells which).
     ///
     /// - Every accepted socket has `TCP_NODELAY` (without it, each response waited about
     ///   40 ms for the client's delayed ACK).
     /// - Each request is answered by the [`McpHttpService`] of
-    ///   [`http_service`](Self::http_service), served at [`MCP_PATH`] only: `Host` must be a
+    ///   [`http_service`](Self::http_service), served at [`MCP_PATH`](super::MCP_PATH) only: `Host` must be a
     ///   loopback name (`localhost`, `127.0.0.1`, `::1`) or one of
     ///   [`with_allowed_hosts`](Self::with_allowed_hosts), else 403 (against DNS rebinding);
     ///   `Origin`, when present, must be a loopback origin (`http` or `https`, any port), the
@@ -104,56 +104,16 @@ impl ToolboxServer {
     ///   naming `/params/arguments` or `/params/name` on every transport (`rmcp` 3.11:
     ///   `-32601`).
     ///
+    /// Await the [`ServeHttp`] it returns; add your own `tower` layer around the
+    /// [`McpHttpService`] with [`ServeHttp::with_layer`] and a graceful shutdown with
+    /// [`ServeHttp::with_graceful_shutdown`] first.
+    ///
     /// # Errors
     ///
     /// None in practice: a failed `accept` (say, out of file descriptors) closes the
     /// longest idle connection and accepts again. The `Result` leaves room for a shutdown
     /// that reports.
-    pub async fn serve_http(self, listener: TcpListener) -> Result<(), Error> {
-        self.serve_http_until(listener, std::future::pending())
-            .await
-    }
-
-    /// [`serve_http`](Self::serve_http) until `shutdown` completes (a signal, a channel),
-    /// then a graceful shutdown: no new connection is accepted (the listener is closed),
-    /// every session and its open event streams end, idle connections are closed at once,
-    /// the requests in flight are answered (for at most 30 s) and every connection is closed
-    /// before this returns. A request that arrives meanwhile on a kept-alive connection is
-    /// refused and its connection closed: 404 Not Found when it names a session (which has
-    /// ended; MCP, Streamable HTTP, "Session Management"), 503 Service Unavailable otherwise.
-    ///
-    /// ```no_run
-    /// # async fn run(server: toolmodel_rmcp::ToolboxServer) -> Result<(), toolmodel_rmcp::Error> {
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080")
-    ///     .await
-    ///     .map_err(toolmodel_rmcp::Error::Io)?;
-    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    /// # drop(stop);
-    /// server
-    ///     .serve_http_until(listener, async move {
-    ///         let _ = stopped.await; // e.g. sent from a Ctrl-C handler
-    ///     })
-    ///     .await?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`serve_http`](Self::serve_http).
-    pub async fn serve_http_until(
-        self,
-        listener: TcpListener,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> Result<(), Error> {
-        let limits = self.http.limits.clone();
-        let service = self.http_service().with_path(MCP_PATH);
-        let sessions = service.clone();
-        let shutdown = async move {
-            shutdown.await;
-            sessions.close_sessions();
-        };
-        http::serve(listener, service, &limits, shutdown).await;
-        Ok(())
+    pub fn serve_http(self, listener: TcpListener) -> ServeHttp {
+        ServeHttp::new(self, listener)
     }
 }

@@ -63,7 +63,7 @@ async fn gateway(replica: &str, key: &str) -> (String, Federation) {
         .await
         .expect("a port");
     let addr: SocketAddr = listener.local_addr().expect("an address");
-    tokio::spawn(server.serve_http(listener));
+    tokio::spawn(server.serve_http(listener).into_future());
     (format!("http://{addr}/mcp"), federation)
 }
 

@@ -23,7 +23,7 @@ use add::Add;
 pub async fn start(server: ToolboxServer) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(server.serve_http(listener));
+    tokio::spawn(server.serve_http(listener).into_future());
     addr
 }
 

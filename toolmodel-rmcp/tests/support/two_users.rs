@@ -55,7 +55,7 @@ pub async fn alice_and_mallory<C: ClientHandler>(
         .with_handler(federation.passthrough())
         .with_authorization(ResourceServer::new(&issuer.url, &url).expect("authorization"));
     federation.serve(&server);
-    tokio::spawn(server.serve_http(listener));
+    tokio::spawn(server.serve_http(listener).into_future());
     let alice_token = issuer.token(&url, "notes:read").await;
     let mallory_token = issuer
         .token_for(issuer::OTHER_CLIENT, &url, "notes:read")

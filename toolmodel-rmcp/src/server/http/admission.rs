@@ -108,8 +108,12 @@ impl Ticket {
     /// it did (the module's table).
     pub(super) fn after(self, table: &SessionTable, response: Response<Body>) -> Response<Body> {
         match self {
-            Self::InSession(in_flight) => hold(response, in_flight),
-            Self::Sessionless(Some(in_flight)) => hold(response, in_flight),
+            Self::InSession(in_flight) => {
+                hold(response, in_flight).map(http_body_util::BodyExt::boxed)
+            }
+            Self::Sessionless(Some(in_flight)) => {
+                hold(response, in_flight).map(http_body_util::BodyExt::boxed)
+            }
             Self::Delete(id) => {
                 if response.status().is_success() {
                     table.deleted(&id);

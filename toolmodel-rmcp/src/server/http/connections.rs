@@ -37,7 +37,17 @@ use tokio::{
     sync::Notify,
 };
 
-use super::{front::McpHttpService, limits::HttpLimits, response::hold};
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
+use tower_service::Service;
+
+use super::{
+    body::BoxError,
+    limits::HttpLimits,
+    response::{hold, plain},
+};
 
 /// One connection's state, seen by the others.
 #[derive(Debug)]
@@ -124,12 +134,22 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// Accepts and serves connections on `listener` until `shutdown` completes; then stops
 /// accepting (the listener is closed), waits for the requests in flight (at most
 /// [`DRAIN_LIMIT`]) and closes every connection.
-pub(crate) async fn serve(
+///
+/// `service` is the [`McpHttpService`](super::McpHttpService), or the service a user's
+/// `tower` layer made of it ([`ServeHttp::with_layer`](super::ServeHttp::with_layer)); an
+/// error it returns is answered with 500 Internal Server Error.
+pub(crate) async fn serve<S, B>(
     listener: TcpListener,
-    service: McpHttpService,
+    service: S,
     limits: &HttpLimits,
     shutdown: impl Future<Output = ()>,
-) {
+) where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
     let connections = Arc::new(Connections::default());
     let mut next_id: u64 = 0;
     let mut shutdown = std::pin::pin!(shutdown);
@@ -176,10 +196,14 @@ pub(crate) async fn serve(
                 let connection = Arc::clone(&connection);
                 service_fn(move |request| {
                     let in_flight = InFlight::start(&connection);
-                    let service = service.clone();
+                    let mut service = service.clone();
                     async move {
-                        let response = service.respond(request).await;
-                        Ok::<_, Infallible>(hold(response, in_flight))
+                        let ready = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
+                        let response = match ready.map_err(Into::into) {
+                            Ok(()) => service.call(request).await.map_err(Into::into),
+                            Err(err) => Err(err),
+                        };
+                        Ok::<_, Infallible>(held(response, in_flight))
                     }
                 })
             };
@@ -198,6 +222,29 @@ pub(crate) async fn serve(
     }
     drop(listener);
     drain(&connections, DRAIN_LIMIT).await;
+}
+
+/// `response` with `guard` kept until its body has been sent (or dropped), its body boxed for
+/// `hyper`; a service error becomes 500 Internal Server Error naming it.
+fn held<B, E, G>(
+    response: Result<Response<B>, E>,
+    guard: G,
+) -> Response<http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+    E: Into<BoxError>,
+    G: Send + Unpin + 'static,
+{
+    let response = match response {
+        Ok(response) => response.map(|body| body.map_err(Into::into).boxed_unsync()),
+        Err(err) => {
+            let message = format!("Internal Server Error: {}", err.into());
+            plain(StatusCode::INTERNAL_SERVER_ERROR, message)
+                .map(|body| body.map_err(|never| match never {}).boxed_unsync())
+        }
+    };
+    hold(response, guard).map(http_body_util::BodyExt::boxed_unsync)
 }
 
 /// After a shutdown: closes every idle connection at once, and each busy one as soon as its

@@ -28,12 +28,12 @@
 //!
 //! The modules import one another in one direction: `limits`, `settings`, `response`,
 //! `refusal`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
-//! `callers`, `admission`, `fixes`); then `front`; then `connections`.
+//! `callers`, `admission`, `fixes`); then `front`; then `connections`; then `serve` ([`ServeHttp`]).
 
 mod admission;
 mod body;
 mod callers;
-mod connections;
+pub(super) mod connections;
 mod cors;
 mod fixes;
 mod front;
@@ -44,13 +44,14 @@ mod limits;
 mod path;
 mod refusal;
 mod response;
+mod serve;
 mod sessions;
 mod settings;
 
-pub(crate) use connections::serve;
 pub use front::McpHttpService;
 pub(crate) use host_origin::default_port;
 pub use limits::HttpLimits;
 pub use path::MCP_PATH;
 pub use response::McpHttpBody;
+pub use serve::ServeHttp;
 pub(crate) use settings::HttpSettings;

@@ -89,14 +89,37 @@ pub(super) fn empty(status: StatusCode) -> Response<Body> {
 }
 
 /// `response` with `guard` kept alive until its body is dropped (sent, or the client gone).
-pub(super) fn hold<G: Send + Sync + 'static>(response: Response<Body>, guard: G) -> Response<Body> {
-    response.map(|body| {
-        body.map_frame(move |frame| {
-            let _ = &guard;
-            frame
-        })
-        .boxed()
+pub(super) fn hold<B, G>(response: Response<B>, guard: G) -> Response<Held<B, G>> {
+    response.map(|body| Held {
+        body,
+        _guard: guard,
     })
+}
+
+/// A body that keeps a guard (a request counted in flight) until it is dropped: [`hold`].
+pub(super) struct Held<B, G> {
+    body: B,
+    _guard: G,
+}
+
+impl<B: http_body::Body + Unpin, G: Unpin> http_body::Body for Held<B, G> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 #[cfg(test)]
@@ -123,7 +146,7 @@ mod tests {
         let dropped = Arc::new(AtomicBool::new(false));
         let response = hold(plain(StatusCode::OK, "held"), Flag(Arc::clone(&dropped)));
         assert!(!dropped.load(Ordering::SeqCst));
-        let body = McpHttpBody::new(response.into_body());
+        let body = McpHttpBody::new(response.into_body().boxed());
         let bytes = body.collect().await.unwrap().to_bytes();
         assert_eq!(&bytes[..], b"held");
         assert!(dropped.load(Ordering::SeqCst));
