@@ -7,9 +7,17 @@ use std::{fmt, net::SocketAddr};
 use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
-    server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
-    tasks::task_store_from_env,
+    server::{MCP_PATH, RequestStateKey},
+    tasks::task_store_from_url,
 };
+
+/// The environment variable of the key every replica shares for MCP 2026-07-28 input rounds
+/// (base64 of at least 32 bytes: [`RequestStateKey::from_base64`]).
+pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
+
+/// The environment variable of the task store's URL (`redis://HOST:PORT[/DB]`; the memory
+/// store when unset): [`task_store_from_url`].
+pub const TASK_STORE_ENV: &str = "MCP_TASK_STORE";
 
 /// How to serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +139,7 @@ pub fn with_request_state_key(
 }
 
 /// The same server on the task store named by `MCP_TASK_STORE`
-/// ([`TASK_STORE_ENV`](toolmodel_rmcp::tasks::TASK_STORE_ENV)): `redis://HOST:PORT[/DB]` for Redis (give every replica the same one,
+/// ([`task_store_from_url`]): `redis://HOST:PORT[/DB]` for Redis (give every replica the same one,
 /// so that any of them answers for any task), the memory store when it is unset or empty.
 ///
 /// # Errors
@@ -141,7 +149,8 @@ pub fn with_request_state_key(
 pub async fn with_task_store(
     server: ToolboxServer,
 ) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
-    Ok(server.with_task_store(task_store_from_env().await?))
+    let url = std::env::var(TASK_STORE_ENV).ok();
+    Ok(server.with_task_store(task_store_from_url(url.as_deref()).await?))
 }
 
 fn pretty(value: &serde_json::Value) -> String {

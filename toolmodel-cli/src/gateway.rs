@@ -20,7 +20,7 @@ use toolmodel_rmcp::{
     ToolboxServer,
     auth::ResourceServer,
     federation::{Federation, FederationConfig},
-    server::{MCP_PATH, REQUEST_STATE_KEY_ENV, RequestStateKey},
+    server::{MCP_PATH, RequestStateKey},
 };
 
 use crate::cli::GatewayArgs;
@@ -29,6 +29,10 @@ use crate::status::Status;
 /// The environment variable `--introspection-client-id`'s secret is read from: a secret on
 /// the command line would show in `ps` and in shell histories.
 pub const INTROSPECTION_SECRET_ENV: &str = "MCP_INTROSPECTION_CLIENT_SECRET";
+
+/// The environment variable of the key replicas of the gateway share for MCP 2026-07-28
+/// input rounds and forwarded task IDs (base64 of at least 32 bytes).
+pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
 
 /// The host names a gateway answers to without `--allowed-hosts` (the library's default).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];

@@ -55,7 +55,7 @@ pub enum Error {
         limit: usize,
     },
 
-    /// A task store URL that cannot be used ([`TASK_STORE_ENV`](crate::tasks::TASK_STORE_ENV)).
+    /// A task store URL that cannot be used ([`task_store_from_url`](crate::tasks::task_store_from_url)).
     #[error("bad task store URL {url:?}: {message}")]
     TaskStoreUrl {
         /// The URL given, its password replaced by `***`.

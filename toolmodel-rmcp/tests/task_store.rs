@@ -14,7 +14,7 @@ use rmcp::model::{Task, TaskStatus};
 use serde_json::{Map, Value, json};
 use toolmodel_rmcp::{
     Error,
-    tasks::{Lease, MemoryTaskStore, TaskOutcome, TaskRecord, TaskStore, new_task_id, now_ms},
+    tasks::{Lease, MemoryTaskStore, TaskOutcome, TaskRecord, TaskStore},
 };
 
 #[path = "support/redis.rs"]
@@ -49,13 +49,7 @@ fn elicit(message: &str) -> Value {
 /// A new task record of `worker`, its lease `lease_ms` from now, its TTL `ttl_ms`.
 fn record(worker: &str, lease_ms: u64, ttl_ms: u64) -> TaskRecord {
     let now = rmcp::task_manager::current_timestamp();
-    let task = Task::new(
-        new_task_id().unwrap(),
-        TaskStatus::Working,
-        now.clone(),
-        now,
-    )
-    .with_ttl_ms(ttl_ms);
+    let task = Task::new(new_task_id(), TaskStatus::Working, now.clone(), now).with_ttl_ms(ttl_ms);
     let created = now_ms();
     TaskRecord::new(task, worker, created, created + lease_ms)
 }
@@ -348,7 +342,7 @@ macro_rules! both_stores {
                 ) -> Pin<Box<dyn Future<Output = Arc<dyn TaskStore>> + '_>> {
                     Box::pin(async move {
                         // A prefix of its own: the store starts empty.
-                        let prefix = format!("test:{}", new_task_id().unwrap());
+                        let prefix = format!("test:{}", new_task_id());
                         let store =
                             toolmodel_rmcp::tasks::RedisTaskStore::connect_with_prefix(&self.0, &prefix)
                                 .await
@@ -516,4 +510,23 @@ fn the_redis_store_tests_need_the_redis_feature() {
     eprintln!(
         "notice: the Redis task store tests are skipped (cargo test -p toolmodel-rmcp --features redis)"
     );
+}
+
+/// A task ID no other test run uses: the time in nanoseconds and a counter of this process.
+fn new_task_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970")
+        .as_nanos();
+    format!("t{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Milliseconds since the Unix epoch, the store's time.
+fn now_ms() -> u64 {
+    let elapsed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970");
+    u64::try_from(elapsed.as_millis()).expect("milliseconds fit in u64")
 }

@@ -287,7 +287,7 @@ mod redis {
 
     impl Redis {
         fn new(server: &redis_server::RedisServer) -> Self {
-            let prefix = format!("test:{}", toolmodel_rmcp::tasks::new_task_id().unwrap());
+            let prefix = format!("test:{}", new_task_id());
             Self {
                 url: server.url.clone(),
                 prefix,
@@ -324,4 +324,15 @@ mod redis {
         };
         a_dead_replica_s_tasks_are_rerun_or_failed(&Redis::new(&server), "redis");
     }
+}
+
+/// A task ID no other test run uses: the time in nanoseconds and a counter of this process.
+fn new_task_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970")
+        .as_nanos();
+    format!("t{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }

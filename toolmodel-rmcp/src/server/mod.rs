@@ -122,7 +122,5 @@ mod toolbox_server;
 mod transport;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
-pub use request_state::{
-    DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEY_ENV, RequestStateKey,
-};
+pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};
 pub use toolbox_server::ToolboxServer;

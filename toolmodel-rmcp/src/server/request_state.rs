@@ -26,10 +26,6 @@ use toolmodel::{Caller, input::RoundState};
 
 use crate::error::Error;
 
-/// The environment variable the examples read the key from (see
-/// [`RequestStateKey::from_base64`] for its format).
-pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
-
 /// How long a `requestState` stays valid by default: 10 minutes (MCP 2026-07-28 asks for "a
 /// short expiry"; long enough for a person to fill in a form).
 pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);

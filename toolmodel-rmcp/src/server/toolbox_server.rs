@@ -123,8 +123,8 @@ impl ToolboxServer {
     /// behind one address the same shared store (`RedisTaskStore`, feature `redis`), so that
     /// any of them answers `tasks/get`, `tasks/update` and `tasks/cancel` for any task and the
     /// tasks of a replica that dies are taken over or ended (guide:
-    /// [Tasks across replicas](crate::guide::tasks#tasks-across-replicas)). The examples read it
-    /// from [`TASK_STORE_ENV`](crate::tasks::TASK_STORE_ENV) (`MCP_TASK_STORE`).
+    /// [Tasks across replicas](crate::guide::tasks#tasks-across-replicas)). The examples read its URL
+    /// from `MCP_TASK_STORE` ([`task_store_from_url`](crate::tasks::task_store_from_url)).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -157,8 +157,7 @@ impl ToolboxServer {
     /// [module docs](crate::server)). Give every replica behind one address the same key, so
     /// that any of them can serve a client's retry; without one, the server uses a random key
     /// made once per process, and only that process can read its states. The examples read
-    /// it from [`REQUEST_STATE_KEY_ENV`](super::REQUEST_STATE_KEY_ENV)
-    /// (`MCP_REQUEST_STATE_KEY`, base64 of at least 32 bytes:
+    /// it from `MCP_REQUEST_STATE_KEY` (base64 of at least 32 bytes:
     /// [`RequestStateKey::from_base64`]).
     ///
     /// ```

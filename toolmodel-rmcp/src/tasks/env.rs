@@ -1,15 +1,10 @@
-//! Choosing a task store from configuration: [`TASK_STORE_ENV`] (`MCP_TASK_STORE`), read by
-//! the examples, and [`task_store_from_url`] for a server that reads its own settings.
+//! Choosing a task store from configuration: [`task_store_from_url`], for a server that
+//! reads its settings (the examples read the URL from `MCP_TASK_STORE`).
 
 use std::sync::Arc;
 
 use super::{memory::MemoryTaskStore, store::TaskStore, url::without_password};
 use crate::Error;
-
-/// The environment variable the examples read their task store from:
-/// `redis://HOST:PORT[/DB]` for the Redis store (feature `redis`); unset or empty for the
-/// memory store.
-pub const TASK_STORE_ENV: &str = "MCP_TASK_STORE";
 
 /// The store `url` names: `None` or `""` for a [`MemoryTaskStore`]; `redis://...` or
 /// `rediss://...` for a `RedisTaskStore` (feature `redis`), connected.
@@ -44,16 +39,6 @@ async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
         message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
             .to_owned(),
     })
-}
-
-/// The store [`TASK_STORE_ENV`] names (see [`task_store_from_url`]).
-///
-/// # Errors
-///
-/// As [`task_store_from_url`].
-pub async fn task_store_from_env() -> Result<Arc<dyn TaskStore>, Error> {
-    let url = std::env::var(TASK_STORE_ENV).ok();
-    task_store_from_url(url.as_deref()).await
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::Error;
 /// # Errors
 ///
 /// [`Error::TaskStore`] when the operating system gives no random bytes.
-pub fn new_task_id() -> Result<String, Error> {
+pub(crate) fn new_task_id() -> Result<String, Error> {
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes).map_err(|err| Error::TaskStore {
         message: format!("no random bytes for a task ID: {err}"),

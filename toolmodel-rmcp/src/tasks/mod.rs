@@ -4,8 +4,9 @@
 //! any replica answers for any task and a replica that dies loses nothing.
 //!
 //! A server takes its store from
-//! [`ToolboxServer::with_task_store`](crate::ToolboxServer::with_task_store); the examples
-//! read it from [`TASK_STORE_ENV`] (`MCP_TASK_STORE=redis://HOST:PORT[/DB]`). How a server
+//! [`ToolboxServer::with_task_store`](crate::ToolboxServer::with_task_store);
+//! [`task_store_from_url`] makes one from a URL (the examples read it from
+//! `MCP_TASK_STORE=redis://HOST:PORT[/DB]`). How a server
 //! uses the store (leases, what happens when a replica dies) is in the guide,
 //! [Tasks across replicas](crate::guide::tasks#tasks-across-replicas).
 
@@ -20,10 +21,11 @@ mod redis;
 mod store;
 mod url;
 
-pub use env::{TASK_STORE_ENV, task_store_from_env, task_store_from_url};
-pub use id::new_task_id;
+pub use env::task_store_from_url;
+pub(crate) use id::new_task_id;
 pub use memory::MemoryTaskStore;
 pub use record::{TaskOutcome, TaskRecord};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_REDIS_PREFIX, RedisTaskStore};
-pub use store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms};
+pub(crate) use store::now_ms;
+pub use store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore};

@@ -165,7 +165,7 @@ impl TaskChanges {
 
 /// The current time in milliseconds since the Unix epoch (0 for a clock before it).
 #[must_use]
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| {
