@@ -26,8 +26,9 @@ use std::{sync::OnceLock, time::Duration};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    CallContext, CallToolResult, ContentBlock, NoArguments, Tool, ToolError, ToolHandler,
-    ToolSchema, Toolbox, ToolboxBuilder,
+    CallContext, CallToolResult, NoArguments, Tool, ToolError, ToolHandler, ToolSchema, Toolbox,
+    ToolboxBuilder,
+    content::ContentBlock,
     content::{AudioContent, EmbeddedResource, ImageContent, TextResourceContents},
     input::{ClientCapability, ElicitRequest, InputRequest, InputRequests, InputResponses},
     peer::LoggingLevel,

@@ -13,8 +13,9 @@ use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolmodel::{
-    CallContext, CallToolResult, Cancellation, ContentBlock, Error, SyncToolHandler, Tool,
-    ToolDefinition, ToolError, ToolHandler, ToolId, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Cancellation, Error, SyncToolHandler, Tool, ToolDefinition,
+    ToolError, ToolHandler, ToolId, ToolSchema, Toolbox,
+    content::ContentBlock,
     content::{AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextResourceContents},
     peer::{CallPeer, LogNotification, LoggingLevel, ProgressNotification},
     schemars::{self, JsonSchema},

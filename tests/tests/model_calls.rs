@@ -27,7 +27,8 @@ use toolmodel::model_calls::{
     extend_request, model_turn, read_calls, read_calls_from_slice, run_calls,
 };
 use toolmodel::{
-    CallContext, CallToolResult, ContentBlock, Error, Tool, ToolError, ToolSchema, Toolbox,
+    CallContext, CallToolResult, Error, Tool, ToolError, ToolSchema, Toolbox,
+    content::ContentBlock,
     content::{
         AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink,
         TextResourceContents,

@@ -125,7 +125,7 @@ pub mod wire;
 
 pub use call::caller::Caller;
 pub use call::cancellation::Cancellation;
-pub use call::content::{self, ContentBlock};
+pub use call::content;
 pub use call::context::CallContext;
 pub use call::handler::{IntoCallToolResult, SyncToolHandler, ToolHandler};
 pub use call::input;

@@ -16,7 +16,7 @@ use rmcp::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use toolmodel::{
-    CallToolResult, ContentBlock, ProtocolVersion, list::ToolsPage, peer::LoggingLevel,
+    CallToolResult, ProtocolVersion, content::ContentBlock, list::ToolsPage, peer::LoggingLevel,
 };
 
 /// A `toolmodel` error as the JSON-RPC error to answer with

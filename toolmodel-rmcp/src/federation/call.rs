@@ -1,25 +1,6 @@
 //! One call of an upstream tool: `tools/call` with the server's timeouts, the caller's
-//! cancellation sent upstream, and every failure an `isError` result naming the server.
-//!
-//! The arguments reaching here were validated against the tool's `inputSchema` by the
-//! [`Toolbox`](toolmodel::Toolbox) already: bad arguments never cross the network.
-//!
-//! | what happens | the caller gets |
-//! |---|---|
-//! | the server answers | its `CallToolResult` (then checked against the `outputSchema` by the toolbox) |
-//! | the server answers a JSON-RPC error | that error ([`ToolError::protocol`]) |
-//! | the server is down, or its session cannot be opened | `isError`: `server "<name>" is unavailable: <cause>` |
-//! | more than [`MAX_PENDING_CALLS`](super::upstream::MAX_PENDING_CALLS) calls on the server | `isError`, at once |
-//! | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
-//! | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
-//! | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
-//! | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`], as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
-//! | more than [`MAX_INPUT_ROUNDS`] such rounds in one run | `isError` naming the limit |
-//!
-//! Over a 2026-07-28 session each request also carries the caller's client capabilities (when
-//! the gateway knows them: the upstream refuses what the caller cannot answer) and the
-//! `io.modelcontextprotocol/logLevel` `debug`, so that the upstream sends its logs (the
-//! gateway's own rules then filter them for the caller).
+//! cancellation sent upstream, and every failure an `isError` result naming the server (the
+//! table is on [`Federation`](super::Federation)).
 
 // Logging is deprecated by SEP-2577 (MCP 2026-07-28); its upstreams still send logs when a
 // request asks for them (`io.modelcontextprotocol/logLevel`).
@@ -68,7 +49,7 @@ pub(crate) async fn call_upstream(
     let Ok(_permit) = upstream.pending.try_acquire() else {
         return Ok(CallToolResult::error(format!(
             "server {server:?} has too many calls pending ({}); try again later",
-            super::upstream::MAX_PENDING_CALLS
+            super::MAX_PENDING_CALLS
         )));
     };
     // The upstream's input round this call continues (MCP 2026-07-28), if any.

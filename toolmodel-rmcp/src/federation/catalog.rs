@@ -2,7 +2,7 @@
 //! resources and resource templates, and which server a resource URI or a prompt name
 //! belongs to. The gateway's [`Passthrough`](super::Passthrough) answers with it.
 //!
-//! **Prompts** are named as tools are ([`NamePolicy`], [`names`](super::names)): over one
+//! **Prompts** are named as tools are ([`NamePolicy`]): over one
 //! server a prompt keeps its name; two servers' prompts of one name are `<server>__<prompt>`
 //! under the default policy; a collision left is an error naming both.
 //!

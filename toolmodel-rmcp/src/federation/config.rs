@@ -1,6 +1,6 @@
 //! The federation's configuration in code: [`FederationConfig`], built with
 //! [`FederationConfig::builder`] or read from the JSON clients share
-//! ([`FederationConfig::from_json`], see [`parse`](super::parse)).
+//! ([`FederationConfig::from_json`], which lists the keys).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -83,7 +83,7 @@ impl FederationConfigBuilder {
     /// [`Error::Config`] naming the server and its JSON Pointer (`/mcpServers/<name>`): a name
     /// that is not a valid tool namespace (MCP tool name rules: 1 to 128 of `A-Z a-z 0-9 _ - .`),
     /// a name that holds `__` or ends with `_` (`.` read as `_`: the separator of prefixed tool
-    /// names, see [`names`](super::names)), an `inheritEnv` name that is empty or holds `=`,
+    /// names, see [`NamePolicy`]), an `inheritEnv` name that is empty or holds `=`,
     /// a required scope that is no RFC 6749 `scope-token` or repeats one (`/requiredScopes/<i>`),
     /// two servers of one name (or of names that differ only in `.` against `_`), an empty
     /// `command` or `url`, a `url` that is not `http://` or

@@ -28,12 +28,13 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 ///
 /// [`start`](Self::start) opens one session per enabled server (in parallel; a child process
 /// per stdio server, in its own process group), imports every page of each server's
-/// `tools/list` ([`import`](super::import)), names the tools ([`names`](super::names)) and
+/// `tools/list` (at most [`MAX_PAGES`](super::MAX_PAGES) pages), names the tools
+/// ([`NamePolicy`](super::NamePolicy)) and
 /// builds the toolbox: an upstream tool keeps the server's definition with `namespace` = the
 /// server's name and `backends` = its [`Backend::Mcp`](toolmodel::Backend::Mcp), so
 /// [`Toolbox::call_id`] reaches it as `server:tool`, and [`Toolbox::call`] by its flat name.
 /// Calls are validated against the tool's `inputSchema` before anything is sent (the same
-/// `isError` feedback as local tools), and answered as [`call`](super::call) describes.
+/// `isError` feedback as local tools), and answered as the table below says.
 ///
 /// **Faults.** A server unreachable at start does not stop the others: its tools are not
 /// listed until its session opens (it is tried again in the background with backoff), and when it answers its tools join the toolbox ([`on_change`](Self::on_change)
@@ -45,11 +46,33 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// session, imports its tools again. A tool that cannot be served as its server names it is
 /// renamed or left out, never the others: it breaks MCP's rules, its name holds the separator
 /// `__` of prefixed names, or it would share a name with another tool (see
-/// [`names`](super::names)); [`UpstreamStatus::warnings`] says which and why.
+/// [`NamePolicy`](super::NamePolicy)); [`UpstreamStatus::warnings`] says which and why.
 ///
 /// **Lifetime.** [`shutdown`](Self::shutdown) closes every session and kills each child's
 /// process group; dropping the last `Federation` (and every [`Toolbox`] built from it) kills
 /// the groups too.
+///
+/// # What a call of an upstream tool gives
+///
+/// The arguments reaching here were validated against the tool's `inputSchema` by the
+/// [`Toolbox`] already: bad arguments never cross the network.
+///
+/// | what happens | the caller gets |
+/// |---|---|
+/// | the server answers | its `CallToolResult` (then checked against the `outputSchema` by the toolbox) |
+/// | the server answers a JSON-RPC error | that error ([`ToolError::protocol`](toolmodel::ToolError::protocol)) |
+/// | the server is down, or its session cannot be opened | `isError`: `server "<name>" is unavailable: <cause>` |
+/// | more than [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS) calls on the server | `isError`, at once |
+/// | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
+/// | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
+/// | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
+/// | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`](toolmodel::CallContext::input), as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
+/// | more than [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) such rounds in one run | `isError` naming the limit |
+///
+/// Over a 2026-07-28 session each request also carries the caller's client capabilities (when
+/// the gateway knows them: the upstream refuses what the caller cannot answer) and the
+/// `io.modelcontextprotocol/logLevel` `debug`, so that the upstream sends its logs (the
+/// gateway's own rules then filter them for the caller).
 #[derive(Clone)]
 pub struct Federation {
     inner: Arc<Shared>,
@@ -100,7 +123,7 @@ pub struct UpstreamStatus {
     /// `tools/list` failed (the tools imported before are kept), a tool breaks MCP's rules
     /// (left out), a tool's name holds the separator `__` (prefixed, or left out under
     /// [`NamePolicy::Never`](super::NamePolicy::Never)), two tools would share a name (both
-    /// left out); see [`names`](super::names). Each new one is also written to the process's
+    /// left out); see [`NamePolicy`](super::NamePolicy). Each new one is also written to the process's
     /// stderr once, as `warning: server "<name>": <sentence>`.
     pub warnings: Vec<String>,
 }
@@ -534,10 +557,10 @@ fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
         return;
     };
     runtime.spawn(async move {
-        let mut delay = super::upstream::FIRST_BACKOFF;
+        let mut delay = super::FIRST_BACKOFF;
         loop {
             tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(super::upstream::MAX_BACKOFF);
+            delay = (delay * 2).min(super::MAX_BACKOFF);
             let Some(inner) = weak.upgrade() else {
                 return;
             };

@@ -2,12 +2,12 @@
 //! [`Toolbox`](toolmodel::Toolbox) beside local tools, called with local validation, and served
 //! again as one gateway by a [`ToolboxServer`](crate::ToolboxServer).
 //!
-//! - [`config`]: which servers ([`FederationConfig`], read from the `mcpServers` JSON clients
-//!   share by [`parse`], variables expanded by [`expand`]).
-//! - [`names`]: how their tools are named where a flat name is needed ([`NamePolicy`]).
-//! - [`import`]: every page of each server's `tools/list`.
-//! - [`call`]: one call of an upstream tool, and what each failure gives.
-//! - [`upstream`]: a server's session, respawned with backoff; `session` opens it (a child
+//! - `config`: which servers ([`FederationConfig`], read from the `mcpServers` JSON clients
+//!   share by `parse`, variables expanded by `expand`).
+//! - `names`: how their tools are named where a flat name is needed ([`NamePolicy`]).
+//! - `import`: every page of each server's `tools/list`.
+//! - `call`: one call of an upstream tool, and what each failure gives.
+//! - `upstream`: a server's session, respawned with backoff; `session` opens it (a child
 //!   process in its own process group, or Streamable HTTP, its transport wrapped by
 //!   `counting`) and `relay` carries what the server sends during a call to the caller;
 //!   `rounds` relays its MCP 2026-07-28 input rounds; `stderr` passes a child's stderr on to
@@ -18,17 +18,17 @@
 //!   `downstream` relays their announcements to the gateway's clients), and `tasks`: their
 //!   tasks (the tasks extension) passed through, each task ID naming its server.
 
-pub mod call;
+mod call;
 mod catalog;
-pub mod config;
+mod config;
 mod counting;
 mod downstream;
-pub mod expand;
+mod expand;
 mod federated;
-pub mod import;
-pub mod names;
+mod import;
+mod names;
 mod pages;
-pub mod parse;
+mod parse;
 mod passthrough;
 pub(crate) mod pointer;
 mod redact;
@@ -37,13 +37,17 @@ mod rounds;
 mod session;
 mod stderr;
 mod tasks;
-pub mod upstream;
+mod upstream;
 mod uri_template;
 
+pub use call::MAX_INPUT_ROUNDS;
 pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
     InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
 };
+pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
-pub use names::NamePolicy;
+pub use import::MAX_PAGES;
+pub use names::{MAX_FLAT_NAME, NamePolicy, SEPARATOR};
 pub use passthrough::Passthrough;
+pub use upstream::{FIRST_BACKOFF, MAX_BACKOFF, MAX_PENDING_CALLS};

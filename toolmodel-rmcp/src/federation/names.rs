@@ -1,39 +1,39 @@
-//! Flat tool names: what a federated tool is called where one name must say which server it
-//! comes from (the gateway's `tools/list`, a model's tool list).
-//!
-//! Inside a [`Toolbox`](toolmodel::Toolbox) an upstream tool keeps its `namespace` (the
-//! server's name), so its ID `server:tool` never collides and
-//! [`Toolbox::call_id`](toolmodel::Toolbox::call_id) reaches it. Its MCP name, the one
-//! `tools/list` shows and [`Toolbox::call`](toolmodel::Toolbox::call) routes, is made by a
-//! [`NamePolicy`], deterministically (the same tools give the same names, whatever order the
-//! servers answer in):
-//!
-//! 1. A kept name is the server's own, unchanged (a valid MCP name: a gateway in front of one
-//!    server is transparent to its clients).
-//! 2. A prefixed name is `<server>__<tool>`, made to fit the providers' limit
-//!    `^[a-zA-Z0-9_-]{1,64}$` (OpenAI, Anthropic, Gemini): every character outside
-//!    `[a-zA-Z0-9_-]` becomes `_`, and a name over 64 characters keeps its first 55 and ends
-//!    with `_` and 8 hex digits of the FNV-1a hash of `server:tool` (so two long names that
-//!    share a beginning differ). A kept name with a `.` or `/` is mapped to a provider's rule
-//!    where it is sent to one (`toolmodel::adapters`, `model_calls`).
-//! 3. The separator `__` is the gateway's alone: a name that holds it (once `.` and `/` are
-//!    read as `_`, as a provider sees it) is never kept, since `good__search` from server
-//!    `evil` would read as server `good`'s tool `search`. Such a tool is prefixed
-//!    (`evil__good__search`: a prefixed name's server is what comes before its first `__`,
-//!    as a server's name never holds `__` nor ends with `_`, see
-//!    [`FederationConfigBuilder::build`](super::FederationConfigBuilder::build)); under
-//!    [`NamePolicy::Never`], which prefixes nothing, it is left out.
-//! 4. Tools left with one name (a local tool's included) are left out, every one of them
-//!    (a local tool keeps its name): no tool is ever served under a name another could claim,
-//!    and one server's list never stops the others' tools from being served.
-//!
-//! Each tool renamed by rule 3 or left out by rules 3 and 4 comes with the reason, which the
-//! federation reports in the server's
-//! [`UpstreamStatus::warnings`](super::UpstreamStatus::warnings).
+//! Flat tool names (the rules are on [`NamePolicy`]).
 
 use std::collections::{BTreeMap, HashMap};
 
-/// How a federated tool's flat name is made; see the [module docs](self).
+/// How a federated tool's flat name is made: what it is called where one name must say which
+/// server it comes from (the gateway's `tools/list`, a model's tool list).
+///
+/// Inside a [`Toolbox`](toolmodel::Toolbox) an upstream tool keeps its `namespace` (the
+/// server's name), so its ID `server:tool` never collides and
+/// [`Toolbox::call_id`](toolmodel::Toolbox::call_id) reaches it. Its MCP name, the one
+/// `tools/list` shows and [`Toolbox::call`](toolmodel::Toolbox::call) routes, is made by a
+/// [`NamePolicy`], deterministically (the same tools give the same names, whatever order the
+/// servers answer in):
+///
+/// 1. A kept name is the server's own, unchanged (a valid MCP name: a gateway in front of one
+///    server is transparent to its clients).
+/// 2. A prefixed name is `<server>__<tool>`, made to fit the providers' limit
+///    `^[a-zA-Z0-9_-]{1,64}$` (OpenAI, Anthropic, Gemini): every character outside
+///    `[a-zA-Z0-9_-]` becomes `_`, and a name over 64 characters keeps its first 55 and ends
+///    with `_` and 8 hex digits of the FNV-1a hash of `server:tool` (so two long names that
+///    share a beginning differ). A kept name with a `.` or `/` is mapped to a provider's rule
+///    where it is sent to one (`toolmodel::adapters`, `model_calls`).
+/// 3. The separator `__` is the gateway's alone: a name that holds it (once `.` and `/` are
+///    read as `_`, as a provider sees it) is never kept, since `good__search` from server
+///    `evil` would read as server `good`'s tool `search`. Such a tool is prefixed
+///    (`evil__good__search`: a prefixed name's server is what comes before its first `__`,
+///    as a server's name never holds `__` nor ends with `_`, see
+///    [`FederationConfigBuilder::build`](super::FederationConfigBuilder::build)); under
+///    [`NamePolicy::Never`], which prefixes nothing, it is left out.
+/// 4. Tools left with one name (a local tool's included) are left out, every one of them
+///    (a local tool keeps its name): no tool is ever served under a name another could claim,
+///    and one server's list never stops the others' tools from being served.
+///
+/// Each tool renamed by rule 3 or left out by rules 3 and 4 comes with the reason, which the
+/// federation reports in the server's
+/// [`UpstreamStatus::warnings`](super::UpstreamStatus::warnings).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NamePolicy {
@@ -192,7 +192,7 @@ pub(crate) fn flat_names(
 }
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn fits(name: &str) -> bool {
+pub(crate) fn fits(name: &str) -> bool {
     (1..=MAX_FLAT_NAME).contains(&name.len())
         && name
             .bytes()

@@ -1,50 +1,5 @@
-//! Reading a [`FederationConfig`] from the JSON clients share.
-//!
-//! The servers are the members of `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf,
-//! Cline, Roo Code, Gemini CLI, GitHub Copilot CLI) or of `servers` (VS Code's `mcp.json`); one
-//! file has one of the two. Each member is a server, and these are the keys toolmodel reads,
-//! in either form:
-//!
-//! | key | meaning |
-//! |---|---|
-//! | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
-//! | `command`, `args`, `env`, `cwd` | the child process (stdio) |
-//! | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`]) |
-//! | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
-//! | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
-//! | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
-//! | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
-//! | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
-//!
-//! **Other clients' keys.** A key another client defines for its own use is accepted, and
-//! ignored, in the form that client writes, and refused in the other:
-//!
-//! | form | keys accepted and ignored |
-//! |---|---|
-//! | `mcpServers` | `autoApprove` (Cline), `alwaysAllow`, `watchPaths` (Roo Code), `trust`, `description` (Gemini CLI), `tools` (GitHub Copilot CLI) when it is `["*"]` (every tool, as without `allowedTools`) |
-//! | `servers` | `dev` (VS Code) |
-//!
-//! A key that would change what the server receives or which tools are served, and that the
-//! gateway does not carry out, is refused in both forms with what to write instead: `envFile`
-//! (VS Code, Cursor; write `env`), `headersHelper` (Claude Code; write `headers`), `auth`
-//! (Cursor), `oauth`, `authProviderType`, `targetAudience` and `targetServiceAccount` (Gemini
-//! CLI; the gateway sends only `headers`), `tools` other than `["*"]` (GitHub Copilot CLI;
-//! write `allowedTools`).
-//!
-//! **Unknown keys are refused**, naming the nearest known key and the key's JSON Pointer
-//! (`server "time", at /mcpServers/time/hidenTools: unknown key "hidenTools": did you mean
-//! "hiddenTools"?`): a misspelled `hiddenTools` or `disabled` would otherwise serve what it
-//! meant to keep out. At the top level, `mcpServers`, `servers`, `toolNames` (toolmodel's,
-//! the [`NamePolicy`]: `"always"`, `"onCollision"`, `"never"`) and `inputs` (VS Code's) are
-//! read; a client's file also holds its other settings (Claude Desktop's `preferences`, Gemini
-//! CLI's `theme`...), so another top-level key is accepted unless it is a likely misspelling
-//! of one of those four (at most 3 edits and a third of the word), which is refused the same
-//! way.
-//!
-//! `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
-//! `cwd`, `url`, `headers` and the tool and scope lists ([`expand`](super::expand)); each value
-//! read from the environment is one of the server's [`secrets`](super::UpstreamConfig::secrets),
-//! never shown in an error.
+//! Reading a [`FederationConfig`] from the JSON clients share: the keys are listed on
+//! [`FederationConfig::from_json`].
 
 use std::{cell::RefCell, path::Path, time::Duration};
 
@@ -80,9 +35,56 @@ impl FederationConfig {
         Self::from_json(&value)
     }
 
-    /// Reads the JSON of a client configuration (`mcpServers` or VS Code's `servers`; see the
-    /// [module docs](super::parse) for every key), variables expanded from the process
-    /// environment.
+    /// Reads the JSON of a client configuration (`mcpServers` or VS Code's `servers`; every key
+    /// below), variables expanded from the process environment.
+    ///
+    /// # Keys
+    ///
+    /// The servers are the members of `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf,
+    /// Cline, Roo Code, Gemini CLI, GitHub Copilot CLI) or of `servers` (VS Code's `mcp.json`); one
+    /// file has one of the two. Each member is a server, and these are the keys toolmodel reads,
+    /// in either form:
+    ///
+    /// | key | meaning |
+    /// |---|---|
+    /// | `type`, `transport`, `transportType` | `stdio` (also `local`), or Streamable HTTP: `http`, `streamable-http`, `streamableHttp`, `streamable_http` (also `remote`); inferred from `command` (stdio) or `url` (HTTP) when absent. `sse` (the 2024-11-05 HTTP+SSE transport) is refused: rmcp 3.11 has no client for it |
+    /// | `command`, `args`, `env`, `cwd` | the child process (stdio) |
+    /// | `inheritEnv` (toolmodel's) | which of the gateway's environment variables the child inherits besides [`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS): an array of names, or `true` for all ([`InheritEnv`]) |
+    /// | `url` (also `serverUrl`, `httpUrl`), `headers` | the endpoint (HTTP) |
+    /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
+    /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
+    /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
+    /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
+    ///
+    /// **Other clients' keys.** A key another client defines for its own use is accepted, and
+    /// ignored, in the form that client writes, and refused in the other:
+    ///
+    /// | form | keys accepted and ignored |
+    /// |---|---|
+    /// | `mcpServers` | `autoApprove` (Cline), `alwaysAllow`, `watchPaths` (Roo Code), `trust`, `description` (Gemini CLI), `tools` (GitHub Copilot CLI) when it is `["*"]` (every tool, as without `allowedTools`) |
+    /// | `servers` | `dev` (VS Code) |
+    ///
+    /// A key that would change what the server receives or which tools are served, and that the
+    /// gateway does not carry out, is refused in both forms with what to write instead: `envFile`
+    /// (VS Code, Cursor; write `env`), `headersHelper` (Claude Code; write `headers`), `auth`
+    /// (Cursor), `oauth`, `authProviderType`, `targetAudience` and `targetServiceAccount` (Gemini
+    /// CLI; the gateway sends only `headers`), `tools` other than `["*"]` (GitHub Copilot CLI;
+    /// write `allowedTools`).
+    ///
+    /// **Unknown keys are refused**, naming the nearest known key and the key's JSON Pointer
+    /// (`server "time", at /mcpServers/time/hidenTools: unknown key "hidenTools": did you mean
+    /// "hiddenTools"?`): a misspelled `hiddenTools` or `disabled` would otherwise serve what it
+    /// meant to keep out. At the top level, `mcpServers`, `servers`, `toolNames` (toolmodel's,
+    /// the [`NamePolicy`]: `"always"`, `"onCollision"`, `"never"`) and `inputs` (VS Code's) are
+    /// read; a client's file also holds its other settings (Claude Desktop's `preferences`, Gemini
+    /// CLI's `theme`...), so another top-level key is accepted unless it is a likely misspelling
+    /// of one of those four (at most 3 edits and a third of the word), which is refused the same
+    /// way.
+    ///
+    /// `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
+    /// `cwd`, `url`, `headers` and the tool and scope lists (`${VAR}` forms: [`from_json_with`](Self::from_json_with)); each value
+    /// read from the environment is one of the server's [`secrets`](super::UpstreamConfig::secrets),
+    /// never shown in an error.
     ///
     /// # Errors
     ///

@@ -14,14 +14,14 @@
 //! - the URL's userinfo, its query string and each of its values, as written and decoded;
 //! - the value of each `env` entry of a stdio server;
 //! - every value a `${VAR}` expansion put into the configuration, and what
-//!   [`UpstreamConfig::secret`] adds ([`UpstreamConfig::secrets`]).
+//!   [`UpstreamConfig::with_secret`] adds ([`UpstreamConfig::secrets`]).
 //!
 //! A value shorter than [`MIN_SECRET_LEN`] characters is not searched for in free text (it
 //! would mask ordinary words and numbers, and is too short to be a credential); a URL's query
 //! and userinfo are removed whatever their length.
 //!
 //! [`UpstreamStatus`]: super::UpstreamStatus
-//! [`UpstreamConfig::secret`]: super::UpstreamConfig::secret
+//! [`UpstreamConfig::with_secret`]: super::UpstreamConfig::with_secret
 //! [`UpstreamConfig::secrets`]: super::UpstreamConfig::secrets
 
 use rmcp::{

@@ -31,7 +31,7 @@
 //! gateway may not send its client requests outside a task, and holding the upstream's request
 //! open until the client retries would tie the call to one gateway replica; such a request
 //! is refused (`-32603`). Upstreams that speak 2026-07-28 ask with an `InputRequiredResult`
-//! instead, which reaches the caller in both eras (see [`call`](super::call)).
+//! instead, which reaches the caller in both eras (see [`Federation`](super::Federation)).
 
 // Sampling and logging are deprecated by SEP-2577 (MCP 2026-07-28); the 2025-11-25 sessions
 // this client opens still use them.

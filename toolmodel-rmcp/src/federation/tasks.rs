@@ -16,7 +16,7 @@
 //!   ([`Toolbox::check_arguments`](toolmodel::Toolbox::check_arguments), with the schema
 //!   the toolbox compiled), as on the federation's own path: bad arguments get the `isError`
 //!   result naming every violation and never cross the network. Other calls take the
-//!   federation's path ([`call`](super::call): progress and logs relayed too).
+//!   federation's path ([`Federation`](super::Federation): progress and logs relayed too).
 //! - **Task IDs:** `<server>:<upstream task ID>`, the server's name with `%` and `:`
 //!   percent-encoded (`%25`, `%3A`) so that the first `:` ends it. The ID names its server,
 //!   so any replica of a gateway routes `tasks/get`, `tasks/update` and `tasks/cancel`

@@ -279,7 +279,7 @@ impl ToolboxServer {
     ///
     /// Feature `auth` (on by default).
     ///
-    /// [`ResourceServer`]: crate::auth::Authorization
+    /// [`ResourceServer`]: crate::auth::ResourceServer
     #[cfg(feature = "auth")]
     #[must_use]
     pub fn with_authorization(mut self, authorization: crate::auth::ResourceServer) -> Self {

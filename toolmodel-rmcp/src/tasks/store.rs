@@ -41,7 +41,7 @@ pub enum Lease {
 /// atomic step (in the Redis store, one round trip).
 ///
 /// Times are milliseconds since the Unix epoch, read from the clock of the process that
-/// calls ([`now_ms`]); replicas sharing a store must have clocks that agree to well within a
+/// calls; replicas sharing a store must have clocks that agree to well within a
 /// lease. A task expires `ttlMs` after its creation and is then gone: every method treats it
 /// as unknown.
 ///

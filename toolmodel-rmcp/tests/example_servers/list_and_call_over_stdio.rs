@@ -369,8 +369,8 @@ async fn conformance_server_tools_reach_the_client_over_stdio() {
     .await
     .expect("call");
     assert_eq!(audio["content"][0]["mimeType"], "audio/wav");
-    let block: toolmodel::ContentBlock = read(audio["content"][0].clone());
-    let toolmodel::ContentBlock::Audio(sound) = block else {
+    let block: toolmodel::content::ContentBlock = read(audio["content"][0].clone());
+    let toolmodel::content::ContentBlock::Audio(sound) = block else {
         panic!("not audio: {audio}")
     };
     let bytes = sound.bytes().expect("base64");

@@ -55,7 +55,7 @@
 //! | `namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs` (extensions) | not written | not written | not written | not written |
 //! | unknown keys ([`Tool::extra`]) | kept | `strict` carried, others dropped | `strict`, `input_examples`, `cache_control`, `type`, `defer_loading`, `allowed_callers`, `eager_input_streaming` carried, others dropped | `behavior` carried, others dropped |
 //!
-//! Names are mapped as [`names`] documents (`.` to `_`, other characters to `_`, long names
+//! Names are mapped as ["Tool names"](crate::adapters#tool-names) below says (`.` to `_`, other characters to `_`, long names
 //! shortened with a stable hash, collisions suffixed); with
 //! [`ConvertOptions::qualified_names`] the namespace goes into the name (`github.search` →
 //! `github_search`).
@@ -103,6 +103,38 @@
 //! always (an absent `strict` means `true` there); reading keeps that `strict` key in
 //! [`Tool::extra`], so that converting again to the same target gives the same JSON.
 //!
+//! # Tool names
+//!
+//! ## The rules
+//!
+//! | target | rule | source (read 2026-11-21) |
+//! |---|---|---|
+//! | MCP | 1–128 characters of `[A-Za-z0-9_.-]` | MCP 2025-11-25, "Tool Names" |
+//! | OpenAI (both APIs), Anthropic | `^[a-zA-Z0-9_-]{1,64}$` | OpenAI API reference, `function.name`; Anthropic Messages API, `tools[].name` |
+//! | Gemini | starts with a letter or `_`; then `[A-Za-z0-9_.:-]`; at most 128 characters | Gemini API / Vertex AI reference, `FunctionDeclaration.name` (older revisions said 64) |
+//!
+//! ## The mapping
+//!
+//! A name the target allows is kept as it is. Any other name is mapped, in this order:
+//!
+//! 1. the base is the tool's name, or `namespace.name` when
+//!    [`ConvertOptions::qualified_names`] is on and the
+//!    tool has a namespace;
+//! 2. every character the target does not allow becomes `_` (so `.` becomes `_` on OpenAI and
+//!    Anthropic; a non-ASCII character becomes one `_`); an empty name becomes `_`;
+//! 3. Gemini only: a name that does not start with a letter or `_` gets a `_` in front;
+//! 4. a name longer than the target's maximum keeps its first `max - 9` characters, then `_` and
+//!    eight lowercase hexadecimal digits of the 64-bit FNV-1a hash of the base's UTF-8 bytes
+//!    (folded to 32 bits), so that two long names with the same beginning stay apart;
+//! 5. within one batch ([`convert_all`]), names the target allows unchanged
+//!    are reserved first; a mapped name (or a repeated name) that is already taken gets the
+//!    smallest suffix `_2`, `_3`, ... that makes it free (shortening the name before the suffix
+//!    when needed).
+//!
+//! The result depends only on the names and their order in the batch, never on a random seed or
+//! the Rust version. [`NameMap`] gives, for every name sent to the target, the tool it stands for,
+//! so that a call coming back can be routed to the original tool.
+//!
 //! # Errors
 //!
 //! A conversion never panics. It fails with [`Error::Conversion`] (naming the JSON Pointer and
@@ -123,7 +155,7 @@ mod fields;
 mod gemini;
 mod keywords;
 mod lenient;
-pub mod names;
+mod names;
 mod openai;
 mod openapi;
 mod options;
@@ -148,7 +180,7 @@ use driver::convert_named;
 
 /// Converts one tool to `target`.
 ///
-/// The name is mapped alone (see [`names`]); use [`convert_all`] for a list, so that mapped
+/// The name is mapped alone (see ["Tool names"](crate::adapters#tool-names)); use [`convert_all`] for a list, so that mapped
 /// names cannot collide.
 ///
 /// # Errors

@@ -11,8 +11,8 @@
 //! ```
 //! use serde_json::json;
 //! use toolmodel::{
-//!     CallToolResult, ContentBlock,
-//!     content::{EmbeddedResource, ImageContent, TextResourceContents},
+//!     CallToolResult,
+//!     content::{ContentBlock, EmbeddedResource, ImageContent, TextResourceContents},
 //! };
 //!
 //! let result = CallToolResult::from_content([
@@ -34,7 +34,7 @@ use crate::model::tool::Icon;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolmodel::{ContentBlock, content::TextContent};
+/// use toolmodel::content::{ContentBlock, TextContent};
 ///
 /// let block: ContentBlock = serde_json::from_value(json!({"type": "text", "text": "hi"}))?;
 /// assert_eq!(block, ContentBlock::Text(TextContent::new("hi")));

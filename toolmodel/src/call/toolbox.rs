@@ -215,7 +215,7 @@ impl Toolbox {
     /// before. Each tool is written by [`Tool::to_mcp_json_for`] once per version, on the first
     /// list for it, and kept; a page borrows it, with each tool's [`Loss`]es
     /// ([`ToolsPage::losses`]). For 2026-07-28 the page also carries `resultType`, `ttlMs` and
-    /// `cacheScope` ([`ToolboxBuilder::cache`]; default [`ListCache::DEFAULT`]).
+    /// `cacheScope` ([`ToolboxBuilder::with_list_cache`]; default [`ListCache::DEFAULT`]).
     ///
     /// Cursors are opaque to clients; here they are the decimal index of the page's first tool.
     /// A cursor stays valid for the life of the toolbox (its tools never change).

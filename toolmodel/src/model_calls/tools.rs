@@ -102,7 +102,7 @@ struct Listed {
 ///   from `namespace.name` by the adapters' rules (`notes_add_note` for Anthropic and OpenAI,
 ///   `notes.add_note` for Gemini, which allows `.`). A namespace OpenAI does not allow
 ///   (`^[a-zA-Z0-9_-]{1,64}$`) gets prefixed names there too. Names are collision-free
-///   ([`adapters::names`](crate::adapters::names)).
+///   ([`adapters`](crate::adapters#tool-names), "Tool names").
 /// - **Warnings.** Only what the provider's tool loses of the tool as MCP sends it (title,
 ///   annotations, `outputSchema`, unsupported schema keywords, ...); the library's own fields
 ///   (`namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`) are

@@ -1,7 +1,7 @@
 //! The TCP connections of [`ToolboxServer::serve_http`](crate::ToolboxServer::serve_http):
 //! accepted with `TCP_NODELAY`, served with `hyper` (HTTP/1.1, keep-alive,
 //! [`HttpLimits::header_read_timeout`]), each request answered by the
-//! [`McpHttpService`], and at most [`HttpLimits::max_connections`] at once.
+//! [`McpHttpService`](super::McpHttpService), and at most [`HttpLimits::max_connections`] at once.
 //!
 //! - **`TCP_NODELAY`.** A response leaves in two writes (head, then body); with Nagle's
 //!   algorithm on, the second waits for the client's delayed ACK, about 40 ms on Linux, and

@@ -29,7 +29,7 @@ pub enum CacheScope {
 /// The default, [`ListCache::DEFAULT`], is `ttlMs: 0` and `cacheScope: "private"`: it claims
 /// nothing a toolbox cannot know. Its tools never change while it lives, but it cannot tell
 /// whether the server builds another toolbox per user, or how long the process will run.
-/// Say more with [`ToolboxBuilder::cache`](crate::ToolboxBuilder::cache), e.g.
+/// Say more with [`ToolboxBuilder::with_list_cache`](crate::ToolboxBuilder::with_list_cache), e.g.
 /// `ListCache::new(Duration::from_secs(300), CacheScope::Public)` for a server whose tools are
 /// the same for every user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
