@@ -25,6 +25,7 @@ use toolmodel_rmcp::{
 
 use crate::cli::GatewayArgs;
 use crate::status::Status;
+use crate::text::{Chain, about_file};
 
 /// The environment variable `--introspection-client-id`'s secret is read from: a secret on
 /// the command line would show in `ps` and in shell histories.
@@ -124,7 +125,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
     match outcome {
         Ok(()) => Ok(Status::Clean),
         Err(err) => {
-            writeln!(errors, "error: {err}")?;
+            writeln!(errors, "error: {}", Chain(&err))?;
             Ok(Status::Failure)
         }
     }
@@ -157,7 +158,7 @@ impl Plan {
         let config = match FederationConfig::from_path(&args.config) {
             Ok(config) => Some(config),
             Err(err) => {
-                problems.push(format!("{}: {err}", args.config.display()));
+                problems.push(about_file(&args.config, &err));
                 None
             }
         };
@@ -280,7 +281,7 @@ fn request_state_key() -> Result<Option<RequestStateKey>, String> {
     match std::env::var(REQUEST_STATE_KEY_ENV) {
         Ok(text) => RequestStateKey::from_base64(&text)
             .map(Some)
-            .map_err(|err| format!("{REQUEST_STATE_KEY_ENV}: {err}")),
+            .map_err(|err| format!("{REQUEST_STATE_KEY_ENV}: {}", Chain(&err))),
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}")),
     }
@@ -406,8 +407,12 @@ impl HttpFront {
         let bound = listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?;
         let url = format!("http://{bound}{MCP_PATH}");
         let resource = args.resource.as_deref().unwrap_or(&url);
-        let authorization = authorization(args, resource)
-            .map_err(|message| toolmodel_rmcp::Error::ResourceServer { message })?;
+        let authorization = authorization(args, resource).map_err(|message| {
+            toolmodel_rmcp::Error::ResourceServer {
+                message,
+                source: None,
+            }
+        })?;
         if let Some(authorization) = &authorization {
             eprintln!(
                 "authorization: tokens from {} for {}",

@@ -14,6 +14,7 @@ use toolmodel_rmcp::federation::{Federation, FederationConfig, UpstreamStatus};
 use crate::cli::{ConversionArgs, ConvertArgs, Format, LintArgs, ToolsArgs};
 use crate::input;
 use crate::status::Status;
+use crate::text::about_file;
 
 /// Starts the servers, reads their tools under the gateway's names, stops them, then prints,
 /// lints or converts the tools. Each server's state is a line on `errors`.
@@ -45,7 +46,7 @@ pub fn run(args: &ToolsArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io:
     let (statuses, tools) = match live {
         Ok(live) => live,
         Err(err) => {
-            writeln!(errors, "error: {}: {err}", args.config.display())?;
+            writeln!(errors, "error: {}", about_file(&args.config, &err))?;
             return Ok(Status::Failure);
         }
     };

@@ -31,3 +31,35 @@ pub(crate) fn display<T: Display, S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     serializer.collect_str(value)
 }
+
+/// An error and its causes, each after a `: ` (as `anyhow`'s `{:#}` writes them): a library
+/// error says what failed and keeps the I/O, JSON or Redis error that caused it as its
+/// `source`.
+pub(crate) struct Chain<'a>(pub(crate) &'a (dyn std::error::Error + 'static));
+
+impl Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(err) = cause {
+            write!(f, ": {err}")?;
+            cause = err.source();
+        }
+        Ok(())
+    }
+}
+
+/// `err` about the file `path`: its [`Chain`], after `PATH: ` unless it names the file itself
+/// (a file that cannot be read or parsed is named by the error).
+pub(crate) fn about_file(
+    path: &std::path::Path,
+    err: &(dyn std::error::Error + 'static),
+) -> String {
+    let text = Chain(err).to_string();
+    let path = path.display().to_string();
+    if text.contains(&path) {
+        text
+    } else {
+        format!("{path}: {text}")
+    }
+}

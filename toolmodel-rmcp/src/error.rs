@@ -1,8 +1,16 @@
 //! The crate's one error type, [`Error`].
 
+/// The cause an [`Error`] keeps as its [`source`](std::error::Error::source): another crate's
+/// error (`redis`, `serde_json`, `std::io`, `reqwest`, `base64`, `getrandom`, `url`), or a
+/// task store's own.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Every error `toolmodel-rmcp` returns.
 ///
-/// The enum is `#[non_exhaustive]`; classify with `matches!`.
+/// The enum is `#[non_exhaustive]`; classify with `matches!`. An error caused by another
+/// (an I/O, Redis, JSON, HTTP or JWT library's error, a panicked task) says what failed and
+/// keeps the cause as its [`source`](std::error::Error::source): print the chain (as
+/// `anyhow`'s `{:#}` does) to see both.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -24,11 +32,11 @@ pub enum Error {
 
     /// The client's `initialize` handshake failed (`rmcp`'s error: the connection closed
     /// first, the first message was not `initialize`, ...).
-    #[error("the MCP session did not start: {0}")]
-    Initialize(Box<rmcp::service::ServerInitializeError>),
+    #[error("the MCP session did not start")]
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
 
     /// The task running an MCP session panicked or was aborted.
-    #[error("the MCP session task failed: {0}")]
+    #[error("the MCP session task failed")]
     Join(#[from] tokio::task::JoinError),
 
     /// A `requestState` key that cannot be used (MCP 2026-07-28 multi round-trip requests):
@@ -37,6 +45,9 @@ pub enum Error {
     RequestStateKey {
         /// What is wrong with it.
         message: String,
+        /// The cause: the base64 decoder's or the operating system's random source's error.
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// A task store failed (the tasks extension): the Redis server cannot be reached or
@@ -45,6 +56,9 @@ pub enum Error {
     TaskStore {
         /// What failed.
         message: String,
+        /// The cause: the Redis client's error, a stored value's JSON error, ...
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// A task store refused a new task: it keeps `limit` tasks not expired yet already. A
@@ -73,10 +87,13 @@ pub enum Error {
     ResourceServer {
         /// What is wrong, naming the value.
         message: String,
+        /// The cause: the URL parser's error, or the HTTP client's that could not be built.
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// Accepting or serving connections failed.
-    #[error("serving MCP over HTTP failed: {0}")]
+    #[error("serving MCP over HTTP failed")]
     Io(#[source] std::io::Error),
 
     /// A federation configuration that cannot be used (feature `federation`): the server it
@@ -93,6 +110,9 @@ pub enum Error {
         pointer: String,
         /// What is wrong with it.
         message: String,
+        /// The cause: the I/O error reading the file, or the JSON parser's.
+        #[source]
+        source: Option<BoxError>,
     },
 }
 
@@ -120,6 +140,7 @@ impl Error {
                 crate::federation::pointer::escape(server)
             ),
             message,
+            source: None,
         }
     }
 }

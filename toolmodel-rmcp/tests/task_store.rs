@@ -396,9 +396,13 @@ mod redis_store {
         let refused =
             RedisTaskStore::connect(&server.url.replace("redis://", "redis://:wrong@")).await;
         assert!(
-            matches!(&refused, Err(Error::TaskStore { message })
-                if message.contains("authentication failed") && !message.contains("wrong")),
+            matches!(&refused, Err(Error::TaskStore { source: Some(cause), .. })
+                if cause.to_string().contains("authentication failed")),
             "{refused:?}"
+        );
+        assert!(
+            !format!("{refused:?}").contains("wrong"),
+            "the password shows: {refused:?}"
         );
         let on_2 = RedisTaskStore::connect(&authenticated(2)).await.unwrap();
         let on_3 = RedisTaskStore::connect(&authenticated(3)).await.unwrap();

@@ -150,11 +150,24 @@ fn http_client() -> Result<reqwest::Client, Error> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|err| config_error(format!("no HTTP client for the issuer: {err}")))
+        .map_err(|err| config_error_from("no HTTP client for the issuer".to_owned(), err))
 }
 
 fn config_error(message: String) -> Error {
-    Error::ResourceServer { message }
+    Error::ResourceServer {
+        message,
+        source: None,
+    }
+}
+
+fn config_error_from(
+    message: String,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> Error {
+    Error::ResourceServer {
+        message,
+        source: Some(Box::new(source)),
+    }
 }
 
 impl ResourceServer {
@@ -170,9 +183,9 @@ impl ResourceServer {
     /// when `issuer` has a query or fragment, or `resource` a fragment (RFC 8707 §2).
     pub fn new(issuer: &str, resource: &str) -> Result<Self, Error> {
         let issuer_url = Url::parse(issuer)
-            .map_err(|err| config_error(format!("issuer {issuer:?} is not a URL: {err}")))?;
+            .map_err(|err| config_error_from(format!("issuer {issuer:?} is not a URL"), err))?;
         let resource = Url::parse(resource)
-            .map_err(|err| config_error(format!("resource {resource:?} is not a URL: {err}")))?;
+            .map_err(|err| config_error_from(format!("resource {resource:?} is not a URL"), err))?;
         for (what, url) in [("issuer", &issuer_url), ("resource", &resource)] {
             if !secure_or_loopback(url) {
                 return Err(config_error(format!(

@@ -25,12 +25,14 @@ impl FederationConfig {
         let text = std::fs::read_to_string(path).map_err(|err| Error::Config {
             server: None,
             pointer: String::new(),
-            message: format!("cannot read {}: {err}", path.display()),
+            message: format!("cannot read {}", path.display()),
+            source: Some(Box::new(err)),
         })?;
         let value: Value = serde_json::from_str(&text).map_err(|err| Error::Config {
             server: None,
             pointer: String::new(),
-            message: format!("{} is not JSON: {err}", path.display()),
+            message: format!("{} is not JSON", path.display()),
+            source: Some(Box::new(err)),
         })?;
         Self::from_json(&value)
     }
@@ -130,6 +132,7 @@ impl FederationConfig {
                 "the configuration is {}, not an object with mcpServers or servers",
                 crate::server::json_kind(value)
             ),
+            source: None,
         })?;
         check_top_keys(root)?;
         let (form, servers) = match (root.get("mcpServers"), root.get("servers")) {
@@ -140,6 +143,7 @@ impl FederationConfig {
                     server: None,
                     pointer: "/servers".into(),
                     message: "both mcpServers and servers: write one".into(),
+                    source: None,
                 });
             }
             (None, None) => {
@@ -147,6 +151,7 @@ impl FederationConfig {
                     server: None,
                     pointer: String::new(),
                     message: "no mcpServers or servers object".into(),
+                    source: None,
                 });
             }
         };
@@ -155,6 +160,7 @@ impl FederationConfig {
             server: None,
             pointer: format!("/{key}"),
             message: "expected an object of servers by name".into(),
+            source: None,
         })?;
         let mut builder = FederationConfig::builder();
         if let Some(policy) = root.get("toolNames") {
@@ -176,6 +182,7 @@ impl FederationConfig {
                 server,
                 pointer,
                 message,
+                source,
             } => Error::Config {
                 server,
                 pointer: match pointer.strip_prefix("/mcpServers") {
@@ -183,6 +190,7 @@ impl FederationConfig {
                     None => pointer,
                 },
                 message,
+                source,
             },
             other => other,
         })
@@ -199,6 +207,7 @@ fn read_policy(value: &Value) -> Result<NamePolicy, Error> {
             server: None,
             pointer: "/toolNames".into(),
             message: format!("{value} is not \"always\", \"onCollision\" or \"never\""),
+            source: None,
         }),
     }
 }
@@ -221,6 +230,7 @@ impl Reader<'_> {
             server: Some(self.server.to_owned()),
             pointer: format!("{}{key}", self.base),
             message: message.into(),
+            source: None,
         }
     }
 
@@ -751,6 +761,7 @@ fn check_top_keys(root: &Map<String, Value>) -> Result<(), Error> {
                 server: None,
                 pointer: format!("/{}", escape(key)),
                 message,
+                source: None,
             });
         }
     }
@@ -1178,12 +1189,14 @@ mod tests {
         );
         assert_eq!(message(json!({})), "no mcpServers or servers object");
         let missing = std::env::temp_dir().join("toolmodel-no-such-config.json");
-        let err = FederationConfig::from_path(&missing)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.starts_with(&format!("cannot read {}: ", missing.display())),
-            "{err}"
+        let err = FederationConfig::from_path(&missing).unwrap_err();
+        assert_eq!(err.to_string(), format!("cannot read {}", missing.display()));
+        // The I/O error is the cause, not text in the message.
+        let cause = std::error::Error::source(&err).expect("the I/O error as the source");
+        assert_eq!(
+            cause.downcast_ref::<std::io::Error>().map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound),
+            "{cause}"
         );
     }
 

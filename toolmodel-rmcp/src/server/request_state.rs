@@ -63,6 +63,7 @@ impl RequestStateKey {
                     bytes.len(),
                     Self::MIN_LEN
                 ),
+                source: None,
             });
         }
         Ok(Self(bytes.into()))
@@ -92,10 +93,8 @@ impl RequestStateKey {
         match decoded {
             Some(bytes) => Self::from_bytes(bytes),
             None => Err(Error::RequestStateKey {
-                message: match STANDARD.decode(text) {
-                    Err(err) => format!("the key is not base64: {err}"),
-                    Ok(_) => "the key is not base64".to_owned(),
-                },
+                message: "the key is not base64".to_owned(),
+                source: STANDARD.decode(text).err().map(Into::into),
             }),
         }
     }
@@ -108,7 +107,8 @@ impl RequestStateKey {
     pub fn random() -> Result<Self, Error> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|err| Error::RequestStateKey {
-            message: format!("no random bytes from the operating system: {err}"),
+            message: "no random bytes from the operating system".to_owned(),
+            source: Some(Box::new(err)),
         })?;
         Self::from_bytes(bytes.to_vec())
     }
@@ -116,10 +116,15 @@ impl RequestStateKey {
     /// The random key of this process, made on first use: what a server without a configured
     /// key uses (its states are readable only by this process).
     pub(crate) fn process() -> Result<Self, Error> {
-        static KEY: OnceLock<Result<RequestStateKey, String>> = OnceLock::new();
-        KEY.get_or_init(|| Self::random().map_err(|err| err.to_string()))
+        // The first failure is kept (an `Error` is not `Clone`): its cause shared by every
+        // later caller.
+        static KEY: OnceLock<Result<RequestStateKey, Arc<Error>>> = OnceLock::new();
+        KEY.get_or_init(|| Self::random().map_err(Arc::new))
             .clone()
-            .map_err(|message| Error::RequestStateKey { message })
+            .map_err(|first| Error::RequestStateKey {
+                message: "no process key".to_owned(),
+                source: Some(Box::new(SharedError(first))),
+            })
     }
 }
 
@@ -148,13 +153,30 @@ impl std::fmt::Debug for Sealer {
     }
 }
 
+/// An error shared by reference (the process key's first failure), as a cause.
+#[derive(Debug)]
+struct SharedError(Arc<Error>);
+
+impl std::fmt::Display for SharedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SharedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.0)
+    }
+}
+
 impl Sealer {
     /// A sealer with `key`, or the process's random key.
     pub(crate) fn new(key: Option<RequestStateKey>) -> Self {
         let (codec, key) = match key.map_or_else(RequestStateKey::process, Ok) {
             Ok(key) => (
                 RequestStateCodec::try_new(key.0.to_vec()).map_err(|err| Error::RequestStateKey {
-                    message: err.to_string(),
+                    message: "the key does not make a codec".to_owned(),
+                    source: Some(err.into()),
                 }),
                 Some(key),
             ),

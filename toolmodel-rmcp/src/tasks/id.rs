@@ -14,7 +14,8 @@ use crate::Error;
 pub(crate) fn new_task_id() -> Result<String, Error> {
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes).map_err(|err| Error::TaskStore {
-        message: format!("no random bytes for a task ID: {err}"),
+        message: "no random bytes for a task ID".to_owned(),
+        source: Some(Box::new(err)),
     })?;
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }

@@ -179,9 +179,10 @@ impl TaskRecord {
                     serde_json::from_value(Value::Object(self.open_requests())).map_err(|err| {
                         Error::TaskStore {
                             message: format!(
-                                "task {}: a stored input request is not an MCP request: {err}",
+                                "task {}: a stored input request is not an MCP request",
                                 self.task.task_id
                             ),
+                            source: Some(Box::new(err)),
                         }
                     })?;
                 TaskPayload::InputRequired { input_requests }

@@ -200,21 +200,24 @@ pub struct RedisTaskStore {
     _subscription: Arc<Subscription>,
 }
 
-fn redis_error(doing: &str, err: &redis::RedisError) -> Error {
+fn redis_error(doing: &str, err: redis::RedisError) -> Error {
     Error::TaskStore {
-        message: format!("redis: {doing}: {err}"),
+        message: format!("redis: {doing}"),
+        source: Some(Box::new(err)),
     }
 }
 
-fn json_error(task_id: &str, field: &str, err: &serde_json::Error) -> Error {
+fn json_error(task_id: &str, field: &str, err: serde_json::Error) -> Error {
     Error::TaskStore {
-        message: format!("redis: task {task_id}: field {field:?} is not valid JSON: {err}"),
+        message: format!("redis: task {task_id}: field {field:?} is not valid JSON"),
+        source: Some(Box::new(err)),
     }
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
     serde_json::to_string(value).map_err(|err| Error::TaskStore {
-        message: format!("redis: a value does not serialize to JSON: {err}"),
+        message: "redis: a value does not serialize to JSON".to_owned(),
+        source: Some(Box::new(err)),
     })
 }
 
@@ -242,7 +245,8 @@ impl RedisTaskStore {
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
         let shown = without_password(url);
         let url_error = |err: redis::RedisError| Error::TaskStore {
-            message: format!("redis: {shown:?} is not a Redis URL: {err}"),
+            message: format!("redis: {shown:?} is not a Redis URL"),
+            source: Some(Box::new(err)),
         };
         let info = url
             .into_connection_info()
@@ -255,13 +259,13 @@ impl RedisTaskStore {
         let connection = client
             .get_connection_manager()
             .await
-            .map_err(|err| redis_error(&format!("connecting to {shown}"), &err))?;
+            .map_err(|err| redis_error(&format!("connecting to {shown}"), err))?;
         let changes = broadcast::channel(1024).0;
         let channel = format!("{prefix}:changes");
         // The first subscription before returning: a task created from now on is heard of.
         let pubsub = subscribe(&client, &channel)
             .await
-            .map_err(|err| redis_error(&format!("subscribing to {channel}"), &err))?;
+            .map_err(|err| redis_error(&format!("subscribing to {channel}"), err))?;
         let finished = Arc::<FinishedHere>::default();
         let subscription = tokio::spawn(forward_changes(
             client,
@@ -299,7 +303,7 @@ impl RedisTaskStore {
 
     /// The error of a command that failed while `doing`; the tasks ended here are forgotten,
     /// as Redis may have restarted without them.
-    fn failed(&self, doing: &str, err: &redis::RedisError) -> Error {
+    fn failed(&self, doing: &str, err: redis::RedisError) -> Error {
         self.finished.clear();
         redis_error(doing, err)
     }
@@ -352,9 +356,10 @@ async fn forward_changes(
 fn from_fields(fields: HashMap<String, String>) -> Result<TaskRecord, Error> {
     let task_json = fields.get("task").ok_or_else(|| Error::TaskStore {
         message: "redis: a task hash has no \"task\" field".to_owned(),
+        source: None,
     })?;
     let mut task: rmcp::model::Task =
-        serde_json::from_str(task_json).map_err(|err| json_error("?", "task", &err))?;
+        serde_json::from_str(task_json).map_err(|err| json_error("?", "task", err))?;
     let id = task.task_id.clone();
     if let Some(updated) = fields.get("updated") {
         task.last_updated_at.clone_from(updated);
@@ -363,12 +368,13 @@ fn from_fields(fields: HashMap<String, String>) -> Result<TaskRecord, Error> {
         match fields.get(field).map(String::as_str) {
             None | Some("") => Ok(None),
             Some(text) => text.parse().map(Some).map_err(|err| Error::TaskStore {
-                message: format!("redis: task {id}: field {field:?} is not a number: {err}"),
+                message: format!("redis: task {id}: field {field:?} is not a number"),
+                source: Some(Box::new(err)),
             }),
         }
     };
     let json = |field: &str, text: &str| -> Result<Value, Error> {
-        serde_json::from_str(text).map_err(|err| json_error(&id, field, &err))
+        serde_json::from_str(text).map_err(|err| json_error(&id, field, err))
     };
     let mut record = TaskRecord::new(
         task,
@@ -386,8 +392,7 @@ fn from_fields(fields: HashMap<String, String>) -> Result<TaskRecord, Error> {
     record.outcome = fields
         .get("outcome")
         .map(|text| {
-            serde_json::from_str::<TaskOutcome>(text)
-                .map_err(|err| json_error(&id, "outcome", &err))
+            serde_json::from_str::<TaskOutcome>(text).map_err(|err| json_error(&id, "outcome", err))
         })
         .transpose()?;
     for (field, text) in &fields {
@@ -454,7 +459,7 @@ impl TaskStore for RedisTaskStore {
             let created: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("creating a task", &err))?;
+                .map_err(|err| self.failed("creating a task", err))?;
             if created == 1 {
                 Ok(())
             } else {
@@ -482,7 +487,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(&key)
                 .query_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("reading a task", &err))?;
+                .map_err(|err| self.failed("reading a task", err))?;
             if fields.is_empty() {
                 return Ok(None);
             }
@@ -505,7 +510,7 @@ impl TaskStore for RedisTaskStore {
             let fields: Option<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("recording input requests", &err))?;
+                .map_err(|err| self.failed("recording input requests", err))?;
             fields.map(from_fields).transpose()
         })
     }
@@ -524,7 +529,7 @@ impl TaskStore for RedisTaskStore {
             let known: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("recording answers", &err))?;
+                .map_err(|err| self.failed("recording answers", err))?;
             Ok(known == 1)
         })
     }
@@ -542,7 +547,7 @@ impl TaskStore for RedisTaskStore {
             let known: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("recording a cancellation", &err))?;
+                .map_err(|err| self.failed("recording a cancellation", err))?;
             Ok(known == 1)
         })
     }
@@ -563,7 +568,7 @@ impl TaskStore for RedisTaskStore {
             let fields: Option<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("recording an outcome", &err))?;
+                .map_err(|err| self.failed("recording an outcome", err))?;
             let Some(mut fields) = fields else {
                 return Ok(false);
             };
@@ -598,7 +603,7 @@ impl TaskStore for RedisTaskStore {
             let lease: i64 = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("renewing a lease", &err))?;
+                .map_err(|err| self.failed("renewing a lease", err))?;
             Ok(match lease {
                 0 => Lease::Held {
                     cancel_requested: false,
@@ -633,7 +638,7 @@ impl TaskStore for RedisTaskStore {
             let claimed: Vec<HashMap<String, String>> = invocation
                 .invoke_async(&mut self.connection.clone())
                 .await
-                .map_err(|err| self.failed("reclaiming tasks", &err))?;
+                .map_err(|err| self.failed("reclaiming tasks", err))?;
             claimed.into_iter().map(from_fields).collect()
         })
     }
