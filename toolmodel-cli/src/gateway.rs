@@ -90,17 +90,13 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 eprintln!("warning: server {name:?} is unavailable: {cause}");
             }
         }
-        let mut server = ToolboxServer::new(federation.toolbox())
-            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
-            .with_handler(federation.passthrough());
+        let mut server = ToolboxServer::gateway(&federation)
+            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
         if let Some(key) = key {
             server = server.with_request_state_key(key);
         }
         let served = match front {
-            None => {
-                federation.serve(&server);
-                server.serve_stdio().await
-            }
+            None => server.serve_stdio().await,
             Some(front) => {
                 if let Some(hosts) = allowed_hosts {
                     server = server.with_allowed_hosts(hosts);
@@ -111,7 +107,6 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 if let Some(authorization) = front.authorization {
                     server = server.with_authorization(authorization);
                 }
-                federation.serve(&server);
                 eprintln!("serving MCP on {}", front.url);
                 server
                     .serve_http(front.listener)

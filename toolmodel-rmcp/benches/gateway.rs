@@ -160,8 +160,7 @@ fn main() {
         let federation = Federation::start(config)
             .await
             .expect("the federation starts");
-        let gateway = ToolboxServer::new(federation.toolbox());
-        federation.serve(&gateway);
+        let gateway = ToolboxServer::gateway(&federation);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a listener");

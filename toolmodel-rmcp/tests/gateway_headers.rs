@@ -74,8 +74,7 @@ async fn the_upstream_sees_only_the_configured_headers_never_the_client_s() {
         .build()
         .unwrap();
     let federation = Federation::start(config).await.unwrap();
-    let gateway = ToolboxServer::new(federation.toolbox());
-    federation.serve(&gateway);
+    let gateway = ToolboxServer::gateway(&federation);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -42,8 +42,7 @@ async fn gateway<C: ClientHandler>(
         ));
     }
     let federation = Federation::start(config.build().unwrap()).await.unwrap();
-    let server = ToolboxServer::new(federation.toolbox()).with_handler(federation.passthrough());
-    federation.serve(&server);
+    let server = ToolboxServer::gateway(&federation);
     let client = pipe::connect(server, client).await;
     Some((federation, client))
 }

@@ -85,8 +85,7 @@ fn serve_until_stopped(
 
 /// A gateway over `federation`, with a client connected (MCP 2025-11-25).
 async fn gateway(federation: &Federation) -> RunningService<RoleClient, Client> {
-    let server = ToolboxServer::new(federation.toolbox()).with_handler(federation.passthrough());
-    federation.serve(&server);
+    let server = ToolboxServer::gateway(federation);
     pipe::connect(server, Client).await
 }
 

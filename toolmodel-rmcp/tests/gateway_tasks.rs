@@ -124,8 +124,7 @@ async fn gateway_naming(
     names: NamePolicy,
 ) -> (Federation, RunningService<RoleClient, Client>) {
     let federation = federation(names).await;
-    let server = ToolboxServer::new(federation.toolbox()).with_handler(federation.passthrough());
-    federation.serve(&server);
+    let server = ToolboxServer::gateway(&federation);
     (federation, pipe::connect(server, client).await)
 }
 

@@ -327,6 +327,7 @@ mod redis {
 }
 
 /// A task ID no other test run uses: the time in nanoseconds and a counter of this process.
+#[cfg(feature = "redis")]
 fn new_task_id() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);

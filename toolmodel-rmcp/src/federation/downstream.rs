@@ -1,6 +1,6 @@
 //! The gateway's downstream side of what upstreams announce outside a call: their prompt and
-//! resource list changes, told to every session of the [`ToolboxServer`](crate::ToolboxServer)s
-//! a [`Federation`](super::Federation) [`serve`](super::Federation::serve)s, and
+//! resource list changes, told to every session of the gateways made of a
+//! [`Federation`](super::Federation) ([`ToolboxServer::gateway`](crate::ToolboxServer::gateway)), and
 //! `notifications/resources/updated`, sent to the sessions that subscribed to the URI
 //! (`resources/subscribe`, MCP 2025-11-25 "Resources", Subscriptions).
 //!

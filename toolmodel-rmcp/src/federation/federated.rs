@@ -17,6 +17,9 @@ use crate::federation::names::{Flat, Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
 use crate::federation::tasks::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
+use crate::server::gateway::Backends;
+use crate::server::list_changed::ListChanged;
+use crate::server::tasks::upstream::UpstreamTasks;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
 type Local = Box<dyn Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync>;
@@ -38,7 +41,7 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 ///
 /// **Faults.** A server unreachable at start does not stop the others: its tools are not
 /// listed until its session opens (it is tried again in the background with backoff), and when it answers its tools join the toolbox ([`on_change`](Self::on_change)
-/// hears of it; a [`ToolboxServer`](crate::ToolboxServer) given to [`serve`](Self::serve)
+/// hears of it; a [`ToolboxServer::gateway`](crate::ToolboxServer::gateway)
 /// sends `notifications/tools/list_changed`). A server that fails later keeps its tools
 /// listed; they answer an `isError` naming the server and the cause, and the next call after
 /// the backoff delay respawns it (stdio) or reconnects (HTTP; a 404 for an expired session
@@ -304,41 +307,6 @@ impl Federation {
         }
     }
 
-    /// The upstreams' prompts, resources and completion as an `rmcp` handler, for
-    /// [`ToolboxServer::with_handler`](crate::ToolboxServer::with_handler): with it (and
-    /// [`serve`](Self::serve)) a `ToolboxServer` is a gateway that passes them through as well
-    /// as the tools. See [`Passthrough`] for what passes and how names and URIs are kept apart.
-    #[must_use]
-    pub fn passthrough(&self) -> Passthrough {
-        Passthrough::new(
-            &self.inner.upstreams,
-            self.inner.config.tool_names,
-            Arc::clone(&self.inner.declared),
-            Arc::clone(&self.inner.downstream),
-        )
-    }
-
-    /// Keeps `server`'s toolbox this federation's: every rebuilt toolbox is
-    /// [`set`](crate::ToolboxServer::set_toolbox) on it, which sends
-    /// `notifications/tools/list_changed` to its clients; the upstreams'
-    /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` are
-    /// sent to its clients too. Its tasks of the tasks extension are the upstreams' from then
-    /// on (the first federation served on a server keeps them): see
-    /// [the guide](crate::guide::mcp_backends#tasks) for what passes and how task IDs are
-    /// formed.
-    pub fn serve(&self, server: &crate::ToolboxServer) {
-        self.inner.downstream.serve(server.list_changed.clone());
-        server.route_tasks_upstream(Arc::new(UpstreamTaskRoutes::new(
-            &self.inner.upstreams,
-            Arc::clone(&self.inner.declared),
-            Arc::clone(&self.inner.remote_names),
-        )));
-        let watcher = server.clone();
-        self.on_change(move |toolbox| watcher.set_toolbox(toolbox.clone()));
-        // A rebuild between the server's creation and this call is not missed.
-        server.set_toolbox(self.toolbox());
-    }
-
     /// Each enabled server's state, sorted by name.
     pub async fn status(&self) -> Vec<UpstreamStatus> {
         let mut all = Vec::with_capacity(self.inner.upstreams.len());
@@ -377,6 +345,40 @@ impl Federation {
         for upstream in &self.inner.upstreams {
             upstream.close().await;
         }
+    }
+}
+
+/// The seam to the server ([`ToolboxServer::gateway`](crate::ToolboxServer::gateway)).
+impl Backends for Federation {
+    type Handler = Passthrough;
+
+    fn toolbox(&self) -> Toolbox {
+        Federation::toolbox(self)
+    }
+
+    fn on_change(&self, watcher: Box<dyn Fn(&Toolbox) + Send + Sync>) {
+        Federation::on_change(self, watcher);
+    }
+
+    fn handler(&self) -> Passthrough {
+        Passthrough::new(
+            &self.inner.upstreams,
+            self.inner.config.tool_names,
+            Arc::clone(&self.inner.declared),
+            Arc::clone(&self.inner.downstream),
+        )
+    }
+
+    fn announce_to(&self, sessions: ListChanged) {
+        self.inner.downstream.serve(sessions);
+    }
+
+    fn tasks(&self) -> Arc<dyn UpstreamTasks> {
+        Arc::new(UpstreamTaskRoutes::new(
+            &self.inner.upstreams,
+            Arc::clone(&self.inner.declared),
+            Arc::clone(&self.inner.remote_names),
+        ))
     }
 }
 

@@ -49,5 +49,4 @@ pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;
 pub use names::{MAX_FLAT_NAME, NamePolicy, SEPARATOR};
-pub use passthrough::Passthrough;
 pub use upstream::{FIRST_BACKOFF, MAX_BACKOFF, MAX_PENDING_CALLS};

@@ -1190,11 +1190,16 @@ mod tests {
         assert_eq!(message(json!({})), "no mcpServers or servers object");
         let missing = std::env::temp_dir().join("toolmodel-no-such-config.json");
         let err = FederationConfig::from_path(&missing).unwrap_err();
-        assert_eq!(err.to_string(), format!("cannot read {}", missing.display()));
+        assert_eq!(
+            err.to_string(),
+            format!("cannot read {}", missing.display())
+        );
         // The I/O error is the cause, not text in the message.
         let cause = std::error::Error::source(&err).expect("the I/O error as the source");
         assert_eq!(
-            cause.downcast_ref::<std::io::Error>().map(std::io::Error::kind),
+            cause
+                .downcast_ref::<std::io::Error>()
+                .map(std::io::Error::kind),
             Some(std::io::ErrorKind::NotFound),
             "{cause}"
         );

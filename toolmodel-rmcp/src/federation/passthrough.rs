@@ -55,8 +55,8 @@ pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;
 
 /// The prompts, resources (templates, subscriptions) and completion of a
 /// [`Federation`](super::Federation)'s upstreams, as an `rmcp` [`ServerHandler`] to give to
-/// [`ToolboxServer::with_handler`](crate::ToolboxServer::with_handler); made by
-/// [`Federation::passthrough`](super::Federation::passthrough).
+/// [`ToolboxServer::with_handler`](crate::ToolboxServer::with_handler); made by the
+/// federation's `Backends::handler` for [`ToolboxServer::gateway`](crate::ToolboxServer::gateway).
 ///
 /// - Capabilities: `prompts`, `resources` and `completions` when an upstream declared them,
 ///   with `listChanged` and `subscribe` when one of those did.
@@ -69,14 +69,14 @@ pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;
 ///   `-32602` naming the URI and both (never one picked silently); none: `-32002`.
 /// - `completion/complete`: to the prompt's server (its name there) or the template's.
 /// - `notifications/prompts/list_changed`, `notifications/resources/list_changed`: relayed to
-///   every session of the servers the federation [`serve`](super::Federation::serve)s;
+///   every session of the gateway's servers;
 ///   `notifications/resources/updated`: to the sessions subscribed to the URI (the gateway
 ///   subscribes upstream once per URI, and unsubscribes when the last subscriber leaves).
 ///
 /// Each list is one page (the gateway reads every upstream page). The handler holds the
 /// federation weakly: once the federation is dropped it offers nothing.
 #[derive(Clone)]
-pub struct Passthrough {
+pub(crate) struct Passthrough {
     upstreams: Vec<Weak<Upstream>>,
     policy: NamePolicy,
     declared: Declared,

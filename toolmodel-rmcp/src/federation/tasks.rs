@@ -136,7 +136,7 @@ fn meta(capabilities: ClientCapabilities) -> RequestMetaObject {
 
 /// The upstreams' tasks, routed by the gateway (see the [module docs](self)); installed on
 /// a [`ToolboxServer`](crate::ToolboxServer) by
-/// [`Federation::serve`](super::Federation::serve).
+/// [`ToolboxServer::gateway`](crate::ToolboxServer::gateway).
 #[derive(Clone)]
 pub(crate) struct UpstreamTaskRoutes {
     upstreams: Vec<Weak<Upstream>>,

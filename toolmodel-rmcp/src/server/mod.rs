@@ -62,7 +62,7 @@
 //!   a client that declares the extension, with the per-request rules of an ordinary call; a
 //!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
 //!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
-//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]). A gateway's server (`Federation::serve`,
+//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]). A gateway's server (`ToolboxServer::gateway`,
 //!   feature `federation`) hands the tasks of its upstreams to them instead
 //!   (`task_route.rs`).
 //!
@@ -105,6 +105,8 @@
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
 pub(crate) mod call;
 mod compose;
+#[cfg(feature = "federation")]
+pub(crate) mod gateway;
 mod handler;
 mod http;
 pub(crate) mod list_changed;

@@ -1,6 +1,6 @@
 //! Routing to tasks that live on another server (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams: a `ToolboxServer` with
-//! `UpstreamTasks` installed (`tasks/upstream.rs`; `Federation::serve`,
+//! `UpstreamTasks` installed (`tasks/upstream.rs`; `ToolboxServer::gateway`,
 //! feature `federation`, installs the federation's)
 //! hands them, instead of running a task of its own:
 //!

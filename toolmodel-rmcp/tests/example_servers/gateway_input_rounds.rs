@@ -56,9 +56,8 @@ async fn federation(replica: &str) -> Federation {
 /// replica `replica`, sealing with `key`: its MCP URL and its federation.
 async fn gateway(replica: &str, key: &str) -> (String, Federation) {
     let federation = federation(replica).await;
-    let server = ToolboxServer::new(federation.toolbox())
+    let server = ToolboxServer::gateway(&federation)
         .with_request_state_key(RequestStateKey::from_base64(key).expect("a key"));
-    federation.serve(&server);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");

@@ -51,10 +51,8 @@ pub async fn alice_and_mallory<C: ClientHandler>(
 ) -> (RunningService<RoleClient, C>, RunningService<RoleClient, C>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    let server = ToolboxServer::new(federation.toolbox())
-        .with_handler(federation.passthrough())
+    let server = ToolboxServer::gateway(federation)
         .with_authorization(ResourceServer::new(&issuer.url, &url).expect("authorization"));
-    federation.serve(&server);
     tokio::spawn(server.serve_http(listener).into_future());
     let alice_token = issuer.token(&url, "notes:read").await;
     let mallory_token = issuer

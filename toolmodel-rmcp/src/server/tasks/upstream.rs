@@ -1,6 +1,6 @@
 //! [`UpstreamTasks`]: tasks that live on another server (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams; `task_route.rs` says
-//! what a [`ToolboxServer`](crate::ToolboxServer) hands them, and `Federation::serve`
+//! what a [`ToolboxServer`](crate::ToolboxServer) hands them, and `ToolboxServer::gateway`
 //! (feature `federation`) installs the federation's.
 
 use std::{future::Future, pin::Pin};

@@ -1,0 +1,83 @@
+//! [`ToolboxServer::gateway`]: a server wired to backends that keep its toolbox current, pass
+//! prompts, resources and completion through, and hold its tasks (a `Federation` of MCP
+//! servers, feature `federation`).
+//!
+//! [`Backends`] is the seam between `server` and `federation`: the server knows nothing of
+//! sessions, upstreams or configuration files, and the federation nothing of how the server
+//! lists tools, tells its sessions or routes tasks.
+
+use std::sync::Arc;
+
+use rmcp::ServerHandler;
+use toolmodel::Toolbox;
+
+use super::{
+    list_changed::ListChanged, tasks::upstream::UpstreamTasks, toolbox_server::ToolboxServer,
+};
+
+/// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).
+pub(crate) trait Backends {
+    /// The `rmcp` handler of what is not about tools: prompts, resources, completion.
+    type Handler: ServerHandler;
+
+    /// The toolbox now.
+    fn toolbox(&self) -> Toolbox;
+
+    /// Calls `watcher` with each toolbox built from now on.
+    fn on_change(&self, watcher: Box<dyn Fn(&Toolbox) + Send + Sync>);
+
+    /// The handler of prompts, resources and completion.
+    fn handler(&self) -> Self::Handler;
+
+    /// Relays the backends' own announcements (`notifications/prompts/list_changed`, ...) to
+    /// the sessions `sessions` holds.
+    fn announce_to(&self, sessions: ListChanged);
+
+    /// Where the tasks of the tasks extension live.
+    fn tasks(&self) -> Arc<dyn UpstreamTasks>;
+}
+
+impl ToolboxServer {
+    /// A gateway: a server of `federation`'s toolbox, kept current (each rebuilt toolbox is
+    /// served, and the clients get `notifications/tools/list_changed`), passing the upstreams'
+    /// prompts, resources, completion and announcements through, and their tasks (the tasks
+    /// extension); what passes and how names, URIs and task IDs are kept apart is in the
+    /// guide, [MCP servers as backends](crate::guide::mcp_backends#gateway).
+    ///
+    /// Configure it further as any server (`with_server_info`, `with_allowed_hosts`,
+    /// `with_authorization`, ...), then serve it. [`with_handler`](Self::with_handler) would
+    /// replace the passthrough of prompts and resources.
+    ///
+    /// ```no_run
+    /// use toolmodel_rmcp::{ToolboxServer, federation::{Federation, FederationConfig}};
+    ///
+    /// # async fn run() -> Result<(), toolmodel_rmcp::Error> {
+    /// let federation = Federation::start(FederationConfig::from_path("mcp.json")?).await?;
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080")
+    ///     .await
+    ///     .map_err(toolmodel_rmcp::Error::Io)?;
+    /// ToolboxServer::gateway(&federation).serve_http(listener).await?;
+    /// federation.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "federation")]
+    #[must_use]
+    pub fn gateway(federation: &crate::federation::Federation) -> Self {
+        Self::over(federation)
+    }
+
+    /// A server wired to `backends` (see [`gateway`](Self::gateway)).
+    pub(crate) fn over<B: Backends>(backends: &B) -> Self {
+        let server = Self::new(backends.toolbox()).with_handler(backends.handler());
+        backends.announce_to(server.list_changed.clone());
+        server.route_tasks_upstream(backends.tasks());
+        let watcher = server.clone();
+        backends.on_change(Box::new(move |toolbox| {
+            watcher.set_toolbox(toolbox.clone());
+        }));
+        // A rebuild between the toolbox read above and the watcher is not missed.
+        server.set_toolbox(backends.toolbox());
+        server
+    }
+}
