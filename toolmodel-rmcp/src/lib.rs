@@ -81,6 +81,7 @@ mod error;
 #[cfg(feature = "federation")]
 pub mod federation;
 pub mod guide;
+mod lock;
 pub mod server;
 pub mod tasks;
 

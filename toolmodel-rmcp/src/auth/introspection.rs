@@ -11,7 +11,7 @@
 //! which a token not known already is refused as when the issuer is unreachable (503).
 
 use std::{
-    sync::{Mutex, PoisonError},
+    sync::Mutex,
     time::{Duration, Instant, SystemTime},
 };
 
@@ -25,6 +25,7 @@ use super::{
     rejection::Rejection,
     token_cache::TokenCache,
 };
+use crate::lock::lock;
 
 /// The longest an introspected token is remembered, so that a revoked one stops working
 /// within it.
@@ -82,7 +83,7 @@ impl Bucket {
 
     /// Whether a request may be made at `now` (it is counted when it may).
     fn take(&self, now: Instant) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = lock(&self.state);
         let (available, counted) = *state;
         let refilled = now.saturating_duration_since(counted).as_secs_f64() * self.rate;
         let available = (available + refilled).min(self.rate);

@@ -9,7 +9,7 @@
 //! uses what it brought, so a burst of unknown `kid`s costs the issuer one request.
 
 use std::{
-    sync::{Arc, PoisonError, RwLock},
+    sync::{Arc, RwLock},
     time::{Duration, Instant},
 };
 
@@ -23,6 +23,7 @@ use super::{
     config::ResourceServer,
     discovery::{self, Endpoints},
 };
+use crate::lock::{read, write};
 
 /// How long a fetched key set is used before it is fetched again.
 pub(crate) const KEYS_MAX_AGE: Duration = Duration::from_secs(600);
@@ -110,11 +111,7 @@ fn usable_keys(document: &Value) -> Vec<Jwk> {
 impl Keys {
     /// The latest snapshot.
     fn known(&self) -> Arc<Known> {
-        let known = self
-            .shared
-            .known
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+        let known = read(&self.shared.known);
         Arc::clone(&known)
     }
 
@@ -209,11 +206,7 @@ impl Keys {
             next.tried = Some(Instant::now());
         }
         let next = Arc::new(next);
-        *self
-            .shared
-            .known
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next);
+        *write(&self.shared.known) = Arc::clone(&next);
         next
     }
 }

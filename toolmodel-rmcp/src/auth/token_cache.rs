@@ -9,6 +9,7 @@ use std::{
     time::{Duration, SystemTime},
 };
 
+use crate::lock::lock;
 use sha2::{Digest as _, Sha256};
 use toolmodel::Caller;
 
@@ -41,9 +42,7 @@ impl<T: Clone> TokenCache<T> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenHash, (T, SystemTime)>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.entries)
     }
 
     /// What is kept for `token`, when it has not expired by `now`.

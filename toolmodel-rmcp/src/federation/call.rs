@@ -6,7 +6,7 @@
 // request asks for them (`io.modelcontextprotocol/logLevel`).
 #![allow(deprecated)]
 
-use std::collections::BTreeSet;
+use std::{collections::BTreeSet, sync::Arc};
 
 use rmcp::{
     model::{
@@ -29,6 +29,32 @@ use crate::federation::upstream::Upstream;
 /// run.
 pub const MAX_INPUT_ROUNDS: usize = 16;
 
+/// The handler of one upstream tool in a federation's [`Toolbox`](toolmodel::Toolbox): which
+/// server, the tool's name there, and what to do when a call had to open a new session (the
+/// federation imports the server's tools again).
+#[derive(Clone)]
+pub(crate) struct UpstreamTool {
+    pub(crate) upstream: Arc<Upstream>,
+    /// The tool's name on its server (the gateway may serve it under another).
+    pub(crate) remote: Arc<str>,
+    /// Called with the server's name when the call opened a new session.
+    pub(crate) reopened: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl UpstreamTool {
+    /// One call of the tool: see [`call_upstream`].
+    pub(crate) async fn call(
+        self,
+        arguments: Map<String, Value>,
+        cx: CallContext,
+    ) -> Result<CallToolResult, ToolError> {
+        let server = self.upstream.config.name.clone();
+        let reopened = self.reopened;
+        let reopened = move || reopened(&server);
+        call_upstream(&self.upstream, &self.remote, arguments, cx, &reopened).await
+    }
+}
+
 /// Calls `tool` (the server's name for it) on `upstream` with validated `arguments`.
 /// `reopened` runs when the call had to open a new session after an earlier one (the tools
 /// are imported again).
@@ -37,7 +63,7 @@ pub const MAX_INPUT_ROUNDS: usize = 16;
 ///
 /// [`ToolError::protocol`] for a JSON-RPC error the server answered; what
 /// [`CallContext::input`] returns while the server asks for input; every other failure is
-/// an `isError` result (see the [module docs](self)).
+/// an `isError` result (the table on [`Federation`](super::Federation)).
 pub(crate) async fn call_upstream(
     upstream: &Upstream,
     tool: &str,

@@ -8,7 +8,7 @@
 //! session): a session that skipped `initialize` (MCP 2026-07-28 has none) cannot subscribe
 //! with `resources/subscribe` anyway, as that method is a 2025-11-25 one.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rmcp::{
     Peer, RoleServer,
@@ -16,6 +16,7 @@ use rmcp::{
 };
 use tokio::runtime::Handle;
 
+use crate::lock::lock;
 use crate::server::list_changed::ListChanged;
 
 /// Whom to tell what the upstreams announce; one per federation.
@@ -47,20 +48,15 @@ fn same_session(a: &Peer<RoleServer>, b: &Peer<RoleServer>) -> bool {
     }
 }
 
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Only pushed to, pruned and read: a poisoned lock holds a whole list.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl Downstream {
     /// Tells the sessions of `server` too, from now on.
     pub(crate) fn serve(&self, server: ListChanged) {
-        locked(&self.servers).push(server);
+        lock(&self.servers).push(server);
     }
 
     /// `notifications/prompts/list_changed` to every session.
     pub(crate) fn prompts_changed(&self) {
-        for server in locked(&self.servers).iter() {
+        for server in lock(&self.servers).iter() {
             server.each_session(|peer| async move {
                 let _ = peer.notify_prompt_list_changed().await;
             });
@@ -69,7 +65,7 @@ impl Downstream {
 
     /// `notifications/resources/list_changed` to every session.
     pub(crate) fn resources_changed(&self) {
-        for server in locked(&self.servers).iter() {
+        for server in lock(&self.servers).iter() {
             server.each_session(|peer| async move {
                 let _ = peer.notify_resource_list_changed().await;
             });
@@ -79,7 +75,7 @@ impl Downstream {
     /// Records that `peer`'s session subscribed to `uri`; true when it is the first live
     /// subscriber of `uri` (the gateway subscribes upstream then).
     pub(crate) fn subscribe(&self, uri: &str, peer: Peer<RoleServer>) -> bool {
-        let mut subscribers = locked(&self.subscriptions);
+        let mut subscribers = lock(&self.subscriptions);
         subscribers.retain(|s| !s.peer.is_transport_closed());
         let first = !subscribers.iter().any(|s| s.uri == uri);
         let known = subscribers
@@ -98,7 +94,7 @@ impl Downstream {
     /// Forgets that `peer`'s session subscribed to `uri`; true when no live subscriber of
     /// `uri` is left (the gateway unsubscribes upstream then).
     pub(crate) fn unsubscribe(&self, uri: &str, peer: &Peer<RoleServer>) -> bool {
-        let mut subscribers = locked(&self.subscriptions);
+        let mut subscribers = lock(&self.subscriptions);
         let leaving = |s: &Subscriber| s.uri == uri && same_session(&s.peer, peer);
         subscribers.retain(|s| !s.peer.is_transport_closed() && !leaving(s));
         !subscribers.iter().any(|s| s.uri == uri)
@@ -106,7 +102,7 @@ impl Downstream {
 
     /// `notifications/resources/updated` to every live session subscribed to its URI.
     pub(crate) fn resource_updated(&self, params: &ResourceUpdatedNotificationParam) {
-        let mut subscribers = locked(&self.subscriptions);
+        let mut subscribers = lock(&self.subscriptions);
         subscribers.retain(|s| !s.peer.is_transport_closed());
         for subscriber in subscribers.iter().filter(|s| s.uri == params.uri) {
             let peer = subscriber.peer.clone();

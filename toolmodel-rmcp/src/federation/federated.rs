@@ -3,13 +3,13 @@
 
 use std::{
     collections::{BTreeMap, HashMap},
-    sync::{Arc, Mutex, PoisonError, RwLock, Weak},
+    sync::{Arc, Mutex, RwLock, Weak},
 };
 
 use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
-use crate::federation::call::call_upstream;
+use crate::federation::call::UpstreamTool;
 use crate::federation::config::FederationConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
@@ -17,6 +17,7 @@ use crate::federation::names::{Flat, Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
 use crate::federation::tasks::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
+use crate::lock::{lock, read, write};
 use crate::server::gateway::Backends;
 use crate::server::list_changed::ListChanged;
 use crate::server::tasks::upstream::UpstreamTasks;
@@ -274,13 +275,36 @@ impl Federation {
                 remote_names: RemoteNames::default(),
             }
         });
-        let firsts = inner.upstreams.iter().map(|upstream| {
+        // Every first session at once. One whose task panicked is said on stderr and retried
+        // like a failed one.
+        let mut firsts = tokio::task::JoinSet::new();
+        let mut servers = HashMap::with_capacity(inner.upstreams.len());
+        for (index, upstream) in inner.upstreams.iter().enumerate() {
             let inner = Arc::clone(&inner);
             let upstream = Arc::clone(upstream);
-            async move { inner.connect_and_import(&upstream).await }
-        });
-        let results = futures_join_all(firsts).await;
-        for (upstream, ok) in inner.upstreams.iter().zip(results) {
+            let task = firsts.spawn(async move { inner.connect_and_import(&upstream).await });
+            servers.insert(task.id(), index);
+        }
+        let mut opened = vec![false; inner.upstreams.len()];
+        while let Some(joined) = firsts.join_next_with_id().await {
+            match joined {
+                Ok((id, ok)) => {
+                    if let Some(slot) = servers.get(&id).and_then(|&i| opened.get_mut(i)) {
+                        *slot = ok;
+                    }
+                }
+                Err(err) => {
+                    let server = servers
+                        .get(&err.id())
+                        .and_then(|&i| inner.upstreams.get(i))
+                        .map_or("?", |upstream| upstream.config.name.as_str());
+                    eprintln!(
+                        "warning: server {server:?}: opening its first session failed: {err}"
+                    );
+                }
+            }
+        }
+        for (upstream, ok) in inner.upstreams.iter().zip(opened) {
             if !ok {
                 spawn_retry(Arc::downgrade(&inner), Arc::clone(upstream));
             }
@@ -293,30 +317,21 @@ impl Federation {
     /// The current toolbox (rebuilt when an upstream's tools change).
     #[must_use]
     pub fn toolbox(&self) -> Toolbox {
-        self.inner
-            .toolbox
-            .read()
-            .map(|toolbox| toolbox.clone())
-            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+        read(&self.inner.toolbox).clone()
     }
 
     /// Runs `watcher` with every rebuilt toolbox (not the current one).
     pub fn on_change(&self, watcher: impl Fn(&Toolbox) + Send + Sync + 'static) {
-        if let Ok(mut watchers) = self.inner.watchers.lock() {
-            watchers.push(Box::new(watcher));
-        }
+        lock(&self.inner.watchers).push(Box::new(watcher));
     }
 
     /// Each enabled server's state, sorted by name.
     pub async fn status(&self) -> Vec<UpstreamStatus> {
         let mut all = Vec::with_capacity(self.inner.upstreams.len());
         for upstream in &self.inner.upstreams {
-            let report = self
-                .inner
-                .reports
-                .lock()
-                .ok()
-                .and_then(|reports| reports.get(&upstream.config.name).cloned())
+            let report = lock(&self.inner.reports)
+                .get(&upstream.config.name)
+                .cloned()
                 .unwrap_or_default();
             let (session, pid) = upstream.status().await;
             all.push(UpstreamStatus {
@@ -336,7 +351,7 @@ impl Federation {
     /// rebuild succeeds.
     #[must_use]
     pub fn last_error(&self) -> Option<RebuildError> {
-        self.inner.last_error.lock().ok().and_then(|e| e.clone())
+        lock(&self.inner.last_error).clone()
     }
 
     /// Closes every session and kills each child process's group; calls after this answer
@@ -388,30 +403,26 @@ impl Shared {
         let Ok(opened) = upstream.peer().await else {
             return false;
         };
-        if let (Some(info), Ok(mut declared)) = (opened.peer.peer_info(), self.declared.lock()) {
-            declared.insert(upstream.config.name.clone(), info.capabilities.clone());
+        if let Some(info) = opened.peer.peer_info() {
+            lock(&self.declared).insert(upstream.config.name.clone(), info.capabilities.clone());
         }
         let name = &upstream.config.name;
         let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;
-        let mut reports = self.reports.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut reports = lock(&self.reports);
         let report = reports.entry(name.clone()).or_default();
         let old = report.warnings();
         let ok = match imported {
             Ok(imported) => {
-                if let Ok(mut tools) = self.imported.lock() {
-                    tools.insert(name.clone(), imported.tools);
-                }
+                lock(&self.imported).insert(name.clone(), imported.tools);
                 report.import_failed = None;
                 report.left_out = imported.warnings;
                 true
             }
             Err(cause) => {
-                if let Ok(mut last) = self.last_error.lock() {
-                    *last = Some(RebuildError::Import {
-                        server: name.clone(),
-                        cause: cause.clone(),
-                    });
-                }
+                *lock(&self.last_error) = Some(RebuildError::Import {
+                    server: name.clone(),
+                    cause: cause.clone(),
+                });
                 report.import_failed = Some(format!(
                     "its tools could not be imported, those imported before are kept: {cause}"
                 ));
@@ -436,11 +447,7 @@ impl Shared {
             .map(|tool| tool.name.clone())
             .collect();
         let reserved: Vec<&str> = local_names.iter().map(String::as_str).collect();
-        let imported = self
-            .imported
-            .lock()
-            .map(|imported| imported.clone())
-            .unwrap_or_default();
+        let imported = lock(&self.imported).clone();
         let tools: Vec<(&str, &Tool)> = imported
             .iter()
             .flat_map(|(server, tools)| tools.iter().map(move |tool| (server.as_str(), tool)))
@@ -473,26 +480,20 @@ impl Shared {
             else {
                 continue;
             };
-            let upstream = Arc::clone(upstream);
+            remote_names.insert(name.clone(), tool.name.clone());
             let weak = Arc::downgrade(self);
-            let remote = tool.name.clone();
-            remote_names.insert(name.clone(), remote.clone());
+            let handler = UpstreamTool {
+                upstream: Arc::clone(upstream),
+                remote: Arc::from(tool.name.as_str()),
+                reopened: Arc::new(move |server: &str| reimport_later(&weak, server)),
+            };
             builder = builder.with_tool_as(name, tool.clone(), move |arguments, cx| {
-                let upstream = Arc::clone(&upstream);
-                let weak = weak.clone();
-                let remote = remote.clone();
-                async move {
-                    let server = upstream.config.name.clone();
-                    let reopened = move || reimport_later(&weak, &server);
-                    call_upstream(&upstream, &remote, arguments, cx, &reopened).await
-                }
+                handler.clone().call(arguments, cx)
             });
         }
         let toolbox = builder.build()?;
-        if let Ok(mut current) = self.remote_names.write() {
-            *current = remote_names;
-        }
-        let mut reports = self.reports.lock().unwrap_or_else(PoisonError::into_inner);
+        *write(&self.remote_names) = remote_names;
+        let mut reports = lock(&self.reports);
         for (server, (warnings, served)) in names {
             let report = reports.entry(server.to_owned()).or_default();
             warn_new(server, &report.names, &warnings);
@@ -504,13 +505,9 @@ impl Shared {
 
     /// Makes `toolbox` the current one and tells the watchers.
     fn install(&self, toolbox: Toolbox) {
-        if let Ok(mut current) = self.toolbox.write() {
-            *current = toolbox.clone();
-        }
-        if let Ok(watchers) = self.watchers.lock() {
-            for watcher in watchers.iter() {
-                watcher(&toolbox);
-            }
+        *write(&self.toolbox) = toolbox.clone();
+        for watcher in lock(&self.watchers).iter() {
+            watcher(&toolbox);
         }
     }
 
@@ -528,15 +525,11 @@ impl Shared {
         }
         match self.build() {
             Ok(toolbox) => {
-                if let Ok(mut last) = self.last_error.lock() {
-                    *last = None;
-                }
+                *lock(&self.last_error) = None;
                 self.install(toolbox);
             }
             Err(err) => {
-                if let Ok(mut last) = self.last_error.lock() {
-                    *last = Some(RebuildError::Toolbox(Arc::new(err)));
-                }
+                *lock(&self.last_error) = Some(RebuildError::Toolbox(Arc::new(err)));
             }
         }
     }
@@ -572,16 +565,4 @@ fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
             }
         }
     });
-}
-
-/// Awaits every future, concurrently, in order.
-async fn futures_join_all<F: std::future::Future<Output = bool> + Send + 'static>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<bool> {
-    let handles: Vec<_> = futures.map(tokio::spawn).collect();
-    let mut results = Vec::with_capacity(handles.len());
-    for handle in handles {
-        results.push(handle.await.unwrap_or(false));
-    }
-    results
 }

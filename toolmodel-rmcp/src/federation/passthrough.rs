@@ -27,7 +27,7 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Arc, Mutex, PoisonError, Weak},
+    sync::{Arc, Mutex, Weak},
 };
 
 use rmcp::{
@@ -48,6 +48,7 @@ use crate::federation::downstream::Downstream;
 use crate::federation::names::NamePolicy;
 use crate::federation::pages::CacheHint;
 use crate::federation::upstream::Upstream;
+use crate::lock::lock;
 use crate::server::{call::caller, request_state::Sealer};
 
 /// What each upstream declared at `initialize`, by server name (updated on each new session).
@@ -194,7 +195,7 @@ fn sealer(context: &RequestContext<RoleServer>) -> Sealer {
 
 impl ServerHandler for Passthrough {
     fn get_info(&self) -> ServerConfig {
-        let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
+        let declared = lock(&self.declared);
         ServerConfig::new(merged(&declared))
     }
 

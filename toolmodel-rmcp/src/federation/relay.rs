@@ -65,6 +65,7 @@ use toolmodel::{
 
 use crate::convert::message::{from_wire, log_level_from_rmcp, to_wire};
 use crate::federation::downstream::Downstream;
+use crate::lock::lock;
 
 /// What a session's upstream reaches: the calls in flight and the list-changed hook.
 #[derive(Clone)]
@@ -134,23 +135,18 @@ impl InFlight {
 
     /// A new session starts: the requests of the last one are forgotten.
     pub(crate) fn new_session(&self) {
-        if let Ok(mut wire) = self.wire.lock() {
-            *wire = Wire::default();
-        }
+        *lock(&self.wire) = Wire::default();
     }
 
     /// The transport sent the request `id`.
     pub(crate) fn request_sent(&self, id: &RequestId) {
-        if let Ok(mut wire) = self.wire.lock() {
-            wire.unanswered.insert(id.clone());
-        }
+        lock(&self.wire).unanswered.insert(id.clone());
     }
 
     /// The transport sent `notifications/cancelled` for the request `id`.
     pub(crate) fn request_cancelled(&self, id: &RequestId) {
-        if let Ok(mut wire) = self.wire.lock()
-            && wire.unanswered.remove(id)
-        {
+        let mut wire = lock(&self.wire);
+        if wire.unanswered.remove(id) {
             wire.abandoned
                 .insert(id.clone(), Instant::now() + self.abandoned_for);
         }
@@ -158,10 +154,9 @@ impl InFlight {
 
     /// The transport received the answer (a result or an error) to the request `id`.
     pub(crate) fn answered(&self, id: &RequestId) {
-        if let Ok(mut wire) = self.wire.lock() {
-            wire.unanswered.remove(id);
-            wire.abandoned.remove(id);
-        }
+        let mut wire = lock(&self.wire);
+        wire.unanswered.remove(id);
+        wire.abandoned.remove(id);
     }
 
     /// Registers the call of request `id` (progress token `token`), sent with `sending` in its
@@ -189,9 +184,8 @@ impl InFlight {
     }
 
     fn insert(&self, token: &str, id: RequestId, sending: &Sending) {
-        if let Ok(mut calls) = self.calls.lock()
-            && !sending.ended.load(Ordering::Acquire)
-        {
+        let mut calls = lock(&self.calls);
+        if !sending.ended.load(Ordering::Acquire) {
             calls.entry(token.to_owned()).or_insert_with(|| Call {
                 id,
                 cx: sending.cx.clone(),
@@ -203,25 +197,21 @@ impl InFlight {
     /// The transport received a progress notification with `token`: counted for the call it
     /// belongs to (one not in flight is not waited for).
     pub(crate) fn heard_progress(&self, token: &rmcp::model::ProgressToken) {
-        if let Ok(mut calls) = self.calls.lock()
-            && let Some(call) = calls.get_mut(&token_key(token))
-        {
+        let mut calls = lock(&self.calls);
+        if let Some(call) = calls.get_mut(&token_key(token)) {
             call.progress.received += 1;
         }
     }
 
     /// The transport received a log notification.
     pub(crate) fn heard_log(&self) {
-        if let Ok(mut logs) = self.logs.lock() {
-            logs.received += 1;
-        }
+        lock(&self.logs).received += 1;
     }
 
     /// The relay has handled a progress notification with `token`.
     fn progress_handled(&self, token: &str) {
-        if let Ok(mut calls) = self.calls.lock()
-            && let Some(call) = calls.get_mut(token)
-        {
+        let mut calls = lock(&self.calls);
+        if let Some(call) = calls.get_mut(token) {
             call.progress.handled += 1;
         }
         self.handled.notify_waiters();
@@ -229,14 +219,12 @@ impl InFlight {
 
     /// The relay has handled a log notification.
     fn log_handled(&self) {
-        if let Ok(mut logs) = self.logs.lock() {
-            logs.handled += 1;
-        }
+        lock(&self.logs).handled += 1;
         self.handled.notify_waiters();
     }
 
     fn by_token(&self, token: &str) -> Option<CallContext> {
-        Some(self.calls.lock().ok()?.get(token)?.cx.clone())
+        Some(lock(&self.calls).get(token)?.cx.clone())
     }
 
     /// The call a server-to-client request belongs to: the one whose response stream carried
@@ -247,10 +235,7 @@ impl InFlight {
         context: &RequestContext<RoleClient>,
     ) -> Result<CallContext, &'static str> {
         match context.extensions.get::<InboundStreamOrigin>() {
-            Some(InboundStreamOrigin::OutboundRequest(id)) => self
-                .calls
-                .lock()
-                .map_err(|_| REGISTRY_FAILED)?
+            Some(InboundStreamOrigin::OutboundRequest(id)) => lock(&self.calls)
                 .values()
                 .find(|call| &call.id == id)
                 .map(|call| call.cx.clone())
@@ -265,7 +250,7 @@ impl InFlight {
     /// The one call in flight, when it is the only request of the gateway's the server may be
     /// serving: no other is unanswered, and none the gateway cancelled may still be running.
     fn sole(&self) -> Result<CallContext, &'static str> {
-        let calls = self.calls.lock().map_err(|_| REGISTRY_FAILED)?;
+        let calls = lock(&self.calls);
         let mut all = calls.values();
         let call = match (all.next(), all.next()) {
             (Some(call), None) => call,
@@ -276,7 +261,7 @@ impl InFlight {
                 );
             }
         };
-        let mut wire = self.wire.lock().map_err(|_| REGISTRY_FAILED)?;
+        let mut wire = lock(&self.wire);
         let now = Instant::now();
         wire.abandoned.retain(|_, until| *until > now);
         if !wire.abandoned.is_empty() {
@@ -295,19 +280,14 @@ impl InFlight {
     /// Whether the relay has handled the progress of the call `token` the transport received,
     /// and the logs up to the `logs`-th.
     fn settled(&self, token: &str, logs: u64) -> bool {
-        let progress = self
-            .calls
-            .lock()
-            .ok()
-            .and_then(|calls| calls.get(token).map(|call| call.progress))
+        let progress = lock(&self.calls)
+            .get(token)
+            .map(|call| call.progress)
             .unwrap_or_default();
-        let handled_logs = self.logs.lock().map_or(u64::MAX, |tally| tally.handled);
+        let handled_logs = lock(&self.logs).handled;
         progress.handled >= progress.received && handled_logs >= logs
     }
 }
-
-/// Why the registry could not be read.
-const REGISTRY_FAILED: &str = "the gateway's call registry failed";
 
 /// A call on its way to the upstream, carried in its request's extensions so that the
 /// transport registers it as it sends the request ([`InFlight::sent`]): an upstream that
@@ -342,7 +322,7 @@ impl Registered {
     /// before the answer (at most [`SETTLE_LIMIT`]), so that none reaches the caller after its
     /// result.
     pub(crate) async fn settle(&self) {
-        let logs = self.calls.logs.lock().map_or(0, |tally| tally.received);
+        let logs = lock(&self.calls.logs).received;
         let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
         loop {
             let handled = self.calls.handled.notified();
@@ -360,10 +340,9 @@ impl Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        if let Ok(mut calls) = self.calls.calls.lock() {
-            self.ended.store(true, Ordering::Release);
-            calls.remove(&self.token);
-        }
+        let mut calls = lock(&self.calls.calls);
+        self.ended.store(true, Ordering::Release);
+        calls.remove(&self.token);
     }
 }
 

@@ -39,7 +39,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, PoisonError, RwLock, Weak},
+    sync::{Arc, RwLock, Weak},
 };
 
 use rmcp::{
@@ -56,6 +56,7 @@ use toolmodel::{Backend, Tool};
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
 use crate::federation::upstream::Upstream;
+use crate::lock::lock;
 use crate::server::tasks::upstream::{Forwarded, Requester, UpstreamTasks};
 
 /// Each upstream tool's name on its server, by its name in the federation's toolbox (kept
@@ -174,7 +175,7 @@ impl UpstreamTaskRoutes {
 
     /// Whether `server` declared the extension at its last `initialize`.
     fn declares_tasks(&self, server: &str) -> bool {
-        let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
+        let declared = lock(&self.declared);
         declared
             .get(server)
             .is_some_and(rmcp::model::ServerCapabilities::supports_tasks)
@@ -245,7 +246,7 @@ impl UpstreamTaskRoutes {
 
 impl UpstreamTasks for UpstreamTaskRoutes {
     fn offered(&self) -> bool {
-        let declared = self.declared.lock().unwrap_or_else(PoisonError::into_inner);
+        let declared = lock(&self.declared);
         declared
             .values()
             .any(rmcp::model::ServerCapabilities::supports_tasks)

@@ -20,6 +20,7 @@ use rmcp::{
 
 use super::{call, list_changed::ListChanged, misrouted, task_call, toolbox_server::ToolboxServer};
 use crate::convert::message::{self, error_data};
+use crate::lock::lock;
 
 impl ServerHandler for ToolboxServer {
     // Lifecycle.
@@ -126,9 +127,7 @@ impl ServerHandler for ToolboxServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let level = message::log_level_from_rmcp(&request.level);
-        if let Ok(mut current) = self.log_level.lock() {
-            *current = level;
-        }
+        *lock(&self.log_level) = level;
         Ok(())
     }
 

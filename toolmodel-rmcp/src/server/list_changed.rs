@@ -17,8 +17,9 @@
 //!   the connection ends. A stream that asks for nothing this server honors is acknowledged
 //!   with an empty filter and sent nothing.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::lock::lock;
 use rmcp::{
     ErrorData, Peer, RoleServer,
     model::SubscriptionFilter,
@@ -60,10 +61,7 @@ impl std::fmt::Debug for ListChanged {
 impl ListChanged {
     fn sessions(&self) -> MutexGuard<'_, Vec<(Peer<RoleServer>, Handle)>> {
         // The list is only pushed to and pruned: a poisoned lock holds a whole list.
-        self.0
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.0.sessions)
     }
 
     /// Holds the session of `peer`, which is going through `initialize` on the current

@@ -8,13 +8,14 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, PoisonError, RwLock},
+    sync::{Arc, RwLock},
 };
 
 use rmcp::model::Tool as RmcpTool;
 use toolmodel::Toolbox;
 
 use crate::convert::to_rmcp_lossy;
+use crate::lock::{read, write};
 
 /// A toolbox and its tools as `rmcp` holds them; never changed once built.
 #[derive(Debug)]
@@ -63,13 +64,13 @@ impl ServedTools {
     pub(crate) fn current(&self) -> Arc<ToolList> {
         // The lock guards an `Arc` that is only cloned or replaced: a panic cannot leave it
         // half written, so a poisoned lock holds a whole value.
-        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(&read(&self.0))
     }
 
     /// Serves `toolbox` from now on.
     pub(crate) fn replace(&self, toolbox: Toolbox) {
         let list = Arc::new(ToolList::new(toolbox));
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = list;
+        *write(&self.0) = list;
     }
 }
 

@@ -412,6 +412,6 @@ impl ToolboxServer {
     }
 
     pub(super) fn session_log_level(&self) -> Option<LoggingLevel> {
-        self.log_level.lock().map_or(None, |level| *level)
+        *crate::lock::lock(&self.log_level)
     }
 }

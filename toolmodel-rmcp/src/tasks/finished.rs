@@ -11,12 +11,13 @@
 
 use std::{
     collections::{HashMap, VecDeque},
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
 };
 
 use tokio::sync::watch;
 
 use super::{record::TaskRecord, store::now_ms};
+use crate::lock::lock;
 
 /// At most this many tasks are kept.
 pub(super) const MAX_TASKS: usize = 1024;
@@ -64,7 +65,7 @@ pub(super) enum Lookup {
 impl FinishedHere {
     fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
         // A panic while holding the lock leaves the maps consistent: each change is one step.
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.0)
     }
 
     /// Notes that a `finish` of `task_id` is on its way, until the returned guard is ended or

@@ -4,7 +4,7 @@ use std::{
     cmp::Reverse,
     collections::{BinaryHeap, HashMap},
     ops::{Deref, DerefMut},
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex, MutexGuard},
 };
 
 use serde_json::{Map, Value};
@@ -15,6 +15,7 @@ use super::{
     store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms},
 };
 use crate::Error;
+use crate::lock::lock;
 
 /// Tasks in this process's memory, the default store of a server: every clone and session of
 /// the server shares it; a second process does not see it, and its tasks are gone when the
@@ -55,7 +56,7 @@ impl MemoryTaskStore {
 
     /// The tasks, those expired removed first.
     fn live(&self) -> MutexGuard<'_, Tasks> {
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tasks = lock(&self.tasks);
         tasks.expire(now_ms());
         tasks
     }

@@ -14,7 +14,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex, MutexGuard},
 };
 
 use toolmodel::Caller;
@@ -24,6 +24,7 @@ use super::{
     refusal::Refusal,
     sessions::{Owner, owner},
 };
+use crate::lock::lock;
 
 /// The requests in flight of the callers that hold no session.
 #[derive(Debug)]
@@ -60,9 +61,7 @@ impl CallerTable {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Owner, usize>> {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.in_flight)
     }
 
     /// Starts a request of `caller` that names no session; `Ok(None)` for an anonymous

@@ -23,7 +23,7 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
@@ -48,6 +48,7 @@ use super::{
     limits::HttpLimits,
     response::{hold, plain},
 };
+use crate::lock::lock;
 
 /// One connection's state, seen by the others.
 #[derive(Debug)]
@@ -61,10 +62,7 @@ struct Connection {
 
 impl Connection {
     fn idle_since(&self) -> Instant {
-        *self
-            .idle_since
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.idle_since)
     }
 
     /// Closes the connection (dropping it closes the socket), once.
@@ -88,11 +86,7 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            *self
-                .0
-                .idle_since
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            *lock(&self.0.idle_since) = Instant::now();
         }
     }
 }
@@ -105,7 +99,7 @@ struct Connections {
 
 impl Connections {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Connection>>> {
-        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.open)
     }
 
     /// Closes the connection idle the longest; `false` when every one is busy.

@@ -35,7 +35,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -46,6 +46,7 @@ use rmcp::transport::streamable_http_server::session::{
 use toolmodel::Caller;
 
 use super::{limits::HttpLimits, refusal::Refusal};
+use crate::lock::lock;
 
 /// How long a session counts as fresh after its `initialize` or its client's last request:
 /// while fresh it is among the last to close when a new `initialize` needs room (module
@@ -167,7 +168,7 @@ impl SessionTable {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Session>> {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.sessions)
     }
 
     /// Whether `rmcp` holds session `id`.
