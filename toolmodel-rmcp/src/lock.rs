@@ -1,4 +1,4 @@
-//! Locks that outlive a panic: [`lock`], [`read`] and [`write`] take a `std::sync` lock even
+//! Locks that outlive a panic: [`lock`](fn), [`read`](fn) and [`write`](fn) take a `std::sync` lock even
 //! when a thread panicked while holding it.
 //!
 //! Every critical section of this crate leaves the data it guards whole (a table entry

@@ -1,6 +1,6 @@
 //! What the upstreams offer besides tools, read live: their prompts under flat names, their
 //! resources and resource templates, and which server a resource URI or a prompt name
-//! belongs to. The gateway's [`Passthrough`](super::Passthrough) answers with it.
+//! belongs to. The gateway's [`Passthrough`](super::passthrough::Passthrough) answers with it.
 //!
 //! **Prompts** are named as tools are ([`NamePolicy`]): over one
 //! server a prompt keeps its name; two servers' prompts of one name are `<server>__<prompt>`

@@ -9,18 +9,18 @@ use std::{
 use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
-use crate::federation::call::UpstreamTool;
 use crate::federation::config::FederationConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Flat, Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
-use crate::federation::tasks::{RemoteNames, UpstreamTaskRoutes};
+use crate::federation::task_routes::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
+use crate::federation::upstream_call::UpstreamTool;
 use crate::lock::{lock, read, write};
 use crate::server::gateway::Backends;
 use crate::server::list_changed::ListChanged;
-use crate::server::tasks::upstream::UpstreamTasks;
+use crate::server::upstream_tasks::UpstreamTasks;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
 type Local = Box<dyn Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync>;

@@ -13,12 +13,11 @@
 //!   `rounds` relays its MCP 2026-07-28 input rounds; `stderr` passes a child's stderr on to
 //!   the gateway's, and `redact` keeps the configuration's secrets out of every error.
 //! - [`Federation`]: all of it together, kept current.
-//! - [`Passthrough`]: the upstreams' prompts, resources and completion, for a gateway
+//! - `passthrough` ([`ToolboxServer::gateway`](crate::ToolboxServer::gateway)): the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
-//!   `downstream` relays their announcements to the gateway's clients), and `tasks`: their
+//!   `downstream` relays their announcements to the gateway's clients), and `task_routes`: their
 //!   tasks (the tasks extension) passed through, each task ID naming its server.
 
-mod call;
 mod catalog;
 mod config;
 mod counting;
@@ -36,11 +35,11 @@ mod relay;
 mod rounds;
 mod session;
 mod stderr;
-mod tasks;
+mod task_routes;
 mod upstream;
+mod upstream_call;
 mod uri_template;
 
-pub use call::MAX_INPUT_ROUNDS;
 pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
     InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
@@ -50,3 +49,4 @@ pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;
 pub use names::{MAX_FLAT_NAME, NamePolicy, SEPARATOR};
 pub use upstream::{FIRST_BACKOFF, MAX_BACKOFF, MAX_PENDING_CALLS};
+pub use upstream_call::MAX_INPUT_ROUNDS;

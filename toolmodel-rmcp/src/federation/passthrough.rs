@@ -49,7 +49,7 @@ use crate::federation::names::NamePolicy;
 use crate::federation::pages::CacheHint;
 use crate::federation::upstream::Upstream;
 use crate::lock::lock;
-use crate::server::{call::caller, request_state::Sealer};
+use crate::server::{request_state::Sealer, tool_call::caller};
 
 /// What each upstream declared at `initialize`, by server name (updated on each new session).
 pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;

@@ -12,7 +12,7 @@ use rmcp::ServerHandler;
 use toolmodel::Toolbox;
 
 use super::{
-    list_changed::ListChanged, tasks::upstream::UpstreamTasks, toolbox_server::ToolboxServer,
+    list_changed::ListChanged, toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
 };
 
 /// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).

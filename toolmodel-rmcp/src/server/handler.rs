@@ -18,7 +18,9 @@ use rmcp::{
     service::{RequestContext, SubscriptionContext},
 };
 
-use super::{call, list_changed::ListChanged, misrouted, task_call, toolbox_server::ToolboxServer};
+use super::{
+    list_changed::ListChanged, misrouted, task_call, tool_call, toolbox_server::ToolboxServer,
+};
 use crate::convert::message::{self, error_data};
 use crate::lock::lock;
 
@@ -78,7 +80,7 @@ impl ServerHandler for ToolboxServer {
     ) -> Result<CallToolResponse, ErrorData> {
         // The toolbox whose scopes the front checked (with authorization), else the one
         // served when the call came: the call finishes on it, whatever replaces it meanwhile.
-        let toolbox = call::scopes_checked_on(&context)
+        let toolbox = tool_call::scopes_checked_on(&context)
             .cloned()
             .unwrap_or_else(|| self.tools.current().toolbox.clone());
         if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
@@ -131,7 +133,7 @@ impl ServerHandler for ToolboxServer {
         Ok(())
     }
 
-    // Tasks (the tasks extension, `tasks/mod.rs`; those of other servers: `task_route.rs`).
+    // Tasks (the tasks extension, `running_tasks/mod.rs`; those of other servers: `task_route.rs`).
 
     async fn get_task(
         &self,
@@ -141,7 +143,7 @@ impl ServerHandler for ToolboxServer {
         if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
             return upstream.get_task(request, from).await;
         }
-        let caller = call::caller(&context);
+        let caller = tool_call::caller(&context);
         self.tasks.get_task(&self.tools, &request, caller).await
     }
 
@@ -153,7 +155,7 @@ impl ServerHandler for ToolboxServer {
         if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
             return upstream.update_task(request, from).await;
         }
-        let caller = call::caller(&context);
+        let caller = tool_call::caller(&context);
         self.tasks.update_task(&self.tools, request, caller).await
     }
 
@@ -165,7 +167,7 @@ impl ServerHandler for ToolboxServer {
         if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
             return upstream.cancel_task(request, from).await;
         }
-        let caller = call::caller(&context);
+        let caller = tool_call::caller(&context);
         self.tasks.cancel_task(&self.tools, &request, caller).await
     }
 

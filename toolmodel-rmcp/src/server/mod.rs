@@ -21,9 +21,9 @@
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
 //!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
 //!          ├─ tools/call ─▶ task_route, to another server's tasks (a gateway's upstream)
-//!          │                or task_call, as a task (tasks: its store, peer and worker)
-//!          │                or call (context: peer, request_state) ─▶ Toolbox::call
-//!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or tasks
+//!          │                or task_call, as a task (running_tasks: store, peer, worker)
+//!          │                or tool_call (context: peer, request_state) ─▶ Toolbox::call
+//!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or running_tasks
 //!          ├─ logging/setLevel: a level per session
 //!          ├─ prompts, resources, completion ─▶ compose (the handler of with_handler)
 //!          └─ a request rmcp could not read ─▶ misrouted
@@ -62,7 +62,7 @@
 //!   a client that declares the extension, with the per-request rules of an ordinary call; a
 //!   task's [`CallContext::input`](toolmodel::CallContext::input) parks it in `input_required` until `tasks/update` answers,
 //!   and [`CallContext::input_before_task`](toolmodel::CallContext::input_before_task) asks by input rounds before the task exists (see
-//!   `tasks/mod.rs`; the store they live in: [`crate::tasks`]). A gateway's server (`ToolboxServer::gateway`,
+//!   `running_tasks/mod.rs`; the store they live in: [`crate::tasks`]). A gateway's server (`ToolboxServer::gateway`,
 //!   feature `federation`) hands the tasks of its upstreams to them instead
 //!   (`task_route.rs`).
 //!
@@ -103,7 +103,6 @@
 
 // The modules import one another in one direction, from the state a server holds up to the
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
-pub(crate) mod call;
 mod compose;
 #[cfg(feature = "federation")]
 pub(crate) mod gateway;
@@ -111,17 +110,19 @@ mod handler;
 mod http;
 pub(crate) mod list_changed;
 mod misrouted;
+pub(crate) mod tool_call;
 #[cfg(feature = "federation")]
 pub(crate) use misrouted::kind as json_kind;
 mod peer;
 pub(crate) mod request_state;
+pub(crate) mod running_tasks;
 mod stdio;
 mod task_call;
 mod task_route;
-pub(crate) mod tasks;
 mod tool_list;
 mod toolbox_server;
 mod transport;
+pub(crate) mod upstream_tasks;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
 pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};

@@ -1,8 +1,8 @@
 //! A `tools/call` run as a task (the tasks extension, `io.modelcontextprotocol/tasks`,
-//! SEP-2663; the rules are in `tasks/mod.rs`): whether the call becomes a task, and starting
+//! SEP-2663; the rules are in `running_tasks/mod.rs`): whether the call becomes a task, and starting
 //! it with the context of an ordinary call ([`ToolboxServer::prepare_call`]): the task is
 //! written to the server's store before its `CreateTaskResult` is sent, then run by
-//! `tasks/worker.rs`.
+//! `running_tasks/worker.rs`.
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -18,12 +18,12 @@ use std::{future::poll_fn, sync::Arc, task::Poll};
 use toolmodel::{Toolbox, model::TaskSupport};
 
 use super::{
-    call::{self, Prepared},
-    tasks::{
+    running_tasks::{
         input::{TaskHandle, TaskPeer},
         owner, store_error,
         worker::{self, Rerun, Run},
     },
+    tool_call::{self, Prepared},
     toolbox_server::ToolboxServer,
 };
 use crate::{
@@ -132,7 +132,7 @@ async fn start(
         created_ms,
         created_ms.saturating_add(lease),
     );
-    if let Some(owner) = owner::owner(call::caller(context)) {
+    if let Some(owner) = owner::owner(tool_call::caller(context)) {
         record = record.with_owner(owner);
     }
     if let Some(rerun) = rerun.and_then(|rerun| serde_json::to_value(rerun).ok()) {

@@ -1,6 +1,6 @@
 //! Routing to tasks that live on another server (the tasks extension,
 //! `io.modelcontextprotocol/tasks`, SEP-2663), a gateway's upstreams: a `ToolboxServer` with
-//! `UpstreamTasks` installed (`tasks/upstream.rs`; `ToolboxServer::gateway`,
+//! `UpstreamTasks` installed (`upstream_tasks.rs`; `ToolboxServer::gateway`,
 //! feature `federation`, installs the federation's)
 //! hands them, instead of running a task of its own:
 //!
@@ -27,12 +27,10 @@ use toolmodel::{ProtocolVersion, Toolbox};
 use crate::convert::message;
 
 use super::{
-    call,
-    tasks::{
-        owner::owner,
-        upstream::{Requester, UpstreamTasks},
-    },
+    running_tasks::owner::owner,
+    tool_call,
     toolbox_server::ToolboxServer,
+    upstream_tasks::{Requester, UpstreamTasks},
 };
 
 impl ToolboxServer {
@@ -43,7 +41,7 @@ impl ToolboxServer {
             .filter(ClientCapabilities::supports_tasks)?;
         Some(Requester {
             capabilities,
-            owner: owner(call::caller(context)),
+            owner: owner(tool_call::caller(context)),
             sealer: self.sealer.clone(),
         })
     }

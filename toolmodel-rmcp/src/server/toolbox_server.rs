@@ -9,8 +9,9 @@
 //! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
-//!    (the [`Composed`] handler), `tasks` (the [`Tasks`] on their store, the host of a task
-//!    and the worker that runs it, the `UpstreamTasks` of other servers), `host`, `stdio`, `misrouted`;
+//!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
+//!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
+//!    servers), `peer`, `stdio`, `misrouted`;
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
@@ -36,8 +37,9 @@ use super::{
     http::{HttpLimits, HttpSettings, default_port},
     list_changed::ListChanged,
     request_state::{RequestStateKey, Sealer},
-    tasks::{Tasks, upstream::UpstreamTasks},
+    running_tasks::Tasks,
     tool_list::ServedTools,
+    upstream_tasks::UpstreamTasks,
 };
 use crate::tasks::TaskStore;
 
@@ -88,7 +90,7 @@ pub struct ToolboxServer {
     /// Serves what is not about tools or logging ([`with_handler`](Self::with_handler)).
     pub(super) composed: Composed,
     /// The tasks extension, on once a toolbox served has a tool that supports tasks
-    /// (`tasks/mod.rs`), on their store.
+    /// (`running_tasks/mod.rs`), on their store.
     pub(super) tasks: Tasks,
     /// The tasks of other servers it routes (a gateway's upstreams), once installed
     /// (`task_route.rs`).

@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::call::{CallArguments, ModelCall};
 use super::content::{Piece, pieces};
 use super::json_shape::{
     Items, MapOnly, index_pointer, is_false, list_or_member, object, string_at,
 };
+use super::model_call::{CallArguments, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;

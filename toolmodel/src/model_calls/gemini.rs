@@ -11,12 +11,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::call::{CallArguments, ModelCall};
 use super::content::TextLines;
 use super::json_shape::{
     Items, MapOnly, Under, array_at, first_member, index_pointer, optional_string_at, present,
     shape_error, string_at,
 };
+use super::model_call::{CallArguments, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::call::result::CallToolResult;

@@ -76,11 +76,11 @@
 
 mod answers;
 mod anthropic;
-mod call;
 mod content;
 mod gemini;
 mod join;
 mod json_shape;
+mod model_call;
 mod openai_chat;
 mod openai_responses;
 mod provider;
@@ -90,7 +90,7 @@ mod tools;
 use serde_json::Value;
 
 pub use answers::Answer;
-pub use call::{CallArguments, ModelCall};
+pub use model_call::{CallArguments, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
@@ -178,7 +178,7 @@ pub fn read_calls_from_slice(provider: Provider, body: &[u8]) -> Result<Vec<Mode
 }
 
 // Here, beside `read_calls` (its inverse) and the other dispatches to the provider modules:
-// `call.rs` stays free of the provider modules, which import it.
+// `model_call.rs` stays free of the provider modules, which import it.
 impl ModelCall {
     /// Writes the call in `provider`'s format, as the model sent it: an Anthropic `tool_use`
     /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item or

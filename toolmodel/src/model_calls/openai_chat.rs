@@ -9,12 +9,12 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::content::TextLines;
 use super::json_shape::{
     Items, MapOnly, Under, array_at, first_member, index_pointer, object, optional_str_at,
     optional_string_at, shape_error, string_at,
 };
+use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;

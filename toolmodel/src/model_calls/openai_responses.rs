@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::content::{DataUrl, Piece, TextLines, all_text, pieces};
 use super::json_shape::{
     Items, MapOnly, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
 };
+use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::call::result::CallToolResult;

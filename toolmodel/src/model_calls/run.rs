@@ -8,8 +8,8 @@ use std::{
     task::{Context, Poll},
 };
 
-use super::call::{CallArguments, ModelCall};
 use super::join::join_all;
+use super::model_call::{CallArguments, ModelCall};
 use super::tools::ModelTools;
 use crate::call::context::CallContext;
 use crate::call::result::CallToolResult;

@@ -34,7 +34,7 @@ use super::{
 };
 use crate::server::ToolboxServer;
 #[cfg(feature = "auth")]
-use crate::{auth::Verifier, server::call::ScopesCheckedOn};
+use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
 
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with

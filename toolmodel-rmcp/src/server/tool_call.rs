@@ -1,4 +1,4 @@
-//! What a `tools/call` runs with, the same for an ordinary call and a task (`tasks/mod.rs`): the
+//! What a `tools/call` runs with, the same for an ordinary call and a task (`running_tasks/mod.rs`): the
 //! request's protocol version, its per-request rules (MCP 2026-07-28: the client's
 //! capabilities from `_meta`, log notifications only at or above the request's
 //! `io.modelcontextprotocol/logLevel`), its input rounds (the answers carried in a sealed

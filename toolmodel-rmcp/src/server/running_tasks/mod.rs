@@ -17,7 +17,7 @@
 //! that saw the extension can poll its tasks after the toolbox is replaced.
 //!
 //! **A task's call** has the context of an ordinary `tools/call` (`ToolboxServer::prepare_call`
-//! in `call.rs`: the request's `_meta`, its client capabilities, its log level, its input
+//! in `tool_call.rs`: the request's `_meta`, its client capabilities, its log level, its input
 //! rounds), with a peer that runs it as a task (`input.rs`); `task_call.rs` starts it, and
 //! `worker.rs` runs it to its outcome (holding its lease) and takes over the tasks of workers
 //! that died.
@@ -80,7 +80,6 @@ use crate::tasks::{MemoryTaskStore, TaskRecord, TaskStore, new_task_id};
 
 pub(crate) mod input;
 pub(crate) mod owner;
-pub(crate) mod upstream;
 pub(crate) mod worker;
 
 /// How long a worker's lease on a task lasts unless the server says otherwise

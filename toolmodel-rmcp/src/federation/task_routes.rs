@@ -57,7 +57,7 @@ use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
 use crate::federation::upstream::Upstream;
 use crate::lock::lock;
-use crate::server::tasks::upstream::{Forwarded, Requester, UpstreamTasks};
+use crate::server::upstream_tasks::{Forwarded, Requester, UpstreamTasks};
 
 /// Each upstream tool's name on its server, by its name in the federation's toolbox (kept
 /// by the federation as it builds the toolbox).
