@@ -10,7 +10,7 @@
 //! | any other with `Mcp-Session-Id` | with authorization, the session must be the caller's (its `iss` and `sub`: 404 otherwise, as for a session that does not exist); a place among the session's requests in flight ([`HttpLimits::max_calls_per_session`](super::HttpLimits::max_calls_per_session)), else 429 | the place is held as long as the response's body |
 //! | any other | — | — |
 
-use std::{borrow::Cow, sync::Arc};
+use std::sync::Arc;
 
 use http::{Method, Response, request::Parts};
 use rmcp::transport::streamable_http_server::session::SessionId;
@@ -51,19 +51,8 @@ fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
         .map(SessionId::from)
 }
 
-/// Whether a body is an `initialize` request.
-fn is_initialize(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Option<Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
-}
-
-/// Admits the request of `head` and `body` (empty unless it is a `POST`) into `table` (the
-/// module's table says how).
+/// Admits the request of `head` (`initialize`: its body is an `initialize` request) into
+/// `table` (the module's table says how).
 ///
 /// # Errors
 ///
@@ -76,7 +65,7 @@ pub(super) async fn admit(
     table: &Arc<SessionTable>,
     callers: &Arc<CallerTable>,
     head: &Parts,
-    body: &[u8],
+    initialize: bool,
 ) -> Result<Ticket, Refusal> {
     let caller = head
         .extensions
@@ -92,7 +81,7 @@ pub(super) async fn admit(
         }
         (_, Some(id)) => table.start(&id, caller).map(Ticket::InSession),
         (&Method::POST, None) => {
-            if is_initialize(body) {
+            if initialize {
                 table.make_room().await?;
                 Ok(Ticket::New(owner(caller)))
             } else {
@@ -169,7 +158,7 @@ mod tests {
         body: &[u8],
     ) -> Result<Ticket, Refusal> {
         let callers = Arc::new(CallerTable::new(&HttpLimits::default()));
-        super::admit(table, &callers, head, body).await
+        super::admit(table, &callers, head, initialize(body)).await
     }
 
     /// A response of `rmcp` that names session `id`.
@@ -181,13 +170,18 @@ mod tests {
         response
     }
 
+    /// Whether `body` is an `initialize`, as the front reads it.
+    fn initialize(body: &[u8]) -> bool {
+        super::super::message::Envelope::read(body).is_initialize()
+    }
+
     #[test]
     fn only_initialize_is_initialize() {
-        assert!(is_initialize(INITIALIZE));
-        assert!(!is_initialize(
+        assert!(initialize(INITIALIZE));
+        assert!(!initialize(
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
         ));
-        assert!(!is_initialize(b"not json"));
+        assert!(!initialize(b"not json"));
     }
 
     #[tokio::test]
@@ -222,12 +216,18 @@ mod tests {
             "alice",
         )));
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#;
-        let first = super::admit(&table, &callers, &post, call).await.unwrap();
+        let first = super::admit(&table, &callers, &post, initialize(call))
+            .await
+            .unwrap();
         assert!(matches!(first, Ticket::Sessionless(Some(_))));
-        let refused = super::admit(&table, &callers, &post, call).await;
+        let refused = super::admit(&table, &callers, &post, initialize(call)).await;
         assert_eq!(refused.unwrap_err(), Refusal::CallerBusy(1));
         drop(first);
-        assert!(super::admit(&table, &callers, &post, call).await.is_ok());
+        assert!(
+            super::admit(&table, &callers, &post, initialize(call))
+                .await
+                .is_ok()
+        );
     }
 
     /// A session recorded after its `initialize` holds at most `max_calls_per_session`

@@ -9,7 +9,10 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 use serde_json::{Value, json};
 
-use super::response::Body;
+use super::{
+    message::{Envelope, Head},
+    response::Body,
+};
 
 /// Whether a request body is JSON by its `Content-Type` (`application/json`, any
 /// parameters).
@@ -25,9 +28,14 @@ pub(super) fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// `response`, `rmcp`'s answer to a request whose body is `body` (`json_body`: sent as
-/// JSON), with its 415 for a JSON body it could not read replaced by [`jsonrpc_error`].
-pub(super) fn json_body(response: Response<Body>, json_body: bool, body: &[u8]) -> Response<Body> {
+/// `response`, `rmcp`'s answer to a request whose body the front read as `body` (`json_body`:
+/// sent as JSON), with its 415 for a JSON body it could not read replaced by
+/// [`jsonrpc_error`].
+pub(super) fn json_body(
+    response: Response<Body>,
+    json_body: bool,
+    body: &Envelope,
+) -> Response<Body> {
     if !json_body || response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
         return response;
     }
@@ -37,28 +45,29 @@ pub(super) fn json_body(response: Response<Body>, json_body: bool, body: &[u8]) 
 /// The JSON-RPC error for a body that is no JSON-RPC message (JSON-RPC 2.0, 5.1): `-32700`
 /// when it is not JSON, `-32600` when it is, with its `id` when that is a valid one; HTTP
 /// 400.
-fn jsonrpc_error(body: &[u8]) -> Response<Body> {
-    let error = match serde_json::from_slice::<Value>(body) {
-        Err(err) => json!({
+fn jsonrpc_error(body: &Envelope) -> Response<Body> {
+    let invalid = |id: Option<&Value>| {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id.cloned().unwrap_or(Value::Null),
+            "error": {
+                "code": -32600,
+                "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+            }
+        })
+    };
+    let error = match body {
+        Envelope::NotJson(err) => json!({
             "jsonrpc": "2.0",
             "id": null,
             "error": {"code": -32700, "message": format!("Parse error: {err}")}
         }),
-        Ok(value) => {
-            let id = value
-                .get("id")
-                .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-                .cloned()
-                .unwrap_or(Value::Null);
-            json!({
-                "jsonrpc": "2.0",
-                "id": id,
-                "error": {
-                    "code": -32600,
-                    "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
-                }
-            })
-        }
+        Envelope::NotMessage { id } => invalid(id.as_ref()),
+        // One message `rmcp` could not read names its id; a batch has no one id.
+        Envelope::Messages(heads) => invalid(match heads.as_slice() {
+            [Head { id, .. }] => id.as_ref(),
+            _ => None,
+        }),
     };
     let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed());
     *response.status_mut() = StatusCode::BAD_REQUEST;
@@ -80,7 +89,7 @@ mod tests {
 
     #[tokio::test]
     async fn malformed_json_is_a_parse_error() {
-        let response = jsonrpc_error(b"{\"jsonrpc\": \"2.0\", ");
+        let response = jsonrpc_error(&Envelope::read(b"{\"jsonrpc\": \"2.0\", "));
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
         let body = body_json(response).await;
         assert_eq!(body["error"]["code"], -32700);
@@ -89,10 +98,13 @@ mod tests {
 
     #[tokio::test]
     async fn json_that_is_no_message_is_an_invalid_request_with_its_id() {
-        let body = body_json(jsonrpc_error(br#"{"id": 7, "params": 3}"#)).await;
+        let body = body_json(jsonrpc_error(&Envelope::read(br#"{"id": 7, "params": 3}"#))).await;
         assert_eq!(body["error"]["code"], -32600);
         assert_eq!(body["id"], 7);
-        let body = body_json(jsonrpc_error(br#"{"id": [1], "method": 3}"#)).await;
+        let body = body_json(jsonrpc_error(&Envelope::read(
+            br#"{"id": [1], "method": 3}"#,
+        )))
+        .await;
         assert_eq!(body["id"], Value::Null);
     }
 
@@ -100,15 +112,15 @@ mod tests {
     fn only_rmcps_415_to_a_json_body_is_rewritten() {
         let unsupported = || plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type");
         assert_eq!(
-            json_body(unsupported(), true, b"[").status(),
+            json_body(unsupported(), true, &Envelope::read(b"[")).status(),
             StatusCode::BAD_REQUEST
         );
         assert_eq!(
-            json_body(unsupported(), false, b"[").status(),
+            json_body(unsupported(), false, &Envelope::read(b"[")).status(),
             StatusCode::UNSUPPORTED_MEDIA_TYPE
         );
         assert_eq!(
-            json_body(plain(StatusCode::OK, ""), true, b"[").status(),
+            json_body(plain(StatusCode::OK, ""), true, &Envelope::read(b"[")).status(),
             StatusCode::OK
         );
     }

@@ -27,6 +27,7 @@ use super::{
     cors::Cors,
     fixes,
     host_origin::AllowList,
+    message::Envelope,
     path,
     refusal::Refusal,
     response::{Body, McpHttpBody},
@@ -244,10 +245,6 @@ impl McpHttpService {
         B::Error: Into<BoxError>,
     {
         let front = &*self.front;
-        #[cfg_attr(
-            not(feature = "auth"),
-            expect(unused_mut, reason = "only the gate writes to the head")
-        )]
         let (mut head, body) = request.into_parts();
         #[cfg(feature = "auth")]
         if front.gate.serves_metadata(head.uri.path()) {
@@ -273,22 +270,33 @@ impl McpHttpService {
         } else {
             Bytes::new()
         };
+        // The body's messages are read once, here, and carried with the request.
+        let envelope = (head.method == Method::POST).then(|| Envelope::read(&body));
         #[cfg(feature = "auth")]
         if front.gate.checks_scopes() {
             // The scopes of the body's calls are checked against the toolbox served once the
             // body is in (it may have changed while the body arrived), and a call runs on
             // that same toolbox: the request carries it to the handler.
             let toolbox = front.server.toolbox();
-            front.gate.admit_body(&head, &body, &toolbox)?;
+            if let Some(envelope) = &envelope {
+                front.gate.admit_body(&head, envelope, &toolbox)?;
+            }
             head.extensions.insert(ScopesCheckedOn(toolbox));
         }
-        let ticket = admission::admit(&front.sessions, &front.callers, &head, &body).await?;
+        let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
+        let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize).await?;
         let json_body = head.method == Method::POST && fixes::is_json(&head.headers);
+        if let Some(envelope) = &envelope {
+            head.extensions.insert(envelope.clone());
+        }
         let response = front
             .rmcp
-            .handle(Request::from_parts(head, Full::new(body.clone())))
+            .handle(Request::from_parts(head, Full::new(body)))
             .await;
-        let response = fixes::json_body(response, json_body, &body);
+        let response = match &envelope {
+            Some(envelope) => fixes::json_body(response, json_body, envelope),
+            None => response,
+        };
         Ok(ticket.after(&front.sessions, response))
     }
 }

@@ -21,13 +21,13 @@
 //! caller (so its `cacheScope` stays as the toolbox sets it), and a client learns the scopes
 //! a tool needs from the 403 challenge of its call, the step-up MCP describes.
 
-use std::{borrow::Cow, sync::Arc};
+use std::sync::Arc;
 
 use http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts};
-use serde::Deserialize;
 use toolmodel::{Caller, Toolbox};
 
 use super::{
+    message::Envelope,
     refusal::Refusal,
     response::{Body, json, plain},
 };
@@ -49,31 +49,6 @@ pub(super) enum Gate {
 const MCP_METHOD: &str = "mcp-method";
 /// The `Mcp-Name` header (same section): the tool a `tools/call` calls.
 const MCP_NAME: &str = "mcp-name";
-
-/// The parts of a JSON-RPC message the gate reads.
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    params: Option<Params<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Params<'a> {
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-}
-
-/// A body: one message, or a batch (MCP 2025-03-26 allowed them; each call is checked).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Messages<'a> {
-    #[serde(borrow)]
-    One(Message<'a>),
-    #[serde(borrow)]
-    Batch(Vec<Message<'a>>),
-}
 
 impl Gate {
     /// Whether a request for `path` asks for the Protected Resource Metadata (RFC 9728 §3,
@@ -145,7 +120,8 @@ impl Gate {
         matches!(self, Self::Bearer(_))
     }
 
-    /// Checks the scopes of each tool a `tools/call` in `body` names, for the caller
+    /// Checks the scopes of each tool a `tools/call` in `body` (read once by the front) names,
+    /// for the caller
     /// [`admit`](Self::admit) put in `head`.
     ///
     /// # Errors
@@ -154,7 +130,7 @@ impl Gate {
     pub(super) fn admit_body(
         &self,
         head: &Parts,
-        body: &[u8],
+        body: &Envelope,
         toolbox: &Toolbox,
     ) -> Result<(), Refusal> {
         let Self::Bearer(verifier) = self else {
@@ -163,17 +139,9 @@ impl Gate {
         let Some(caller) = head.extensions.get::<Arc<Caller>>() else {
             return Ok(());
         };
-        let messages = match serde_json::from_slice::<Messages<'_>>(body) {
-            Ok(Messages::One(message)) => vec![message],
-            Ok(Messages::Batch(messages)) => messages,
-            // Not JSON-RPC: `rmcp` refuses it, and it calls no tool.
-            Err(_) => return Ok(()),
-        };
-        for message in &messages {
-            if message.method.as_deref() == Some("tools/call") {
-                let name = message.params.as_ref().and_then(|p| p.name.as_deref());
-                check(verifier, caller, toolbox, name)?;
-            }
+        // A body that is no JSON-RPC message calls no tool (`rmcp` refuses it).
+        for name in body.tools_called() {
+            check(verifier, caller, toolbox, name)?;
         }
         Ok(())
     }

@@ -14,20 +14,22 @@
 //!    the CORS headers of every response to an allowed origin, refusals included);
 //! 4. `gate`: who sends the request, from its head alone: open, or with authorization the
 //!    bearer token and the scopes the server and the `Mcp-Name` tool need ([`crate::auth`]);
-//! 5. `body`: the whole body, within the limits, then the gate's scope check of each
-//!    `tools/call` it holds;
+//! 5. `body`: the whole body, within the limits; `message` reads it once (each JSON-RPC
+//!    message's method, tool name and id, carried in the request's extensions as an
+//!    `Envelope`), for the gate's scope check of each `tools/call` it holds, admission and
+//!    the fixes;
 //! 6. `admission`: the session limits, over the `sessions` table, and the limit of a
 //!    caller's requests that name no session, over the `callers` table;
 //! 7. `rmcp`'s service;
 //! 8. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
 //!
 //! `front` runs them in that order ([`McpHttpService`], whose docs have the table of the
-//! answers fixed in front of `rmcp`); `refusal` says what each refusal answers and which
-//! close the connection; `response` holds the response bodies; `limits` ([`HttpLimits`]) and
+//! answers fixed in front of `rmcp`); `refusal` declares, in one table, what each refusal answers (status, text,
+//! `Retry-After`, whether it closes the connection); `response` holds the response bodies; `limits` ([`HttpLimits`]) and
 //! `settings` what a server is configured with; `connections` the TCP side of `serve_http`.
 //!
 //! The modules import one another in one direction: `limits`, `settings`, `response`,
-//! `refusal`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
+//! `refusal`, `message`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
 //! `callers`, `admission`, `fixes`); then `front`; then `connections`; then `serve` ([`ServeHttp`]).
 
 mod admission;
@@ -41,6 +43,7 @@ mod front;
 mod gate;
 mod host_origin;
 mod limits;
+pub(crate) mod message;
 mod path;
 mod refusal;
 mod response;

@@ -80,148 +80,191 @@ pub(super) enum Refusal {
     },
 }
 
+/// What the connection does after a refusal (the module docs say why).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    /// `Connection: close`.
+    Close,
+    /// Kept open for the client's next request.
+    KeepAlive,
+}
+
+/// Whether a refusal tells the client when to try again (`Retry-After: 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retry {
+    After,
+    No,
+}
+
+/// Everything a refusal answers, declared once per refusal in [`Refusal::answer`].
+struct Answer {
+    status: StatusCode,
+    then: Then,
+    retry: Retry,
+    /// The text body: the status's reason, then the rule or the limit by name.
+    message: String,
+}
+
+const fn answer(status: StatusCode, then: Then, retry: Retry, message: String) -> Answer {
+    Answer {
+        status,
+        then,
+        retry,
+        message,
+    }
+}
+
 impl Refusal {
-    /// Whether the response closes the connection: the body was not read, or not all of it
-    /// (module docs).
-    pub(super) fn closes_connection(&self) -> bool {
+    /// The refusals' table: each one's status, connection, `Retry-After` and text. A
+    /// challenge (`WWW-Authenticate`) goes with the refusals that carry one.
+    fn answer(&self) -> Answer {
+        use {Retry::*, StatusCode as S, Then::*};
         match self {
-            Self::NotServedPath(_)
-            | Self::TwoHosts
-            | Self::BadHost(_)
-            | Self::HostNotAllowed(_)
-            | Self::OriginNotAllowed(_)
-            | Self::BodyTooLarge(_)
-            | Self::BodyTimeout(_)
-            | Self::BodyUnreadable(_)
-            | Self::ShuttingDown { .. } => true,
-            #[cfg(feature = "auth")]
-            Self::Unauthorized(_)
-            | Self::InsufficientScope(_)
-            | Self::AuthorizationUnavailable
-            | Self::IntrospectionBusy => true,
-            Self::SessionsBusy(_)
-            | Self::CallsInFlight(_)
-            | Self::CallerBusy(_)
-            | Self::SessionNotFound => false,
-        }
-    }
-
-    /// Whether the response carries `Retry-After`: a limit that frees up, a server that
-    /// cannot verify a token now, or a shutdown.
-    fn says_when_to_retry(&self) -> bool {
-        match self {
-            Self::SessionsBusy(_)
-            | Self::CallsInFlight(_)
-            | Self::CallerBusy(_)
-            | Self::ShuttingDown { session: false } => true,
-            #[cfg(feature = "auth")]
-            Self::AuthorizationUnavailable | Self::IntrospectionBusy => true,
-            _ => false,
-        }
-    }
-
-    /// The response: its status, a text body naming the rule or limit, `Retry-After` for a
-    /// session limit and `Connection: close` when [`closes_connection`](Self::closes_connection).
-    pub(super) fn response(&self) -> Response<Body> {
-        let (status, message) = match self {
-            Self::NotServedPath(path) => (
-                StatusCode::NOT_FOUND,
+            Self::NotServedPath(path) => answer(
+                S::NOT_FOUND,
+                Close,
+                No,
                 format!("Not Found: MCP is served at {path}"),
             ),
-            Self::TwoHosts => (
-                StatusCode::BAD_REQUEST,
+            Self::TwoHosts => answer(
+                S::BAD_REQUEST,
+                Close,
+                No,
                 "Bad Request: more than one Host header (RFC 9112, 3.2)".to_owned(),
             ),
-            Self::BadHost(problem) => (StatusCode::BAD_REQUEST, format!("Bad Request: {problem}")),
-            Self::HostNotAllowed(host) => (
-                StatusCode::FORBIDDEN,
+            Self::BadHost(problem) => {
+                answer(S::BAD_REQUEST, Close, No, format!("Bad Request: {problem}"))
+            }
+            Self::HostNotAllowed(host) => answer(
+                S::FORBIDDEN,
+                Close,
+                No,
                 format!("Forbidden: Host {host:?} is not allowed (with_allowed_hosts)"),
             ),
-            Self::OriginNotAllowed(origin) => (
-                StatusCode::FORBIDDEN,
+            Self::OriginNotAllowed(origin) => answer(
+                S::FORBIDDEN,
+                Close,
+                No,
                 format!("Forbidden: Origin {origin:?} is not allowed (with_allowed_origins)"),
             ),
-            Self::BodyTooLarge(max) => (
-                StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTooLarge(max) => answer(
+                S::PAYLOAD_TOO_LARGE,
+                Close,
+                No,
                 format!(
                     "Content Too Large: the body exceeds the limit of {max} bytes (max_body_bytes)"
                 ),
             ),
-            Self::BodyTimeout(timeout) => (
-                StatusCode::REQUEST_TIMEOUT,
+            Self::BodyTimeout(timeout) => answer(
+                S::REQUEST_TIMEOUT,
+                Close,
+                No,
                 format!(
                     "Request Timeout: the body did not arrive within {timeout:?} (body_read_timeout)"
                 ),
             ),
-            Self::BodyUnreadable(err) => (
-                StatusCode::BAD_REQUEST,
+            Self::BodyUnreadable(err) => answer(
+                S::BAD_REQUEST,
+                Close,
+                No,
                 format!("Bad Request: reading the body failed: {err}"),
             ),
-            Self::SessionsBusy(max) => (
-                StatusCode::SERVICE_UNAVAILABLE,
+            Self::SessionsBusy(max) => answer(
+                S::SERVICE_UNAVAILABLE,
+                KeepAlive,
+                After,
                 format!(
                     "Service Unavailable: all {max} sessions (max_sessions) have a request in flight"
                 ),
             ),
-            Self::CallsInFlight(max) => (
-                StatusCode::TOO_MANY_REQUESTS,
+            Self::CallsInFlight(max) => answer(
+                S::TOO_MANY_REQUESTS,
+                KeepAlive,
+                After,
                 format!(
                     "Too Many Requests: the session has {max} requests in flight (max_calls_per_session)"
                 ),
             ),
-            Self::CallerBusy(max) => (
-                StatusCode::TOO_MANY_REQUESTS,
+            Self::CallerBusy(max) => answer(
+                S::TOO_MANY_REQUESTS,
+                KeepAlive,
+                After,
                 format!(
                     "Too Many Requests: this caller has {max} requests in flight (max_calls_per_caller)"
                 ),
             ),
-            Self::SessionNotFound => (
-                StatusCode::NOT_FOUND,
+            Self::SessionNotFound => answer(
+                S::NOT_FOUND,
+                KeepAlive,
+                No,
                 "Not Found: Session not found".to_owned(),
             ),
             #[cfg(feature = "auth")]
-            Self::Unauthorized(_) => (
-                StatusCode::UNAUTHORIZED,
+            Self::Unauthorized(_) => answer(
+                S::UNAUTHORIZED,
+                Close,
+                No,
                 "Unauthorized: a valid bearer token is required (see WWW-Authenticate)".to_owned(),
             ),
             #[cfg(feature = "auth")]
-            Self::InsufficientScope(_) => (
-                StatusCode::FORBIDDEN,
+            Self::InsufficientScope(_) => answer(
+                S::FORBIDDEN,
+                Close,
+                No,
                 "Forbidden: the token lacks a scope this request needs (see WWW-Authenticate)"
                     .to_owned(),
             ),
             #[cfg(feature = "auth")]
-            Self::AuthorizationUnavailable => (
-                StatusCode::SERVICE_UNAVAILABLE,
+            Self::AuthorizationUnavailable => answer(
+                S::SERVICE_UNAVAILABLE,
+                Close,
+                After,
                 "Service Unavailable: the authorization server cannot be reached to verify the token"
                     .to_owned(),
             ),
             #[cfg(feature = "auth")]
-            Self::IntrospectionBusy => (
-                StatusCode::SERVICE_UNAVAILABLE,
+            Self::IntrospectionBusy => answer(
+                S::SERVICE_UNAVAILABLE,
+                Close,
+                After,
                 "Service Unavailable: too many tokens to introspect right now \
                  (with_introspection_rate); retry later"
                     .to_owned(),
             ),
-            Self::ShuttingDown { session: true } => (
-                StatusCode::NOT_FOUND,
+            Self::ShuttingDown { session: true } => answer(
+                S::NOT_FOUND,
+                Close,
+                No,
                 "Not Found: the session ended: the server is shutting down".to_owned(),
             ),
-            Self::ShuttingDown { session: false } => (
-                StatusCode::SERVICE_UNAVAILABLE,
+            Self::ShuttingDown { session: false } => answer(
+                S::SERVICE_UNAVAILABLE,
+                Close,
+                After,
                 "Service Unavailable: the server is shutting down".to_owned(),
             ),
-        };
+        }
+    }
+
+    /// The response: [`answer`](Self::answer)'s status and text, `Retry-After`,
+    /// `WWW-Authenticate` and `Connection: close` as it says.
+    pub(super) fn response(&self) -> Response<Body> {
+        let Answer {
+            status,
+            then,
+            retry,
+            message,
+        } = self.answer();
         let mut response = plain(status, message);
         let headers = response.headers_mut();
-        if self.says_when_to_retry() {
+        if retry == Retry::After {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }
         #[cfg(feature = "auth")]
         if let Self::Unauthorized(challenge) | Self::InsufficientScope(challenge) = self {
             headers.insert(header::WWW_AUTHENTICATE, challenge.header_value());
         }
-        if self.closes_connection() {
+        if then == Then::Close {
             headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
