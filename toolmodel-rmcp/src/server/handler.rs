@@ -19,7 +19,7 @@ use rmcp::{
 };
 
 use super::{
-    list_changed::ListChanged, misrouted, task_call, tool_call, toolbox_server::ToolboxServer,
+    compat, list_changed::ListChanged, task_call, tool_call, toolbox_server::ToolboxServer,
 };
 use crate::convert::message::{self, error_data};
 use crate::lock::lock;
@@ -105,7 +105,7 @@ impl ServerHandler for ToolboxServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        Err(misrouted::error(&request))
+        Err(compat::misrouted::error(&request))
     }
 
     // Tool list changes under MCP 2026-07-28: `subscriptions/listen`.

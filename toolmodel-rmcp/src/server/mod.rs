@@ -26,7 +26,7 @@
 //!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or running_tasks
 //!          ├─ logging/setLevel: a level per session
 //!          ├─ prompts, resources, completion ─▶ compose (the handler of with_handler)
-//!          └─ a request rmcp could not read ─▶ misrouted
+//!          └─ a request rmcp could not read ─▶ compat::misrouted
 //! ```
 //!
 //! `toolbox_server` holds the struct they all serve, and says in which order the modules
@@ -103,20 +103,19 @@
 
 // The modules import one another in one direction, from the state a server holds up to the
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
+mod compat;
 mod compose;
 #[cfg(feature = "federation")]
 pub(crate) mod gateway;
 mod handler;
 mod http;
 pub(crate) mod list_changed;
-mod misrouted;
 pub(crate) mod tool_call;
 #[cfg(feature = "federation")]
-pub(crate) use misrouted::kind as json_kind;
+pub(crate) use compat::misrouted::kind as json_kind;
 mod peer;
 pub(crate) mod request_state;
 pub(crate) mod running_tasks;
-mod stdio;
 mod task_call;
 mod task_route;
 mod tool_list;

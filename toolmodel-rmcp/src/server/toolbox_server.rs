@@ -11,7 +11,7 @@
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
-//!    servers), `peer`, `stdio`, `misrouted`;
+//!    servers), `peer`, `compat` (every workaround of `rmcp` 3.11: `stdio`, `misrouted`, `json_errors`);
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
 //! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its

@@ -13,8 +13,8 @@ use rmcp::{
 use tokio::net::TcpListener;
 
 use super::{
+    compat::stdio::StdioTransport,
     http::{McpHttpService, ServeHttp},
-    stdio::StdioTransport,
     toolbox_server::ToolboxServer,
 };
 use crate::error::Error;

@@ -25,7 +25,6 @@ use super::{
     body::{self, BoxError},
     callers::CallerTable,
     cors::Cors,
-    fixes,
     host_origin::AllowList,
     message::Envelope,
     path,
@@ -33,7 +32,7 @@ use super::{
     response::{Body, McpHttpBody},
     sessions::SessionTable,
 };
-use crate::server::ToolboxServer;
+use crate::server::{ToolboxServer, compat};
 #[cfg(feature = "auth")]
 use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
 
@@ -285,7 +284,7 @@ impl McpHttpService {
         }
         let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
         let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize).await?;
-        let json_body = head.method == Method::POST && fixes::is_json(&head.headers);
+        let json_body = head.method == Method::POST && compat::json_errors::is_json(&head.headers);
         if let Some(envelope) = &envelope {
             head.extensions.insert(envelope.clone());
         }
@@ -294,7 +293,7 @@ impl McpHttpService {
             .handle(Request::from_parts(head, Full::new(body)))
             .await;
         let response = match &envelope {
-            Some(envelope) => fixes::json_body(response, json_body, envelope),
+            Some(envelope) => compat::json_errors::json_body(response, json_body, envelope),
             None => response,
         };
         Ok(ticket.after(&front.sessions, response))

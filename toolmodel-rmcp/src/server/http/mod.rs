@@ -17,11 +17,12 @@
 //! 5. `body`: the whole body, within the limits; `message` reads it once (each JSON-RPC
 //!    message's method, tool name and id, carried in the request's extensions as an
 //!    `Envelope`), for the gate's scope check of each `tools/call` it holds, admission and
-//!    the fixes;
+//!    the fix of `rmcp`'s answer (step 8);
 //! 6. `admission`: the session limits, over the `sessions` table, and the limit of a
 //!    caller's requests that name no session, over the `callers` table;
 //! 7. `rmcp`'s service;
-//! 8. `fixes`: what `rmcp` 3.11 answers wrong, rewritten.
+//! 8. `compat::json_errors` ([`compat`](super::compat), every workaround of `rmcp` 3.11 in one
+//!    place): what `rmcp` 3.11 answers to a JSON body it cannot read, rewritten.
 //!
 //! `front` runs them in that order ([`McpHttpService`], whose docs have the table of the
 //! answers fixed in front of `rmcp`); `refusal` declares, in one table, what each refusal answers (status, text,
@@ -30,14 +31,13 @@
 //!
 //! The modules import one another in one direction: `limits`, `settings`, `response`,
 //! `refusal`, `message`; then the stages (`path`, `host_origin`, `cors`, `gate`, `body`, `sessions`,
-//! `callers`, `admission`, `fixes`); then `front`; then `connections`; then `serve` ([`ServeHttp`]).
+//! `callers`, `admission`); then `front`; then `connections`; then `serve` ([`ServeHttp`]).
 
 mod admission;
 mod body;
 mod callers;
 pub(super) mod connections;
 mod cors;
-mod fixes;
 mod front;
 #[cfg(feature = "auth")]
 mod gate;
@@ -46,7 +46,7 @@ mod limits;
 pub(crate) mod message;
 mod path;
 mod refusal;
-mod response;
+pub(super) mod response;
 mod serve;
 mod sessions;
 mod settings;

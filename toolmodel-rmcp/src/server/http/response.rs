@@ -15,7 +15,7 @@ use http_body::{Frame, SizeHint};
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
 /// The body of every response inside the front (`rmcp`'s own body type).
-pub(super) type Body = BoxBody<Bytes, Infallible>;
+pub(in crate::server) type Body = BoxBody<Bytes, Infallible>;
 
 /// The body of a response of [`McpHttpService`](super::McpHttpService): JSON, a text
 /// message, or a Server-Sent Events stream (MCP, Streamable HTTP) that ends when the
@@ -59,7 +59,7 @@ impl http_body::Body for McpHttpBody {
 }
 
 /// A text response with `status` and `message`.
-pub(super) fn plain(status: StatusCode, message: impl Into<String>) -> Response<Body> {
+pub(in crate::server) fn plain(status: StatusCode, message: impl Into<String>) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(message.into())).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(

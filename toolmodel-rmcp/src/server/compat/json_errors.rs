@@ -9,14 +9,14 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 use serde_json::{Value, json};
 
-use super::{
+use crate::server::http::{
     message::{Envelope, Head},
     response::Body,
 };
 
 /// Whether a request body is JSON by its `Content-Type` (`application/json`, any
 /// parameters).
-pub(super) fn is_json(headers: &HeaderMap) -> bool {
+pub(in crate::server) fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -31,7 +31,7 @@ pub(super) fn is_json(headers: &HeaderMap) -> bool {
 /// `response`, `rmcp`'s answer to a request whose body the front read as `body` (`json_body`:
 /// sent as JSON), with its 415 for a JSON body it could not read replaced by
 /// [`jsonrpc_error`].
-pub(super) fn json_body(
+pub(in crate::server) fn json_body(
     response: Response<Body>,
     json_body: bool,
     body: &Envelope,
@@ -80,7 +80,8 @@ fn jsonrpc_error(body: &Envelope) -> Response<Body> {
 
 #[cfg(test)]
 mod tests {
-    use super::{super::response::plain, *};
+    use super::*;
+    use crate::server::http::response::plain;
 
     async fn body_json(response: Response<Body>) -> Value {
         let bytes = response.into_body().collect().await.unwrap().to_bytes();

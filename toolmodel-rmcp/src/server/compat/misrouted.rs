@@ -17,7 +17,7 @@ use serde_json::Value;
 /// `logging/setLevel`, `resources/subscribe`, `tasks/list`, `tasks/result`: SEP-2575,
 /// SEP-2663), and those MUST stay `-32601` (with HTTP 404 over Streamable HTTP), which `rmcp`
 /// answers for them; the official conformance suite checks it.
-pub(super) fn error(request: &CustomRequest) -> ErrorData {
+pub(in crate::server) fn error(request: &CustomRequest) -> ErrorData {
     let method = request.method.as_str();
     if method != "tools/call" {
         return ErrorData::new(

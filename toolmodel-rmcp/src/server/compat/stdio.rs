@@ -1,4 +1,4 @@
-//! The stdio transport of [`ToolboxServer::serve_stdio`](super::ToolboxServer::serve_stdio):
+//! The stdio transport of [`ToolboxServer::serve_stdio`](crate::ToolboxServer::serve_stdio):
 //! `rmcp`'s, with the lines a client gets wrong answered instead of ignored or fatal.
 //!
 //! Upstream behaviour of `rmcp` 3.11 (its `AsyncRwTransport` and handshake), worked around
@@ -29,7 +29,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, BufReader};
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Newline-delimited JSON-RPC on `R` and `W` (MCP "stdio" transport).
-pub(super) struct StdioTransport<R, W: AsyncWrite> {
+pub(in crate::server) struct StdioTransport<R, W: AsyncWrite> {
     read: BufReader<R>,
     line: Vec<u8>,
     /// Skipping the rest of a line longer than [`MAX_LINE_BYTES`].
@@ -45,7 +45,7 @@ where
     R: AsyncRead + Send + Unpin,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub(super) fn new(read: R, write: W) -> Self {
+    pub(in crate::server) fn new(read: R, write: W) -> Self {
         Self {
             read: BufReader::new(read),
             line: Vec::new(),
