@@ -17,8 +17,9 @@ use crate::model::tool::Tool;
 #[non_exhaustive]
 pub struct ToolListOptions {
     /// The adapters' options (strict mode, Gemini's JSON Schema form, ...).
-    /// [`ConvertOptions::qualified_names`] is set by [`ModelTools::new`] itself: namespaced
-    /// tools always get `namespace_name` names where the provider has no namespaces.
+    /// [`ConvertOptions::qualified_names`] is ignored: a function is named as the toolbox
+    /// serves its tool (the MCP name a client of the toolbox sees), inside its `namespace`
+    /// tool on OpenAI Responses.
     ///
     /// Default: [`ConvertOptions::default`], as for the adapters: Gemini gets `parameters`,
     /// the OpenAPI subset every Gemini model takes, valid for Google's published definition
@@ -96,17 +97,19 @@ struct Listed {
 /// A [`Toolbox`]'s tools in one provider's format: what goes in the request's `tools`, and
 /// the routing of the model's calls back to MCP names.
 ///
-/// - **Names.** A tool without a namespace keeps its name where the provider allows it;
-///   a namespaced tool (`notes:add_note`, served as `notes.add_note`) is an OpenAI Responses
-///   function `add_note` inside a `namespace` tool `notes`, and elsewhere one function named
-///   from `namespace.name` by the adapters' rules (`notes_add_note` for Anthropic and OpenAI,
-///   `notes.add_note` for Gemini, which allows `.`). A namespace OpenAI does not allow
-///   (`^[a-zA-Z0-9_-]{1,64}$`) gets prefixed names there too. Names are collision-free
-///   ([`adapters`](crate::adapters#tool-names), "Tool names").
+/// - **Names.** One naming for the model and for MCP clients: a function is named as the
+///   toolbox serves its tool (its MCP name), changed only where the provider's rule does not
+///   allow it (`notes.add_note` is `notes_add_note` for Anthropic and OpenAI; Gemini allows
+///   `.`). A gateway's upstream tool is what the gateway serves (`get_current_time`, or
+///   `time__get_current_time` when two servers share the name). On OpenAI Responses a
+///   namespaced tool (`notes:add_note`) is a function `add_note` inside a `namespace` tool
+///   `notes` (a namespace OpenAI does not allow, `^[a-zA-Z0-9_-]{1,64}$`, gets flat names
+///   there too). Names are collision-free ([`adapters`](crate::adapters#tool-names), "Tool
+///   names"), and [`mcp_name`](Self::mcp_name) routes each back.
 /// - **Warnings.** Only what the provider's tool loses of the tool as MCP sends it (title,
-///   annotations, `outputSchema`, unsupported schema keywords, ...); the library's own fields
-///   (`namespace`, `version`, `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`) are
-///   not losses.
+///   annotations, `outputSchema`, unsupported schema keywords, ...); a name changed by the
+///   provider's rule is routed back, and the library's own fields (`namespace`, `version`,
+///   `tags`, `backends`, `category`, `requiredScopes`, `timeoutMs`) are not losses.
 ///
 /// ```
 /// use serde::Deserialize;
@@ -130,6 +133,7 @@ struct Listed {
 /// let anthropic = ModelTools::new(&toolbox, Provider::Anthropic, &options)?;
 /// assert_eq!(anthropic.tools()[0]["name"], "notes_add_note");
 /// assert_eq!(anthropic.mcp_name(None, "notes_add_note"), Some("notes.add_note"));
+/// assert!(anthropic.warnings().is_empty()); // the name is routed back: no loss
 ///
 /// let responses = ModelTools::new(&toolbox, Provider::OpenAiResponses, &options)?;
 /// assert_eq!(responses.tools()[0]["type"], "namespace");
@@ -201,9 +205,14 @@ impl ModelTools {
         for (tool, listed) in definitions.iter().zip(toolbox.tools()) {
             let key = grouped(tool);
             let mut own = Tool::clone(tool);
-            if key.is_some() {
-                own.namespace = None;
+            if key.is_none() {
+                // One naming for the model and for MCP clients: a flat function is named as
+                // the toolbox serves the tool (a gateway's `get_current_time`, or its
+                // `time__get_current_time` when two servers share the name); only the
+                // provider's own name rule changes it, with a warning.
+                own.name.clone_from(&listed.name);
             }
+            own.namespace = None;
             let index = match groups.iter().position(|(group, _, _)| *group == key) {
                 Some(index) => index,
                 None => {
@@ -216,7 +225,7 @@ impl ModelTools {
                 tools.push(own);
             }
         }
-        let convert = options.convert.clone().with_qualified_names(true);
+        let convert = options.convert.clone().with_qualified_names(false);
         for (namespace, members, tools) in groups {
             let batch = convert_all(&tools, target, &convert);
             let mut functions = Vec::with_capacity(members.len());
@@ -231,11 +240,17 @@ impl ModelTools {
                 if options.defer_loading {
                     defer(provider, &mut conversion.value);
                 }
-                out.warnings
-                    .extend(conversion.warnings.into_iter().map(|warning| ToolWarning {
-                        tool: (*mcp_name).to_owned(),
-                        warning,
-                    }));
+                // A name the provider's rule changed is no loss: `mcp_name` routes it back.
+                out.warnings.extend(
+                    conversion
+                        .warnings
+                        .into_iter()
+                        .filter(|warning| warning.pointer != "/name")
+                        .map(|warning| ToolWarning {
+                            tool: (*mcp_name).to_owned(),
+                            warning,
+                        }),
+                );
                 let index = out.listed.len();
                 match &namespace {
                     Some(ns) => {
