@@ -83,6 +83,7 @@ pub mod federation;
 pub mod guide;
 mod lock;
 pub mod server;
+mod task_set;
 pub mod tasks;
 
 pub use convert::{TryFromRmcp, TryIntoRmcp, to_rmcp_lossy};

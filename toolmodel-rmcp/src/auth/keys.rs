@@ -24,6 +24,7 @@ use super::{
     discovery::{self, Endpoints},
 };
 use crate::lock::{read, write};
+use crate::task_set::TaskSet;
 
 /// How long a fetched key set is used before it is fetched again.
 pub(crate) const KEYS_MAX_AGE: Duration = Duration::from_secs(600);
@@ -78,6 +79,8 @@ struct Shared {
     known: RwLock<Arc<Known>>,
     /// Held by the one fetch in flight.
     fetching: Arc<Mutex<()>>,
+    /// The fetch started in the background, aborted when the keys are dropped.
+    background: TaskSet,
 }
 
 /// The issuer's endpoints and keys, fetched on demand.
@@ -158,9 +161,18 @@ impl Keys {
         let Ok(guard) = Arc::clone(&self.shared.fetching).try_lock_owned() else {
             return;
         };
-        let (keys, auth, known) = (self.clone(), auth.clone(), Arc::clone(known));
-        tokio::spawn(async move {
-            keys.fetch_holding(&auth, &known, Want::Keys).await;
+        // The task holds the keys weakly: they own it.
+        let (shared, auth, known) = (
+            Arc::downgrade(&self.shared),
+            auth.clone(),
+            Arc::clone(known),
+        );
+        self.shared.background.spawn(async move {
+            if let Some(shared) = shared.upgrade() {
+                Keys { shared }
+                    .fetch_holding(&auth, &known, Want::Keys)
+                    .await;
+            }
             drop(guard);
         });
     }

@@ -18,6 +18,7 @@ use tokio::runtime::Handle;
 
 use crate::lock::lock;
 use crate::server::list_changed::ListChanged;
+use crate::task_set::TaskSet;
 
 /// Whom to tell what the upstreams announce; one per federation.
 #[derive(Default)]
@@ -26,6 +27,8 @@ pub(crate) struct Downstream {
     servers: Mutex<Vec<ListChanged>>,
     /// Who subscribed to which URI.
     subscriptions: Mutex<Vec<Subscriber>>,
+    /// The `notifications/resources/updated` on their way, aborted with the federation.
+    sending: TaskSet,
 }
 
 /// One downstream session subscribed to one URI.
@@ -107,7 +110,7 @@ impl Downstream {
         for subscriber in subscribers.iter().filter(|s| s.uri == params.uri) {
             let peer = subscriber.peer.clone();
             let params = params.clone();
-            subscriber.runtime.spawn(async move {
+            self.sending.spawn_on(&subscriber.runtime, async move {
                 let _ = peer.notify_resource_updated(params).await;
             });
         }

@@ -21,6 +21,7 @@ use crate::lock::{lock, read, write};
 use crate::server::gateway::Backends;
 use crate::server::list_changed::ListChanged;
 use crate::server::upstream_tasks::UpstreamTasks;
+use crate::task_set::TaskSet;
 
 /// Adds the local tools to a builder; run again for every rebuilt toolbox.
 type Local = Box<dyn Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync>;
@@ -100,6 +101,9 @@ struct Shared {
     downstream: Arc<Downstream>,
     /// Each upstream tool's name on its server, by its name in the toolbox.
     remote_names: RemoteNames,
+    /// The retries and re-imports running in the background, aborted when the federation
+    /// is dropped.
+    background: TaskSet,
 }
 
 impl std::fmt::Debug for Federation {
@@ -273,6 +277,7 @@ impl Federation {
                 declared: Declared::default(),
                 downstream,
                 remote_names: RemoteNames::default(),
+                background: TaskSet::default(),
             }
         });
         // Every first session at once. One whose task panicked is said on stderr and retried
@@ -542,16 +547,19 @@ fn reimport_later(weak: &Weak<Shared>, server: &str) {
         return;
     };
     let server = server.to_owned();
-    runtime.spawn(async move { inner.reimport(&server).await });
+    let task = Arc::clone(&inner);
+    inner
+        .background
+        .spawn_on(&runtime, async move { task.reimport(&server).await });
 }
 
 /// Tries to open `upstream`'s session in the background until it opens (with the upstream's
 /// backoff), then imports its tools; ends when the federation is dropped.
 fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+    let (Some(inner), Ok(runtime)) = (weak.upgrade(), tokio::runtime::Handle::try_current()) else {
         return;
     };
-    runtime.spawn(async move {
+    inner.background.spawn_on(&runtime, async move {
         let mut delay = super::FIRST_BACKOFF;
         loop {
             tokio::time::sleep(delay).await;

@@ -44,6 +44,9 @@ pub(crate) struct Session {
 pub(crate) struct ProcessGroupGuard {
     /// The group's ID: the leader's process ID.
     pub(crate) pgid: u32,
+    /// The task passing the child's stderr on: it ends with the group (the pipe closes when
+    /// its processes are killed), after the last lines they wrote, so it is not aborted.
+    _stderr: Option<tokio::task::JoinHandle<tokio::io::Stderr>>,
 }
 
 impl Drop for ProcessGroupGuard {
@@ -244,15 +247,13 @@ fn spawn(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|err| format!("cannot start {:?}: {err}", stdio.command))?;
-    if let Some(stderr) = stderr {
-        drop(super::stderr::forward(
-            server,
-            redactor.clone(),
-            stderr,
-            tokio::io::stderr(),
-        ));
-    }
-    let group = child.id().map(|pgid| ProcessGroupGuard { pgid });
+    let stderr = stderr.map(|stderr| {
+        super::stderr::forward(server, redactor.clone(), stderr, tokio::io::stderr())
+    });
+    let group = child.id().map(|pgid| ProcessGroupGuard {
+        pgid,
+        _stderr: stderr,
+    });
     Ok((child, group))
 }
 

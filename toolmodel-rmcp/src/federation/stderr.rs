@@ -35,9 +35,10 @@ struct Line {
 }
 
 /// Passes each line of `stderr` (the child of server `server`) on to `sink` as
-/// `[server] line`, redacted by `redactor`, on two tasks of their own (see the
-/// [module docs](self)). The returned task ends, giving `sink` back, once `stderr` has ended
-/// and every queued line is written (or `sink` failed).
+/// `[server] line`, redacted by `redactor`, on a task of its own whose reader is a task it
+/// owns (see the [module docs](self)). The returned task ends, giving `sink` back, once
+/// `stderr` has ended and every queued line is written (or, `sink` having failed, once the
+/// reader has drained `stderr` to its end).
 pub(crate) fn forward<R, W>(
     server: &str,
     redactor: Redactor,
@@ -49,9 +50,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (lines, mut queued) = mpsc::channel::<Line>(QUEUE);
-    tokio::spawn(read_lines(BufReader::new(stderr), lines));
     let prefix = format!("[{server}]");
     tokio::spawn(async move {
+        let reader = tokio::spawn(read_lines(BufReader::new(stderr), lines));
         while let Some(line) = queued.recv().await {
             let mut out = String::new();
             if line.dropped_before > 0 {
@@ -71,6 +72,9 @@ where
                 break;
             }
         }
+        drop(queued);
+        // The reader ends with the child's stderr (its process group killed at the latest).
+        let _ = reader.await;
         sink
     })
 }

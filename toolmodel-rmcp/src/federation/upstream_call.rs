@@ -268,6 +268,8 @@ impl Drop for CancelOnDrop {
             Some(self.id.clone()),
             Some("the caller cancelled the call".into()),
         ));
+        // Not owned by a `TaskSet`: its owner, the call, is what is being dropped, and the
+        // upstream must still hear of it; one write, ending once sent or the transport closed.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let _ = peer.send_notification(notification.into()).await;

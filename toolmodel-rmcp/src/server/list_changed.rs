@@ -20,6 +20,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::lock::lock;
+use crate::task_set::TaskSet;
 use rmcp::{
     ErrorData, Peer, RoleServer,
     model::SubscriptionFilter,
@@ -36,6 +37,8 @@ struct Inner {
     sessions: Mutex<Vec<(Peer<RoleServer>, Handle)>>,
     /// Counts the changes: each subscription waits for the next.
     changes: watch::Sender<u64>,
+    /// The notifications on their way, aborted when the last server is dropped.
+    sending: TaskSet,
 }
 
 impl Default for ListChanged {
@@ -43,6 +46,7 @@ impl Default for ListChanged {
         Self(Arc::new(Inner {
             sessions: Mutex::new(Vec::new()),
             changes: watch::channel(0).0,
+            sending: TaskSet::default(),
         }))
     }
 }
@@ -99,7 +103,7 @@ impl ListChanged {
         let mut sessions = self.sessions();
         sessions.retain(|(peer, _)| !peer.is_transport_closed());
         for (peer, runtime) in sessions.iter() {
-            runtime.spawn(send(peer.clone()));
+            self.0.sending.spawn_on(runtime, send(peer.clone()));
         }
     }
 

@@ -218,8 +218,10 @@ impl Drop for Pending {
             return;
         };
         // The handler dropped the request's future: cancel it from a task of its own (a drop
-        // cannot wait). Without a runtime there is no `rmcp` peer running either; a task
-        // dropped unrun (the runtime shutting down) sends nothing, and spawns nothing more.
+        // cannot wait). The one task not owned by a `TaskSet`: its owner, the call, is what is
+        // being dropped, and the notification must still go; it is one write, ending once sent
+        // or once the transport closes. Without a runtime there is no `rmcp` peer running
+        // either; a task dropped unrun (the runtime shutting down) sends nothing.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let peer = self.peer.clone();
             runtime.spawn(async move { send_cancelled(&peer, id).await });

@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 
+use crate::task_set::TaskSet;
 use rmcp::{
     RoleServer,
     model::{
@@ -38,6 +39,8 @@ pub(in crate::server) struct StdioTransport<R, W: AsyncWrite> {
     write: AsyncRwTransport<RoleServer, tokio::io::Empty, W>,
     /// Whether `initialize` (or a 2026-07-28 request, which needs none) went through.
     started: bool,
+    /// The answers to lines that were no message, on their way (ended with the transport).
+    answering: TaskSet,
 }
 
 impl<R, W> StdioTransport<R, W>
@@ -52,6 +55,7 @@ where
             discarding: false,
             write: AsyncRwTransport::new(tokio::io::empty(), write),
             started: false,
+            answering: TaskSet::default(),
         }
     }
 
@@ -59,7 +63,9 @@ where
     /// the server is serving, and `receive` must stay cancel-safe).
     fn answer(&mut self, error: ErrorData, id: Option<RequestId>) {
         let send = self.write.send(ServerJsonRpcMessage::error(error, id));
-        tokio::spawn(send);
+        self.answering.spawn(async move {
+            let _ = send.await;
+        });
     }
 
     /// What to do with one whole line: `Some` message for `rmcp`, or `None` once answered or

@@ -145,9 +145,13 @@ pub(crate) async fn serve<S, B>(
     B::Error: Into<BoxError>,
 {
     let connections = Arc::new(Connections::default());
+    // Every connection's task (and every refusal's), owned here: none outlives `serve`.
+    let mut tasks = tokio::task::JoinSet::new();
     let mut next_id: u64 = 0;
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
+        // Finished connections' results, dropped (a panic was reported by the runtime).
+        while tasks.try_join_next().is_some() {}
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
@@ -170,7 +174,7 @@ pub(crate) async fn serve<S, B>(
             .filter(|connection| !connection.closing.load(Ordering::Acquire))
             .count();
         if open >= limits.max_connections && !connections.close_longest_idle() {
-            tokio::spawn(refuse(stream, limits.max_connections));
+            tasks.spawn(refuse(stream, limits.max_connections));
             continue;
         }
         next_id = next_id.wrapping_add(1);
@@ -185,7 +189,7 @@ pub(crate) async fn serve<S, B>(
         let connections = Arc::clone(&connections);
         let service = service.clone();
         let header_read_timeout = limits.header_read_timeout;
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             let hyper_service = {
                 let connection = Arc::clone(&connection);
                 service_fn(move |request| {
@@ -216,6 +220,8 @@ pub(crate) async fn serve<S, B>(
     }
     drop(listener);
     drain(&connections, DRAIN_LIMIT).await;
+    // What the drain left (a connection that would not close in time) ends here.
+    tasks.shutdown().await;
 }
 
 /// `response` with `guard` kept until its body has been sent (or dropped), its body boxed for

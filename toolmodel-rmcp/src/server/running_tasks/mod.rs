@@ -76,6 +76,7 @@ use rmcp::{
 use toolmodel::{Caller, Toolbox, model::TaskSupport};
 
 use super::tool_list::ServedTools;
+use crate::task_set::TaskSet;
 use crate::tasks::{MemoryTaskStore, TaskRecord, TaskStore, new_task_id};
 
 pub(crate) mod input;
@@ -91,7 +92,7 @@ pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub(crate) struct Tasks(Arc<Inner>);
 
-struct Inner {
+pub(super) struct Inner {
     enabled: AtomicBool,
     store: Arc<dyn TaskStore>,
     /// This server's name as a worker in the store: random, one per `Tasks`.
@@ -99,6 +100,9 @@ struct Inner {
     lease: Duration,
     /// Set once the loop that takes over lost tasks runs (`worker.rs`).
     reclaiming: OnceLock<()>,
+    /// The tasks' runs and the reclaim loop, aborted when the last server holding these
+    /// tasks is dropped.
+    running: TaskSet,
 }
 
 impl Default for Tasks {
@@ -127,6 +131,7 @@ impl Tasks {
             worker,
             lease,
             reclaiming: OnceLock::new(),
+            running: TaskSet::default(),
         }))
     }
 
@@ -151,6 +156,21 @@ impl Tasks {
 
     pub(crate) fn worker(&self) -> &str {
         &self.0.worker
+    }
+
+    /// Where the tasks' runs and the reclaim loop are spawned (`worker.rs`).
+    pub(super) fn running(&self) -> &TaskSet {
+        &self.0.running
+    }
+
+    /// The same tasks, held weakly (by the reclaim loop, which they own).
+    pub(super) fn downgrade(&self) -> std::sync::Weak<Inner> {
+        Arc::downgrade(&self.0)
+    }
+
+    /// The tasks a weak handle points to, while a server holds them.
+    pub(super) fn upgrade(weak: &std::sync::Weak<Inner>) -> Option<Self> {
+        weak.upgrade().map(Self)
     }
 
     pub(crate) fn lease(&self) -> Duration {

@@ -84,7 +84,8 @@ pub(crate) fn spawn(
     cancellation: Cancellation,
     version: ProtocolVersion,
 ) {
-    tokio::spawn(async move {
+    let owner = tasks.clone();
+    owner.running().spawn(async move {
         let store = tasks.store().clone();
         let lease = tasks.lease();
         let renew_every = lease / 3;
@@ -132,11 +133,16 @@ fn lease_ms(lease: std::time::Duration) -> u64 {
 /// The loop that takes over lost tasks for `tasks`, running their handlers on `tools` (see
 /// the module docs). Started once per server, at its first task request.
 pub(crate) fn keep_reclaiming(tasks: Tasks, tools: ServedTools) {
-    tokio::spawn(async move {
-        let every = tasks.lease() / 2;
+    // The loop holds the tasks weakly: they own it (and abort it when dropped).
+    let weak = tasks.downgrade();
+    let every = tasks.lease() / 2;
+    tasks.running().spawn(async move {
         let lost = TaskOutcome::failed(ErrorCode::INTERNAL_ERROR.0, WORKER_LOST);
         loop {
             tokio::time::sleep(every).await;
+            let Some(tasks) = Tasks::upgrade(&weak) else {
+                return;
+            };
             let now = now_ms();
             let until = now.saturating_add(lease_ms(tasks.lease()));
             let Ok(claimed) = tasks
