@@ -44,9 +44,12 @@
 //! | [`server`] | [`ToolboxServer`], an `rmcp` `ServerHandler` over a `Toolbox`: `tools/list` with pagination, `tools/call` with validated arguments and outputs, progress, logging, cancellation and input from the client for the handlers, tasks, composition with another handler ([`ToolboxServer::with_handler`]); its transports (stdio, Streamable HTTP) with [`server::HttpLimits`] |
 //! | `auth` (feature `auth`) | the OAuth 2.1 resource server of MCP Authorization: tokens verified against the issuer's keys or by introspection, scopes, the Protected Resource Metadata |
 //! | [`tasks`] | the store of the tasks extension (SEP-2663): in memory, or in Redis (feature `redis`) shared by replicas |
-//! | `federation` (feature `federation`) | MCP servers as backends of a `Toolbox`, and the gateway over them |
+//! | `federation` (feature `federation`) | MCP servers as backends of a `Toolbox`; `ToolboxServer::gateway` serves them again as one server |
 //! | [`convert`] | [`TryIntoRmcp`], [`TryFromRmcp`] and [`to_rmcp_lossy`]: tools, annotations and icons both ways, field by field; a conversion that would drop a value fails with [`Error::Lossy`] naming it by its JSON Pointer |
 //! | [`guide`] | the guide, one chapter a job |
+//!
+//! Inside, for contributors: `error` ([`Error`], the crate's one error type), `lock` (locks
+//! that outlive a panic) and `task_set` (the tokio tasks a value spawns, owned by it).
 //!
 //! | feature | default | brings |
 //! |---|---|---|
