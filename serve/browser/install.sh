@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the browser test (toolmodel-rmcp/tests/example_servers/browser.rs, running
+# Installs what the browser test (toolmodel-tests' tests/browser.rs, running
 # serve/browser/run.mjs) needs, once: Debian's chromium (apt-get, as root or with sudo) when
 # missing, and the TypeScript MCP SDK and esbuild (serve/browser/package.json, pinned by
 # package-lock.json) into serve/browser/node_modules (ignored by git). Needs node >= 20 and npm.

@@ -1027,10 +1027,12 @@ fn a_50_mb_argument_document_validates_in_memory_proportional_to_its_size() {
         println!("notice: no /proc/self/status here: the 50 MB document is not measured");
         return;
     }
+    // That one test of this test binary: its exact name.
+    let child = toolmodel_test_support::test_name(module_path!(), "large_arguments_child");
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "large_arguments_child",
+            child.as_str(),
             "--ignored",
             "--nocapture",
             "--test-threads",

@@ -13,7 +13,7 @@
 //! `TOOLMODEL_CORPUS_DUMP`:
 //!
 //! ```text
-//! TOOLMODEL_CORPUS_DUMP=/tmp/dump.txt cargo test -p toolmodel-tests --test corpus_dump -- --ignored
+//! TOOLMODEL_CORPUS_DUMP=/tmp/dump.txt cargo test -p toolmodel-tests --test integration corpus_dump:: -- --ignored
 //! ```
 
 use std::{fmt::Write as _, fs};

@@ -198,7 +198,7 @@ fn an_array_output_builds_and_is_refused_only_when_written_for_an_older_version(
 
 #[test]
 #[should_panic(
-    expected = "the input type `derive::Mode` has a schema whose root is \"type\": \"string\""
+    expected = "the input type `integration::derive::Mode` has a schema whose root is \"type\": \"string\""
 )]
 fn tool_panics_with_the_build_error() {
     let _ = EnumArguments::tool();

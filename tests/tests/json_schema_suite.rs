@@ -40,8 +40,8 @@
 //!
 //! The optional tests are reported (counts per draft, failures per file), never gated.
 //!
-//! Run with `cargo test -p toolmodel-tests --test json_schema_suite -- --nocapture` to see the
-//! counts.
+//! Run with `cargo test -p toolmodel-tests --test integration json_schema_suite:: -- --nocapture`
+//! to see the counts.
 
 use std::{
     collections::{BTreeMap, BTreeSet},

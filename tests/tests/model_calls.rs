@@ -3,10 +3,6 @@
 //! body is validated; calls and results round-trip; the example loop runs for all four
 //! providers; the Toolbox traps of issue 19 stay fixed.
 
-#[allow(dead_code)]
-#[path = "../../examples/quickstart.rs"]
-mod quickstart;
-
 use std::{
     future::Future,
     path::PathBuf,
@@ -34,6 +30,8 @@ use toolmodel::{
         TextResourceContents,
     },
 };
+
+use crate::support::quickstart;
 
 // ---------------------------------------------------------------------------------------------
 // The providers' definitions.

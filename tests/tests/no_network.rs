@@ -84,12 +84,14 @@ fn the_external_reference_cases_behave_the_same_without_a_network() {
         }
     }
     let exe = std::env::current_exe().unwrap();
+    // That one test of this test binary: its exact name.
+    let child = toolmodel_test_support::test_name(module_path!(), "child_prints_the_outcomes");
     let output = Command::new("unshare")
         .arg("-rn")
         .arg(&exe)
         .args([
             "--exact",
-            "child_prints_the_outcomes",
+            child.as_str(),
             "--ignored",
             "--nocapture",
             "--test-threads",

@@ -1,13 +1,10 @@
 //! The quickstart example, run as a test: its derived tools' MCP JSON validates against
 //! `#/$defs/Tool` of the official MCP 2025-11-25 schema, and its calls behave as it prints.
 
-#[allow(dead_code)]
-#[path = "../../examples/quickstart.rs"]
-mod quickstart;
-
-use quickstart::{GetWeather, Unit};
 use serde_json::json;
 use toolmodel::{Error, ToolDefinition};
+
+use crate::support::quickstart::{self, GetWeather, Unit};
 
 #[test]
 fn every_quickstart_tool_is_a_valid_mcp_tool() {

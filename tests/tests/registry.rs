@@ -1,6 +1,8 @@
 //! `#[tool(register)]` with the `inventory` feature: every registered tool is found by
 //! `registered_tools()`, in ID order, with its tool and local backend binding; unregistered
 //! tools are not; a type that cannot be a tool is reported as an error among the others.
+//! (`inventory` collects per program: the registrations of this test binary, `integration`,
+//! are all of this file; the tests that register others are programs of their own.)
 
 use serde::Deserialize;
 use serde_json::json;

@@ -29,16 +29,10 @@ use toolmodel_rmcp::rmcp::{
         streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
-
-#[path = "../../toolmodel-rmcp/tests/support/issuer.rs"]
-mod issuer;
-
-use issuer::Issuer;
-
-// The commands of the installed servers, or `None` with a notice (a failure under `CI`).
-#[path = "../../toolmodel-rmcp/tests/support/upstreams.rs"]
-mod installed;
-use installed::upstreams;
+use toolmodel_test_support::{
+    issuer::{self, Issuer},
+    upstreams::upstreams,
+};
 
 /// A configuration file of server-everything and mcp-server-time.
 fn config(up: &BTreeMap<String, String>) -> tempfile::NamedTempFile {

@@ -27,8 +27,8 @@ use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer};
 
 #[path = "../tests/support/add.rs"]
 mod add;
-#[path = "../tests/support/issuer.rs"]
-mod issuer;
+
+use toolmodel_test_support::issuer;
 
 /// A keep-alive connection to one server, in one session, with the token it sends.
 struct Session {

@@ -41,10 +41,12 @@ use toolmodel_rmcp::{
     },
 };
 
+// The tests' in-memory pipe; the bench uses a part of it.
+#[allow(dead_code)]
 #[path = "../tests/support/pipe.rs"]
 mod pipe;
-#[path = "../tests/support/redis.rs"]
-mod redis_server;
+
+use toolmodel_test_support::redis::RedisServer;
 
 /// Always a task; yields once, then answers.
 #[derive(Default, toolmodel::Tool)]
@@ -291,7 +293,7 @@ fn setting(name: &str, default: usize) -> usize {
 async fn main() {
     let tasks = setting("TASKS_BENCH_TASKS", 300);
     let rounds = setting("TASKS_BENCH_ROUNDS", 5);
-    let Some(redis) = redis_server::RedisServer::start() else {
+    let Some(redis) = RedisServer::start() else {
         return;
     };
     let redis_store = RedisTaskStore::connect(&redis.url).await.expect("redis");

@@ -17,16 +17,12 @@ use toolmodel::{
     schemars::{self, JsonSchema},
 };
 use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer};
+use toolmodel_test_support::issuer::{self, Issuer};
 
-#[path = "support/issuer.rs"]
-mod issuer;
-#[path = "support/issuer_front.rs"]
-mod issuer_front;
-mod raw_http;
-
-use issuer::Issuer;
-use issuer_front::Front;
-use raw_http::{Reply, initialize_body, raw};
+use crate::support::{
+    issuer_front::Front,
+    raw_http::{self, Reply, initialize_body, raw},
+};
 
 /// Writes a note (needs `notes:write`).
 #[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]

@@ -30,9 +30,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{ToolboxServer, server::HttpLimits};
 
-#[path = "support/pipe.rs"]
-mod pipe;
-use pipe::connect;
+use crate::support::pipe::connect;
 
 #[derive(Deserialize, JsonSchema)]
 struct WaitArgs {}

@@ -15,9 +15,7 @@ use serde_json::json;
 use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "support/pipe.rs"]
-mod pipe;
-use pipe::connect;
+use crate::support::pipe::connect;
 
 fn echo_toolbox() -> Toolbox {
     Toolbox::builder()

@@ -8,9 +8,7 @@ use serde_json::json;
 use tokio::{io::AsyncWriteExt as _, net::TcpStream};
 use toolmodel_rmcp::server::HttpLimits;
 
-mod raw_http;
-
-use raw_http::{
+use crate::support::raw_http::{
     Reply, assert_sessions_open, call_body, initialize_body, post_head, raw, read_reply, server,
     session, start,
 };

@@ -18,10 +18,7 @@ use toolmodel::{
 use toolmodel_rmcp::federation::{
     Federation, FederationConfig, HttpTransport, NamePolicy, StdioTransport, UpstreamConfig,
 };
-
-#[path = "support/upstreams.rs"]
-mod installed;
-use installed::upstreams;
+use toolmodel_test_support::upstreams::upstreams;
 
 fn args(value: Value) -> Option<Map<String, Value>> {
     value.as_object().cloned()

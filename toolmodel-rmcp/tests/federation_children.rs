@@ -21,10 +21,12 @@ const GATEWAY_SECRET: (&str, &str) = ("TOOLMODEL_TEST_GATEWAY_SECRET", "gw-secre
 /// A variable of the gateway's that a server's `inheritEnv` names.
 const OPTED_IN: (&str, &str) = ("TOOLMODEL_TEST_OPTED_IN", "opted-in-value");
 
-/// Runs the test `name` of this binary again as the gateway, with `env` set; its output.
+/// Runs the test `name` of this module again as the gateway, with `env` set (that test alone:
+/// its exact name in this test binary); its output.
 fn run_inner(name: &str, env: &[(&str, &str)]) -> Output {
+    let exact = toolmodel_test_support::test_name(module_path!(), name);
     let output = std::process::Command::new(std::env::current_exe().expect("this test binary"))
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .args([exact.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env(INNER, name)
         .envs(env.iter().copied())
         .output()
@@ -34,6 +36,12 @@ fn run_inner(name: &str, env: &[(&str, &str)]) -> Output {
         "the inner run of {name} failed:\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
+    );
+    // It ran that test, not none (a name that matches nothing passes too).
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("test result: ok. 1 passed;"),
+        "the inner run did not run {exact}:\n{stdout}"
     );
     output
 }

@@ -21,11 +21,9 @@ use toolmodel_rmcp::{
     ToolboxServer,
     federation::{Federation, FederationConfig, StdioTransport, UpstreamConfig},
 };
+use toolmodel_test_support::upstreams::upstreams;
 
-#[path = "support/upstreams.rs"]
-mod installed;
-#[path = "support/pipe.rs"]
-mod pipe;
+use crate::support::pipe;
 
 /// A federation of server-everything under each of `names`, and a gateway over it with a
 /// client of `client` connected (MCP 2025-11-25); `None` without the upstreams.
@@ -33,7 +31,7 @@ async fn gateway<C: ClientHandler>(
     names: &[&str],
     client: C,
 ) -> Option<(Federation, RunningService<RoleClient, C>)> {
-    let everything = installed::upstreams()?.remove("EVERYTHING")?;
+    let everything = upstreams()?.remove("EVERYTHING")?;
     let mut config = FederationConfig::builder();
     for name in names {
         config = config.with_upstream(UpstreamConfig::stdio(

@@ -27,13 +27,9 @@ use toolmodel_rmcp::{
         Federation, FederationConfig, HttpTransport, NamePolicy, StdioTransport, UpstreamConfig,
     },
 };
+use toolmodel_test_support::issuer;
 
-#[path = "support/issuer.rs"]
-mod issuer;
-#[path = "support/pipe.rs"]
-mod pipe;
-#[path = "support/two_users.rs"]
-mod two_users;
+use crate::support::{pipe, two_users};
 
 /// A client that declares nothing.
 struct Client;

@@ -26,17 +26,13 @@ use toolmodel_rmcp::{
     ToolboxServer,
     federation::{Federation, FederationConfig, HttpTransport, NamePolicy, UpstreamConfig},
 };
+use toolmodel_test_support::issuer;
 
-#[path = "support/issuer.rs"]
-mod issuer;
-#[path = "support/pipe.rs"]
-mod pipe;
-#[path = "support/task_tools.rs"]
-mod task_tools;
-#[path = "support/two_users.rs"]
-mod two_users;
-
-use task_tools::{Now, Wait};
+use crate::support::{
+    pipe,
+    task_tools::{Now, Wait},
+    two_users,
+};
 
 /// Asks for a name, then greets it; may run as a task.
 #[derive(Default, toolmodel::Tool)]

@@ -11,9 +11,9 @@ use tokio::{
 };
 use toolmodel_rmcp::server::HttpLimits;
 
-mod raw_http;
-
-use raw_http::{call_body, initialize_body, post_head, raw, read_reply, server, session, start};
+use crate::support::raw_http::{
+    call_body, initialize_body, post_head, raw, read_reply, server, session, start,
+};
 
 /// Finding 1: each response left in two writes without `TCP_NODELAY`, so every call of a
 /// keep-alive client waited ~44 ms for the delayed ACK. 40 calls on one connection now take

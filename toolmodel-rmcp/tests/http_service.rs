@@ -14,9 +14,7 @@ use tokio::net::TcpListener;
 use toolmodel_rmcp::server::{HttpLimits, McpHttpBody, McpHttpService};
 use tower_service::Service as _;
 
-mod raw_http;
-
-use raw_http::{call_body, initialize_body, raw, server};
+use crate::support::raw_http::{call_body, initialize_body, raw, server};
 
 /// Serves a router on a free loopback port: `GET /health` answers itself, every other
 /// request goes to `mcp`. Its address.

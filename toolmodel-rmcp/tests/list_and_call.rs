@@ -1,14 +1,12 @@
 //! `tools/list` and `tools/call` of a [`ToolboxServer`], driven by `rmcp`'s client in the same
 //! process over an in-memory pipe: pagination across pages. (The example servers are listed
-//! and called over stdio in `example_servers/list_and_call_over_stdio.rs`.)
+//! and called over stdio in toolmodel-tests' `tests/list_and_call_over_stdio.rs`.)
 
 use rmcp::model::PaginatedRequestParams;
 use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "support/pipe.rs"]
-mod pipe;
-use pipe::connect;
+use crate::support::pipe::connect;
 
 fn numbered(count: usize, page_size: usize) -> Toolbox {
     let mut builder = Toolbox::builder().with_page_size(page_size);

@@ -30,8 +30,7 @@ use toolmodel::{
 };
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "support/pipe.rs"]
-mod pipe;
+use crate::support::pipe;
 
 fn form(message: &str) -> InputRequest {
     InputRequest::Elicit(ElicitRequest::form(

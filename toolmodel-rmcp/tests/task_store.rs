@@ -17,9 +17,6 @@ use toolmodel_rmcp::{
     tasks::{Lease, MemoryTaskStore, TaskOutcome, TaskRecord, TaskStore},
 };
 
-#[path = "support/redis.rs"]
-mod redis_server;
-
 /// Makes a fresh, empty store keeping at most `limit` tasks.
 trait MakeStore {
     fn make(&self, limit: usize) -> Pin<Box<dyn Future<Output = Arc<dyn TaskStore>> + '_>>;
@@ -355,7 +352,7 @@ macro_rules! both_stores {
             $(
                 #[tokio::test]
                 async fn $body() {
-                    let Some(server) = redis_server::RedisServer::start() else {
+                    let Some(server) = toolmodel_test_support::redis::RedisServer::start() else {
                         return;
                     };
                     super::$body(&Redis(server.url.clone())).await;
@@ -387,7 +384,7 @@ mod redis_store {
     #[tokio::test]
     async fn the_url_s_password_and_database_are_used() {
         let Some(server) =
-            super::redis_server::RedisServer::start_with(&["--requirepass", "s3cret"])
+            toolmodel_test_support::redis::RedisServer::start_with(&["--requirepass", "s3cret"])
         else {
             return;
         };
@@ -415,7 +412,7 @@ mod redis_store {
 
     #[tokio::test]
     async fn a_store_connects_again_after_its_server_restarts() {
-        let Some(mut server) = super::redis_server::RedisServer::start() else {
+        let Some(mut server) = toolmodel_test_support::redis::RedisServer::start() else {
             return;
         };
         let store = RedisTaskStore::connect(&server.url).await.unwrap();
@@ -464,7 +461,7 @@ mod finished_here {
 
     #[tokio::test]
     async fn a_task_this_store_ended_is_read_without_redis_until_redis_restarts() {
-        let Some(mut server) = super::redis_server::RedisServer::start() else {
+        let Some(mut server) = toolmodel_test_support::redis::RedisServer::start() else {
             return;
         };
         let here = RedisTaskStore::connect(&server.url).await.unwrap();

@@ -16,12 +16,10 @@ use serde_json::json;
 use toolmodel::{CallContext, NoArguments, ToolError, ToolHandler, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "support/pipe.rs"]
-mod pipe;
-#[path = "support/task_tools.rs"]
-mod task_tools;
-
-use task_tools::{Now, Wait};
+use crate::support::{
+    pipe,
+    task_tools::{Now, Wait},
+};
 
 /// Must run as a task.
 #[derive(Default, toolmodel::Tool)]

@@ -33,10 +33,7 @@ use toolmodel_rmcp::{
     tasks::{MemoryTaskStore, TaskStore},
 };
 
-#[path = "support/pipe.rs"]
-mod pipe;
-#[path = "support/redis.rs"]
-mod redis_server;
+use crate::support::pipe;
 
 /// Asks for a confirmation, then says what the answer was.
 #[derive(Default, Deserialize, JsonSchema, toolmodel::Tool)]
@@ -286,7 +283,7 @@ mod redis {
     }
 
     impl Redis {
-        fn new(server: &redis_server::RedisServer) -> Self {
+        fn new(server: &toolmodel_test_support::redis::RedisServer) -> Self {
             let prefix = format!("test:{}", new_task_id());
             Self {
                 url: server.url.clone(),
@@ -311,7 +308,7 @@ mod redis {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn redis_another_replica_polls_answers_and_cancels_a_task() {
-        let Some(server) = redis_server::RedisServer::start() else {
+        let Some(server) = toolmodel_test_support::redis::RedisServer::start() else {
             return;
         };
         another_replica_polls_answers_and_cancels_a_task(&Redis::new(&server)).await;
@@ -319,7 +316,7 @@ mod redis {
 
     #[test]
     fn redis_a_dead_replica_s_tasks_are_rerun_or_failed() {
-        let Some(server) = redis_server::RedisServer::start() else {
+        let Some(server) = toolmodel_test_support::redis::RedisServer::start() else {
             return;
         };
         a_dead_replica_s_tasks_are_rerun_or_failed(&Redis::new(&server), "redis");

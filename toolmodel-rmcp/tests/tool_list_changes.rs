@@ -17,8 +17,7 @@ use tokio::sync::Notify;
 use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "support/pipe.rs"]
-mod pipe;
+use crate::support::pipe;
 
 /// How long a test waits for what the server should send.
 const WAIT: Duration = Duration::from_secs(5);

@@ -1,5 +1,6 @@
-//! The tool `tests/http.rs` and `benches/serve.rs` serve: `add`, two integers in, their sum as
-//! text out.
+//! The tool the HTTP tests ([`raw_http`](super::raw_http)'s server) and the benches
+//! (`benches/serve.rs`, `benches/auth.rs`, `benches/peers/`, which include this file) serve:
+//! `add`, two integers in, their sum as text out.
 
 use serde::Deserialize;
 use toolmodel::{

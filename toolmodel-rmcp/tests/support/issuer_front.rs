@@ -1,10 +1,7 @@
 //! [`Front`]: an authorization server of the test's own, for what `oidc-provider` cannot be
 //! made to do (slow keys, a metadata document naming other endpoints), counting the requests
-//! it gets. Beside `issuer.rs` (which the other packages' tests share by `#[path]`), so that
-//! only the tests that use it need `hyper`.
-
-// Each test file uses a part of these.
-#![allow(dead_code)]
+//! it gets. Here rather than beside [`Issuer`] in `toolmodel-test-support`: only these tests
+//! use it, and it needs `hyper`, which the other packages' tests do not.
 
 use std::{
     convert::Infallible,
@@ -22,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::net::TcpListener;
 
-use super::issuer::Issuer;
+use toolmodel_test_support::issuer::Issuer;
 
 /// An authorization server on a loopback port whose issuer identifier is its own URL: its RFC
 /// 8414 metadata names its `/jwks` (or the `jwks_uri` a test sets) and its `/introspect`.

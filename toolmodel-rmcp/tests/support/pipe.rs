@@ -1,9 +1,6 @@
 //! What the in-process tests share: a [`ToolboxServer`] and an `rmcp` client in one process,
 //! over an in-memory pipe, connected the way a client of each protocol generation connects.
 
-// Each test binary includes this file and uses what it needs of it.
-#![allow(dead_code)]
-
 use rmcp::{
     ClientHandler, ServiceExt as _,
     model::ProtocolVersion,

@@ -1,9 +1,6 @@
 //! Tools the tasks tests share: `wait` (may run as a task, stops when cancelled) and `now`
 //! (never a task).
 
-// Each test binary includes this file and uses what it needs of it.
-#![allow(dead_code)]
-
 use std::time::Duration;
 
 use serde::Deserialize;

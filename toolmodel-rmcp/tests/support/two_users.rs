@@ -1,9 +1,6 @@
 //! Two users of one gateway: a federation served over Streamable HTTP on a loopback port
-//! behind the test authorization server ([`issuer`](super::issuer)), and a client of it for
-//! each of Alice and Mallory (two clients of the provider, so two subjects).
-
-// Each test file uses a part of these.
-#![allow(dead_code)]
+//! behind the test authorization server ([`Issuer`]), and a client of it for each of Alice and
+//! Mallory (two clients of the provider, so two subjects).
 
 use rmcp::{
     ClientHandler, ServiceExt as _,
@@ -16,7 +13,7 @@ use rmcp::{
 use tokio::net::TcpListener;
 use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer, federation::Federation};
 
-use super::issuer::{self, Issuer};
+use toolmodel_test_support::issuer::{self, Issuer};
 
 /// `client` connected to the gateway at `url` over Streamable HTTP with `token`: in an MCP
 /// 2025-11-25 session, or in MCP 2026-07-28's sessionless mode (`server/discover`) when

@@ -1,13 +1,11 @@
-//! The authorization server of the authorization tests and bench: `serve/auth/provider.mjs`
-//! (npm `oidc-provider`, installed by `serve/auth/install.sh`) on a loopback port, its tokens
-//! (client_credentials with a resource indicator), and the forged ones it signs on request.
-//! [`Issuer::start`] is `None`, with a notice printed, when the provider cannot start
-//! (no `node`, not installed), and panics instead when `CI` is set.
-//! `issuer_front.rs` has an issuer of the test's own, for what the provider cannot be made
-//! to do.
-
-// Each test file uses a part of these.
-#![allow(dead_code)]
+//! The authorization server of the authorization tests (toolmodel-rmcp's, the gateway's in
+//! toolmodel-cli, the example server's in toolmodel-tests) and of toolmodel-rmcp's `auth`
+//! bench: `serve/auth/provider.mjs` (npm `oidc-provider`, installed by `serve/auth/install.sh`)
+//! on a loopback port, its tokens (client_credentials with a resource indicator), and the
+//! forged ones it signs on request. [`Issuer::start`] is `None`, with a notice printed, when
+//! the provider cannot start (no `node`, not installed), and panics instead when `CI` is set.
+//! toolmodel-rmcp's `tests/support/issuer_front.rs` has an issuer of the test's own, for what
+//! the provider cannot be made to do.
 
 use std::{path::PathBuf, process::Stdio, time::Duration};
 

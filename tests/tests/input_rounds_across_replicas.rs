@@ -4,14 +4,11 @@
 //! does in `scale/run.sh`, here without one. The same retry is refused by a replica with
 //! another key.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test input_rounds_across_replicas`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration input_rounds_across_replicas::`.
 
 use std::process::Stdio;
 
-mod client;
-
-use client::Client;
 use rmcp::{
     RoleClient,
     model::{CallToolRequestParams, CallToolResponse, ProtocolVersion},
@@ -19,6 +16,8 @@ use rmcp::{
     transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
+
+use crate::support::client::Client;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_example-conformance-server");
 const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";

@@ -3,14 +3,11 @@
 //! a caller of either era through `CallContext::input`, and a 2026-07-28 client's retry may land
 //! on another gateway replica holding the same `requestState` key.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test gateway_input_rounds`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration gateway_input_rounds::`.
 
 use std::{net::SocketAddr, sync::Arc};
 
-mod client;
-
-use client::Client;
 use rmcp::{
     RoleClient,
     model::{
@@ -29,6 +26,8 @@ use toolmodel_rmcp::{
     federation::{Federation, FederationConfig, StdioTransport, UpstreamConfig},
     server::RequestStateKey,
 };
+
+use crate::support::client::Client;
 
 const UPSTREAM: &str = env!("CARGO_BIN_EXE_example-conformance-server");
 /// The upstream replicas' key.

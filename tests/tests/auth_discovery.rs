@@ -6,8 +6,8 @@
 //! with it. Every step is rmcp's: no request is written by hand. Skips with a notice when the
 //! provider cannot start, and fails under `CI`.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test auth_discovery`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration auth_discovery::`.
 
 use std::{
     process::Stdio,
@@ -24,11 +24,7 @@ use rmcp::{
     },
 };
 use tokio::process::{Child, Command};
-
-#[path = "../support/issuer.rs"]
-mod issuer;
-
-use issuer::Issuer;
+use toolmodel_test_support::issuer::Issuer;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 

@@ -3,16 +3,12 @@
 //! called; results, `isError` results for bad arguments (each violation with its pointer),
 //! the `-32602` errors, progress, logging, sampling and elicitation are checked.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test list_and_call_over_stdio`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration list_and_call_over_stdio::`.
 
 // Sampling and logging are deprecated by SEP-2577 (MCP 2026-07-28); these servers speak
 // 2025-11-25, which has them.
 #![allow(deprecated)]
-
-#[allow(dead_code)]
-#[path = "../../../examples/quickstart.rs"]
-mod quickstart;
 
 use std::sync::{Arc, Mutex};
 
@@ -28,6 +24,8 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use toolmodel::CallContext;
+
+use crate::support::quickstart;
 
 /// What the server sent the client besides responses.
 #[derive(Clone, Default)]

@@ -1,9 +1,6 @@
 //! What the HTTP tests share: a server on a loopback port and a raw HTTP/1.1 client for it
 //! (requests written by hand, so that a test can send what no client library would).
 
-// Each test file uses a part of these.
-#![allow(dead_code)]
-
 use std::{net::SocketAddr, time::Duration};
 
 use serde_json::{Value, json};
@@ -14,10 +11,7 @@ use tokio::{
 use toolmodel::Toolbox;
 use toolmodel_rmcp::ToolboxServer;
 
-#[path = "../support/add.rs"]
-mod add;
-
-use add::Add;
+use super::add::Add;
 
 /// Serves `server` with `serve_http` on a free loopback port; its address.
 pub async fn start(server: ToolboxServer) -> SocketAddr {

@@ -3,9 +3,6 @@
 //! dropped. When it cannot start, the test is skipped with a notice on stderr, and fails when
 //! the environment variable `CI` is set.
 
-// Each test binary includes this file and uses what it needs of it.
-#![allow(dead_code)]
-
 use std::{
     net::{TcpListener, TcpStream},
     process::{Child, Command, Stdio},

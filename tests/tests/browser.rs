@@ -5,8 +5,8 @@
 //! a notice when Chromium, the page's npm packages (`serve/browser/install.sh`) or oidc-provider
 //! (`serve/auth/install.sh`) are missing, and fails under `CI`.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test browser`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration browser::`.
 
 use std::{
     path::{Path, PathBuf},

@@ -2,9 +2,6 @@
 //! `@modelcontextprotocol/server-memory`, `mcp-server-time`), installed by
 //! `serve/install_upstreams.sh` into `.upstreams/`.
 
-// Each test binary includes this file and uses what it needs of it.
-#![allow(dead_code)]
-
 use std::{collections::BTreeMap, path::Path, sync::Mutex};
 
 /// The commands of the installed servers, or `None` (with a notice) when they cannot be

@@ -5,8 +5,8 @@
 //! `arguments` is not an object gets `-32602` (`rmcp` 3.11: `-32601`), and an integer-valued
 //! float reaches an integer field. Each is a regression test against the real binary.
 //!
-//! A test of the `toolmodel-tests` package, which builds the example programs (see
-//! `tests/Cargo.toml`): `cargo test -p toolmodel-tests --test stdio_robustness`.
+//! It runs the example programs this package builds (`CARGO_BIN_EXE_*`): `cargo test -p
+//! toolmodel-tests --test integration stdio_robustness::`.
 
 use std::time::Duration;
 
