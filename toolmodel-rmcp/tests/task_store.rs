@@ -17,6 +17,8 @@ use toolmodel_rmcp::{
     tasks::{Lease, MemoryTaskStore, TaskOutcome, TaskRecord, TaskStore},
 };
 
+use crate::support::task_ids::{new_task_id, now_ms};
+
 /// Makes a fresh, empty store keeping at most `limit` tasks.
 trait MakeStore {
     fn make(&self, limit: usize) -> Pin<Box<dyn Future<Output = Arc<dyn TaskStore>> + '_>>;
@@ -511,23 +513,4 @@ fn the_redis_store_tests_need_the_redis_feature() {
     eprintln!(
         "notice: the Redis task store tests are skipped (cargo test -p toolmodel-rmcp --features redis)"
     );
-}
-
-/// A task ID no other test run uses: the time in nanoseconds and a counter of this process.
-fn new_task_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("a clock after 1970")
-        .as_nanos();
-    format!("t{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// Milliseconds since the Unix epoch, the store's time.
-fn now_ms() -> u64 {
-    let elapsed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("a clock after 1970");
-    u64::try_from(elapsed.as_millis()).expect("milliseconds fit in u64")
 }

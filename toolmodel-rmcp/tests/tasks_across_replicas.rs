@@ -284,7 +284,7 @@ mod redis {
 
     impl Redis {
         fn new(server: &toolmodel_test_support::redis::RedisServer) -> Self {
-            let prefix = format!("test:{}", new_task_id());
+            let prefix = format!("test:{}", crate::support::task_ids::new_task_id());
             Self {
                 url: server.url.clone(),
                 prefix,
@@ -321,16 +321,4 @@ mod redis {
         };
         a_dead_replica_s_tasks_are_rerun_or_failed(&Redis::new(&server), "redis");
     }
-}
-
-/// A task ID no other test run uses: the time in nanoseconds and a counter of this process.
-#[cfg(feature = "redis")]
-fn new_task_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("a clock after 1970")
-        .as_nanos();
-    format!("t{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }

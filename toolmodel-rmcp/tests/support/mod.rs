@@ -7,6 +7,7 @@ pub mod add;
 pub mod issuer_front;
 pub mod pipe;
 pub mod raw_http;
+pub mod task_ids;
 pub mod task_tools;
 #[cfg(all(feature = "federation", feature = "auth"))]
 pub mod two_users;
