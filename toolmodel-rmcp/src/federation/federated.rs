@@ -143,8 +143,9 @@ pub enum SessionState {
     /// A session is open and can carry requests.
     Open,
     /// No session: none was opened yet, the last one closed, or opening one failed. The next
-    /// call or import opens one, after a backoff when opening failed (100 ms, doubling up to
-    /// 30 s).
+    /// call or import opens one, after a backoff when opening failed (from
+    /// [`FIRST_BACKOFF`](super::FIRST_BACKOFF), doubling up to
+    /// [`MAX_BACKOFF`](super::MAX_BACKOFF)).
     Down {
         /// Why, one sentence without the configuration's secrets: `not connected yet`, `the
         /// session closed`, or what opening it gave (the program could not be started, the
