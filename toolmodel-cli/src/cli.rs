@@ -176,7 +176,7 @@ pub struct GatewayArgs {
     pub allowed_origins: Vec<String>,
 
     /// With --http: require OAuth 2.1 access tokens from this authorization server (MCP
-    /// ResourceServer; its issuer identifier, e.g. `https://auth.example.com`). Requests
+    /// Authorization; its issuer identifier, e.g. `https://auth.example.com`). Requests
     /// without a valid token for --resource get 401 with a `WWW-Authenticate` challenge; the
     /// Protected Resource Metadata (RFC 9728) names this issuer. The tokens are never sent
     /// upstream.

@@ -39,14 +39,14 @@ use tokio::{
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
-use http_body_util::BodyExt as _;
+use http_body_util::{BodyExt as _, combinators::UnsyncBoxBody};
 use hyper::body::Incoming;
 use tower_service::Service;
 
 use super::{
     body::BoxError,
     limits::HttpLimits,
-    response::{hold, plain},
+    response::{Held, hold, plain},
 };
 use crate::lock::lock;
 
@@ -224,12 +224,13 @@ pub(crate) async fn serve<S, B>(
     tasks.shutdown().await;
 }
 
-/// `response` with `guard` kept until its body has been sent (or dropped), its body boxed for
-/// `hyper`; a service error becomes 500 Internal Server Error naming it.
+/// `response` with `guard` kept until its body has been sent (or dropped), its body boxed
+/// once (a layer's body need not be `Unpin`) so that it and the 500 Internal Server Error a
+/// service error becomes have one type.
 fn held<B, E, G>(
     response: Result<Response<B>, E>,
     guard: G,
-) -> Response<http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>>
+) -> Response<Held<UnsyncBoxBody<Bytes, BoxError>, G>>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -244,7 +245,7 @@ where
                 .map(|body| body.map_err(|never| match never {}).boxed_unsync())
         }
     };
-    hold(response, guard).map(http_body_util::BodyExt::boxed_unsync)
+    hold(response, guard)
 }
 
 /// After a shutdown: closes every idle connection at once, and each busy one as soon as its
