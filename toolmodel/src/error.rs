@@ -250,6 +250,11 @@ pub enum Error {
         nearest: Option<String>,
     },
 
+    /// A search query that cannot be searched ([`ToolIndex::search`](crate::search::ToolIndex::search),
+    /// [`Toolbox::search`](crate::Toolbox::search)): empty, too long, or too many terms.
+    #[error("{0}")]
+    SearchQuery(crate::search::QueryError),
+
     /// A `tools/list` cursor the [`Toolbox`](crate::Toolbox) did not hand out (MCP
     /// "Pagination": an invalid cursor is JSON-RPC `-32602`).
     #[error("invalid cursor {cursor:?}")]

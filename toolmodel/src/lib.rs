@@ -120,6 +120,7 @@ pub mod model;
 #[cfg_attr(docsrs, doc(cfg(feature = "adapters")))]
 pub mod model_calls;
 mod pointer;
+pub mod search;
 pub mod validate;
 pub mod wire;
 

@@ -23,6 +23,7 @@ use crate::model::id::ToolId;
 use crate::model::name::nearest::nearest_tool;
 use crate::model::protocol::version::ProtocolVersion;
 use crate::model::tool::Tool;
+use crate::search::{SearchHit, ToolIndex};
 use crate::validate::validator::DefaultValidator;
 use crate::wire::versioned::Loss;
 
@@ -122,6 +123,8 @@ struct Inner {
     by_name: HashMap<Arc<str>, usize, FastHash>,
     by_id: HashMap<ToolId, usize, FastHash>,
     page_size: usize,
+    /// The search index of `tools`, built on the first [`Toolbox::search`].
+    search: OnceLock<ToolIndex>,
 }
 
 /// The tools written for one version.
@@ -189,6 +192,40 @@ impl Toolbox {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.inner.entries.is_empty()
+    }
+
+    /// Up to `limit` of the toolbox's tools that match `query`, best first, each with its
+    /// score ([`ToolIndex::search`] over [`tools`](Self::tools), ranked by
+    /// [`Bm25`](crate::search::Bm25)). The index is built on the first call (about 15 ms per
+    /// thousand tools) and kept for the toolbox's life.
+    ///
+    /// ```
+    /// use toolmodel::{Tool, ToolSchema, Toolbox};
+    ///
+    /// let mut weather = Tool::new("get_weather", ToolSchema::empty_object());
+    /// weather.description = Some("Current weather and forecast for a city".into());
+    /// let toolbox = Toolbox::builder()
+    ///     .with_tool(weather, |_args, _cx| async { Ok(toolmodel::CallToolResult::text("sunny")) })
+    ///     .build()?;
+    /// let hits = toolbox.search("forecast for Lyon", 3)?;
+    /// assert_eq!(hits[0].tool.name, "get_weather");
+    /// assert!(toolbox.search("  ", 3).is_err());
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SearchQuery`] when the query is empty or whitespace, or past the
+    /// [limits](crate::search#limits).
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit<'_>>, Error> {
+        self.search_index().search(query, limit)
+    }
+
+    /// The search index of [`tools`](Self::tools), built on first use.
+    pub fn search_index(&self) -> &ToolIndex {
+        self.inner
+            .search
+            .get_or_init(|| ToolIndex::from_tools(&self.inner.tools))
     }
 
     /// The tool served under an MCP name.
@@ -698,6 +735,7 @@ impl ToolboxBuilder {
             by_name: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
             by_id: HashMap::with_capacity_and_hasher(named.len(), FastHash::default()),
             page_size,
+            search: OnceLock::new(),
         };
         for (index, (name, item)) in named.into_iter().enumerate() {
             let mut listed = Tool::clone(&item.tool);

@@ -1,0 +1,289 @@
+//! Text to search terms: words split at `_`, `-`, `.`, `/`, spaces and case changes,
+//! lower-cased, English stop words dropped, English words stemmed (Snowball), and CJK text cut
+//! into single characters and overlapping pairs.
+
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Calls `emit` with each search term of `text`, in order (a term may repeat).
+pub(crate) fn terms(text: &str, emit: &mut dyn FnMut(&str)) {
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, emit);
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            flush_cjk(&mut cjk, emit);
+            word.push(c);
+        } else {
+            flush_word(&mut word, emit);
+            flush_cjk(&mut cjk, emit);
+        }
+    }
+    flush_word(&mut word, emit);
+    flush_cjk(&mut cjk, emit);
+}
+
+/// A run of letters and digits: split at case changes (`getHTTPResponse` is `get`, `http`,
+/// `response`), each part lower-cased, filtered and stemmed.
+fn flush_word(word: &mut String, emit: &mut dyn FnMut(&str)) {
+    if word.is_empty() {
+        return;
+    }
+    let chars: Vec<char> = word.chars().collect();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (before, at) = (chars.get(i - 1), chars.get(i));
+        let after = chars.get(i + 1);
+        let (Some(&before), Some(&at)) = (before, at) else {
+            continue;
+        };
+        // `aB`: a new word at B; `ABc`: a new word at B (the end of an acronym).
+        let boundary = (before.is_lowercase() || before.is_numeric()) && at.is_uppercase()
+            || before.is_uppercase()
+                && at.is_uppercase()
+                && after.is_some_and(|next| next.is_lowercase());
+        if boundary {
+            emit_part(chars.get(start..i).unwrap_or_default(), emit);
+            start = i;
+        }
+    }
+    emit_part(chars.get(start..).unwrap_or_default(), emit);
+    word.clear();
+}
+
+fn emit_part(part: &[char], emit: &mut dyn FnMut(&str)) {
+    // Numbers alone (`10`, `2024`) say nothing of which tool is meant.
+    if part.is_empty() || part.iter().all(|c| c.is_numeric()) {
+        return;
+    }
+    let lower: String = part.iter().flat_map(|c| c.to_lowercase()).collect();
+    if is_stop_word(&lower) {
+        return;
+    }
+    let stemmed = stemmer().stem(&lower);
+    emit(&stemmed);
+}
+
+/// CJK text has no spaces: each character is a term, and so is each pair of neighbours (as
+/// Lucene's CJK analyzer does), so that a two-character word in a query matches it exactly.
+fn flush_cjk(run: &mut Vec<char>, emit: &mut dyn FnMut(&str)) {
+    let mut buf = String::new();
+    for (i, c) in run.iter().enumerate() {
+        buf.clear();
+        buf.push(*c);
+        emit(&buf);
+        if let Some(next) = run.get(i + 1) {
+            buf.push(*next);
+            emit(&buf);
+        }
+    }
+    run.clear();
+}
+
+/// Han, Hiragana, Katakana and Hangul: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x3400..=0x4DBF    // CJK Extension A
+        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x20000..=0x2FA1F) // CJK Extensions B to F, compatibility supplement
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// English function words: in a question to a model ("what is the weather in Paris?") they
+/// match every description and name none.
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// Sorted, for `binary_search`.
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "please",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        terms(text, &mut |t| out.push(t.to_owned()));
+        out
+    }
+
+    #[test]
+    fn stop_words_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn identifiers_split_at_separators_and_case_changes() {
+        assert_eq!(all("get_weather"), ["get", "weather"]);
+        assert_eq!(all("getHTTPResponse"), ["get", "http", "respons"]);
+        assert_eq!(
+            all("notes.search-notes/v2"),
+            ["note", "search", "note", "v2"]
+        );
+        assert_eq!(all("utf8Decode"), ["utf8", "decod"]);
+    }
+
+    #[test]
+    fn questions_lose_stop_words_and_numbers_and_are_stemmed() {
+        assert_eq!(
+            all("What is the area of a triangle with base 10 and height 5?"),
+            ["area", "triangl", "base", "height"]
+        );
+        assert_eq!(
+            all("Calculating calculates calculated"),
+            ["calcul", "calcul", "calcul"]
+        );
+    }
+
+    #[test]
+    fn cjk_text_becomes_characters_and_pairs() {
+        assert_eq!(
+            all("天気予報"),
+            ["天", "天気", "気", "気予", "予", "予報", "報"]
+        );
+        assert_eq!(all("get天気"), ["get", "天", "天気", "気"]);
+        assert_eq!(all("날씨"), ["날", "날씨", "씨"]);
+    }
+
+    #[test]
+    fn other_scripts_are_lower_cased_words() {
+        assert_eq!(all("Погода в Москве"), ["погода", "в", "москве"]);
+    }
+}
