@@ -28,7 +28,7 @@ pub enum Field {
     Description,
     /// A property name of `inputSchema` (top level and one level of nested objects).
     ParameterName,
-    /// A property's `description` in `inputSchema`.
+    /// A property's `description` and its `enum` strings in `inputSchema`.
     ParameterDescription,
     /// The tool's namespace, tags and category (toolmodel's own fields).
     Label,
@@ -118,6 +118,14 @@ fn parameters<'a>(
         };
         if let Some(Value::String(description)) = property.get("description") {
             each(Field::ParameterDescription, description);
+        }
+        // `"enum": ["celsius", "fahrenheit"]`: the values a model would name in a request.
+        if let Some(Value::Array(values)) = property.get("enum") {
+            for value in values.iter().take(MAX_PARAMETERS) {
+                if let Value::String(value) = value {
+                    each(Field::ParameterDescription, value);
+                }
+            }
         }
         if depth > 0 {
             parameters(property, depth - 1, each);

@@ -3,7 +3,7 @@
 //! A model handed a thousand tool definitions pays for them in every turn and picks worse
 //! among them; clients and providers now send a handful and let the model search for the
 //! rest (Anthropic's tool search tool, OpenAI's `tool_search`, FastMCP's
-//! `BM25SearchTransform`). A [`ToolIndex`] is that search over [`Tool`]s: it reads each tool's
+//! `BM25SearchTransform`). A [`ToolIndex`] is that search over [`Tool`](struct@crate::Tool)s: it reads each tool's
 //! name (split into words at `_`, `-`, `.`, `/` and case changes), title, description,
 //! parameter names and descriptions, namespace, tags and category, and for a federated tool
 //! its upstream server's name and description ([`Server`]), and ranks them with BM25
@@ -45,6 +45,9 @@ mod document;
 mod query;
 mod ranker;
 mod tokenize;
+
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -254,6 +257,7 @@ impl<R: Ranker> ToolIndex<R> {
                 .total_cmp(&a.score)
                 .then_with(|| a.tool.name.cmp(&b.tool.name))
         });
+        hits.truncate(limit);
         hits
     }
 

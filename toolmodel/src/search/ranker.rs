@@ -27,7 +27,8 @@ use super::query::Query;
 ///     }
 ///     fn rank(&self, query: &Query<'_>, limit: usize) -> Vec<(u32, f32)> {
 ///         let needle = query.text().trim();
-///         self.0.iter().filter(|(_, name)| name.contains(needle)).map(|(k, _)| (*k, 1.0)).take(limit).collect()
+///         // Every match scores 1.0: all are tied, so all are returned.
+///         self.0.iter().filter(|(_, name)| name.contains(needle)).map(|(k, _)| (*k, 1.0)).collect()
 ///     }
 /// }
 ///
@@ -53,8 +54,9 @@ pub trait Ranker: Send + Sync {
     /// Forgets `key` (nothing when it is not held).
     fn remove(&mut self, key: u32);
 
-    /// The keys of at most `limit` tools that match `query`, best first, each with its score
-    /// (higher is better; only the order is compared). Tools that do not match at all are
-    /// left out; equal scores come in a deterministic order.
+    /// The keys of the best `limit` tools that match `query`, each with its score (higher is
+    /// better; only the order is compared), and of any tool whose score equals the last of
+    /// those: the index orders equal scores by name and cuts at `limit` itself. Tools that do
+    /// not match at all are left out. The order of the list does not matter.
     fn rank(&self, query: &Query<'_>, limit: usize) -> Vec<(u32, f32)>;
 }

@@ -2,85 +2,115 @@
 //! lower-cased, English stop words dropped, English words stemmed (Snowball), and CJK text cut
 //! into single characters and overlapping pairs.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+/// Stems remembered by a [`Tokenizer`], at most: past it the memory is cleared.
+const MAX_REMEMBERED_STEMS: usize = 100_000;
+
+/// Cuts texts into terms, remembering the stem of each word it has seen (indexing a catalog
+/// stems the same few thousand words again and again) and reusing its buffers.
+#[derive(Default)]
+pub(crate) struct Tokenizer {
+    stems: HashMap<String, Box<str>, foldhash::fast::RandomState>,
+    word: Vec<char>,
+    lower: String,
+    cjk: Vec<char>,
+    pair: String,
+}
+
 /// Calls `emit` with each search term of `text`, in order (a term may repeat).
 pub(crate) fn terms(text: &str, emit: &mut dyn FnMut(&str)) {
-    let mut word = String::new();
-    let mut cjk: Vec<char> = Vec::new();
-    for c in text.chars() {
-        if is_cjk(c) {
-            flush_word(&mut word, emit);
-            cjk.push(c);
-        } else if c.is_alphanumeric() {
-            flush_cjk(&mut cjk, emit);
-            word.push(c);
-        } else {
-            flush_word(&mut word, emit);
-            flush_cjk(&mut cjk, emit);
-        }
-    }
-    flush_word(&mut word, emit);
-    flush_cjk(&mut cjk, emit);
+    Tokenizer::default().terms(text, emit);
 }
 
-/// A run of letters and digits: split at case changes (`getHTTPResponse` is `get`, `http`,
-/// `response`), each part lower-cased, filtered and stemmed.
-fn flush_word(word: &mut String, emit: &mut dyn FnMut(&str)) {
-    if word.is_empty() {
-        return;
-    }
-    let chars: Vec<char> = word.chars().collect();
-    let mut start = 0;
-    for i in 1..chars.len() {
-        let (before, at) = (chars.get(i - 1), chars.get(i));
-        let after = chars.get(i + 1);
-        let (Some(&before), Some(&at)) = (before, at) else {
-            continue;
-        };
-        // `aB`: a new word at B; `ABc`: a new word at B (the end of an acronym).
-        let boundary = (before.is_lowercase() || before.is_numeric()) && at.is_uppercase()
-            || before.is_uppercase()
-                && at.is_uppercase()
-                && after.is_some_and(|next| next.is_lowercase());
-        if boundary {
-            emit_part(chars.get(start..i).unwrap_or_default(), emit);
-            start = i;
+impl Tokenizer {
+    /// Calls `emit` with each search term of `text`, in order (a term may repeat).
+    pub(crate) fn terms(&mut self, text: &str, emit: &mut dyn FnMut(&str)) {
+        for c in text.chars() {
+            if is_cjk(c) {
+                self.flush_word(emit);
+                self.cjk.push(c);
+            } else if c.is_alphanumeric() {
+                self.flush_cjk(emit);
+                self.word.push(c);
+            } else {
+                self.flush_word(emit);
+                self.flush_cjk(emit);
+            }
         }
+        self.flush_word(emit);
+        self.flush_cjk(emit);
     }
-    emit_part(chars.get(start..).unwrap_or_default(), emit);
-    word.clear();
-}
 
-fn emit_part(part: &[char], emit: &mut dyn FnMut(&str)) {
-    // Numbers alone (`10`, `2024`) say nothing of which tool is meant.
-    if part.is_empty() || part.iter().all(|c| c.is_numeric()) {
-        return;
-    }
-    let lower: String = part.iter().flat_map(|c| c.to_lowercase()).collect();
-    if is_stop_word(&lower) {
-        return;
-    }
-    let stemmed = stemmer().stem(&lower);
-    emit(&stemmed);
-}
-
-/// CJK text has no spaces: each character is a term, and so is each pair of neighbours (as
-/// Lucene's CJK analyzer does), so that a two-character word in a query matches it exactly.
-fn flush_cjk(run: &mut Vec<char>, emit: &mut dyn FnMut(&str)) {
-    let mut buf = String::new();
-    for (i, c) in run.iter().enumerate() {
-        buf.clear();
-        buf.push(*c);
-        emit(&buf);
-        if let Some(next) = run.get(i + 1) {
-            buf.push(*next);
-            emit(&buf);
+    /// A run of letters and digits: split at case changes (`getHTTPResponse` is `get`, `http`,
+    /// `response`), each part lower-cased, filtered and stemmed.
+    fn flush_word(&mut self, emit: &mut dyn FnMut(&str)) {
+        if self.word.is_empty() {
+            return;
         }
+        let word = std::mem::take(&mut self.word);
+        let mut start = 0;
+        for i in 1..word.len() {
+            let (Some(&before), Some(&at)) = (word.get(i - 1), word.get(i)) else {
+                continue;
+            };
+            let after = word.get(i + 1);
+            // `aB`: a new word at B; `ABc`: a new word at B (the end of an acronym).
+            let boundary = (before.is_lowercase() || before.is_numeric()) && at.is_uppercase()
+                || before.is_uppercase()
+                    && at.is_uppercase()
+                    && after.is_some_and(|next| next.is_lowercase());
+            if boundary {
+                self.emit_part(word.get(start..i).unwrap_or_default(), emit);
+                start = i;
+            }
+        }
+        self.emit_part(word.get(start..).unwrap_or_default(), emit);
+        self.word = word;
+        self.word.clear();
     }
-    run.clear();
+
+    fn emit_part(&mut self, part: &[char], emit: &mut dyn FnMut(&str)) {
+        // Numbers alone (`10`, `2024`) say nothing of which tool is meant.
+        if part.is_empty() || part.iter().all(|c| c.is_numeric()) {
+            return;
+        }
+        self.lower.clear();
+        self.lower
+            .extend(part.iter().flat_map(|c| c.to_lowercase()));
+        if is_stop_word(&self.lower) {
+            return;
+        }
+        if let Some(stem) = self.stems.get(self.lower.as_str()) {
+            emit(stem);
+            return;
+        }
+        let stem: Box<str> = stemmer().stem(&self.lower).into();
+        emit(&stem);
+        if self.stems.len() >= MAX_REMEMBERED_STEMS {
+            self.stems.clear();
+        }
+        self.stems.insert(self.lower.clone(), stem);
+    }
+
+    /// CJK text has no spaces: each character is a term, and so is each pair of neighbours
+    /// (as Lucene's CJK analyzer does), so that a two-character word in a query matches it
+    /// exactly.
+    fn flush_cjk(&mut self, emit: &mut dyn FnMut(&str)) {
+        for (i, c) in self.cjk.iter().enumerate() {
+            self.pair.clear();
+            self.pair.push(*c);
+            emit(&self.pair);
+            if let Some(next) = self.cjk.get(i + 1) {
+                self.pair.push(*next);
+                emit(&self.pair);
+            }
+        }
+        self.cjk.clear();
+    }
 }
 
 /// Han, Hiragana, Katakana and Hangul: scripts written without spaces between words.
@@ -100,13 +130,16 @@ fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
-/// English function words: in a question to a model ("what is the weather in Paris?") they
-/// match every description and name none.
+/// English function words, and the verbs of asking ("tell me", "I want", "help me"): in a
+/// request to a model ("can you tell me the weather in Paris?") they match many descriptions
+/// and name no tool.
 fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    static SET: OnceLock<HashSet<&'static str, foldhash::fast::FixedState>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(word)
 }
 
-/// Sorted, for `binary_search`.
+/// Sorted.
 const STOP_WORDS: &[&str] = &[
     "a",
     "about",
@@ -114,6 +147,7 @@ const STOP_WORDS: &[&str] = &[
     "after",
     "again",
     "all",
+    "also",
     "am",
     "an",
     "and",
@@ -143,11 +177,13 @@ const STOP_WORDS: &[&str] = &[
     "for",
     "from",
     "further",
+    "give",
     "had",
     "has",
     "have",
     "having",
     "he",
+    "help",
     "her",
     "here",
     "hers",
@@ -165,11 +201,15 @@ const STOP_WORDS: &[&str] = &[
     "its",
     "itself",
     "just",
+    "know",
+    "let",
+    "like",
     "me",
     "more",
     "most",
     "my",
     "myself",
+    "need",
     "no",
     "nor",
     "not",
@@ -193,6 +233,7 @@ const STOP_WORDS: &[&str] = &[
     "so",
     "some",
     "such",
+    "tell",
     "than",
     "that",
     "the",
@@ -213,6 +254,7 @@ const STOP_WORDS: &[&str] = &[
     "until",
     "up",
     "very",
+    "want",
     "was",
     "we",
     "were",
