@@ -1,8 +1,13 @@
-//! Anthropic Messages: `tool_use` blocks in, `tool_result` blocks out.
+//! Anthropic Messages: `tool_use` blocks in, `tool_result` blocks out; with tool search,
+//! `tool_reference` blocks in the `tool_result` of toolmodel's search, and Anthropic's own
+//! `server_tool_use` / `tool_search_tool_result` blocks skipped when reading calls and kept in
+//! the model's turn.
 //!
 //! Source: Anthropic Messages API reference and anthropic-sdk-python `types/`
-//! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`), transcribed
-//! in `tests/data/providers/anthropic.schema.json`.
+//! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`,
+//! `ToolReferenceBlockParam`, `ServerToolUseBlock`, `ToolSearchToolResultBlock`), transcribed
+//! in `tests/data/providers/anthropic.schema.json` and
+//! `toolmodel/tests/data/tool_search/anthropic.schema.json`.
 
 use std::borrow::Cow;
 
@@ -13,7 +18,7 @@ use super::content::{Piece, pieces};
 use super::json_shape::{
     Items, MapOnly, index_pointer, is_false, list_or_member, object, string_at,
 };
-use super::model_call::{CallArguments, ModelCall};
+use super::model_call::{CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;
@@ -29,7 +34,8 @@ fn blocks(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
     )
 }
 
-/// The `tool_use` blocks of an Anthropic message, in order.
+/// The `tool_use` blocks of an Anthropic message, in order (`server_tool_use` blocks are
+/// Anthropic's to run, and skipped).
 pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
     let (items, base) = blocks(response)?;
     let mut calls = Vec::new();
@@ -45,6 +51,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             arguments: CallArguments::from_value(block.get("input")),
             thought_signature: None,
             pointer,
+            kind: CallKind::Function,
         });
     }
     Ok(calls)
@@ -85,6 +92,7 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
             arguments: CallArguments::from_owned(block.input),
             thought_signature: None,
             pointer: index_pointer("/content", "", i),
+            kind: CallKind::Function,
         });
     }
     Some(calls)
@@ -152,9 +160,28 @@ struct ImageSource<'a> {
     data: &'a str,
 }
 
+/// The content of a `tool_result`: the result's blocks, or the `tool_reference` blocks of the
+/// tools a search found.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a, B> {
+    Blocks(B),
+    References(&'a [Value]),
+}
+
 /// A `tool_result` block: text blocks and `image` blocks (JPEG, PNG, GIF, WebP; other
-/// content described in text), `is_error` when the result is an error.
+/// content described in text), `is_error` when the result is an error. The result of
+/// toolmodel's `search_tools` that found tools is one `tool_reference` block per tool
+/// (`ToolReferenceBlockParam`), which loads its deferred definition.
 fn tool_result(outcome: &ToolOutcome) -> impl Serialize + '_ {
+    if outcome.found.is_some() && !outcome.load.is_empty() {
+        return ToolResult {
+            kind: "tool_result",
+            tool_use_id: outcome.id.as_deref().unwrap_or_default(),
+            content: Content::References(&outcome.load),
+            is_error: false,
+        };
+    }
     let content = pieces(&outcome.result, Provider::Anthropic).map(|piece| match piece {
         Piece::Image { mime, data } => Block::Image {
             source: ImageSource {
@@ -172,7 +199,7 @@ fn tool_result(outcome: &ToolOutcome) -> impl Serialize + '_ {
     ToolResult {
         kind: "tool_result",
         tool_use_id: outcome.id.as_deref().unwrap_or_default(),
-        content: Items(content),
+        content: Content::Blocks(Items(content)),
         is_error: outcome.result.is_error(),
     }
 }

@@ -85,14 +85,18 @@ mod openai_chat;
 mod openai_responses;
 mod provider;
 mod run;
+mod tool_search;
 mod tools;
 
 use serde_json::Value;
 
 pub use answers::Answer;
-pub use model_call::{CallArguments, ModelCall};
+pub use model_call::{CallArguments, CallKind, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
+pub use tool_search::{
+    AnthropicSearch, CALL_TOOL, FoundTool, SEARCH_TOOLS, TOOL_SEARCH, ToolSearch,
+};
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
 
 use crate::error::Error;
