@@ -379,41 +379,14 @@ pub(crate) fn proxied(arguments: CallArguments) -> Result<(String, Map<String, V
     }
 }
 
-/// The toolbox's tools for `query`, best first.
-// STUB until `Toolbox::search` lands on main (the contract in the lead's notes): words of the
-// query found in the name and description.
+/// The toolbox's tools for `query`, best first ([`Toolbox::search`]).
 fn ranked(toolbox: &Toolbox, query: &str, limit: usize) -> Result<Vec<FoundTool>, Error> {
-    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-    if words.is_empty() {
-        return Err(Error::Json {
-            path: String::new(),
-            line: 0,
-            column: 0,
-            message: "empty query".into(),
-        });
-    }
-    let mut hits: Vec<FoundTool> = toolbox
-        .tools()
-        .iter()
-        .filter_map(|tool| {
-            let text = format!(
-                "{} {}",
-                tool.name.replace(['_', '-', '.'], " "),
-                tool.description.as_deref().unwrap_or_default()
-            )
-            .to_lowercase();
-            let score = words
-                .iter()
-                .filter(|word| text.contains(word.as_str()))
-                .count();
-            #[allow(clippy::cast_precision_loss)]
-            (score > 0).then(|| FoundTool {
-                tool: tool.name.clone(),
-                score: score as f32,
-            })
+    Ok(toolbox
+        .search(query, limit)?
+        .into_iter()
+        .map(|hit| FoundTool {
+            tool: hit.tool.name.clone(),
+            score: hit.score,
         })
-        .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-    hits.truncate(limit);
-    Ok(hits)
+        .collect())
 }
