@@ -73,6 +73,13 @@ const LISTED_NAMES: usize = 32;
 /// - [`Error::InvalidOutput`], [`Error::Protocol`], [`Error::Cancelled`] and any other error
 ///   of the call: ``tool "x" failed: <error>``, with the error in [`ToolOutcome::error`].
 ///
+/// With tool search on ([`ModelTools::search`]), a search (`search_tools` where the list has
+/// it, an OpenAI Responses [`CallKind::ToolSearch`] call) runs [`Toolbox::search`] at once and
+/// gives the tools found in [`ToolOutcome::found`] (a `query` missing, or refused by the
+/// search with [`Error::SearchQuery`], is an `isError` result), and `call_tool {name,
+/// arguments}` (OpenAI Chat, Gemini) is routed to the tool it names, by MCP name or by the
+/// provider's name, as a call of that tool (the outcome keeps the name `call_tool`).
+///
 /// The calls run side by side on the executor that polls the returned future (no runtime is
 /// assumed: it is a `std` future that polls every unfinished call when woken).
 pub fn run_calls<'a>(

@@ -390,3 +390,126 @@ fn ranked(toolbox: &Toolbox, query: &str, limit: usize) -> Result<Vec<FoundTool>
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model_calls::ToolListOptions;
+
+    fn arguments(value: &Value) -> CallArguments {
+        CallArguments::from_value(Some(value))
+    }
+
+    #[test]
+    fn call_tool_arguments_are_a_name_and_an_object() {
+        let ok = |value: Value| proxied(arguments(&value)).unwrap();
+        assert_eq!(ok(json!({"name": "a"})), ("a".to_owned(), Map::new()));
+        assert_eq!(
+            ok(json!({"name": "a", "arguments": null})),
+            ("a".to_owned(), Map::new())
+        );
+        let (name, args) = ok(json!({"name": "a", "arguments": {"k": 1}, "extra": true}));
+        assert_eq!((name.as_str(), args.get("k")), ("a", Some(&json!(1))));
+        for (value, problem) in [
+            (json!({"arguments": {}}), "expected an object with a `name` string"),
+            (json!({"name": 3}), "expected an object with a `name` string"),
+            (json!({"name": "a", "arguments": [1]}), "`arguments` must be a JSON object"),
+            (json!([1]), "the arguments must be a JSON object, found array"),
+        ] {
+            assert_eq!(proxied(arguments(&value)), Err(problem.to_owned()), "{value}");
+        }
+    }
+
+    #[test]
+    fn each_provider_gets_its_own_search() {
+        let search = ToolSearch::default();
+        let names = |provider| -> Vec<String> {
+            functions(provider, &search)
+                .into_iter()
+                .map(|tool| tool.name)
+                .collect()
+        };
+        assert_eq!(names(Provider::Anthropic), ["search_tools"]);
+        assert_eq!(names(Provider::OpenAiChat), ["search_tools", "call_tool"]);
+        assert_eq!(names(Provider::Gemini), ["search_tools", "call_tool"]);
+        assert!(names(Provider::OpenAiResponses).is_empty());
+        assert_eq!(provider_tool(Provider::Anthropic, &search), None);
+        assert_eq!(provider_tool(Provider::OpenAiChat, &search), None);
+        let responses = provider_tool(Provider::OpenAiResponses, &search).unwrap();
+        assert_eq!(responses["type"], "tool_search");
+        assert_eq!(responses["execution"], "client");
+        assert_eq!(responses["parameters"]["required"], json!(["query"]));
+        let bm25 = search.clone().with_anthropic(AnthropicSearch::Bm25);
+        assert!(functions(Provider::Anthropic, &bm25).is_empty());
+        assert_eq!(
+            provider_tool(Provider::Anthropic, &bm25),
+            Some(json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}))
+        );
+        assert_eq!(
+            reserved_names(Provider::Anthropic, &bm25),
+            ["tool_search_tool_bm25"]
+        );
+        assert_eq!(
+            reserved_names(Provider::Gemini, &search),
+            ["search_tools", "call_tool"]
+        );
+        assert!(reserved_names(Provider::OpenAiResponses, &search).is_empty());
+    }
+
+    #[test]
+    fn a_responses_search_loads_the_found_functions_in_their_namespaces_in_found_order() {
+        let mut builder = Toolbox::builder();
+        for (namespace, name) in [
+            (Some("weather"), "get_forecast"),
+            (Some("weather"), "get_alerts"),
+            (None, "github__create_issue"),
+            (None, "send_email"),
+        ] {
+            let mut tool = Tool::new(name, ToolSchema::empty_object());
+            tool.namespace = namespace.map(str::to_owned);
+            builder = builder.with_tool(tool, |_, _| async { Ok(CallToolResult::text("")) });
+        }
+        let toolbox = builder.build().unwrap();
+        let options = ToolListOptions::default()
+            .with_search(ToolSearch::default())
+            .with_namespace_description("weather", "Forecasts and alerts.");
+        let tools = ModelTools::new(&toolbox, Provider::OpenAiResponses, &options).unwrap();
+        let found = [
+            "weather.get_forecast",
+            "send_email",
+            "github__create_issue",
+            "weather.get_alerts",
+            "no_such_tool",
+        ];
+        let loaded = tools.load(found.into_iter());
+        let shape: Vec<(Value, Vec<Value>)> = loaded
+            .iter()
+            .map(|tool| {
+                let inner = tool["tools"].as_array().map_or_else(Vec::new, |functions| {
+                    functions.iter().map(|f| f["name"].clone()).collect()
+                });
+                (tool["name"].clone(), inner)
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (json!("weather"), vec![json!("get_forecast"), json!("get_alerts")]),
+                (json!("send_email"), vec![]),
+                (json!("github"), vec![json!("create_issue")]),
+            ]
+        );
+        assert_eq!(loaded[0]["description"], "Forecasts and alerts.");
+        assert_eq!(loaded[0]["tools"][0]["defer_loading"], true);
+        // Anthropic: `tool_reference` blocks by the Anthropic names; OpenAI Chat: nothing.
+        let anthropic = ModelTools::new(&toolbox, Provider::Anthropic, &options).unwrap();
+        assert_eq!(
+            anthropic.load(["weather.get_alerts"].into_iter()),
+            [json!({"type": "tool_reference", "tool_name": "weather_get_alerts"})]
+        );
+        let chat = ModelTools::new(&toolbox, Provider::OpenAiChat, &options).unwrap();
+        assert!(chat.load(found.into_iter()).is_empty());
+    }
+}
