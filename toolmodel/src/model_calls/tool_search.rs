@@ -413,12 +413,28 @@ mod tests {
         let (name, args) = ok(json!({"name": "a", "arguments": {"k": 1}, "extra": true}));
         assert_eq!((name.as_str(), args.get("k")), ("a", Some(&json!(1))));
         for (value, problem) in [
-            (json!({"arguments": {}}), "expected an object with a `name` string"),
-            (json!({"name": 3}), "expected an object with a `name` string"),
-            (json!({"name": "a", "arguments": [1]}), "`arguments` must be a JSON object"),
-            (json!([1]), "the arguments must be a JSON object, found array"),
+            (
+                json!({"arguments": {}}),
+                "expected an object with a `name` string",
+            ),
+            (
+                json!({"name": 3}),
+                "expected an object with a `name` string",
+            ),
+            (
+                json!({"name": "a", "arguments": [1]}),
+                "`arguments` must be a JSON object",
+            ),
+            (
+                json!([1]),
+                "the arguments must be a JSON object, found array",
+            ),
         ] {
-            assert_eq!(proxied(arguments(&value)), Err(problem.to_owned()), "{value}");
+            assert_eq!(
+                proxied(arguments(&value)),
+                Err(problem.to_owned()),
+                "{value}"
+            );
         }
     }
 
@@ -445,7 +461,9 @@ mod tests {
         assert!(functions(Provider::Anthropic, &bm25).is_empty());
         assert_eq!(
             provider_tool(Provider::Anthropic, &bm25),
-            Some(json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}))
+            Some(
+                json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+            )
         );
         assert_eq!(
             reserved_names(Provider::Anthropic, &bm25),
@@ -496,7 +514,10 @@ mod tests {
         assert_eq!(
             shape,
             [
-                (json!("weather"), vec![json!("get_forecast"), json!("get_alerts")]),
+                (
+                    json!("weather"),
+                    vec![json!("get_forecast"), json!("get_alerts")]
+                ),
                 (json!("send_email"), vec![]),
                 (json!("github"), vec![json!("create_issue")]),
             ]
