@@ -1,11 +1,6 @@
 //! Tool search for large catalogs ([`ToolSearch`]): the tools past a pinned set are deferred,
-//! and the model finds them through a search, the provider's own where it has one.
-//!
-//! | provider | the search the model gets | the deferred tools | a search answered with |
-//! |---|---|---|---|
-//! | Anthropic | [`AnthropicSearch::Client`]: a client tool `search_tools`; or the server tool `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119` | in `tools` with `defer_loading: true` | a `tool_result` of `tool_reference` blocks (client); Anthropic's own `server_tool_use` and `tool_search_tool_result` blocks (server) |
-//! | OpenAI Responses | `{"type": "tool_search", "execution": "client"}` | in `tools` with `defer_loading: true`, in a `namespace` per upstream server | a `tool_search_output` item with the found definitions |
-//! | OpenAI Chat, Gemini | the functions `search_tools {query}` and `call_tool {name, arguments}` (FastMCP's `BM25SearchTransform`) | not sent | the found tools' MCP definitions, as `tools/list` lists them, in a JSON text |
+//! and the model finds them through a search, the provider's own where it has one (the rules,
+//! provider by provider: [`model_calls`](super#tool-search)).
 //!
 //! Sources: anthropic-sdk-python `types/` (`ToolParam.defer_loading`,
 //! `ToolSearchToolBm25_20251119Param`, `ToolSearchToolRegex20251119Param`,
@@ -79,8 +74,8 @@ impl AnthropicSearch {
 
 /// Tool search for a large catalog, set on [`ToolListOptions::search`](super::ToolListOptions::search):
 /// when the toolbox holds more than [`threshold`](Self::threshold) tools, every tool but the
-/// [`pinned`](Self::pinned) ones is deferred, and the model finds them through a search (the
-/// [module's table](self) says how, provider by provider).
+/// [`pinned`](Self::pinned) ones is deferred, and the model finds them through a search (how,
+/// provider by provider: [`model_calls`](super#tool-search)).
 ///
 /// The search is [`Toolbox::search`] (BM25 over names, descriptions and parameters), run by
 /// [`run_calls`](super::run_calls) when the model calls it; pinned tools are never among its
@@ -192,17 +187,22 @@ pub(crate) enum Role {
     CallTool,
 }
 
-/// The MCP tools toolmodel adds to a provider's list for the search, with no namespace:
+/// The names of the functions toolmodel adds to a provider's list for the search:
 /// `search_tools` (Anthropic client search, OpenAI Chat, Gemini) and `call_tool` (OpenAI
-/// Chat, Gemini), to convert as any tool.
+/// Chat, Gemini).
+pub(crate) fn function_names(provider: Provider, search: &ToolSearch) -> &'static [&'static str] {
+    match provider {
+        Provider::Anthropic if search.anthropic == AnthropicSearch::Client => &[SEARCH_TOOLS],
+        Provider::OpenAiChat | Provider::Gemini => &[SEARCH_TOOLS, CALL_TOOL],
+        _ => &[],
+    }
+}
+
+/// The MCP tools of [`function_names`], with no namespace, to convert as any tool.
 pub(crate) fn functions(provider: Provider, search: &ToolSearch) -> Vec<Tool> {
-    let mut out = Vec::new();
-    let adds_search = match provider {
-        Provider::Anthropic => search.anthropic == AnthropicSearch::Client,
-        Provider::OpenAiChat | Provider::Gemini => true,
-        Provider::OpenAiResponses => false,
-    };
-    if adds_search {
+    let names = function_names(provider, search);
+    let mut out = Vec::with_capacity(names.len());
+    if names.contains(&SEARCH_TOOLS) {
         let mut tool = Tool::new(SEARCH_TOOLS, query_schema());
         tool.description = Some(
             "Search for tools using natural language. Returns the matching tools, most \
@@ -211,7 +211,7 @@ pub(crate) fn functions(provider: Provider, search: &ToolSearch) -> Vec<Tool> {
         );
         out.push(tool);
     }
-    if matches!(provider, Provider::OpenAiChat | Provider::Gemini) {
+    if names.contains(&CALL_TOOL) {
         let mut properties = Map::new();
         properties.insert(
             "name".into(),
@@ -268,13 +268,7 @@ pub(crate) fn provider_tool(provider: Provider, search: &ToolSearch) -> Option<V
 /// The names toolmodel's search takes in a provider's list, which no tool of the toolbox
 /// may have there.
 pub(crate) fn reserved_names(provider: Provider, search: &ToolSearch) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = functions(provider, search)
-        .iter()
-        .map(|tool| match tool.name.as_str() {
-            SEARCH_TOOLS => SEARCH_TOOLS,
-            _ => CALL_TOOL,
-        })
-        .collect();
+    let mut names = function_names(provider, search).to_vec();
     if provider == Provider::Anthropic {
         match search.anthropic {
             AnthropicSearch::Bm25 => names.push("tool_search_tool_bm25"),
@@ -331,8 +325,11 @@ pub(crate) fn search(
         ));
         return;
     };
-    let pinned = tools.search().map_or(&[][..], |search| &search.pinned[..]);
-    let limit = tools.search().map_or(5, |search| search.limit).max(1);
+    // A Responses `tool_search_call` reaches a list without search only if the model calls a
+    // tool it was not given: searched with the defaults.
+    let defaults = ToolSearch::default();
+    let search = tools.search().unwrap_or(&defaults);
+    let (pinned, limit) = (&search.pinned, search.limit.max(1));
     let hits = match ranked(toolbox, query, limit.saturating_add(pinned.len())) {
         Ok(hits) => hits,
         Err(err) => {

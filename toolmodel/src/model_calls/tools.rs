@@ -482,15 +482,13 @@ impl ModelTools {
         if outcome.namespace.is_some() {
             return None;
         }
-        let listed = tool_search::functions(self.provider, search);
         let role = match outcome.name.as_str() {
             SEARCH_TOOLS => Role::Search,
             CALL_TOOL => Role::CallTool,
             _ => return None,
         };
-        listed
-            .iter()
-            .any(|tool| tool.name == outcome.name)
+        tool_search::function_names(self.provider, search)
+            .contains(&outcome.name.as_str())
             .then_some(role)
     }
 
