@@ -642,6 +642,55 @@ fn a_pinned_name_no_tool_has_is_an_error_with_the_nearest() {
 }
 
 #[test]
+fn a_pinned_typo_is_an_error_below_the_threshold_too() {
+    let toolbox = catalog();
+    let options = ToolListOptions::default().with_search(
+        ToolSearch::default()
+            .with_pinned(["send_mail"])
+            .with_threshold(100),
+    );
+    assert!(matches!(
+        ModelTools::new(&toolbox, Provider::Anthropic, &options),
+        Err(Error::UnknownTool { nearest: Some(near), .. }) if near == "send_email"
+    ));
+}
+
+#[test]
+fn a_tool_not_sent_is_neither_converted_into_warnings_nor_errors() {
+    // A free-form object cannot be strict, nor does Gemini's schema take its `title`.
+    let mut tool = Tool::new(
+        "free_form",
+        ToolSchema::try_from(json!({"type": "object", "properties": {"meta": {"type": "object"}}}))
+            .unwrap(),
+    );
+    tool.title = Some("Free form".into());
+    let toolbox = Toolbox::builder()
+        .with_tool(tool, |_, _| async { Ok(CallToolResult::text("ok")) })
+        .with_tool(
+            Tool::new("plain", ToolSchema::empty_object()),
+            |_, _| async { Ok(CallToolResult::text("ok")) },
+        )
+        .build()
+        .unwrap();
+    let strict = ToolListOptions::default()
+        .with_convert(toolmodel::adapters::ConvertOptions::default().with_strict(true));
+    assert!(matches!(
+        ModelTools::new(&toolbox, Provider::OpenAiChat, &strict),
+        Err(Error::ToolList { tool, .. }) if tool == "free_form"
+    ));
+    let search = strict.with_search(ToolSearch::default().with_pinned(["plain"]));
+    let tools = ModelTools::new(&toolbox, Provider::OpenAiChat, &search).unwrap();
+    assert!(tools.is_deferred("free_form"));
+    assert_eq!(tools.provider_name("free_form"), Some((None, "free_form")));
+    let gemini = ModelTools::new(&toolbox, Provider::Gemini, &ToolListOptions::default()).unwrap();
+    assert!(gemini.warnings().iter().any(|w| w.tool == "free_form"));
+    let options =
+        ToolListOptions::default().with_search(ToolSearch::default().with_pinned(["plain"]));
+    let gemini = ModelTools::new(&toolbox, Provider::Gemini, &options).unwrap();
+    assert!(gemini.warnings().is_empty(), "{:?}", gemini.warnings());
+}
+
+#[test]
 fn a_tool_named_as_the_search_is_refused() {
     let handler = |_args, _cx| async { Ok(CallToolResult::text("mine")) };
     for (name, provider, search) in [

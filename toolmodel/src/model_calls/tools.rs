@@ -203,20 +203,24 @@ impl ModelTools {
     ///   `call_tool`, `tool_search_tool_bm25`, `tool_search_tool_regex`), with an
     ///   [`Error::DuplicateTool`];
     /// - [`Error::UnknownTool`] for a [pinned](ToolSearch::pinned) name no tool has, with the
-    ///   nearest name.
+    ///   nearest name (whether the search applies or not).
+    ///
+    /// Of a tool that is not sent (deferred on OpenAI Chat and Gemini) only the name is kept:
+    /// its conversion's warnings and errors are not reported, since the model only sees its MCP
+    /// definition, in a search's result.
     pub fn new(
         toolbox: &Toolbox,
         provider: Provider,
         options: &ToolListOptions,
     ) -> Result<Self, Error> {
         let target = provider.target();
+        if let Some(search) = &options.search {
+            check_pinned(toolbox, search)?;
+        }
         let search = options
             .search
             .as_ref()
             .filter(|search| search.applies_to(toolbox));
-        if let Some(search) = search {
-            check_pinned(toolbox, search)?;
-        }
         let deferred = |mcp_name: &str| match search {
             Some(search) => !search.is_pinned(mcp_name),
             None => options.defer_loading,
@@ -289,12 +293,41 @@ impl ModelTools {
             for ((mcp_name, result), entry) in
                 members.iter().zip(batch.results).zip(batch.names.iter())
             {
+                let defers = deferred(mcp_name);
+                // OpenAI Chat and Gemini have no deferred loading: with search, a deferred tool
+                // is not sent (`search_tools` finds it, `call_tool` calls it), and only its
+                // name is kept, to route a call by that name.
+                let sent = !(defers && search.is_some() && !has_defer_loading(provider));
+                let index = out.listed.len();
+                match &namespace {
+                    Some(ns) => {
+                        out.by_namespace
+                            .entry(ns.clone())
+                            .or_default()
+                            .insert(entry.target_name.clone(), index);
+                    }
+                    None => {
+                        out.by_name.insert(entry.target_name.clone(), index);
+                    }
+                }
+                let at = sent.then(|| match namespace {
+                    Some(_) => (first, Some(functions.len())),
+                    None => (first + functions.len(), None),
+                });
+                out.listed.push(Listed {
+                    mcp_name: (*mcp_name).to_owned(),
+                    namespace: namespace.clone(),
+                    name: entry.target_name.clone(),
+                    at,
+                });
+                if !sent {
+                    continue;
+                }
                 let mut conversion = result.map_err(|err| Error::ToolList {
                     tool: (*mcp_name).to_owned(),
                     provider: provider.as_str(),
                     source: Box::new(err),
                 })?;
-                let defers = deferred(mcp_name);
                 if defers {
                     defer(provider, &mut conversion.value);
                 }
@@ -309,34 +342,7 @@ impl ModelTools {
                             warning,
                         }),
                 );
-                let index = out.listed.len();
-                match &namespace {
-                    Some(ns) => {
-                        out.by_namespace
-                            .entry(ns.clone())
-                            .or_default()
-                            .insert(entry.target_name.clone(), index);
-                    }
-                    None => {
-                        out.by_name.insert(entry.target_name.clone(), index);
-                    }
-                }
-                // OpenAI Chat and Gemini have no deferred loading: with search, a deferred tool
-                // is found by `search_tools` and called through `call_tool`.
-                let sent = !(defers && search.is_some() && !has_defer_loading(provider));
-                let at = sent.then(|| match namespace {
-                    Some(_) => (first, Some(functions.len())),
-                    None => (first + functions.len(), None),
-                });
-                out.listed.push(Listed {
-                    mcp_name: (*mcp_name).to_owned(),
-                    namespace: namespace.clone(),
-                    name: entry.target_name.clone(),
-                    at,
-                });
-                if sent {
-                    functions.push(conversion.value);
-                }
+                functions.push(conversion.value);
             }
             match namespace {
                 Some(ns) => {
