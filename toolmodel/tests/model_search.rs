@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use toolmodel::model_calls::{
     AnthropicSearch, CallArguments, CallKind, ModelCall, ModelTools, Provider, ToolListOptions,
     ToolOutcome, ToolSearch, answer, extend_request, model_turn, read_calls, read_calls_from_slice,
-    run_calls,
+    read_server_searches, run_calls,
 };
 use toolmodel::{CallContext, CallToolResult, Error, Tool, ToolSchema, Toolbox};
 
@@ -418,6 +418,30 @@ fn anthropic_server_search_blocks_are_read_back_not_run_and_kept() {
             _ => {}
         }
     }
+    // What Anthropic's search found, read back and routed to MCP names.
+    let searches = read_server_searches(Provider::Anthropic, &response).unwrap();
+    assert_eq!(searches.len(), 1);
+    assert_eq!(
+        searches[0].id.as_deref(),
+        Some("srvtoolu_01Gk8Wm2Rt5Xz3Nc7Qv4Lp9B")
+    );
+    assert_eq!(
+        searches[0].arguments,
+        json!({"query": "create github issue"})
+    );
+    assert_eq!(searches[0].pointer, "/content/1");
+    let routed: Vec<Option<&str>> = searches[0]
+        .tools
+        .iter()
+        .map(|(ns, name)| tools.mcp_name(ns.as_deref(), name))
+        .collect();
+    assert_eq!(
+        routed,
+        [
+            Some("github__create_issue"),
+            Some("github__list_pull_requests")
+        ]
+    );
     let outcomes = turn(&toolbox, &tools, &mut body, &response);
     // Only the `tool_use` is run: the server's search is Anthropic's.
     assert_eq!(outcomes.len(), 1);
@@ -1001,4 +1025,93 @@ fn the_limit_bounds_what_a_search_finds() {
     );
     let outcomes = pollster::block_on(run_calls(&toolbox, &tools, [call], &CallContext::new()));
     assert_eq!(outcomes[0].found.as_ref().map(Vec::len), Some(1));
+}
+
+#[test]
+fn server_searches_are_read_back_with_what_they_found() {
+    // Anthropic: a failed search, a result whose search is not in the message, another
+    // server tool (not a search).
+    let message = json!({"content": [
+        {"type": "server_tool_use", "id": "s1", "name": "tool_search_tool_regex",
+         "input": {"pattern": "weather.*"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "s1",
+         "content": {"type": "tool_search_tool_result_error", "error_code": "invalid_tool_input"}},
+        {"type": "server_tool_use", "id": "w1", "name": "web_search", "input": {"query": "q"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "s0",
+         "content": {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "a"}]}},
+    ]});
+    let searches = read_server_searches(Provider::Anthropic, &message).unwrap();
+    assert_eq!(searches.len(), 2);
+    assert_eq!(searches[0].error.as_deref(), Some("invalid_tool_input"));
+    assert!(searches[0].tools.is_empty());
+    assert_eq!(searches[1].id.as_deref(), Some("s0"));
+    assert_eq!(searches[1].arguments, Value::Null);
+    assert_eq!(searches[1].pointer, "/content/3");
+    assert_eq!(searches[1].tools, [(None, "a".to_owned())]);
+    check(
+        "anthropic",
+        "ToolSearchToolResultBlock",
+        &message["content"][1],
+    );
+    assert!(
+        read_calls(Provider::Anthropic, &message)
+            .unwrap()
+            .is_empty()
+    );
+    // A reference without its name: the pointer says where.
+    let bad = json!([{"type": "tool_search_tool_result", "tool_use_id": "s",
+        "content": {"type": "tool_search_tool_search_result", "tool_references": [{"type": "tool_reference"}]}}]);
+    match read_server_searches(Provider::Anthropic, &bad) {
+        Err(Error::Json { path, .. }) => assert_eq!(path, "/0/content/tool_references/0"),
+        other => panic!("{other:?}"),
+    }
+
+    // OpenAI Responses: the hosted search (paired with its output by order when `call_id` is
+    // null), not the client's.
+    let response = json!({"output": [
+        {"type": "tool_search_call", "id": "tsc_1", "execution": "server", "call_id": null,
+         "status": "completed", "arguments": {"query": "issues"}},
+        {"type": "tool_search_output", "id": "tso_1", "execution": "server", "call_id": null,
+         "status": "completed", "tools": [
+            {"type": "namespace", "name": "github", "description": "GitHub.",
+             "tools": [{"type": "function", "name": "create_issue", "defer_loading": true}]},
+            {"type": "function", "name": "send_email", "parameters": null, "strict": null}]},
+        {"type": "tool_search_call", "id": "tsc_2", "execution": "client", "call_id": "c2",
+         "status": "completed", "arguments": {"query": "x"}},
+    ]});
+    check(
+        "openai-python",
+        "ResponseToolSearchCall",
+        &response["output"][0],
+    );
+    let searches = read_server_searches(Provider::OpenAiResponses, &response).unwrap();
+    assert_eq!(searches.len(), 1);
+    assert_eq!(searches[0].id.as_deref(), Some("tsc_1"));
+    assert_eq!(
+        searches[0].tools,
+        [
+            (Some("github".to_owned()), "create_issue".to_owned()),
+            (None, "send_email".to_owned())
+        ]
+    );
+    let toolbox = catalog();
+    let tools = ModelTools::new(&toolbox, Provider::OpenAiResponses, &searching()).unwrap();
+    assert_eq!(
+        tools.mcp_name(Some("github"), "create_issue"),
+        Some("github__create_issue")
+    );
+    // OpenAI Chat and Gemini have no search of their own.
+    for provider in [Provider::OpenAiChat, Provider::Gemini] {
+        let response = recorded(if provider == Provider::Gemini {
+            "gemini_1"
+        } else {
+            "openai_chat_1"
+        });
+        assert!(
+            read_server_searches(provider, &response)
+                .unwrap()
+                .is_empty()
+        );
+    }
 }

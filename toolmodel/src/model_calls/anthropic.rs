@@ -16,11 +16,13 @@ use serde_json::Value;
 
 use super::content::{Piece, pieces};
 use super::json_shape::{
-    Items, MapOnly, index_pointer, is_false, list_or_member, object, string_at,
+    Items, MapOnly, Under, array_at, index_pointer, is_false, list_or_member, object,
+    optional_string_at, str_at, string_at,
 };
 use super::model_call::{CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
+use super::tool_search::{ServerSearch, search_for};
 use crate::error::Error;
 
 /// The content blocks of a response (`{"content": [...]}`) or the blocks themselves, with
@@ -55,6 +57,42 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
         });
     }
     Ok(calls)
+}
+
+/// The searches Anthropic's server ran in the message: each `server_tool_use` of a tool search
+/// tool, with the `tool_reference`s (or the `error_code`) of its `tool_search_tool_result`.
+pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Error> {
+    let (items, base) = blocks(response)?;
+    let mut searches = Vec::new();
+    for (i, block) in items.iter().enumerate() {
+        let pointer = index_pointer(base, "", i);
+        match block.get("type").and_then(Value::as_str) {
+            Some("server_tool_use")
+                if str_at(block, "name", &pointer)?.starts_with("tool_search_tool_") =>
+            {
+                let id = string_at(block, "id", &pointer)?;
+                let input = block.get("input").cloned().unwrap_or(Value::Null);
+                searches.push(ServerSearch::new(Some(id), input, pointer));
+            }
+            Some("tool_search_tool_result") => {
+                let id = str_at(block, "tool_use_id", &pointer)?;
+                let search = search_for(&mut searches, Some(id), &pointer);
+                let content = block.get("content").unwrap_or(&Value::Null);
+                let at = Under(&pointer, "/content");
+                if let Some(references) = array_at(content, "tool_references", at)? {
+                    for (j, reference) in references.iter().enumerate() {
+                        let at = index_pointer(&format!("{at}"), "/tool_references", j);
+                        search
+                            .tools
+                            .push((None, string_at(reference, "tool_name", &at)?));
+                    }
+                }
+                search.error = optional_string_at(content, "error_code", at)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(searches)
 }
 
 /// A message as its text holds it: the members [`read`] looks at, strings borrowed.

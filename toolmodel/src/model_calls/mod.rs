@@ -52,7 +52,7 @@
 //!
 //! | | the deferred tools | the search | a search's answer | the found tool's call |
 //! |---|---|---|---|---|
-//! | Anthropic | in `tools`, `defer_loading: true` | a client tool `search_tools {query}` ([`AnthropicSearch::Client`], the default); or Anthropic's `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119` | a `tool_result` of `tool_reference` blocks (client); the server's `server_tool_use` and `tool_search_tool_result` blocks are skipped by [`read_calls`] and kept by [`model_turn`] | a `tool_use` by its name |
+//! | Anthropic | in `tools`, `defer_loading: true` | a client tool `search_tools {query}` ([`AnthropicSearch::Client`], the default); or Anthropic's `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119` | a `tool_result` of `tool_reference` blocks (client); the server's `server_tool_use` and `tool_search_tool_result` blocks are skipped by [`read_calls`], kept by [`model_turn`], and read by [`read_server_searches`] | a `tool_use` by its name |
 //! | OpenAI Responses | in `tools`, `defer_loading: true` on each function, in a `namespace` tool per upstream server | `{"type": "tool_search", "execution": "client"}`; a `tool_search_call` item is a [`CallKind::ToolSearch`] call | a `tool_search_output` item with the definitions found (their `namespace` tools holding the functions found) | a `function_call` with its `namespace` |
 //! | OpenAI Chat, Gemini | not sent | the functions `search_tools {query}` and `call_tool {name, arguments}`, as FastMCP's `BM25SearchTransform` names them | the found tools as `tools/list` lists them, a JSON array in a text result ([`ToolOutcome::found`] has them too) | `call_tool` with the MCP name (a direct call by the tool's own name runs too) |
 //!
@@ -150,7 +150,7 @@ pub use model_call::{CallArguments, CallKind, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
 pub use tool_search::{
-    AnthropicSearch, CALL_TOOL, FoundTool, SEARCH_TOOLS, TOOL_SEARCH, ToolSearch,
+    AnthropicSearch, CALL_TOOL, FoundTool, SEARCH_TOOLS, ServerSearch, TOOL_SEARCH, ToolSearch,
 };
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
 
@@ -187,6 +187,50 @@ pub fn read_calls(provider: Provider, response: &Value) -> Result<Vec<ModelCall>
         Provider::OpenAiChat => openai_chat::read(response),
         Provider::OpenAiResponses => openai_responses::read(response),
         Provider::Gemini => gemini::read(response),
+    }
+}
+
+/// The tool searches the provider ran itself in `response` ([`ServerSearch`]), in order:
+/// Anthropic's server tool search (`server_tool_use` blocks of `tool_search_tool_bm25` /
+/// `tool_search_tool_regex`, with the `tool_reference`s or the error of their
+/// `tool_search_tool_result`), OpenAI Responses' hosted search (`tool_search_call` and
+/// `tool_search_output` items whose `execution` is not `"client"`). None for OpenAI Chat and
+/// Gemini, which have no search of their own. [`read_calls`] skips these blocks and items
+/// (the provider ran them), and [`model_turn`] keeps them; this reads what they found, for
+/// the host to log.
+///
+/// `response` is what [`read_calls`] takes.
+///
+/// # Errors
+///
+/// As [`read_calls`] for a response without the provider's shape; [`Error::Json`] at the
+/// offending pointer for a search block or item without its ID, a reference without its
+/// `tool_name`, a loaded tool without its `name`, a member of the wrong type.
+///
+/// ```
+/// use serde_json::json;
+/// use toolmodel::model_calls::{Provider, read_calls, read_server_searches};
+///
+/// let message = json!({"content": [
+///     {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+///      "input": {"query": "weather"}},
+///     {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+///      "content": {"type": "tool_search_tool_search_result",
+///                  "tool_references": [{"type": "tool_reference", "tool_name": "get_forecast"}]}}]});
+/// assert!(read_calls(Provider::Anthropic, &message)?.is_empty()); // Anthropic ran it
+/// let searches = read_server_searches(Provider::Anthropic, &message)?;
+/// assert_eq!(searches[0].arguments["query"], "weather");
+/// assert_eq!(searches[0].tools, [(None, "get_forecast".to_owned())]);
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+pub fn read_server_searches(
+    provider: Provider,
+    response: &Value,
+) -> Result<Vec<ServerSearch>, Error> {
+    match provider {
+        Provider::Anthropic => anthropic::server_searches(response),
+        Provider::OpenAiResponses => openai_responses::server_searches(response),
+        Provider::OpenAiChat | Provider::Gemini => Ok(Vec::new()),
     }
 }
 

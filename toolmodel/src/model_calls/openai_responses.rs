@@ -14,12 +14,13 @@ use serde_json::{Map, Value};
 
 use super::content::{DataUrl, Piece, TextLines, all_text, pieces};
 use super::json_shape::{
-    Items, MapOnly, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
+    Items, MapOnly, array_at, index_pointer, list_or_member, optional_str_at, optional_string_at,
+    string_at,
 };
 use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
-use super::tool_search::TOOL_SEARCH;
+use super::tool_search::{ServerSearch, TOOL_SEARCH, search_for};
 use crate::call::result::CallToolResult;
 use crate::error::Error;
 
@@ -93,6 +94,62 @@ fn read_tool_search(item: &Value, pointer: String) -> Result<Option<ModelCall>, 
         pointer,
         kind: CallKind::ToolSearch,
     }))
+}
+
+/// The searches OpenAI's server ran in the response: each `tool_search_call` and
+/// `tool_search_output` with an `execution` other than `"client"` (paired by `call_id`, else
+/// an output goes with the search before it), the output's functions by namespace and name.
+pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Error> {
+    let (items, base) = items(response)?;
+    let mut searches: Vec<ServerSearch> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let kind = item.get("type").and_then(Value::as_str);
+        if !matches!(kind, Some("tool_search_call" | "tool_search_output")) {
+            continue;
+        }
+        let pointer = index_pointer(base, "", i);
+        if optional_str_at(item, "execution", &pointer)? == Some("client") {
+            continue;
+        }
+        let id = match optional_string_at(item, "call_id", &pointer)? {
+            Some(id) => Some(id),
+            None => optional_string_at(item, "id", &pointer)?,
+        };
+        if kind == Some("tool_search_call") {
+            let arguments = item.get("arguments").cloned().unwrap_or(Value::Null);
+            searches.push(ServerSearch::new(id, arguments, pointer));
+            continue;
+        }
+        let call_id = optional_str_at(item, "call_id", &pointer)?;
+        let search = match searches.last_mut() {
+            Some(last) if call_id.is_none() && last.tools.is_empty() => last,
+            _ => search_for(&mut searches, call_id, &pointer),
+        };
+        for (j, tool) in array_at(item, "tools", &pointer)?
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = index_pointer(&pointer, "/tools", j);
+            match tool.get("type").and_then(Value::as_str) {
+                Some("namespace") => {
+                    let namespace = string_at(tool, "name", &at)?;
+                    for (k, function) in array_at(tool, "tools", &at)?
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                    {
+                        let at = index_pointer(&at, "/tools", k);
+                        let name = string_at(function, "name", &at)?;
+                        search.tools.push((Some(namespace.clone()), name));
+                    }
+                }
+                Some("function") => search.tools.push((None, string_at(tool, "name", &at)?)),
+                _ => {}
+            }
+        }
+    }
+    Ok(searches)
 }
 
 /// A response as its text holds it: the members [`read`] looks at, strings borrowed.

@@ -178,6 +178,63 @@ pub struct FoundTool {
     pub score: f32,
 }
 
+/// A search the provider ran itself, read back from a response ([`read_server_searches`](super::read_server_searches)):
+/// Anthropic's `server_tool_use` of `tool_search_tool_bm25` / `tool_search_tool_regex` with
+/// its `tool_search_tool_result`, or an OpenAI Responses `tool_search_call` and
+/// `tool_search_output` the server ran.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ServerSearch {
+    /// The search's ID: Anthropic's `server_tool_use.id`; OpenAI's `call_id`, else the
+    /// item's `id`. `None` for a result whose search is not in the response.
+    pub id: Option<String>,
+    /// What the model searched with (`input`, `arguments`); `null` when not in the response.
+    pub arguments: Value,
+    /// The tools it loaded, as the provider names them: a namespace (OpenAI Responses
+    /// `namespace` tools) and a name, which [`ModelTools::mcp_name`] routes back to the MCP
+    /// name.
+    pub tools: Vec<(Option<String>, String)>,
+    /// Anthropic's `error_code` when the search failed (`tool_search_tool_result_error`).
+    pub error: Option<String>,
+    /// Where the search was read: a JSON Pointer into the response (its first block or
+    /// item).
+    pub pointer: String,
+}
+
+impl ServerSearch {
+    /// A search read at `pointer`, its result not read yet.
+    pub(crate) fn new(id: Option<String>, arguments: Value, pointer: String) -> Self {
+        Self {
+            id,
+            arguments,
+            tools: Vec::new(),
+            error: None,
+            pointer,
+        }
+    }
+}
+
+/// The search of `searches` whose ID is `id`, or one added for a result read at `pointer`
+/// without its search.
+pub(crate) fn search_for<'s>(
+    searches: &'s mut Vec<ServerSearch>,
+    id: Option<&str>,
+    pointer: &str,
+) -> &'s mut ServerSearch {
+    let found = searches
+        .iter()
+        .position(|search| id.is_some() && search.id.as_deref() == id);
+    let index = found.unwrap_or_else(|| {
+        searches.push(ServerSearch::new(
+            id.map(str::to_owned),
+            Value::Null,
+            pointer.to_owned(),
+        ));
+        searches.len() - 1
+    });
+    &mut searches[index]
+}
+
 /// What a call does when tool search is on, beyond running a listed tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Role {
