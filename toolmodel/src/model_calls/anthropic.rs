@@ -76,7 +76,9 @@ pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Err
             }
             Some("tool_search_tool_result") => {
                 let id = str_at(block, "tool_use_id", &pointer)?;
-                let search = search_for(&mut searches, Some(id), &pointer);
+                let Some(search) = search_for(&mut searches, Some(id), &pointer) else {
+                    continue;
+                };
                 let content = block.get("content").unwrap_or(&Value::Null);
                 let at = Under(&pointer, "/content");
                 if let Some(references) = array_at(content, "tool_references", at)? {

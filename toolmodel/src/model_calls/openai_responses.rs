@@ -121,9 +121,14 @@ pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Err
             continue;
         }
         let call_id = optional_str_at(item, "call_id", &pointer)?;
-        let search = match searches.last_mut() {
-            Some(last) if call_id.is_none() && last.tools.is_empty() => last,
-            _ => search_for(&mut searches, call_id, &pointer),
+        let with_last = call_id.is_none() && searches.last().is_some_and(|s| s.tools.is_empty());
+        let search = if with_last {
+            searches.last_mut()
+        } else {
+            search_for(&mut searches, call_id, &pointer)
+        };
+        let Some(search) = search else {
+            continue;
         };
         for (j, tool) in array_at(item, "tools", &pointer)?
             .into_iter()

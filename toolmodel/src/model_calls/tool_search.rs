@@ -215,24 +215,21 @@ impl ServerSearch {
 }
 
 /// The search of `searches` whose ID is `id`, or one added for a result read at `pointer`
-/// without its search.
+/// without its search (always `Some`).
 pub(crate) fn search_for<'s>(
     searches: &'s mut Vec<ServerSearch>,
     id: Option<&str>,
     pointer: &str,
-) -> &'s mut ServerSearch {
+) -> Option<&'s mut ServerSearch> {
     let found = searches
         .iter()
         .position(|search| id.is_some() && search.id.as_deref() == id);
-    let index = found.unwrap_or_else(|| {
-        searches.push(ServerSearch::new(
-            id.map(str::to_owned),
-            Value::Null,
-            pointer.to_owned(),
-        ));
-        searches.len() - 1
-    });
-    &mut searches[index]
+    let index = found.unwrap_or(searches.len());
+    if found.is_none() {
+        let id = id.map(str::to_owned);
+        searches.push(ServerSearch::new(id, Value::Null, pointer.to_owned()));
+    }
+    searches.get_mut(index)
 }
 
 /// What a call does when tool search is on, beyond running a listed tool.
