@@ -1016,6 +1016,21 @@ fn the_limit_bounds_what_a_search_finds() {
     .with_id("c");
     let outcomes = pollster::block_on(run_calls(&toolbox, &tools, [call], &CallContext::new()));
     assert_eq!(outcomes[0].found.as_ref().map(Vec::len), Some(1));
+    // A limit past any catalog: every match, and no more work than that.
+    let options = ToolListOptions::default().with_search(
+        ToolSearch::default()
+            .with_pinned(["read_file"])
+            .with_limit(usize::MAX),
+    );
+    let tools = ModelTools::new(&toolbox, Provider::Anthropic, &options).unwrap();
+    let call = ModelCall::new(
+        "search_tools",
+        CallArguments::from_value(Some(&json!({"query": "weather"}))),
+    );
+    let outcomes = pollster::block_on(run_calls(&toolbox, &tools, [call], &CallContext::new()));
+    let mut all = found(&outcomes[0]);
+    all.sort_unstable();
+    assert_eq!(all, ["weather.get_alerts", "weather.get_forecast"]);
     // A limit of 0 is taken as 1.
     let options = ToolListOptions::default().with_search(ToolSearch::default().with_limit(0));
     let tools = ModelTools::new(&toolbox, Provider::Anthropic, &options).unwrap();

@@ -52,7 +52,8 @@ pub enum CallKind {
     /// `ResponseToolSearchCall`): the search [`ToolSearch`](super::ToolSearch) lists, which
     /// [`run_calls`](super::run_calls) runs and [`answer`](super::answer) answers with a
     /// `tool_search_output` item. Its [`name`](ModelCall::name) is `"tool_search"` and its
-    /// arguments the call's `arguments` object.
+    /// arguments the call's `arguments` object. [`ModelCall::to_json`] writes it back as a
+    /// `tool_search_call` for OpenAI Responses, as a function call for the other providers.
     ToolSearch,
 }
 
