@@ -1,8 +1,13 @@
-//! Anthropic Messages: `tool_use` blocks in, `tool_result` blocks out.
+//! Anthropic Messages: `tool_use` blocks in, `tool_result` blocks out; with tool search,
+//! `tool_reference` blocks in the `tool_result` of toolmodel's search, and Anthropic's own
+//! `server_tool_use` / `tool_search_tool_result` blocks skipped when reading calls and kept in
+//! the model's turn.
 //!
 //! Source: Anthropic Messages API reference and anthropic-sdk-python `types/`
-//! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`), transcribed
-//! in `tests/data/providers/anthropic.schema.json`.
+//! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`,
+//! `ToolReferenceBlockParam`, `ServerToolUseBlock`, `ToolSearchToolResultBlock`), transcribed
+//! in `tests/data/providers/anthropic.schema.json` and
+//! `toolmodel/tests/data/tool_search/anthropic.schema.json`.
 
 use std::borrow::Cow;
 
@@ -11,11 +16,13 @@ use serde_json::Value;
 
 use super::content::{Piece, pieces};
 use super::json_shape::{
-    Items, MapOnly, index_pointer, is_false, list_or_member, object, string_at,
+    Items, MapOnly, Under, array_at, index_pointer, is_false, list_or_member, object,
+    optional_string_at, str_at, string_at,
 };
-use super::model_call::{CallArguments, ModelCall};
+use super::model_call::{CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
+use super::tool_search::{ServerSearch, search_for};
 use crate::error::Error;
 
 /// The content blocks of a response (`{"content": [...]}`) or the blocks themselves, with
@@ -29,7 +36,8 @@ fn blocks(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
     )
 }
 
-/// The `tool_use` blocks of an Anthropic message, in order.
+/// The `tool_use` blocks of an Anthropic message, in order (`server_tool_use` blocks are
+/// Anthropic's to run, and skipped).
 pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
     let (items, base) = blocks(response)?;
     let mut calls = Vec::new();
@@ -45,9 +53,48 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             arguments: CallArguments::from_value(block.get("input")),
             thought_signature: None,
             pointer,
+            kind: CallKind::Function,
         });
     }
     Ok(calls)
+}
+
+/// The searches Anthropic's server ran in the message: each `server_tool_use` of a tool search
+/// tool, with the `tool_reference`s (or the `error_code`) of its `tool_search_tool_result`.
+pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Error> {
+    let (items, base) = blocks(response)?;
+    let mut searches = Vec::new();
+    for (i, block) in items.iter().enumerate() {
+        let pointer = index_pointer(base, "", i);
+        match block.get("type").and_then(Value::as_str) {
+            Some("server_tool_use")
+                if str_at(block, "name", &pointer)?.starts_with("tool_search_tool_") =>
+            {
+                let id = string_at(block, "id", &pointer)?;
+                let input = block.get("input").cloned().unwrap_or(Value::Null);
+                searches.push(ServerSearch::new(Some(id), input, pointer));
+            }
+            Some("tool_search_tool_result") => {
+                let id = str_at(block, "tool_use_id", &pointer)?;
+                let Some(search) = search_for(&mut searches, Some(id), &pointer) else {
+                    continue;
+                };
+                let content = block.get("content").unwrap_or(&Value::Null);
+                let at = Under(&pointer, "/content");
+                if let Some(references) = array_at(content, "tool_references", at)? {
+                    for (j, reference) in references.iter().enumerate() {
+                        let at = index_pointer(&format!("{at}"), "/tool_references", j);
+                        search
+                            .tools
+                            .push((None, string_at(reference, "tool_name", &at)?));
+                    }
+                }
+                search.error = optional_string_at(content, "error_code", at)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(searches)
 }
 
 /// A message as its text holds it: the members [`read`] looks at, strings borrowed.
@@ -85,6 +132,7 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
             arguments: CallArguments::from_owned(block.input),
             thought_signature: None,
             pointer: index_pointer("/content", "", i),
+            kind: CallKind::Function,
         });
     }
     Some(calls)
@@ -152,9 +200,28 @@ struct ImageSource<'a> {
     data: &'a str,
 }
 
+/// The content of a `tool_result`: the result's blocks, or the `tool_reference` blocks of the
+/// tools a search found.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a, B> {
+    Blocks(B),
+    References(&'a [Value]),
+}
+
 /// A `tool_result` block: text blocks and `image` blocks (JPEG, PNG, GIF, WebP; other
-/// content described in text), `is_error` when the result is an error.
+/// content described in text), `is_error` when the result is an error. The result of
+/// toolmodel's `search_tools` that found tools is one `tool_reference` block per tool
+/// (`ToolReferenceBlockParam`), which loads its deferred definition.
 fn tool_result(outcome: &ToolOutcome) -> impl Serialize + '_ {
+    if outcome.found.is_some() && !outcome.load.is_empty() {
+        return ToolResult {
+            kind: "tool_result",
+            tool_use_id: outcome.id.as_deref().unwrap_or_default(),
+            content: Content::References(&outcome.load),
+            is_error: false,
+        };
+    }
     let content = pieces(&outcome.result, Provider::Anthropic).map(|piece| match piece {
         Piece::Image { mime, data } => Block::Image {
             source: ImageSource {
@@ -172,7 +239,7 @@ fn tool_result(outcome: &ToolOutcome) -> impl Serialize + '_ {
     ToolResult {
         kind: "tool_result",
         tool_use_id: outcome.id.as_deref().unwrap_or_default(),
-        content: Items(content),
+        content: Content::Blocks(Items(content)),
         is_error: outcome.result.is_error(),
     }
 }

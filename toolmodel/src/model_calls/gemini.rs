@@ -16,7 +16,7 @@ use super::json_shape::{
     Items, MapOnly, Under, array_at, first_member, index_pointer, optional_string_at, present,
     shape_error, string_at,
 };
-use super::model_call::{CallArguments, ModelCall};
+use super::model_call::{CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::call::result::CallToolResult;
@@ -58,6 +58,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             arguments: CallArguments::from_value(call.get("args")),
             thought_signature: optional_string_at(part, "thoughtSignature", &pointer)?,
             pointer,
+            kind: CallKind::Function,
         });
     }
     Ok(calls)
@@ -123,6 +124,7 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
             arguments: CallArguments::from_owned(call.args),
             thought_signature: part.thought_signature.map(Cow::into_owned),
             pointer: index_pointer("/candidates/0/content", "/parts", i),
+            kind: CallKind::Function,
         });
     }
     Some(calls)

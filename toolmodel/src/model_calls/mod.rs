@@ -19,6 +19,10 @@
 //!    `functionResponse` parts; [`extend_request`] appends the model's turn and the answer to
 //!    the next request body.
 //!
+//! For a catalog too large to send whole, [`ToolListOptions::search`] defers the tools past a
+//! pinned set and lets the model search them, the same loop running the search
+//! ([Tool search](#tool-search)).
+//!
 //! # What each provider gets of a `CallToolResult`
 //!
 //! | | Anthropic | OpenAI Chat | OpenAI Responses | Gemini |
@@ -36,6 +40,57 @@
 //! returns `structuredContent` to put its JSON in a text block as well, so the content blocks
 //! are what is sent, and `structuredContent` only when there are none (Gemini, whose
 //! `response` is an object, takes the structured value first).
+//!
+//! # Tool search
+//!
+//! With [`ToolListOptions::search`] set ([`ToolSearch`]) and more tools in the toolbox than
+//! its [`threshold`](ToolSearch::threshold), [`ModelTools::new`] sends the
+//! [`pinned`](ToolSearch::pinned) tools in full, defers the others, and adds a search; the
+//! loop above runs the model's searches with [`Toolbox::search`](crate::Toolbox::search)
+//! (pinned tools left out of the results, at most [`limit`](ToolSearch::limit) tools) and
+//! answers them:
+//!
+//! | | the deferred tools | the search | a search's answer | the found tool's call |
+//! |---|---|---|---|---|
+//! | Anthropic | in `tools`, `defer_loading: true` | a client tool `search_tools {query}` ([`AnthropicSearch::Client`], the default); or Anthropic's `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119` | a `tool_result` of `tool_reference` blocks (client); the server's `server_tool_use` and `tool_search_tool_result` blocks are skipped by [`read_calls`], kept by [`model_turn`], and read by [`read_server_searches`] | a `tool_use` by its name |
+//! | OpenAI Responses | in `tools`, `defer_loading: true` on each function, in a `namespace` tool per upstream server | `{"type": "tool_search", "execution": "client"}`; a `tool_search_call` item is a [`CallKind::ToolSearch`] call | a `tool_search_output` item with the definitions found (their `namespace` tools holding the functions found) | a `function_call` with its `namespace` |
+//! | OpenAI Chat, Gemini | not sent | the functions `search_tools {query}` and `call_tool {name, arguments}`, as FastMCP's `BM25SearchTransform` names them | the found tools as `tools/list` lists them, a JSON array in a text result ([`ToolOutcome::found`] has them too) | `call_tool` with the MCP name (a direct call by the tool's own name runs too) |
+//!
+//! A namespace for OpenAI Responses is the tool's own `namespace` (a gateway's upstream
+//! tools have their server's name there); with search on, a tool without one whose MCP name
+//! is a gateway's prefixed `<server>__<tool>` goes in the namespace `<server>`, as
+//! `<tool>`. Namespace descriptions come from
+//! [`ToolListOptions::namespace_descriptions`].
+//!
+//! ```
+//! use serde_json::json;
+//! use toolmodel::model_calls::{ModelTools, Provider, ToolListOptions, ToolSearch, extend_request, read_calls, run_calls};
+//! use toolmodel::{CallContext, CallToolResult, Tool, ToolSchema, Toolbox};
+//!
+//! let mut builder = Toolbox::builder();
+//! for (name, description) in [("read_file", "Read a file."), ("get_forecast", "Weather forecast for a city."),
+//!     ("send_email", "Send an email."), ("stock_quote", "Latest stock price for a ticker.")] {
+//!     let mut tool = Tool::new(name, ToolSchema::empty_object());
+//!     tool.description = Some(description.into());
+//!     builder = builder.with_tool(tool, move |_args, _cx| async move { Ok(CallToolResult::text(name)) });
+//! }
+//! let toolbox = builder.build()?;
+//! let options = ToolListOptions::default().with_search(ToolSearch::default().with_pinned(["read_file"]));
+//! let tools = ModelTools::new(&toolbox, Provider::Anthropic, &options)?;
+//! assert_eq!(tools.tools().iter().filter(|tool| tool["defer_loading"] == true).count(), 3);
+//! let mut body = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "tools": tools.to_value(),
+//!     "messages": [{"role": "user", "content": "Will it rain in Oslo tomorrow?"}]});
+//! // The model searches:
+//! let reply = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+//!     "name": "search_tools", "input": {"query": "weather forecast"}}]});
+//! let calls = read_calls(Provider::Anthropic, &reply)?;
+//! let outcomes = pollster::block_on(run_calls(&toolbox, &tools, calls, &CallContext::new()));
+//! assert_eq!(outcomes[0].found.as_ref().unwrap()[0].tool, "get_forecast");
+//! extend_request(Provider::Anthropic, &mut body, &reply, &outcomes)?;
+//! assert_eq!(body["messages"][2]["content"][0]["content"][0],
+//!     json!({"type": "tool_reference", "tool_name": "get_forecast"})); // loads its definition
+//! # Ok::<(), toolmodel::Error>(())
+//! ```
 //!
 //! ```
 //! use serde::Deserialize;
@@ -85,14 +140,18 @@ mod openai_chat;
 mod openai_responses;
 mod provider;
 mod run;
+mod tool_search;
 mod tools;
 
 use serde_json::Value;
 
 pub use answers::Answer;
-pub use model_call::{CallArguments, ModelCall};
+pub use model_call::{CallArguments, CallKind, ModelCall};
 pub use provider::Provider;
 pub use run::{ToolOutcome, run_calls};
+pub use tool_search::{
+    AnthropicSearch, CALL_TOOL, FoundTool, SEARCH_TOOLS, ServerSearch, TOOL_SEARCH, ToolSearch,
+};
 pub use tools::{ModelTools, ToolListOptions, ToolWarning};
 
 use crate::error::Error;
@@ -107,10 +166,12 @@ use json_shape::{object, shape_error};
 /// |---|---|---|---|
 /// | Anthropic | a Message (`content`) | its content blocks | `tool_use` blocks |
 /// | OpenAI Chat | a chat completion (first of `choices`) | its `message` | `tool_calls` (`function`, and `custom` as invalid arguments) |
-/// | OpenAI Responses | a response (`output`) | its output items | `function_call` items (and `custom_tool_call` as invalid arguments) |
+/// | OpenAI Responses | a response (`output`) | its output items | `function_call` items (and `custom_tool_call` as invalid arguments), `tool_search_call` items with `execution: "client"` ([`CallKind::ToolSearch`]) |
 /// | Gemini | a `GenerateContentResponse` (first of `candidates`) | its `content` | `functionCall` parts |
 ///
-/// Blocks, items and parts that are not tool calls are skipped. OpenAI argument strings are
+/// Blocks, items and parts that are not tool calls are skipped (Anthropic's `server_tool_use`
+/// and `tool_search_tool_result` blocks, a `tool_search_call` the server ran and its
+/// `tool_search_output`, which the model's turn keeps). OpenAI argument strings are
 /// parsed here: an empty one is `{}`, invalid JSON or a non-object is
 /// [`CallArguments::Invalid`] (answered as an `isError` result by [`run_calls`]).
 ///
@@ -118,14 +179,58 @@ use json_shape::{object, shape_error};
 ///
 /// [`Error::Json`] with the JSON Pointer of the offending value when the response does not
 /// have the provider's shape: no `content`/`choices`/`output`/`candidates` (nor the inner
-/// value), an empty `choices` or `candidates`, a call without its ID (Anthropic, OpenAI) or
-/// name, a member of the wrong type.
+/// value), an empty `choices` or `candidates`, a call without its ID (Anthropic, OpenAI; a
+/// client `tool_search_call` without `call_id`) or name, a member of the wrong type.
 pub fn read_calls(provider: Provider, response: &Value) -> Result<Vec<ModelCall>, Error> {
     match provider {
         Provider::Anthropic => anthropic::read(response),
         Provider::OpenAiChat => openai_chat::read(response),
         Provider::OpenAiResponses => openai_responses::read(response),
         Provider::Gemini => gemini::read(response),
+    }
+}
+
+/// The tool searches the provider ran itself in `response` ([`ServerSearch`]), in order:
+/// Anthropic's server tool search (`server_tool_use` blocks of `tool_search_tool_bm25` /
+/// `tool_search_tool_regex`, with the `tool_reference`s or the error of their
+/// `tool_search_tool_result`), OpenAI Responses' hosted search (`tool_search_call` and
+/// `tool_search_output` items whose `execution` is not `"client"`). None for OpenAI Chat and
+/// Gemini, which have no search of their own. [`read_calls`] skips these blocks and items
+/// (the provider ran them), and [`model_turn`] keeps them; this reads what they found, for
+/// the host to log.
+///
+/// `response` is what [`read_calls`] takes.
+///
+/// # Errors
+///
+/// As [`read_calls`] for a response without the provider's shape; [`Error::Json`] at the
+/// offending pointer for a search block or item without its ID, a reference without its
+/// `tool_name`, a loaded tool without its `name`, a member of the wrong type.
+///
+/// ```
+/// use serde_json::json;
+/// use toolmodel::model_calls::{Provider, read_calls, read_server_searches};
+///
+/// let message = json!({"content": [
+///     {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+///      "input": {"query": "weather"}},
+///     {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+///      "content": {"type": "tool_search_tool_search_result",
+///                  "tool_references": [{"type": "tool_reference", "tool_name": "get_forecast"}]}}]});
+/// assert!(read_calls(Provider::Anthropic, &message)?.is_empty()); // Anthropic ran it
+/// let searches = read_server_searches(Provider::Anthropic, &message)?;
+/// assert_eq!(searches[0].arguments["query"], "weather");
+/// assert_eq!(searches[0].tools, [(None, "get_forecast".to_owned())]);
+/// # Ok::<(), toolmodel::Error>(())
+/// ```
+pub fn read_server_searches(
+    provider: Provider,
+    response: &Value,
+) -> Result<Vec<ServerSearch>, Error> {
+    match provider {
+        Provider::Anthropic => anthropic::server_searches(response),
+        Provider::OpenAiResponses => openai_responses::server_searches(response),
+        Provider::OpenAiChat | Provider::Gemini => Ok(Vec::new()),
     }
 }
 
@@ -181,8 +286,9 @@ pub fn read_calls_from_slice(provider: Provider, body: &[u8]) -> Result<Vec<Mode
 // `model_call.rs` stays free of the provider modules, which import it.
 impl ModelCall {
     /// Writes the call in `provider`'s format, as the model sent it: an Anthropic `tool_use`
-    /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item or
-    /// a Gemini part with `functionCall` (and `thoughtSignature`). Reading it back with
+    /// block, an OpenAI Chat `tool_calls[]` entry, an OpenAI Responses `function_call` item (a
+    /// `tool_search_call` item for [`CallKind::ToolSearch`]) or a Gemini part with
+    /// `functionCall` (and `thoughtSignature`). Reading it back with
     /// [`read_calls`] gives this call (but for the pointer); a missing ID is written as `""`
     /// where the provider requires one.
     #[must_use]
@@ -200,9 +306,11 @@ impl ModelCall {
 /// (`messages`, `input` or `contents`) after the model's turn, one message or item per
 /// element of the JSON array it serializes as:
 ///
-/// - Anthropic: one `user` message with a `tool_result` block per outcome;
+/// - Anthropic: one `user` message with a `tool_result` block per outcome (the result of a
+///   search that found tools: its `tool_reference` blocks);
 /// - OpenAI Chat: a `role: "tool"` message per outcome;
-/// - OpenAI Responses: a `function_call_output` item per outcome;
+/// - OpenAI Responses: a `function_call_output` item per outcome (a `tool_search_output` item
+///   for a [`CallKind::ToolSearch`] outcome);
 /// - Gemini: one `user` content with a `functionResponse` part per outcome.
 ///
 /// The [`Answer`] borrows `outcomes` and builds nothing: serialize it into the request body,

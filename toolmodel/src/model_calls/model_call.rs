@@ -35,6 +35,26 @@ pub struct ModelCall {
     /// Where the call was read: a JSON Pointer into the response (`/content/1`,
     /// `/choices/0/message/tool_calls/0`, `/output/2`, `/candidates/0/content/parts/0`).
     pub pointer: String,
+    /// What was called: a function (every provider), or OpenAI Responses' own tool search.
+    pub kind: CallKind,
+}
+
+/// What a [`ModelCall`] calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CallKind {
+    /// A function: Anthropic `tool_use`, OpenAI Chat `tool_calls[]`, OpenAI Responses
+    /// `function_call`, Gemini `functionCall` (toolmodel's `search_tools` and `call_tool`
+    /// included, see [`ToolSearch`](super::ToolSearch)).
+    #[default]
+    Function,
+    /// An OpenAI Responses `tool_search_call` with `execution: "client"` (openai-python
+    /// `ResponseToolSearchCall`): the search [`ToolSearch`](super::ToolSearch) lists, which
+    /// [`run_calls`](super::run_calls) runs and [`answer`](super::answer) answers with a
+    /// `tool_search_output` item. Its [`name`](ModelCall::name) is `"tool_search"` and its
+    /// arguments the call's `arguments` object. [`ModelCall::to_json`] writes it back as a
+    /// `tool_search_call` for OpenAI Responses, as a function call for the other providers.
+    ToolSearch,
 }
 
 /// The arguments of a [`ModelCall`].
@@ -126,8 +146,8 @@ impl CallArguments {
 }
 
 impl ModelCall {
-    /// A call with no ID, namespace or signature, read at pointer `""`: for tests and for
-    /// calls built by hand.
+    /// A function call ([`CallKind::Function`]) with no ID, namespace or signature, read at
+    /// pointer `""`: for tests and for calls built by hand.
     #[must_use]
     pub fn new(name: impl Into<String>, arguments: CallArguments) -> Self {
         Self {
@@ -137,6 +157,7 @@ impl ModelCall {
             arguments,
             thought_signature: None,
             pointer: String::new(),
+            kind: CallKind::Function,
         }
     }
 
@@ -144,6 +165,13 @@ impl ModelCall {
     #[must_use]
     pub fn with_id(mut self, id: impl Into<String>) -> Self {
         self.id = Some(id.into());
+        self
+    }
+
+    /// Sets [`kind`](Self::kind).
+    #[must_use]
+    pub fn with_kind(mut self, kind: CallKind) -> Self {
+        self.kind = kind;
         self
     }
 

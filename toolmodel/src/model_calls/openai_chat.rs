@@ -14,7 +14,7 @@ use super::json_shape::{
     Items, MapOnly, Under, array_at, first_member, index_pointer, object, optional_str_at,
     optional_string_at, shape_error, string_at,
 };
-use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
+use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
 use crate::error::Error;
@@ -80,6 +80,7 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             arguments,
             thought_signature: None,
             pointer,
+            kind: CallKind::Function,
         });
     }
     Ok(calls)
@@ -170,6 +171,7 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
             arguments,
             thought_signature: None,
             pointer: index_pointer("/choices/0/message", "/tool_calls", i),
+            kind: CallKind::Function,
         });
     }
     Some(calls)

@@ -1,8 +1,11 @@
-//! OpenAI Responses: `function_call` output items in, `function_call_output` input items out.
+//! OpenAI Responses: `function_call` output items in, `function_call_output` input items out;
+//! with tool search, `tool_search_call` items in and `tool_search_output` items out.
 //!
 //! Source: `openai/openai-openapi` (`FunctionToolCall`, `FunctionCallOutputItemParam`,
 //! `InputTextContentParam`, `InputImageContentParamAutoParam`, `InputFileContentParam`,
-//! `NamespaceToolParam`).
+//! `NamespaceToolParam`, `ToolSearchCallItemParam`, `ToolSearchOutputItemParam`) and
+//! openai-python `types/responses/` (`ResponseToolSearchCall`,
+//! `ResponseToolSearchOutputItemParam`, `ResponseFunctionToolCall.namespace`).
 
 use std::borrow::Cow;
 
@@ -11,11 +14,13 @@ use serde_json::{Map, Value};
 
 use super::content::{DataUrl, Piece, TextLines, all_text, pieces};
 use super::json_shape::{
-    Items, MapOnly, index_pointer, list_or_member, optional_str_at, optional_string_at, string_at,
+    Items, MapOnly, array_at, index_pointer, list_or_member, optional_str_at, optional_string_at,
+    string_at,
 };
-use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, ModelCall};
+use super::model_call::{CUSTOM_CALL_PROBLEM, CallArguments, CallKind, ModelCall};
 use super::provider::Provider;
 use super::run::ToolOutcome;
+use super::tool_search::{ServerSearch, TOOL_SEARCH, search_for};
 use crate::call::result::CallToolResult;
 use crate::error::Error;
 
@@ -30,12 +35,21 @@ fn items(response: &Value) -> Result<(&Vec<Value>, &'static str), Error> {
 }
 
 /// The `function_call` items, in order, with their `namespace`; a `custom_tool_call` is kept
-/// as a call with invalid arguments, so that the model gets an answer.
+/// as a call with invalid arguments, so that the model gets an answer; a `tool_search_call`
+/// the client runs (`execution: "client"`) is a [`CallKind::ToolSearch`] call (one the server
+/// ran is skipped, as its `tool_search_output`).
 pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
     let (items, base) = items(response)?;
     let mut calls = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let kind = item.get("type").and_then(Value::as_str);
+        if kind == Some("tool_search_call") {
+            let pointer = index_pointer(base, "", i);
+            if let Some(call) = read_tool_search(item, pointer)? {
+                calls.push(call);
+            }
+            continue;
+        }
         if !matches!(kind, Some("function_call" | "custom_tool_call")) {
             continue;
         }
@@ -57,9 +71,90 @@ pub(crate) fn read(response: &Value) -> Result<Vec<ModelCall>, Error> {
             arguments,
             thought_signature: None,
             pointer,
+            kind: CallKind::Function,
         });
     }
     Ok(calls)
+}
+
+/// A `tool_search_call` item (openai-python `ResponseToolSearchCall`): a
+/// [`CallKind::ToolSearch`] call named `tool_search` with the item's `arguments` when the client
+/// runs it (`execution: "client"`), `None` when the server did. `call_id` is required for the
+/// client's (the `tool_search_output` echoes it).
+fn read_tool_search(item: &Value, pointer: String) -> Result<Option<ModelCall>, Error> {
+    if optional_str_at(item, "execution", &pointer)? != Some("client") {
+        return Ok(None);
+    }
+    Ok(Some(ModelCall {
+        id: Some(string_at(item, "call_id", &pointer)?),
+        name: TOOL_SEARCH.into(),
+        namespace: None,
+        arguments: CallArguments::from_value(item.get("arguments")),
+        thought_signature: None,
+        pointer,
+        kind: CallKind::ToolSearch,
+    }))
+}
+
+/// The searches OpenAI's server ran in the response: each `tool_search_call` and
+/// `tool_search_output` with an `execution` other than `"client"` (paired by `call_id`, else
+/// an output goes with the search before it), the output's functions by namespace and name.
+pub(crate) fn server_searches(response: &Value) -> Result<Vec<ServerSearch>, Error> {
+    let (items, base) = items(response)?;
+    let mut searches: Vec<ServerSearch> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let kind = item.get("type").and_then(Value::as_str);
+        if !matches!(kind, Some("tool_search_call" | "tool_search_output")) {
+            continue;
+        }
+        let pointer = index_pointer(base, "", i);
+        if optional_str_at(item, "execution", &pointer)? == Some("client") {
+            continue;
+        }
+        let id = match optional_string_at(item, "call_id", &pointer)? {
+            Some(id) => Some(id),
+            None => optional_string_at(item, "id", &pointer)?,
+        };
+        if kind == Some("tool_search_call") {
+            let arguments = item.get("arguments").cloned().unwrap_or(Value::Null);
+            searches.push(ServerSearch::new(id, arguments, pointer));
+            continue;
+        }
+        let call_id = optional_str_at(item, "call_id", &pointer)?;
+        let with_last = call_id.is_none() && searches.last().is_some_and(|s| s.tools.is_empty());
+        let search = if with_last {
+            searches.last_mut()
+        } else {
+            search_for(&mut searches, call_id, &pointer)
+        };
+        let Some(search) = search else {
+            continue;
+        };
+        for (j, tool) in array_at(item, "tools", &pointer)?
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = index_pointer(&pointer, "/tools", j);
+            match tool.get("type").and_then(Value::as_str) {
+                Some("namespace") => {
+                    let namespace = string_at(tool, "name", &at)?;
+                    for (k, function) in array_at(tool, "tools", &at)?
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                    {
+                        let at = index_pointer(&at, "/tools", k);
+                        let name = string_at(function, "name", &at)?;
+                        search.tools.push((Some(namespace.clone()), name));
+                    }
+                }
+                Some("function") => search.tools.push((None, string_at(tool, "name", &at)?)),
+                _ => {}
+            }
+        }
+    }
+    Ok(searches)
 }
 
 /// A response as its text holds it: the members [`read`] looks at, strings borrowed.
@@ -93,6 +188,8 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
     let mut calls = Vec::new();
     for (i, MapOnly(item)) in response.output.into_iter().enumerate() {
         let arguments = match item.kind.as_deref() {
+            // Its `arguments` is an object: read through a `Value` (by `read`).
+            Some("tool_search_call") => return None,
             Some("function_call") => {
                 CallArguments::from_json_text(item.arguments.as_deref().unwrap_or_default())
             }
@@ -109,14 +206,27 @@ pub(crate) fn read_text(text: &[u8]) -> Option<Vec<ModelCall>> {
             arguments,
             thought_signature: None,
             pointer: index_pointer("/output", "", i),
+            kind: CallKind::Function,
         });
     }
     Some(calls)
 }
 
-/// A `function_call` item.
+/// A `function_call` item, or a `tool_search_call` item (client execution) for a
+/// [`CallKind::ToolSearch`] call.
 pub(crate) fn write_call(call: &ModelCall) -> Value {
     let mut item = Map::new();
+    if call.kind == CallKind::ToolSearch {
+        item.insert("type".into(), Value::from("tool_search_call"));
+        item.insert(
+            "call_id".into(),
+            Value::from(call.id.as_deref().unwrap_or_default()),
+        );
+        item.insert("execution".into(), Value::from("client"));
+        item.insert("arguments".into(), call.arguments.to_value());
+        item.insert("status".into(), Value::from("completed"));
+        return Value::Object(item);
+    }
     item.insert("type".into(), Value::from("function_call"));
     item.insert(
         "call_id".into(),
@@ -145,12 +255,49 @@ pub(crate) fn assistant_turn(response: &Value) -> Result<Vec<Value>, Error> {
 /// of `input_text`, `input_image` (a `data:` URL) and `input_file` (`file_data` as a `data:`
 /// URL, `filename` from the resource URI) items. An `isError` result's text starts with
 /// `Error: `.
+///
+/// A [`CallKind::ToolSearch`] outcome is a `tool_search_output` item (openai-python
+/// `ResponseToolSearchOutputItemParam`, `execution: "client"`) whose `tools` are the
+/// definitions of the tools found, as the request's `tools` holds them (`namespace` tools
+/// with the functions found); none when the search failed (the error is the outcome's).
 pub(crate) fn answer(outcomes: &[ToolOutcome]) -> impl Serialize + '_ {
-    Items(outcomes.iter().map(|outcome| CallOutput {
-        kind: "function_call_output",
-        call_id: outcome.id.as_deref().unwrap_or_default(),
-        output: Output(&outcome.result),
+    Items(outcomes.iter().map(|outcome| {
+        let call_id = outcome.id.as_deref().unwrap_or_default();
+        if outcome.kind == CallKind::ToolSearch {
+            Answered::Search(SearchOutput {
+                kind: "tool_search_output",
+                call_id,
+                execution: "client",
+                status: "completed",
+                tools: &outcome.load,
+            })
+        } else {
+            Answered::Call(CallOutput {
+                kind: "function_call_output",
+                call_id,
+                output: Output(&outcome.result),
+            })
+        }
     }))
+}
+
+/// One item of the answer.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Answered<'a> {
+    Call(CallOutput<'a>),
+    Search(SearchOutput<'a>),
+}
+
+/// `ResponseToolSearchOutputItemParam`.
+#[derive(Serialize)]
+struct SearchOutput<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    call_id: &'a str,
+    execution: &'static str,
+    status: &'static str,
+    tools: &'a [Value],
 }
 
 /// `FunctionCallOutputItemParam`.

@@ -8,8 +8,11 @@ use std::{
     task::{Context, Poll},
 };
 
+use serde_json::Value;
+
 use super::join::join_all;
-use super::model_call::{CallArguments, ModelCall};
+use super::model_call::{CallArguments, CallKind, ModelCall};
+use super::tool_search::{self, FoundTool, Role};
 use super::tools::ModelTools;
 use crate::call::context::CallContext;
 use crate::call::result::CallToolResult;
@@ -39,6 +42,17 @@ pub struct ToolOutcome {
     /// [`Error::Cancelled`], ...), for the host to log: the model only sees
     /// [`result`](Self::result).
     pub error: Option<Error>,
+    /// What was called ([`ModelCall::kind`]): an OpenAI Responses tool search is answered
+    /// with a `tool_search_output` item.
+    pub kind: CallKind,
+    /// For a tool search ([`ToolSearch`](super::ToolSearch): `search_tools`, an OpenAI
+    /// Responses `tool_search_call`) that ran: the tools found, best first (none is
+    /// `Some(vec![])`); `None` for any other call, and for a search whose arguments or query
+    /// were refused (then [`result`](Self::result) says why).
+    pub found: Option<Vec<FoundTool>>,
+    /// What the answer to a search loads: Anthropic `tool_reference` blocks, OpenAI Responses
+    /// tool definitions (empty for the other providers and calls).
+    pub(crate) load: Vec<Value>,
 }
 
 /// How many tool names an unknown-tool answer lists at most.
@@ -58,6 +72,13 @@ const LISTED_NAMES: usize = 32;
 ///   violation with its JSON Pointer);
 /// - [`Error::InvalidOutput`], [`Error::Protocol`], [`Error::Cancelled`] and any other error
 ///   of the call: ``tool "x" failed: <error>``, with the error in [`ToolOutcome::error`].
+///
+/// With tool search on ([`ModelTools::search`]), a search (`search_tools` where the list has
+/// it, an OpenAI Responses [`CallKind::ToolSearch`] call) runs [`Toolbox::search`] at once and
+/// gives the tools found in [`ToolOutcome::found`] (a `query` missing, or refused by the
+/// search with [`Error::SearchQuery`], is an `isError` result), and `call_tool {name,
+/// arguments}` (OpenAI Chat, Gemini) is routed to the tool it names, by MCP name or by the
+/// provider's name, as a call of that tool (the outcome keeps the name `call_tool`).
 ///
 /// The calls run side by side on the executor that polls the returned future (no runtime is
 /// assumed: it is a `std` future that polls every unfinished call when woken).
@@ -112,6 +133,9 @@ impl ToolOutcome {
             tool: None,
             result: CallToolResult::default(),
             error: None,
+            kind: CallKind::Function,
+            found: None,
+            load: Vec::new(),
         }
     }
 }
@@ -131,6 +155,7 @@ fn start<'a>(
         arguments,
         thought_signature,
         pointer: _,
+        kind,
     } = call;
     let mut outcome = ToolOutcome {
         id,
@@ -140,13 +165,49 @@ fn start<'a>(
         tool: None,
         result: CallToolResult::default(),
         error: None,
+        kind,
+        found: None,
+        load: Vec::new(),
     };
-    let Some(mcp_name) = tools.mcp_name(outcome.namespace.as_deref(), &outcome.name) else {
-        unknown_tool(tools, &mut outcome);
-        return Running {
-            outcome,
-            call: None,
+    let refused = |outcome| Running {
+        outcome,
+        call: None,
+    };
+    // The tool search's own functions (`search_tools`, `call_tool`, Responses' `tool_search`).
+    let (routed, arguments) = match tools.search_role(&outcome) {
+        None => (None, arguments),
+        Some(Role::Search) => {
+            tool_search::search(toolbox, tools, &mut outcome, arguments);
+            return refused(outcome);
+        }
+        Some(Role::CallTool) => match tool_search::proxied(arguments) {
+            Ok((name, arguments)) => (Some(name), CallArguments::Object(arguments)),
+            Err(problem) => {
+                outcome.result = CallToolResult::error(format!(
+                    "invalid arguments for tool {:?}: {problem}",
+                    outcome.name
+                ));
+                return refused(outcome);
+            }
+        },
+    };
+    let mcp_name = match &routed {
+        // `call_tool` names a tool as search results show it: its MCP name (or its name for
+        // the provider).
+        Some(name) => toolbox
+            .get(name)
+            .map(|tool| tool.name.as_str())
+            .or_else(|| tools.mcp_name(None, name)),
+        None => tools.mcp_name(outcome.namespace.as_deref(), &outcome.name),
+    };
+    let Some(mcp_name) = mcp_name else {
+        let called = match (routed, &outcome.namespace) {
+            (Some(name), _) => name,
+            (None, Some(ns)) => format!("{ns}.{}", outcome.name),
+            (None, None) => outcome.name.clone(),
         };
+        unknown_tool(tools, &mut outcome, called);
+        return refused(outcome);
     };
     outcome.tool = Some(mcp_name.to_owned());
     let arguments = match arguments {
@@ -155,10 +216,7 @@ fn start<'a>(
             outcome.result = CallToolResult::error(format!(
                 "invalid arguments for tool {mcp_name:?}: {problem}"
             ));
-            return Running {
-                outcome,
-                call: None,
-            };
+            return refused(outcome);
         }
     };
     Running {
@@ -167,12 +225,9 @@ fn start<'a>(
     }
 }
 
-/// The `isError` answer to a call whose name routes to no listed tool, with the nearest name.
-fn unknown_tool(tools: &ModelTools, outcome: &mut ToolOutcome) {
-    let called = match &outcome.namespace {
-        Some(ns) => format!("{ns}.{}", outcome.name),
-        None => outcome.name.clone(),
-    };
+/// The `isError` answer to a call whose name (`called`, with its namespace) routes to no
+/// listed tool, with the nearest name.
+fn unknown_tool(tools: &ModelTools, outcome: &mut ToolOutcome, called: String) {
     let names: Vec<String> = tools
         .names()
         .map(|(namespace, name)| match namespace {

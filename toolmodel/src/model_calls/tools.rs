@@ -5,10 +5,15 @@ use std::{borrow::Cow, collections::HashMap, fmt};
 
 use serde_json::{Map, Value};
 
+use super::json_shape::object;
+use super::model_call::CallKind;
 use super::provider::Provider;
+use super::run::ToolOutcome;
+use super::tool_search::{self, CALL_TOOL, Role, SEARCH_TOOLS, ToolSearch};
 use crate::adapters::{Action, ConvertOptions, Target, Warning, convert_all};
 use crate::call::toolbox::Toolbox;
 use crate::error::Error;
+use crate::model::name::nearest::nearest_tool;
 use crate::model::tool::Tool;
 
 /// How to list tools for a provider ([`ModelTools::new`]). Build with
@@ -36,6 +41,12 @@ pub struct ToolListOptions {
     /// Descriptions of OpenAI Responses `namespace` tools (which require one), by namespace;
     /// a namespace not given here is described as ``Tools of the `<namespace>` namespace.``.
     pub namespace_descriptions: Vec<(String, String)>,
+    /// Tool search for a large catalog: the tools past a pinned set deferred, and a search to
+    /// find them ([`ToolSearch`], the provider by provider rules in
+    /// [`model_calls`](super#tool-search)). When it applies (more tools than its threshold),
+    /// it decides which tools are deferred, and [`defer_loading`](Self::defer_loading) is
+    /// not read. Default `None`.
+    pub search: Option<ToolSearch>,
 }
 
 impl ToolListOptions {
@@ -50,6 +61,13 @@ impl ToolListOptions {
     #[must_use]
     pub fn with_defer_loading(mut self, defer: bool) -> Self {
         self.defer_loading = defer;
+        self
+    }
+
+    /// Sets [`search`](Self::search).
+    #[must_use]
+    pub fn with_search(mut self, search: ToolSearch) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -92,6 +110,9 @@ struct Listed {
     mcp_name: String,
     namespace: Option<String>,
     name: String,
+    /// Where its definition is in `tools`: the index, and the index inside a `namespace`
+    /// tool; `None` when it is not sent (deferred on OpenAI Chat and Gemini).
+    at: Option<(usize, Option<usize>)>,
 }
 
 /// A [`Toolbox`]'s tools in one provider's format: what goes in the request's `tools`, and
@@ -157,6 +178,8 @@ pub struct ModelTools {
         HashMap<String, usize, foldhash::fast::RandomState>,
         foldhash::fast::RandomState,
     >,
+    /// The tool search, when it applies to this list.
+    search: Option<ToolSearch>,
 }
 
 /// The OpenAI name rule, which namespaces follow too.
@@ -169,19 +192,39 @@ fn openai_allows(name: &str) -> bool {
 
 impl ModelTools {
     /// Converts every tool of `toolbox` for `provider` (with the adapters' [`convert_all`]),
-    /// in the toolbox's order.
+    /// in the toolbox's order; with [`ToolListOptions::search`] applying, the tools past the
+    /// pinned ones are deferred and the search is added ([`ToolSearch`]).
     ///
     /// # Errors
     ///
-    /// [`Error::ToolList`] naming the first tool whose conversion fails, with the adapters'
-    /// error (strict mode on a schema that cannot be strict, recursion Gemini cannot take,
-    /// ...).
+    /// - [`Error::ToolList`] naming the first tool whose conversion fails, with the adapters'
+    ///   error (strict mode on a schema that cannot be strict, recursion Gemini cannot take,
+    ///   ...), or a tool the provider would name as the search's own function (`search_tools`,
+    ///   `call_tool`, `tool_search_tool_bm25`, `tool_search_tool_regex`), with an
+    ///   [`Error::DuplicateTool`];
+    /// - [`Error::UnknownTool`] for a [pinned](ToolSearch::pinned) name no tool has, with the
+    ///   nearest name (whether the search applies or not).
+    ///
+    /// Of a tool that is not sent (deferred on OpenAI Chat and Gemini) only the name is kept:
+    /// its conversion's warnings and errors are not reported, since the model only sees its MCP
+    /// definition, in a search's result.
     pub fn new(
         toolbox: &Toolbox,
         provider: Provider,
         options: &ToolListOptions,
     ) -> Result<Self, Error> {
         let target = provider.target();
+        if let Some(search) = &options.search {
+            check_pinned(toolbox, search)?;
+        }
+        let search = options
+            .search
+            .as_ref()
+            .filter(|search| search.applies_to(toolbox));
+        let deferred = |mcp_name: &str| match search {
+            Some(search) => !search.is_pinned(mcp_name),
+            None => options.defer_loading,
+        };
         let definitions: Vec<&Tool> = toolbox.definitions().collect();
         let mut out = Self {
             provider,
@@ -190,28 +233,45 @@ impl ModelTools {
             listed: Vec::with_capacity(definitions.len()),
             by_name: HashMap::default(),
             by_namespace: HashMap::default(),
+            search: search.cloned(),
         };
-        // Which tools go in a Responses namespace, and which are flat functions.
-        let grouped = |tool: &Tool| -> Option<String> {
-            match (&tool.namespace, provider) {
-                (Some(namespace), Provider::OpenAiResponses) if openai_allows(namespace) => {
-                    Some(namespace.clone())
+        // Which tools go in a Responses namespace (and their name there), and which are flat
+        // functions.
+        let grouped = |tool: &Tool, served: &str| -> Option<(String, String)> {
+            if provider != Provider::OpenAiResponses {
+                return None;
+            }
+            match &tool.namespace {
+                Some(namespace) if openai_allows(namespace) => {
+                    Some((namespace.clone(), tool.name.clone()))
                 }
+                // With search, one namespace per upstream server: a gateway's prefixed name
+                // `<server>__<tool>` when the tool has no namespace of its own.
+                None if search.is_some() => served
+                    .split_once(FEDERATION_SEPARATOR)
+                    .filter(|(server, name)| openai_allows(server) && !name.is_empty())
+                    .map(|(server, name)| (server.to_owned(), name.to_owned())),
                 _ => None,
             }
         };
         // Per group, in the toolbox's order: the MCP names and the tools to convert.
         let mut groups: Vec<(Option<String>, Vec<&str>, Vec<Tool>)> = Vec::new();
         for (tool, listed) in definitions.iter().zip(toolbox.tools()) {
-            let key = grouped(tool);
             let mut own = Tool::clone(tool);
-            if key.is_none() {
-                // One naming for the model and for MCP clients: a flat function is named as
-                // the toolbox serves the tool (a gateway's `get_current_time`, or its
-                // `time__get_current_time` when two servers share the name); only the
-                // provider's own name rule changes it, with a warning.
-                own.name.clone_from(&listed.name);
-            }
+            let key = match grouped(tool, &listed.name) {
+                Some((namespace, name)) => {
+                    own.name = name;
+                    Some(namespace)
+                }
+                None => {
+                    // One naming for the model and for MCP clients: a flat function is named
+                    // as the toolbox serves the tool (a gateway's `get_current_time`, or its
+                    // `time__get_current_time` when two servers share the name); only the
+                    // provider's own name rule changes it, with a warning.
+                    own.name.clone_from(&listed.name);
+                    None
+                }
+            };
             own.namespace = None;
             let index = match groups.iter().position(|(group, _, _)| *group == key) {
                 Some(index) => index,
@@ -229,15 +289,46 @@ impl ModelTools {
         for (namespace, members, tools) in groups {
             let batch = convert_all(&tools, target, &convert);
             let mut functions = Vec::with_capacity(members.len());
+            let first = out.tools.len();
             for ((mcp_name, result), entry) in
                 members.iter().zip(batch.results).zip(batch.names.iter())
             {
+                let defers = deferred(mcp_name);
+                // OpenAI Chat and Gemini have no deferred loading: with search, a deferred tool
+                // is not sent (`search_tools` finds it, `call_tool` calls it), and only its
+                // name is kept, to route a call by that name.
+                let sent = !(defers && search.is_some() && !has_defer_loading(provider));
+                let index = out.listed.len();
+                match &namespace {
+                    Some(ns) => {
+                        out.by_namespace
+                            .entry(ns.clone())
+                            .or_default()
+                            .insert(entry.target_name.clone(), index);
+                    }
+                    None => {
+                        out.by_name.insert(entry.target_name.clone(), index);
+                    }
+                }
+                let at = sent.then(|| match namespace {
+                    Some(_) => (first, Some(functions.len())),
+                    None => (first + functions.len(), None),
+                });
+                out.listed.push(Listed {
+                    mcp_name: (*mcp_name).to_owned(),
+                    namespace: namespace.clone(),
+                    name: entry.target_name.clone(),
+                    at,
+                });
+                if !sent {
+                    continue;
+                }
                 let mut conversion = result.map_err(|err| Error::ToolList {
                     tool: (*mcp_name).to_owned(),
                     provider: provider.as_str(),
                     source: Box::new(err),
                 })?;
-                if options.defer_loading {
+                if defers {
                     defer(provider, &mut conversion.value);
                 }
                 // A name the provider's rule changed is no loss: `mcp_name` routes it back.
@@ -251,23 +342,6 @@ impl ModelTools {
                             warning,
                         }),
                 );
-                let index = out.listed.len();
-                match &namespace {
-                    Some(ns) => {
-                        out.by_namespace
-                            .entry(ns.clone())
-                            .or_default()
-                            .insert(entry.target_name.clone(), index);
-                    }
-                    None => {
-                        out.by_name.insert(entry.target_name.clone(), index);
-                    }
-                }
-                out.listed.push(Listed {
-                    mcp_name: (*mcp_name).to_owned(),
-                    namespace: namespace.clone(),
-                    name: entry.target_name.clone(),
-                });
                 functions.push(conversion.value);
             }
             match namespace {
@@ -291,6 +365,9 @@ impl ModelTools {
                 None => out.tools.extend(functions),
             }
         }
+        if let Some(search) = search {
+            out.add_search(search, &convert)?;
+        }
         if provider == Provider::Gemini {
             let declarations = std::mem::take(&mut out.tools);
             if !declarations.is_empty() {
@@ -300,7 +377,8 @@ impl ModelTools {
             }
         }
         if options.defer_loading
-            && matches!(provider, Provider::OpenAiChat | Provider::Gemini)
+            && search.is_none()
+            && !has_defer_loading(provider)
             && !out.listed.is_empty()
         {
             out.warnings.push(ToolWarning {
@@ -370,6 +448,158 @@ impl ModelTools {
             .map(|listed| (listed.namespace.as_deref(), listed.name.as_str()))
     }
 
+    /// The tool search that applies to this list ([`ToolListOptions::search`] when the
+    /// toolbox holds more tools than its threshold), or `None`.
+    #[must_use]
+    pub fn search(&self) -> Option<&ToolSearch> {
+        self.search.as_ref()
+    }
+
+    /// Whether the tool served as `mcp_name` is deferred: sent with `defer_loading: true`
+    /// (Anthropic, OpenAI Responses), or not sent and found through `search_tools` (OpenAI
+    /// Chat, Gemini, with [`ToolListOptions::search`]). `false` for a name no listed tool has.
+    #[must_use]
+    pub fn is_deferred(&self, mcp_name: &str) -> bool {
+        self.listed
+            .iter()
+            .find(|listed| listed.mcp_name == mcp_name)
+            .and_then(|listed| match listed.at {
+                None => Some(true),
+                Some((index, inner)) => {
+                    let tool = self.tools.get(index)?;
+                    let tool = match inner {
+                        Some(i) => tool.get("tools")?.get(i)?,
+                        None => tool,
+                    };
+                    tool.get("defer_loading").and_then(Value::as_bool)
+                }
+            })
+            .unwrap_or(false)
+    }
+
+    /// What `outcome`'s call is to the tool search, when it is one: the search
+    /// (`search_tools` where toolmodel lists it, a Responses `tool_search_call`), or
+    /// `call_tool` (OpenAI Chat, Gemini).
+    pub(crate) fn search_role(&self, outcome: &ToolOutcome) -> Option<Role> {
+        if outcome.kind == CallKind::ToolSearch {
+            return Some(Role::Search);
+        }
+        let search = self.search.as_ref()?;
+        if outcome.namespace.is_some() {
+            return None;
+        }
+        let role = match outcome.name.as_str() {
+            SEARCH_TOOLS => Role::Search,
+            CALL_TOOL => Role::CallTool,
+            _ => return None,
+        };
+        tool_search::function_names(self.provider, search)
+            .contains(&outcome.name.as_str())
+            .then_some(role)
+    }
+
+    /// What the answer to a search that found `found` (MCP names, best first) loads: Anthropic
+    /// `tool_reference` blocks naming them, or the OpenAI Responses definitions as `tools`
+    /// holds them (the functions found, in their `namespace` tools, in the order found). Tools
+    /// not listed are left out; nothing for the other providers.
+    pub(crate) fn load<'n>(&self, found: impl Iterator<Item = &'n str>) -> Vec<Value> {
+        let listed = found.filter_map(|name| self.listed.iter().find(|l| l.mcp_name == name));
+        match self.provider {
+            Provider::Anthropic => listed
+                .map(|listed| {
+                    object([
+                        ("type", Value::from("tool_reference")),
+                        ("tool_name", Value::from(listed.name.as_str())),
+                    ])
+                })
+                .collect(),
+            Provider::OpenAiResponses => {
+                let mut out: Vec<Value> = Vec::new();
+                // The namespace tools written so far: their index in `tools`, and in `out`.
+                let mut groups: Vec<(usize, usize)> = Vec::new();
+                for listed in listed {
+                    let Some((index, inner)) = listed.at else {
+                        continue;
+                    };
+                    let Some(tool) = self.tools.get(index) else {
+                        continue;
+                    };
+                    let Some(inner) = inner else {
+                        out.push(tool.clone());
+                        continue;
+                    };
+                    let Some(function) = tool.get("tools").and_then(|tools| tools.get(inner))
+                    else {
+                        continue;
+                    };
+                    let at = match groups.iter().find(|(group, _)| *group == index) {
+                        Some(&(_, at)) => at,
+                        None => {
+                            let mut group = Map::new();
+                            for key in ["type", "name", "description"] {
+                                if let Some(value) = tool.get(key) {
+                                    group.insert(key.into(), value.clone());
+                                }
+                            }
+                            group.insert("tools".into(), Value::Array(Vec::new()));
+                            out.push(Value::Object(group));
+                            groups.push((index, out.len() - 1));
+                            out.len() - 1
+                        }
+                    };
+                    if let Some(Value::Array(functions)) =
+                        out.get_mut(at).and_then(|group| group.get_mut("tools"))
+                    {
+                        functions.push(function.clone());
+                    }
+                }
+                out
+            }
+            Provider::OpenAiChat | Provider::Gemini => Vec::new(),
+        }
+    }
+
+    /// Adds the search's own tools ([`tool_search::functions`], converted as any tool, never
+    /// strict; the provider's search tool) after the toolbox's, refusing a tool of the
+    /// toolbox the provider names as one of them.
+    fn add_search(&mut self, search: &ToolSearch, convert: &ConvertOptions) -> Result<(), Error> {
+        for reserved in tool_search::reserved_names(self.provider, search) {
+            if let Some(&index) = self.by_name.get(reserved) {
+                let tool = self
+                    .listed
+                    .get(index)
+                    .map(|listed| listed.mcp_name.clone())
+                    .unwrap_or_default();
+                return Err(Error::ToolList {
+                    tool,
+                    provider: self.provider.as_str(),
+                    source: Box::new(Error::DuplicateTool {
+                        name: reserved.to_owned(),
+                        first: "model_calls::ToolSearch",
+                        second: "a tool of the toolbox",
+                    }),
+                });
+            }
+        }
+        let functions = tool_search::functions(self.provider, search);
+        let convert = ConvertOptions {
+            strict: false,
+            ..convert.clone()
+        };
+        let batch = convert_all(&functions, self.provider.target(), &convert);
+        for (tool, result) in functions.iter().zip(batch.results) {
+            let conversion = result.map_err(|err| Error::ToolList {
+                tool: tool.name.clone(),
+                provider: self.provider.as_str(),
+                source: Box::new(err),
+            })?;
+            self.tools.push(conversion.value);
+        }
+        self.tools
+            .extend(tool_search::provider_tool(self.provider, search));
+        Ok(())
+    }
+
     /// The provider's names of every tool (`namespace.name` for namespaced Responses tools),
     /// in the toolbox's order: what an unknown-tool answer lists.
     pub(crate) fn names(&self) -> impl Iterator<Item = (Option<&str>, &str)> {
@@ -379,10 +609,34 @@ impl ModelTools {
     }
 }
 
+/// The separator of a gateway's prefixed name, `<server>__<tool>` (`toolmodel-rmcp`'s
+/// federation): the part before it names the upstream server.
+const FEDERATION_SEPARATOR: &str = "__";
+
+/// [`Error::UnknownTool`] for the first pinned name no tool of `toolbox` has.
+fn check_pinned(toolbox: &Toolbox, search: &ToolSearch) -> Result<(), Error> {
+    match search
+        .pinned
+        .iter()
+        .find(|name| toolbox.get(name).is_none())
+    {
+        None => Ok(()),
+        Some(name) => Err(Error::UnknownTool {
+            name: name.clone(),
+            nearest: nearest_tool(name, toolbox.tools().iter().map(|tool| tool.name.as_str()))
+                .map(str::to_owned),
+        }),
+    }
+}
+
+/// Whether the provider's tools have `defer_loading` (Anthropic, OpenAI Responses).
+fn has_defer_loading(provider: Provider) -> bool {
+    matches!(provider, Provider::Anthropic | Provider::OpenAiResponses)
+}
+
 /// Marks a converted tool `defer_loading: true` where the provider has the key.
 fn defer(provider: Provider, tool: &mut Value) {
-    if let (Provider::Anthropic | Provider::OpenAiResponses, Value::Object(map)) = (provider, tool)
-    {
+    if let (true, Value::Object(map)) = (has_defer_loading(provider), tool) {
         map.insert("defer_loading".into(), Value::Bool(true));
     }
 }
