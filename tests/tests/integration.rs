@@ -31,6 +31,7 @@ mod integer_valued;
 mod json_schema_suite;
 mod list_and_call_over_stdio;
 mod model_calls;
+mod model_search;
 mod no_network;
 mod properties;
 mod quickstart;

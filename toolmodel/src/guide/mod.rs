@@ -10,6 +10,7 @@
 //! | [`calling`] | call tools through a `Toolbox`; handlers with state, progress, cancellation, images; asking the client for input |
 //! | [`validating`] | validate arguments and results; what a model reads when its arguments are wrong |
 //! | [`models`] | run a model's tool calls: Anthropic, OpenAI Chat, OpenAI Responses, Gemini |
+//! | [`large_catalogs`] | search a catalog of thousands of tools; defer tools and let the model search (each provider's way) |
 //! | [`converting`] | convert tools to and from the providers' formats; the `toolmodel` command (lint, convert, validate) |
 //! | [`protocol_versions`] | MCP 2024-11-05 to 2026-07-28: what each version carries, reading and writing for one |
 //! | [`security`] | what `toolmodel` does with hostile input: no network, bounds, typed errors, fuzzing |
@@ -46,6 +47,10 @@ pub mod validating {}
 #[doc = include_str!("files/agent_loop.txt")]
 #[doc = "```"]
 pub mod models {}
+
+#[doc = include_str!("large_catalogs.md")]
+#[doc = include_str!("large_catalogs_models.md")]
+pub mod large_catalogs {}
 
 #[doc = include_str!("converting.md")]
 #[doc = ""]

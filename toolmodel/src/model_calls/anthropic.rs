@@ -7,7 +7,7 @@
 //! (`ToolUseBlock`, `ToolResultBlockParam`, `ImageBlockParam`, `MessageParam`,
 //! `ToolReferenceBlockParam`, `ServerToolUseBlock`, `ToolSearchToolResultBlock`), transcribed
 //! in `tests/data/providers/anthropic.schema.json` and
-//! `toolmodel/tests/data/tool_search/anthropic.schema.json`.
+//! `tests/data/tool_search/anthropic.schema.json`.
 
 use std::borrow::Cow;
 

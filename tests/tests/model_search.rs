@@ -3,7 +3,7 @@
 //! server search's blocks; OpenAI Responses `tool_search_call` / `tool_search_output`; the
 //! `search_tools` / `call_tool` pair of OpenAI Chat and Gemini), every request body checked
 //! against the provider's published types as `tests/tests/model_calls.rs` checks them
-//! (`tests/data/providers/`, and `tests/data/tool_search/` here for the tool search types:
+//! (`tests/data/providers/`, and `tests/data/tool_search/` for the tool search types:
 //! see its README); and the rules of reading, writing and running, one by one.
 
 use std::{path::PathBuf, sync::OnceLock};
@@ -33,8 +33,8 @@ fn read_json(path: &str) -> Value {
 fn document(name: &str) -> &'static Value {
     static DOCS: OnceLock<Vec<(&'static str, Value)>> = OnceLock::new();
     let docs = DOCS.get_or_init(|| {
-        let mut anthropic = read_json("../tests/data/providers/anthropic.schema.json");
-        let search = read_json("tests/data/tool_search/anthropic.schema.json");
+        let mut anthropic = read_json("data/providers/anthropic.schema.json");
+        let search = read_json("data/tool_search/anthropic.schema.json");
         for (key, def) in search["$defs"].as_object().expect("$defs") {
             anthropic["$defs"][key] = def.clone();
         }
@@ -45,17 +45,11 @@ fn document(name: &str) -> &'static Value {
         }
         vec![
             ("anthropic", anthropic),
-            (
-                "openai",
-                read_json("../tests/data/providers/openai.schema.json"),
-            ),
-            (
-                "gemini",
-                read_json("../tests/data/providers/gemini.schema.json"),
-            ),
+            ("openai", read_json("data/providers/openai.schema.json")),
+            ("gemini", read_json("data/providers/gemini.schema.json")),
             (
                 "openai-python",
-                read_json("tests/data/tool_search/openai.schema.json"),
+                read_json("data/tool_search/openai.schema.json"),
             ),
         ]
     });
@@ -264,7 +258,7 @@ fn searching() -> ToolListOptions {
 
 /// A recorded response.
 fn recorded(name: &str) -> Value {
-    read_json(&format!("tests/data/tool_search/{name}.response.json"))
+    read_json(&format!("data/tool_search/{name}.response.json"))
 }
 
 /// The first request body of a loop: the tools and the user's question.
