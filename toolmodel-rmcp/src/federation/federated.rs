@@ -98,7 +98,8 @@ struct Shared {
     last_error: Mutex<Option<RebuildError>>,
     /// What each server declared at its last `initialize`.
     declared: Declared,
-    /// Each server's `serverInfo.description` at its last `initialize`, by server name.
+    /// Each server's `serverInfo` `title` and `description` (one per line) at its last
+    /// `initialize`, by server name.
     descriptions: Mutex<BTreeMap<String, String>>,
     /// The gateway's sessions, told of the servers' prompt and resource announcements.
     downstream: Arc<Downstream>,
@@ -421,11 +422,18 @@ impl Shared {
         if let Some(info) = opened.peer.peer_info() {
             lock(&self.declared).insert(upstream.config.name.clone(), info.capabilities.clone());
             let mut descriptions = lock(&self.descriptions);
-            let description = info.server_info.as_ref().and_then(|s| s.description.as_ref());
-            match description {
-                Some(text) => descriptions.insert(upstream.config.name.clone(), text.clone()),
-                None => descriptions.remove(&upstream.config.name),
-            };
+            let said: Vec<&str> = info
+                .server_info
+                .iter()
+                .flat_map(|server| [&server.title, &server.description])
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            if said.is_empty() {
+                descriptions.remove(&upstream.config.name);
+            } else {
+                descriptions.insert(upstream.config.name.clone(), said.join("\n"));
+            }
         }
         let name = &upstream.config.name;
         let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;

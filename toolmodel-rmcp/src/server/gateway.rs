@@ -37,8 +37,8 @@ pub(crate) trait Backends {
     /// Where the tasks of the tasks extension live.
     fn tasks(&self) -> Arc<dyn UpstreamTasks>;
 
-    /// What each upstream says of itself (its `serverInfo.description`), by its name: what
-    /// tool search finds its tools by, beside the name.
+    /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
+    /// name: what tool search finds its tools by, beside the name.
     fn descriptions(&self) -> Describe;
 }
 

@@ -70,7 +70,9 @@ pub(crate) struct ServedTools(Arc<RwLock<Arc<ToolList>>>);
 
 impl ServedTools {
     pub(crate) fn new(toolbox: Toolbox) -> Self {
-        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(toolbox, None)))))
+        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(
+            toolbox, None,
+        )))))
     }
 
     /// The list served now; whoever holds it keeps it as it is.

@@ -361,7 +361,7 @@ impl ToolboxServer {
     /// changed, by every [`set_toolbox`](Self::set_toolbox) and, for a
     /// [`gateway`](Self::gateway), every rebuild after an upstream's tools change, before
     /// the clients hear of the change: a new tool is found at once. A gateway's tools are
-    /// also found by their upstream's name and `serverInfo.description`.
+    /// also found by their upstream's name and its `serverInfo` `title` and `description`.
     ///
     /// It applies to this server and every clone and session of it; a second call replaces
     /// the first settings. The guide's [Large catalogs](crate::guide::large_catalogs) chapter

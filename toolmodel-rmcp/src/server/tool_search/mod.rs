@@ -149,7 +149,8 @@ impl ToolSearch {
     }
 }
 
-/// What an upstream server says of itself (its `serverInfo.description`), by its name.
+/// What an upstream server says of itself (its `serverInfo` `title` and `description`), by
+/// its name.
 pub(crate) type Describe = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// What a disclosed toolbox is listed as: its always visible tools, then `search_tools` and
