@@ -530,3 +530,61 @@ mod gateway {
         federation.shutdown().await;
     }
 }
+
+#[cfg(all(feature = "federation", feature = "auth"))]
+mod scopes {
+    use toolmodel_rmcp::auth::ResourceServer;
+    use toolmodel_test_support::issuer::Issuer;
+
+    use super::*;
+    use crate::support::two_users::connect;
+
+    /// A tool that needs `scope`.
+    fn scoped(name: &str, description: &str, scope: &str) -> Tool {
+        let mut tool = tool(json!({"name": name, "description": description,
+            "inputSchema": {"type": "object"}}));
+        tool.required_scopes = vec![scope.to_owned()];
+        tool
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_tool_whose_scopes_the_caller_lacks_is_neither_found_nor_called() {
+        let Some(issuer) = Issuer::start(0).await else {
+            return;
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        let toolbox = catalog([
+            scoped("read_note", "Read a note.", "notes:read"),
+            scoped("write_note", "Write a note.", "notes:write"),
+        ]);
+        let server = ToolboxServer::new(toolbox)
+            .with_tool_search(ToolSearch::new())
+            .with_authorization(ResourceServer::new(&issuer.url, &url).expect("authorization"));
+        tokio::spawn(server.serve_http(listener).into_future());
+
+        let reader = connect(&url, issuer.token(&url, "notes:read").await, (), false).await;
+        assert_eq!(found(&reader, "note").await, ["read_note"]);
+        let refused = call(&reader, "call_tool", json!({"name": "write_note"})).await;
+        assert_eq!(text(&refused), "Unknown tool: 'write_note'", "{refused}");
+        let read = call(&reader, "call_tool", json!({"name": "read_note"})).await;
+        assert_eq!(text(&read), "read_note ran", "{read}");
+
+        let writer = connect(
+            &url,
+            issuer.token(&url, "notes:read notes:write").await,
+            (),
+            false,
+        )
+        .await;
+        let mut both = found(&writer, "note").await;
+        both.sort();
+        assert_eq!(both, ["read_note", "write_note"]);
+        let wrote = call(&writer, "call_tool", json!({"name": "write_note"})).await;
+        assert_eq!(text(&wrote), "write_note ran", "{wrote}");
+        reader.cancel().await.expect("closes");
+        writer.cancel().await.expect("closes");
+    }
+}
