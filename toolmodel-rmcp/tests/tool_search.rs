@@ -484,6 +484,79 @@ mod gateway {
         federation.shutdown().await;
     }
 
+    /// The official Python SDK's client (PyPI `mcp`): lists the tools, searches for `argv[2]`,
+    /// calls the first tool found with the JSON arguments `argv[3]` through `call_tool`, and
+    /// prints what it saw as one JSON line.
+    const PYTHON_CLIENT: &str = r#"
+import asyncio, json, sys
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def main(url, query, arguments):
+    async with streamable_http_client(url) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            listed = [tool.name for tool in (await session.list_tools()).tools]
+            search = await session.call_tool("search_tools", {"query": query})
+            search = search.model_dump(mode="json", by_alias=True, exclude_none=True)
+            found = [tool["name"] for tool in search["structuredContent"]["result"]]
+            called = await session.call_tool(
+                "call_tool", {"name": found[0], "arguments": json.loads(arguments)})
+            called = called.model_dump(mode="json", by_alias=True, exclude_none=True)
+            print(json.dumps({"listed": listed, "found": found, "called": called}))
+
+asyncio.run(main(*sys.argv[1:]))
+"#;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_python_sdk_finds_and_calls_a_tool_it_was_not_listed() {
+        let Some(mut up) = upstreams() else { return };
+        let everything = up.remove("EVERYTHING").expect("server-everything");
+        // mcp-server-time's virtual environment holds the SDK.
+        let python = std::path::Path::new(&up["TIME"]).with_file_name("python");
+        let config = FederationConfig::builder()
+            .with_upstream(UpstreamConfig::stdio(
+                "demo",
+                StdioTransport::new(everything),
+            ))
+            .build()
+            .expect("config");
+        let federation = Federation::start(config).await.expect("federation");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        let gateway = ToolboxServer::gateway(&federation)
+            .with_tool_search(ToolSearch::new().with_always_visible(["echo"]));
+        tokio::spawn(gateway.serve_http(listener).into_future());
+
+        let output = tokio::process::Command::new(python)
+            .args([
+                "-c",
+                PYTHON_CLIENT,
+                &url,
+                "sum of two numbers",
+                r#"{"a": 2, "b": 3}"#,
+            ])
+            .output()
+            .await
+            .expect("python runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let seen: Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+        assert_eq!(seen["listed"], json!(["call_tool", "echo", "search_tools"]));
+        assert_eq!(seen["found"][0], "get-sum", "{seen}");
+        assert_ne!(seen["called"]["isError"], json!(true), "{seen}");
+        assert!(
+            seen["called"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .contains('5'),
+            "{seen}"
+        );
+        federation.shutdown().await;
+    }
+
     /// A server of our own over Streamable HTTP, as an upstream whose tools change.
     async fn upstream(toolbox: Toolbox) -> (ToolboxServer, String) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
