@@ -19,7 +19,7 @@ use std::{
 
 use toolmodel::{
     Backend, Tool, Toolbox,
-    search::{Server, ToolIndex},
+    search::{Change, Server, SyncReport, ToolIndex},
 };
 
 use super::tool_list::ServedTools;
@@ -209,38 +209,42 @@ fn upstream_of(tool: &Tool) -> Option<&str> {
 
 impl Searching {
     /// Makes the index hold exactly the tools of `toolbox`: each tool whose definition
-    /// differs from the one indexed is indexed again (a gateway's tool with its upstream's
-    /// name and description), each tool gone is removed.
-    fn sync(&mut self, toolbox: &Toolbox, describe: Option<&Describe>) {
+    /// differs from the one indexed is given to the index again (a gateway's tool with its
+    /// upstream's name and description), which re-indexes it when a searched text changed;
+    /// each tool gone is removed. Says what it did.
+    fn sync(&mut self, toolbox: &Toolbox, describe: Option<&Describe>) -> SyncReport {
+        let mut report = SyncReport::default();
         let before = self.indexed.take();
         for tool in toolbox.tools() {
-            let unchanged = before
+            let same = before
                 .as_ref()
                 .and_then(|before| before.get(&tool.name))
                 .is_some_and(|indexed| indexed == tool);
-            if unchanged {
-                continue;
-            }
-            match upstream_of(tool) {
-                Some(name) => {
-                    let description = describe.and_then(|describe| describe(name));
-                    let server = Server {
-                        name,
-                        description: description.as_deref(),
-                    };
-                    self.index.upsert_from(tool, &server);
-                }
-                None => {
-                    self.index.upsert(tool);
-                }
+            let change = if same {
+                Change::Unchanged
+            } else if let Some(name) = upstream_of(tool) {
+                let description = describe.and_then(|describe| describe(name));
+                let server = Server {
+                    name,
+                    description: description.as_deref(),
+                };
+                self.index.upsert_from(tool, &server)
+            } else {
+                self.index.upsert(tool)
+            };
+            match change {
+                Change::Added => report.added += 1,
+                Change::Reindexed => report.reindexed += 1,
+                Change::Unchanged => report.unchanged += 1,
             }
         }
         for tool in before.iter().flat_map(Toolbox::tools) {
-            if toolbox.get(&tool.name).is_none() {
-                self.index.remove(&tool.name);
+            if toolbox.get(&tool.name).is_none() && self.index.remove(&tool.name) {
+                report.removed += 1;
             }
         }
         self.indexed = Some(toolbox.clone());
+        report
     }
 
     /// What `toolbox` is listed as while it is disclosed; `None` at or below the threshold.
@@ -284,7 +288,7 @@ impl ServedSearch {
             indexed: None,
         };
         let toolbox = tools.current().toolbox.clone();
-        on.sync(&toolbox, shared.describe.as_ref());
+        let _report = on.sync(&toolbox, shared.describe.as_ref());
         tools.replace(toolbox.clone(), on.disclose(&toolbox));
         shared.on = Some(on);
     }
@@ -296,7 +300,7 @@ impl ServedSearch {
         let Shared { on, describe } = &mut *shared;
         match on {
             Some(on) => {
-                on.sync(&toolbox, describe.as_ref());
+                let _report = on.sync(&toolbox, describe.as_ref());
                 let disclosed = on.disclose(&toolbox);
                 tools.replace(toolbox, disclosed);
             }
@@ -353,5 +357,104 @@ impl ServedSearch {
             }
             limit = limit.saturating_mul(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolmodel::{CallToolResult, ToolSchema};
+
+    use super::*;
+
+    /// A toolbox of `(name, description)` tools; `mcp` ones imported from the server "notes".
+    fn toolbox(tools: &[(&str, &str)], mcp: bool) -> Toolbox {
+        let mut builder = Toolbox::builder();
+        for (name, description) in tools {
+            let mut tool = Tool::new(*name, ToolSchema::empty_object());
+            tool.description = Some((*description).to_owned());
+            if mcp {
+                tool.backends = vec![Backend::mcp("notes")];
+            }
+            builder = builder.with_tool(tool, |_, _| async { Ok(CallToolResult::text("ok")) });
+        }
+        builder.build().unwrap()
+    }
+
+    fn searching(config: ToolSearch) -> Searching {
+        let tools = synthetic::tools().unwrap();
+        Searching {
+            config: Arc::new(config),
+            synthetic: synthetic::listing(&tools).unwrap(),
+            index: ToolIndex::new(),
+            indexed: None,
+        }
+    }
+
+    fn names(on: &Searching, query: &str) -> Vec<String> {
+        let hits = on.index.search(query, 10).unwrap();
+        hits.iter().map(|hit| hit.tool.name.clone()).collect()
+    }
+
+    #[test]
+    fn a_sync_gives_the_index_only_the_tools_that_changed() {
+        let mut on = searching(ToolSearch::new());
+        let first = toolbox(&[("a", "alpha"), ("b", "beta"), ("c", "gamma")], false);
+        let report = on.sync(&first, None);
+        assert_eq!(
+            (report.added, report.reindexed, report.unchanged),
+            (3, 0, 0)
+        );
+
+        let second = toolbox(&[("a", "alpha"), ("b", "bravo"), ("d", "delta")], false);
+        let report = on.sync(&second, None);
+        assert_eq!(
+            (
+                report.added,
+                report.reindexed,
+                report.unchanged,
+                report.removed
+            ),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(names(&on, "bravo"), ["b"]);
+        assert!(names(&on, "beta").is_empty());
+        assert!(names(&on, "gamma").is_empty());
+        assert_eq!(names(&on, "delta"), ["d"]);
+    }
+
+    #[test]
+    fn an_imported_tool_is_found_by_what_its_server_says_of_itself() {
+        let mut on = searching(ToolSearch::new());
+        let describe: Describe =
+            Arc::new(|server: &str| (server == "notes").then(|| "Jotter Server".to_owned()));
+        let report = on.sync(
+            &toolbox(&[("archive", "Archive old ones.")], true),
+            Some(&describe),
+        );
+        assert_eq!(report.added, 1);
+        assert_eq!(names(&on, "jotter"), ["archive"]);
+        assert_eq!(names(&on, "notes"), ["archive"]);
+    }
+
+    #[test]
+    fn a_toolbox_above_the_threshold_is_listed_as_the_two_and_the_always_visible() {
+        let on = searching(ToolSearch::new().with_threshold(2).with_always_visible([
+            "b",
+            "missing",
+            "search_tools",
+        ]));
+        let three = toolbox(&[("a", "x"), ("b", "y"), ("c", "z")], false);
+        let listing = &on.disclose(&three).expect("disclosed").listing;
+        let listed: Vec<&str> = listing
+            .tools()
+            .iter()
+            .map(|tool| tool.name.as_str())
+            .collect();
+        assert_eq!(listed, ["b", "call_tool", "search_tools"]);
+        assert!(
+            on.disclose(&toolbox(&[("a", "x"), ("b", "y")], false))
+                .is_none()
+        );
+        assert_eq!(ToolSearch::new().with_max_results(0).max_results(), 1);
     }
 }
