@@ -5,7 +5,7 @@
 //! gateway over `@modelcontextprotocol/server-everything` and a server of our own, and by the
 //! official Python SDK (`mcp`, from the upstreams' virtual environment).
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use rmcp::{
     ClientHandler,
@@ -13,10 +13,9 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
         Implementation, InputResponses, TaskPayload, TaskStatus,
     },
-    service::{NotificationContext, RoleClient, RunningService, ServiceError},
+    service::{RoleClient, RunningService, ServiceError},
 };
 use serde_json::{Map, Value, json};
-use tokio::sync::Notify;
 use toolmodel::{
     CallContext, CallToolResult, NoArguments, ProtocolVersion, Tool, ToolError, ToolHandler,
     Toolbox,
@@ -25,9 +24,6 @@ use toolmodel::{
 use toolmodel_rmcp::{ToolboxServer, server::ToolSearch};
 
 use crate::support::{add::Add, pipe, task_tools::Wait};
-
-/// How long a test waits for what a server should send.
-const WAIT: Duration = Duration::from_secs(10);
 
 /// What FastMCP's `BM25SearchTransform` lists for its two tools (`inputSchema` and
 /// `outputSchema` as FastMCP 4.2.3 writes them; its `_meta.fastmcp.tags` left out).
@@ -417,24 +413,31 @@ async fn call_tool_runs_input_rounds_and_tasks_as_a_direct_call_would() {
     client.cancel().await.expect("closes");
 }
 
-/// A client that is told of `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-struct Changes(Arc<Notify>);
-
-impl ClientHandler for Changes {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.0.notify_one();
-    }
-}
-
 #[cfg(feature = "federation")]
 mod gateway {
+    use std::sync::Arc;
     use toolmodel_rmcp::federation::{
         Federation, FederationConfig, HttpTransport, StdioTransport, UpstreamConfig,
     };
+
+    use rmcp::service::NotificationContext;
+    use tokio::sync::Notify;
     use toolmodel_test_support::upstreams::upstreams;
 
     use super::*;
+
+    /// How long a test waits for what a server should send.
+    const WAIT: Duration = Duration::from_secs(10);
+
+    /// A client that is told of `notifications/tools/list_changed`.
+    #[derive(Clone, Default)]
+    struct Changes(Arc<Notify>);
+
+    impl ClientHandler for Changes {
+        async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+            self.0.notify_one();
+        }
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_tool_of_an_upstream_is_found_and_called_through_the_gateway() {

@@ -70,11 +70,17 @@ impl ToolboxServer {
         }
         match &*request.name {
             SEARCH_TOOLS => {
-                let query = arguments["query"].as_str().unwrap_or_default();
+                let query = arguments
+                    .get("query")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 answer(self.search_tools(&settings, toolbox, query, caller, version))
             }
             CALL_TOOL => {
-                let name = arguments["name"].as_str().unwrap_or_default();
+                let name = arguments
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 if is_synthetic(name) {
                     return answer(CallToolResult::error(format!(
                         "'{name}' is a synthetic search tool and cannot be called via the \
