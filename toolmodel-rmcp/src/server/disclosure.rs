@@ -43,11 +43,11 @@ impl ToolboxServer {
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Routed {
-        let Some(settings) = self
-            .search
-            .settings()
-            .filter(|settings| settings.config.is_on_for(toolbox.len()))
-        else {
+        let settings = is_synthetic(&request.name)
+            .then(|| self.search.settings())
+            .flatten()
+            .filter(|settings| settings.config.is_on_for(toolbox.len()));
+        let Some(settings) = settings else {
             return Routed::Call(request);
         };
         let version = message::protocol_version(context.protocol_version());
@@ -58,15 +58,13 @@ impl ToolboxServer {
                 message::result_to_rmcp(result, version).map(CallToolResponse::Complete),
             )
         };
-        if is_synthetic(&request.name) {
-            match settings
-                .synthetic
-                .check_arguments(&request.name, &arguments)
-            {
-                Ok(Some(refused)) => return answer(refused),
-                Ok(None) => {}
-                Err(err) => return Routed::Answered(Err(error_data(err))),
-            }
+        match settings
+            .synthetic
+            .check_arguments(&request.name, &arguments)
+        {
+            Ok(Some(refused)) => return answer(refused),
+            Ok(None) => {}
+            Err(err) => return Routed::Answered(Err(error_data(err))),
         }
         match &*request.name {
             SEARCH_TOOLS => {

@@ -11,11 +11,12 @@
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
-//!    servers), `peer`, `compat` (every workaround of `rmcp` 3.11: `stdio`, `misrouted`, `json_errors`);
+//!    servers), `tool_search` (the [`ServedSearch`] index, kept in step with `tool_list`),
+//!    `peer`, `compat` (every workaround of `rmcp` 3.11: `stdio`, `misrouted`, `json_errors`);
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
-//! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
-//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `task_route`
+//! 3. what needs a whole `&ToolboxServer`: `disclosure` (`search_tools` answered, `call_tool`
+//!    unwrapped), `call` (a `tools/call`'s context and its `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `task_route`
 //!    (a `tools/call` and `tasks/*` handed to the tasks of other servers), `http`'s `front`
 //!    and `connections`, and `transport` (serving it over stdio and Streamable HTTP);
 //! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them: every method it
