@@ -358,8 +358,8 @@ impl ToolboxServer {
     /// `search`'s threshold, `tools/list` lists `search_tools` and `call_tool` (and the tools
     /// `search` keeps always visible) instead of every tool, as FastMCP's
     /// `BM25SearchTransform` does; what the two tools take and give is in [`ToolSearch`].
-    /// The toolbox is indexed now (`toolmodel`'s tool search), and again, only the tools that
-    /// changed, by every [`set_toolbox`](Self::set_toolbox) and, for a
+    /// The toolbox is indexed now (`toolmodel`'s tool search), and again, only the tools whose
+    /// searched texts changed, by every [`set_toolbox`](Self::set_toolbox) and, for a
     /// [`gateway`](Self::gateway), every rebuild after an upstream's tools change, before
     /// the clients hear of the change: a new tool is found at once. A gateway's tools are
     /// also found by their upstream's name and its `serverInfo` `title` and `description`.
@@ -387,6 +387,8 @@ impl ToolboxServer {
     #[must_use]
     pub fn with_tool_search(self, search: ToolSearch) -> Self {
         self.search.enable(search, &self.tools);
+        // Sessions already open (of a clone) list again.
+        self.list_changed.notify();
         self
     }
 

@@ -4,22 +4,22 @@
 //!
 //! The index is `toolmodel`'s [`ToolIndex`] (BM25 over each tool's name, title, description,
 //! parameters, namespace, tags and category). When the toolbox is replaced
-//! (`ToolboxServer::set_toolbox`, a gateway's rebuilt toolbox) only the tools whose
-//! definition changed are indexed again, and those that left are removed, before the new
-//! toolbox is served: a tool added is found by the next `search_tools`.
+//! (`ToolboxServer::set_toolbox`, a gateway's rebuilt toolbox) only the tools whose searched
+//! texts changed are indexed again, in one batch, and those that left are removed, before the
+//! new toolbox is served: a tool added is found by the next `search_tools`.
 //!
 //! What the server does with a request is in `disclosure.rs`.
 
 pub(crate) mod synthetic;
 
 use std::{
-    collections::BTreeSet,
+    collections::{BTreeMap, BTreeSet},
     sync::{Arc, RwLock},
 };
 
 use toolmodel::{
     Backend, Tool, Toolbox,
-    search::{Change, Server, SyncReport, ToolIndex},
+    search::{Server, SyncReport, ToolIndex},
 };
 
 use super::tool_list::ServedTools;
@@ -153,8 +153,8 @@ impl ToolSearch {
 /// its name.
 pub(crate) type Describe = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// What a disclosed toolbox is listed as: its always visible tools, then `search_tools` and
-/// `call_tool` (built when the toolbox is served, with it).
+/// What a disclosed toolbox is listed as: its always visible tools, `search_tools` and
+/// `call_tool`, by name (built when the toolbox is served, with it).
 #[derive(Debug)]
 pub(crate) struct Disclosed {
     pub(crate) listing: Toolbox,
@@ -188,8 +188,6 @@ struct Searching {
     /// `search_tools` and `call_tool`, whose arguments it checks.
     synthetic: Toolbox,
     index: ToolIndex,
-    /// The toolbox the index holds the tools of.
-    indexed: Option<Toolbox>,
 }
 
 /// The search as a request sees it: its settings and the toolbox that checks the arguments
@@ -208,43 +206,24 @@ fn upstream_of(tool: &Tool) -> Option<&str> {
 }
 
 impl Searching {
-    /// Makes the index hold exactly the tools of `toolbox`: each tool whose definition
-    /// differs from the one indexed is given to the index again (a gateway's tool with its
-    /// upstream's name and description), which re-indexes it when a searched text changed;
-    /// each tool gone is removed. Says what it did.
+    /// Makes the index hold exactly the tools of `toolbox`, in one batch
+    /// ([`ToolIndex::sync_from_servers`]): the tools whose searched texts changed are indexed
+    /// again (a gateway's tool with its upstream's name and what the upstream says of itself,
+    /// asked once per upstream), the others left alone, those gone removed. Says what it did.
     fn sync(&mut self, toolbox: &Toolbox, describe: Option<&Describe>) -> SyncReport {
-        let mut report = SyncReport::default();
-        let before = self.indexed.take();
-        for tool in toolbox.tools() {
-            let same = before
-                .as_ref()
-                .and_then(|before| before.get(&tool.name))
-                .is_some_and(|indexed| indexed == tool);
-            let change = if same {
-                Change::Unchanged
-            } else if let Some(name) = upstream_of(tool) {
-                let description = describe.and_then(|describe| describe(name));
-                let server = Server {
-                    name,
-                    description: description.as_deref(),
-                };
-                self.index.upsert_from(tool, &server)
-            } else {
-                self.index.upsert(tool)
-            };
-            match change {
-                Change::Added => report.added += 1,
-                Change::Reindexed => report.reindexed += 1,
-                Change::Unchanged => report.unchanged += 1,
-            }
+        let mut said: BTreeMap<&str, Option<String>> = BTreeMap::new();
+        for server in toolbox.tools().iter().filter_map(upstream_of) {
+            said.entry(server)
+                .or_insert_with(|| describe.and_then(|describe| describe(server)));
         }
-        for tool in before.iter().flat_map(Toolbox::tools) {
-            if toolbox.get(&tool.name).is_none() && self.index.remove(&tool.name) {
-                report.removed += 1;
-            }
-        }
-        self.indexed = Some(toolbox.clone());
-        report
+        // A local tool goes with a server of no name and no description, which adds no text
+        // to search (the index's batch sync takes a server for every tool).
+        self.index
+            .sync_from_servers(toolbox.tools().iter().map(|tool| {
+                let name = upstream_of(tool).unwrap_or_default();
+                let description = said.get(name).and_then(Option::as_deref);
+                (tool, Server { name, description })
+            }))
     }
 
     /// What `toolbox` is listed as while it is disclosed; `None` at or below the threshold.
@@ -285,7 +264,6 @@ impl ServedSearch {
             config: Arc::new(config),
             synthetic,
             index: ToolIndex::new(),
-            indexed: None,
         };
         let toolbox = tools.current().toolbox.clone();
         let _report = on.sync(&toolbox, shared.describe.as_ref());
@@ -386,7 +364,6 @@ mod tests {
             config: Arc::new(config),
             synthetic: synthetic::listing(&tools).unwrap(),
             index: ToolIndex::new(),
-            indexed: None,
         }
     }
 
@@ -434,6 +411,15 @@ mod tests {
         assert_eq!(report.added, 1);
         assert_eq!(names(&on, "jotter"), ["archive"]);
         assert_eq!(names(&on, "notes"), ["archive"]);
+        // The upstream says something else of itself (a new session): indexed again.
+        let describe: Describe = Arc::new(|_: &str| Some("Scribble Server".to_owned()));
+        let report = on.sync(
+            &toolbox(&[("archive", "Archive old ones.")], true),
+            Some(&describe),
+        );
+        assert_eq!((report.reindexed, report.unchanged), (1, 0));
+        assert_eq!(names(&on, "scribble"), ["archive"]);
+        assert!(names(&on, "jotter").is_empty());
     }
 
     #[test]
