@@ -351,6 +351,33 @@ impl ClientHandler for Declaring {
     }
 }
 
+/// Calls `name` (the support's `wait`) through `call_tool` for 10 ms, which must start a
+/// task, and polls it to its end: its ID and result.
+async fn waited_as_a_task(
+    client: &RunningService<RoleClient, Declaring>,
+    name: &str,
+) -> (Value, String) {
+    let wait = CallToolRequestParams::new("call_tool")
+        .with_arguments(object(json!({"name": name, "arguments": {"millis": 10}})));
+    let response = client.call_tool_once(wait).await.expect("tools/call");
+    let CallToolResponse::Task(created) = response else {
+        panic!("expected a task, got {response:?}");
+    };
+    let task_id = created.task.task_id;
+    for _ in 0..250 {
+        let got = client
+            .get_task(GetTaskParams::new(task_id.clone()))
+            .await
+            .expect("tasks/get");
+        if let TaskPayload::Completed { result } = got.task.payload {
+            assert_eq!(got.task.task.status, TaskStatus::Completed);
+            return (Value::Object(result), task_id);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {task_id} did not complete");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_tool_runs_input_rounds_and_tasks_as_a_direct_call_would() {
     let toolbox = Toolbox::builder()
@@ -387,29 +414,8 @@ async fn call_tool_runs_input_rounds_and_tasks_as_a_direct_call_would() {
     );
 
     // A tool that may run as a task runs as one for a client that declares the extension.
-    let wait = CallToolRequestParams::new("call_tool")
-        .with_arguments(object(json!({"name": "wait", "arguments": {"millis": 10}})));
-    let CallToolResponse::Task(created) = client.call_tool_once(wait).await.expect("tools/call")
-    else {
-        panic!("expected a task");
-    };
-    let mut completed = None;
-    for _ in 0..250 {
-        let got = client
-            .get_task(GetTaskParams::new(created.task.task_id.clone()))
-            .await
-            .expect("tasks/get");
-        if let TaskPayload::Completed { result } = got.task.payload {
-            assert_eq!(got.task.task.status, TaskStatus::Completed);
-            completed = Some(result);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(
-        completed.expect("completed")["content"][0]["text"],
-        "waited 10"
-    );
+    let waited = waited_as_a_task(&client, "wait").await;
+    assert_eq!(waited.0["content"][0]["text"], "waited 10");
     client.cancel().await.expect("closes");
 }
 
@@ -571,6 +577,28 @@ asyncio.run(main(*sys.argv[1:]))
             .with_instructions("Keeps notes");
         tokio::spawn(server.clone().serve_http(listener).into_future());
         (server, url)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn call_tool_hands_an_upstream_s_task_to_it_through_the_gateway() {
+        let toolbox = Toolbox::builder()
+            .with(Wait::default())
+            .build()
+            .expect("toolbox");
+        let (_upstream, url) = upstream(toolbox).await;
+        let config = FederationConfig::builder()
+            .with_upstream(UpstreamConfig::http("jobs", HttpTransport::new(url)))
+            .build()
+            .expect("config");
+        let federation = Federation::start(config).await.expect("federation");
+        let gateway = ToolboxServer::gateway(&federation).with_tool_search(ToolSearch::new());
+        let client = pipe::connect(gateway, Declaring).await;
+        let (result, task_id) = waited_as_a_task(&client, "wait").await;
+        assert_eq!(result["content"][0]["text"], "waited 10");
+        // The upstream's task, under an ID that names its server.
+        assert!(task_id.starts_with("jobs:"), "{task_id}");
+        client.cancel().await.expect("closes");
+        federation.shutdown().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
