@@ -102,7 +102,9 @@ gateway so that any of them continues an input round another started. With --aut
 needs an access token from that authorization server for --resource, granting --scopes, and a \
 call of a tool of a server with \"requiredScopes\" needs those too (403 insufficient_scope). \
 Over HTTP the Host header must name the gateway (against DNS rebinding): loopback names, the \
-host of --resource, or --allowed-hosts. Every child process is killed, with its process group, \
+host of --resource, or --allowed-hosts. With --tool-search[=THRESHOLD] a catalog of more \
+tools than THRESHOLD is listed as search_tools and call_tool (and --always-visible tools). \
+Every child process is killed, with its process group, \
 when the gateway stops (end of stdin, SIGINT or SIGTERM). --check-config checks the \
 configuration and the options, starts nothing and exits.",
         after_help = format!("{CONFIG}\n\n{GATEWAY_EXIT_STATUS}")
@@ -204,6 +206,23 @@ pub struct GatewayArgs {
     /// (beyond it an unknown opaque token gets 503 with Retry-After) [default: 50].
     #[arg(long, value_name = "N", requires = "introspection_client_id")]
     pub introspection_rate: Option<u32>,
+
+    /// Serve the tools by progressive disclosure once there are more than THRESHOLD of them
+    /// (none given: any): clients are listed `search_tools` and `call_tool` (FastMCP's
+    /// `BM25SearchTransform` names and shapes) and the --always-visible tools, search the
+    /// catalog (the tools their token may call) and call a tool by name.
+    #[arg(long, value_name = "THRESHOLD", num_args = 0..=1, require_equals = true, default_missing_value = "0")]
+    pub tool_search: Option<usize>,
+
+    /// With --tool-search: tools listed beside `search_tools` and `call_tool`, by the names
+    /// the gateway serves them as, comma-separated or repeated.
+    #[arg(
+        long,
+        value_name = "NAME[,NAME...]",
+        value_delimiter = ',',
+        requires = "tool_search"
+    )]
+    pub always_visible: Vec<String>,
 }
 
 /// `toolmodel tools`.
@@ -432,5 +451,34 @@ mod tests {
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn tool_search_takes_an_optional_threshold_and_always_visible_names() {
+        use clap::Parser;
+        let gateway = |args: &[&str]| match Cli::try_parse_from(
+            ["toolmodel", "gateway", "--config", "mcp.json"]
+                .iter()
+                .chain(args),
+        ) {
+            Ok(Cli {
+                command: Command::Gateway(args),
+                ..
+            }) => Some((args.tool_search, args.always_visible)),
+            _ => None,
+        };
+        assert_eq!(gateway(&[]), Some((None, vec![])));
+        assert_eq!(gateway(&["--tool-search"]), Some((Some(0), vec![])));
+        assert_eq!(
+            gateway(&[
+                "--tool-search=40",
+                "--always-visible",
+                "a,b",
+                "--always-visible=c"
+            ]),
+            Some((Some(40), vec!["a".into(), "b".into(), "c".into()]))
+        );
+        assert_eq!(gateway(&["--always-visible", "a"]), None);
+        assert_eq!(gateway(&["--tool-search=many"]), None);
     }
 }

@@ -20,7 +20,7 @@ use toolmodel_rmcp::{
     ToolboxServer,
     auth::ResourceServer,
     federation::{Federation, FederationConfig},
-    server::{MCP_PATH, RequestStateKey},
+    server::{MCP_PATH, RequestStateKey, ToolSearch},
 };
 
 use crate::cli::GatewayArgs;
@@ -92,6 +92,13 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         }
         let mut server = ToolboxServer::gateway(&federation)
             .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
+        if let Some(threshold) = args.tool_search {
+            server = server.with_tool_search(
+                ToolSearch::new()
+                    .with_threshold(threshold)
+                    .with_always_visible(args.always_visible.iter().cloned()),
+            );
+        }
         if let Some(key) = key {
             server = server.with_request_state_key(key);
         }
@@ -229,6 +236,13 @@ impl Plan {
                     server.required_scopes.join(" ")
                 )?;
             }
+        }
+        if let Some(threshold) = args.tool_search {
+            writeln!(
+                out,
+                "  tool search above {threshold} tools, always visible: {}",
+                args.always_visible.join(", ")
+            )?;
         }
         let Some(addr) = args.http else {
             return writeln!(out, "  over stdio");

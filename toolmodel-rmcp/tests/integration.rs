@@ -32,3 +32,4 @@ mod task_store;
 mod tasks;
 mod tasks_across_replicas;
 mod tool_list_changes;
+mod tool_search;

@@ -20,6 +20,7 @@ use crate::federation::upstream_call::UpstreamTool;
 use crate::lock::{lock, read, write};
 use crate::server::gateway::Backends;
 use crate::server::list_changed::ListChanged;
+use crate::server::tool_search::Describe;
 use crate::server::upstream_tasks::UpstreamTasks;
 use crate::task_set::TaskSet;
 
@@ -97,6 +98,9 @@ struct Shared {
     last_error: Mutex<Option<RebuildError>>,
     /// What each server declared at its last `initialize`.
     declared: Declared,
+    /// Each server's `serverInfo` `title` and `description` (one per line) at its last
+    /// `initialize`, by server name.
+    descriptions: Mutex<BTreeMap<String, String>>,
     /// The gateway's sessions, told of the servers' prompt and resource announcements.
     downstream: Arc<Downstream>,
     /// Each upstream tool's name on its server, by its name in the toolbox.
@@ -276,6 +280,7 @@ impl Federation {
                 watchers: Mutex::default(),
                 last_error: Mutex::default(),
                 declared: Declared::default(),
+                descriptions: Mutex::default(),
                 downstream,
                 remote_names: RemoteNames::default(),
                 background: TaskSet::default(),
@@ -394,6 +399,11 @@ impl Backends for Federation {
         self.inner.downstream.serve(sessions);
     }
 
+    fn descriptions(&self) -> Describe {
+        let inner = Arc::downgrade(&self.inner);
+        Arc::new(move |server: &str| lock(&inner.upgrade()?.descriptions).get(server).cloned())
+    }
+
     fn tasks(&self) -> Arc<dyn UpstreamTasks> {
         Arc::new(UpstreamTaskRoutes::new(
             &self.inner.upstreams,
@@ -411,6 +421,19 @@ impl Shared {
         };
         if let Some(info) = opened.peer.peer_info() {
             lock(&self.declared).insert(upstream.config.name.clone(), info.capabilities.clone());
+            let mut descriptions = lock(&self.descriptions);
+            let said: Vec<&str> = info
+                .server_info
+                .iter()
+                .flat_map(|server| [&server.title, &server.description])
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            if said.is_empty() {
+                descriptions.remove(&upstream.config.name);
+            } else {
+                descriptions.insert(upstream.config.name.clone(), said.join("\n"));
+            }
         }
         let name = &upstream.config.name;
         let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;

@@ -18,6 +18,7 @@
 //! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
 //! | [`rmcp_types`] | converting tools to and from `rmcp::model::Tool` |
 //! | `mcp_backends` | other MCP servers' tools in your toolbox, and one gateway in front of them (feature `federation`) |
+//! | [`large_catalogs`] | a catalog served as `search_tools` and `call_tool` (progressive disclosure, FastMCP-compatible), on a server and the gateway |
 
 #[doc = include_str!("stdio.md")]
 pub mod stdio {}
@@ -53,3 +54,6 @@ pub mod rmcp_types {}
 #[cfg(feature = "federation")]
 #[doc = include_str!("mcp_backends.md")]
 pub mod mcp_backends {}
+
+#[doc = include_str!("large_catalogs.md")]
+pub mod large_catalogs {}

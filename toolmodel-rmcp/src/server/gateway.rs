@@ -12,7 +12,8 @@ use rmcp::ServerHandler;
 use toolmodel::Toolbox;
 
 use super::{
-    list_changed::ListChanged, toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
+    list_changed::ListChanged, tool_search::Describe, toolbox_server::ToolboxServer,
+    upstream_tasks::UpstreamTasks,
 };
 
 /// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).
@@ -35,6 +36,10 @@ pub(crate) trait Backends {
 
     /// Where the tasks of the tasks extension live.
     fn tasks(&self) -> Arc<dyn UpstreamTasks>;
+
+    /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
+    /// name: what tool search finds its tools by, beside the name.
+    fn descriptions(&self) -> Describe;
 }
 
 impl ToolboxServer {
@@ -72,6 +77,7 @@ impl ToolboxServer {
         let server = Self::new(backends.toolbox()).with_handler(backends.handler());
         backends.announce_to(server.list_changed.clone());
         server.route_tasks_upstream(backends.tasks());
+        server.search.describe_with(backends.descriptions());
         let watcher = server.clone();
         backends.on_change(Box::new(move |toolbox| {
             watcher.set_toolbox(toolbox.clone());

@@ -19,7 +19,8 @@ use rmcp::{
 };
 
 use super::{
-    compat, list_changed::ListChanged, task_call, tool_call, toolbox_server::ToolboxServer,
+    compat, disclosure::Routed, list_changed::ListChanged, task_call, tool_call,
+    toolbox_server::ToolboxServer,
 };
 use crate::convert::message::{self, error_data};
 use crate::lock::lock;
@@ -66,8 +67,11 @@ impl ServerHandler for ToolboxServer {
         let cursor = request.and_then(|request| request.cursor);
         let version = message::protocol_version(context.protocol_version());
         let tools = self.tools.current();
-        let page = tools
-            .toolbox
+        let listed = tools
+            .disclosed
+            .as_ref()
+            .map_or(&tools.toolbox, |disclosed| &disclosed.listing);
+        let page = listed
             .list_for(version, cursor.as_deref())
             .map_err(error_data)?;
         message::list_to_rmcp(&page)
@@ -83,6 +87,11 @@ impl ServerHandler for ToolboxServer {
         let toolbox = tool_call::scopes_checked_on(&context)
             .cloned()
             .unwrap_or_else(|| self.tools.current().toolbox.clone());
+        // Under tool search: `search_tools` answered, `call_tool` the call of the tool it names.
+        let request = match self.route_disclosed(&toolbox, request, &context) {
+            Routed::Answered(answer) => return answer,
+            Routed::Call(request) => request,
+        };
         if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
             return forwarded;
         }

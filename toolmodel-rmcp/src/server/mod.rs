@@ -19,8 +19,10 @@
 //!                                       │ ServerHandler
 //!                                       ▼
 //! handler ─┬─ initialize, subscriptions/listen ─▶ list_changed (who hears of a new toolbox)
-//!          ├─ tools/list ─▶ tool_list (the toolbox served now) ─▶ convert::message
-//!          ├─ tools/call ─▶ task_route, to another server's tasks (a gateway's upstream)
+//!          ├─ tools/list ─▶ tool_list (the toolbox served now, or as tool_search discloses it)
+//!          │                ─▶ convert::message
+//!          ├─ tools/call ─▶ disclosure (search_tools answered, call_tool unwrapped), then
+//!          │                task_route, to another server's tasks (a gateway's upstream)
 //!          │                or task_call, as a task (running_tasks: store, peer, worker)
 //!          │                or tool_call (context: peer, request_state) ─▶ Toolbox::call
 //!          ├─ tasks/get, tasks/update, tasks/cancel ─▶ task_route or running_tasks
@@ -54,6 +56,9 @@
 //!   `notifications/tools/list_changed`: to each session that went through `initialize`, and,
 //!   under MCP 2026-07-28, on each `subscriptions/listen` stream that asked for
 //!   `toolsListChanged`. A request keeps the toolbox it started with.
+//! - With [`ToolboxServer::with_tool_search`], a toolbox of more tools than its threshold is
+//!   listed as `search_tools` and `call_tool` (and the tools always visible), FastMCP's
+//!   progressive disclosure: see [`ToolSearch`] (`tool_search`, `disclosure`).
 //! - Everything else (prompts, resources, completion) goes to another `rmcp` handler when one
 //!   is composed with [`ToolboxServer::with_handler`], whose capabilities are added; without
 //!   one, those methods are JSON-RPC `-32601`.
@@ -105,6 +110,7 @@
 // `ServerHandler` impl (`toolbox_server.rs` says which module sits where).
 mod compat;
 mod compose;
+mod disclosure;
 #[cfg(feature = "federation")]
 pub(crate) mod gateway;
 mod handler;
@@ -119,10 +125,12 @@ pub(crate) mod running_tasks;
 mod task_call;
 mod task_route;
 mod tool_list;
+pub(crate) mod tool_search;
 mod toolbox_server;
 mod transport;
 pub(crate) mod upstream_tasks;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
 pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};
+pub use tool_search::{CALL_TOOL, DEFAULT_MAX_RESULTS, SEARCH_TOOLS, ToolSearch};
 pub use toolbox_server::ToolboxServer;

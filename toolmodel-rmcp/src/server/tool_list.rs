@@ -14,6 +14,7 @@ use std::{
 use rmcp::model::Tool as RmcpTool;
 use toolmodel::Toolbox;
 
+use super::tool_search::{Disclosed, synthetic::is_synthetic};
 use crate::convert::to_rmcp_lossy;
 use crate::lock::{read, write};
 
@@ -25,10 +26,12 @@ pub(crate) struct ToolList {
     /// tool's `inputSchema` on every Streamable HTTP request (`get_tool`), and converting the
     /// tool each time would copy its schemas on every call.
     rmcp_tools: HashMap<String, RmcpTool>,
+    /// What the toolbox is listed as while tool search discloses it (`tool_search`).
+    pub(crate) disclosed: Option<Arc<Disclosed>>,
 }
 
 impl ToolList {
-    fn new(toolbox: Toolbox) -> Self {
+    fn new(toolbox: Toolbox, disclosed: Option<Arc<Disclosed>>) -> Self {
         let rmcp_tools = toolbox
             .tools()
             .iter()
@@ -37,12 +40,22 @@ impl ToolList {
         Self {
             toolbox,
             rmcp_tools,
+            disclosed,
         }
     }
 
     /// The tool named `name` as `rmcp` holds it (without `execution` and unknown keys: see
-    /// [`convert`](crate::convert)).
+    /// [`convert`](crate::convert)); while the toolbox is disclosed, `search_tools` and
+    /// `call_tool` are the server's.
     pub(crate) fn rmcp_tool(&self, name: &str) -> Option<RmcpTool> {
+        if let Some(disclosed) = &self.disclosed
+            && is_synthetic(name)
+        {
+            return disclosed
+                .listing
+                .get(name)
+                .map(|tool| to_rmcp_lossy(tool).0);
+        }
         self.rmcp_tools.get(name).cloned()
     }
 }
@@ -57,7 +70,9 @@ pub(crate) struct ServedTools(Arc<RwLock<Arc<ToolList>>>);
 
 impl ServedTools {
     pub(crate) fn new(toolbox: Toolbox) -> Self {
-        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(toolbox)))))
+        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(
+            toolbox, None,
+        )))))
     }
 
     /// The list served now; whoever holds it keeps it as it is.
@@ -67,9 +82,9 @@ impl ServedTools {
         Arc::clone(&read(&self.0))
     }
 
-    /// Serves `toolbox` from now on.
-    pub(crate) fn replace(&self, toolbox: Toolbox) {
-        let list = Arc::new(ToolList::new(toolbox));
+    /// Serves `toolbox` from now on, listed as `disclosed` when tool search discloses it.
+    pub(crate) fn replace(&self, toolbox: Toolbox, disclosed: Option<Arc<Disclosed>>) {
+        let list = Arc::new(ToolList::new(toolbox, disclosed));
         *write(&self.0) = list;
     }
 }
@@ -96,7 +111,7 @@ mod tests {
         let served = ServedTools::new(toolbox(&["a"]));
         let clone = served.clone();
         let held = served.current();
-        served.replace(toolbox(&["b", "c"]));
+        served.replace(toolbox(&["b", "c"]), None);
         assert_eq!(clone.current().toolbox.len(), 2);
         assert!(clone.current().rmcp_tool("b").is_some());
         assert!(clone.current().rmcp_tool("a").is_none());

@@ -11,11 +11,12 @@
 //!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
-//!    servers), `peer`, `compat` (every workaround of `rmcp` 3.11: `stdio`, `misrouted`, `json_errors`);
+//!    servers), `tool_search` (the [`ServedSearch`] index, kept in step with `tool_list`),
+//!    `peer`, `compat` (every workaround of `rmcp` 3.11: `stdio`, `misrouted`, `json_errors`);
 //! 2. this module: the struct, whose fields are those state types (visible to `server`'s
 //!    modules, `pub(super)`);
-//! 3. what needs a whole `&ToolboxServer`: `call` (a `tools/call`'s context and its
-//!    `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `task_route`
+//! 3. what needs a whole `&ToolboxServer`: `disclosure` (`search_tools` answered, `call_tool`
+//!    unwrapped), `call` (a `tools/call`'s context and its `InputRequiredResult`), `task_call` (a `tools/call` run as a task), `task_route`
 //!    (a `tools/call` and `tasks/*` handed to the tasks of other servers), `http`'s `front`
 //!    and `connections`, and `transport` (serving it over stdio and Streamable HTTP);
 //! 4. `handler`: the `rmcp` `ServerHandler` impl, on top of all of them: every method it
@@ -39,6 +40,7 @@ use super::{
     request_state::{RequestStateKey, Sealer},
     running_tasks::Tasks,
     tool_list::ServedTools,
+    tool_search::{ServedSearch, ToolSearch},
     upstream_tasks::UpstreamTasks,
 };
 use crate::tasks::TaskStore;
@@ -79,6 +81,9 @@ pub struct ToolboxServer {
     /// The toolbox served and what is derived from it, replaced whole by
     /// [`set_toolbox`](Self::set_toolbox).
     pub(super) tools: ServedTools,
+    /// Tool search ([`with_tool_search`](Self::with_tool_search)): its settings and index, kept
+    /// in step with `tools`.
+    pub(crate) search: ServedSearch,
     /// Whom to tell when the toolbox is replaced.
     pub(crate) list_changed: ListChanged,
     pub(super) info: Implementation,
@@ -109,6 +114,7 @@ impl ToolboxServer {
         Self {
             tasks,
             tools: ServedTools::new(toolbox),
+            search: ServedSearch::default(),
             list_changed: ListChanged::default(),
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -348,6 +354,44 @@ impl ToolboxServer {
         self
     }
 
+    /// Serves a large toolbox by progressive disclosure: once it holds more tools than
+    /// `search`'s threshold, `tools/list` lists `search_tools` and `call_tool` (and the tools
+    /// `search` keeps always visible) instead of every tool, as FastMCP's
+    /// `BM25SearchTransform` does; what the two tools take and give is in [`ToolSearch`].
+    /// The toolbox is indexed now (`toolmodel`'s tool search), and again, only the tools whose
+    /// searched texts changed, by every [`set_toolbox`](Self::set_toolbox) and, for a
+    /// [`gateway`](Self::gateway), every rebuild after an upstream's tools change, before
+    /// the clients hear of the change: a new tool is found at once. A gateway's tools are
+    /// also found by their upstream's name and its `serverInfo` `title` and `description`.
+    ///
+    /// It applies to this server and every clone and session of it; a second call replaces
+    /// the first settings. The guide's [Large catalogs](crate::guide::large_catalogs) chapter
+    /// shows a client finding and calling a tool it was not listed.
+    ///
+    /// ```
+    /// use toolmodel::{CallToolResult, Tool, ToolSchema, Toolbox};
+    /// use toolmodel_rmcp::{ToolboxServer, server::ToolSearch};
+    ///
+    /// let mut builder = Toolbox::builder();
+    /// for name in ["get_time", "create_issue", "list_issues"] {
+    ///     builder = builder.with_tool(Tool::new(name, ToolSchema::empty_object()), |_, _| async {
+    ///         Ok(CallToolResult::text("done"))
+    ///     });
+    /// }
+    /// let server = ToolboxServer::new(builder.build()?)
+    ///     .with_tool_search(ToolSearch::new().with_threshold(2).with_always_visible(["get_time"]));
+    /// // Listed: get_time, search_tools, call_tool. Every tool is still served.
+    /// assert_eq!(server.toolbox().len(), 3);
+    /// # Ok::<(), toolmodel::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_tool_search(self, search: ToolSearch) -> Self {
+        self.search.enable(search, &self.tools);
+        // Sessions already open (of a clone) list again.
+        self.list_changed.notify();
+        self
+    }
+
     /// The toolbox served now: the one given to [`new`](Self::new), or to the last
     /// [`set_toolbox`](Self::set_toolbox). A [`Toolbox`] is shared, so this is a cheap handle
     /// to it, which stays this toolbox when another replaces it.
@@ -369,6 +413,10 @@ impl ToolboxServer {
     ///   `io.modelcontextprotocol/subscriptionId` (`rmcp` serves the stream; this server
     ///   acknowledges `toolsListChanged` alone in its filter and omits the types it does not
     ///   honor, prompt and resource changes included, see [`with_handler`](Self::with_handler)).
+    ///
+    /// With [tool search](Self::with_tool_search), the tools of `toolbox` that differ from
+    /// those served before are indexed (and those gone removed) before it is served, so the
+    /// next `search_tools` finds a tool it adds.
     ///
     /// Every call notifies, whether the list differs or not. The notifications are sent
     /// from tasks on the runtime serving each session, so this returns at once and may be
@@ -400,7 +448,7 @@ impl ToolboxServer {
     /// ```
     pub fn set_toolbox(&self, toolbox: Toolbox) {
         self.tasks.enable_for(&toolbox);
-        self.tools.replace(toolbox);
+        self.search.replace(&self.tools, toolbox);
         self.list_changed.notify();
     }
 
