@@ -219,12 +219,13 @@ impl<R: Ranker> ToolIndex<R> {
         self.sync_from(tools.into_iter().map(|tool| (tool, None)))
     }
 
-    /// [`ToolIndex::sync`] for federated tools, each with its upstream server.
+    /// [`ToolIndex::sync`] for a catalog that mixes federated tools, each with its upstream
+    /// server ([`ToolIndex::upsert_from`]), and local ones (`None`).
     pub fn sync_from_servers<'a, 's>(
         &mut self,
-        tools: impl IntoIterator<Item = (&'a Tool, Server<'s>)>,
+        tools: impl IntoIterator<Item = (&'a Tool, Option<Server<'s>>)>,
     ) -> SyncReport {
-        self.sync_from(tools.into_iter().map(|(tool, server)| (tool, Some(server))))
+        self.sync_from(tools.into_iter())
     }
 
     /// Up to `limit` tools that match `query`, best first (equal scores by name). Tools with

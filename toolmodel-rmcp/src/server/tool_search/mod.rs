@@ -216,13 +216,13 @@ impl Searching {
             said.entry(server)
                 .or_insert_with(|| describe.and_then(|describe| describe(server)));
         }
-        // A local tool goes with a server of no name and no description, which adds no text
-        // to search (the index's batch sync takes a server for every tool).
         self.index
             .sync_from_servers(toolbox.tools().iter().map(|tool| {
-                let name = upstream_of(tool).unwrap_or_default();
-                let description = said.get(name).and_then(Option::as_deref);
-                (tool, Server { name, description })
+                let server = upstream_of(tool).map(|name| Server {
+                    name,
+                    description: said.get(name).and_then(Option::as_deref),
+                });
+                (tool, server)
             }))
     }
 
