@@ -27,12 +27,12 @@ BFCL's data) is not a tool document: it is reported at the line and column where
 value starts.";
 
 /// `toolmodel`: lint MCP tool catalogs, convert them to provider formats, validate arguments,
-/// serve MCP servers as one gateway and list their live tools.
+/// serve MCP servers as one gateway, list their live tools and search tools.
 #[derive(Debug, Parser)]
 #[command(
     name = "toolmodel",
     version,
-    about = "Lint MCP tool definitions, convert them to OpenAI, Anthropic and Gemini formats, validate tool-call arguments; serve the MCP servers of a configuration file as one (gateway) and list, lint or convert their live tools (tools)",
+    about = "Lint MCP tool definitions, convert them to OpenAI, Anthropic and Gemini formats, validate tool-call arguments; serve the MCP servers of a configuration file as one (gateway), list, lint or convert their live tools (tools); find the tools that fit a request (search)",
     after_help = EXIT_STATUS
 )]
 #[non_exhaustive]
@@ -120,7 +120,25 @@ unavailable server makes the exit status 1.",
         after_help = format!("{CONFIG}\n\n{EXIT_STATUS}")
     )]
     Tools(ToolsArgs),
+    /// Find the tools that fit a request, best first (BM25 over names, descriptions and
+    /// parameters).
+    #[command(
+        long_about = "Search the tools of the files (or, with --config, the live tools of the \
+MCP servers of a configuration file, started and stopped as `toolmodel tools` does) for \
+--query TEXT, or for each query of --queries FILE, and print the --limit best, best first. A \
+tool is searched by its name (split into words at _, -, ., / and case changes), title, \
+description, parameter names and descriptions, tags and category, ranked with BM25. Every query \
+is checked before anything is searched: an empty one, or one past the limits, is an error \
+naming its line. With --format json, one line per query: {\"id\": ..., \"tools\": [names], \
+\"scores\": [numbers]} (id null for --query).",
+        after_help = format!("{FILES}\n\n{QUERIES}\n\n{EXIT_STATUS}")
+    )]
+    Search(SearchArgs),
 }
+
+const QUERIES: &str = "\
+Queries (--queries): JSON Lines, one object a line, {\"id\": ..., \"query\": \"...\"}; the id any
+JSON value (null when left out), other keys ignored, blank lines skipped; `-` is standard input.";
 
 const CONFIG: &str = "\
 Configuration: {\"mcpServers\": {\"NAME\": {\"command\": \"...\", \"args\": [...], \"env\": {...}, \"cwd\": \"...\"}}} \
@@ -241,6 +259,37 @@ pub struct ToolsArgs {
     /// openai-responses, anthropic, gemini.
     #[arg(long, value_name = "TARGET", value_parser = parse_target)]
     pub to: Option<Target>,
+}
+
+/// `toolmodel search`.
+#[derive(Debug, Args)]
+#[non_exhaustive]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["query", "queries"])))]
+pub struct SearchArgs {
+    /// Files or folders holding the catalog (`-` for standard input).
+    #[arg(value_name = "CATALOG", required_unless_present = "config")]
+    pub paths: Vec<PathBuf>,
+
+    /// Search the live tools of the servers of this configuration file (`mcpServers` or
+    /// `servers` JSON) instead of files.
+    #[arg(long, value_name = "FILE", conflicts_with = "paths")]
+    pub config: Option<PathBuf>,
+
+    /// The query: what the tool should do, in words.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub query: Option<String>,
+
+    /// A file of queries, JSON Lines `{"id": ..., "query": "..."}` (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub queries: Option<PathBuf>,
+
+    /// How many tools to print per query, at most (1 to 10000).
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = parse_limit)]
+    pub limit: usize,
+
+    /// Output format: text (numbered lines) or json (one JSON line per query).
+    #[arg(long, value_enum, default_value_t = Format::Text, hide_possible_values = true)]
+    pub format: Format,
 }
 
 /// How a report is written.
@@ -428,6 +477,14 @@ fn parse_scope(text: &str) -> Result<String, String> {
         }) {
         Some(problem) => Err(format!("scope {text:?} {problem}")),
         None => Ok(text.to_owned()),
+    }
+}
+
+/// `--limit`: a count from 1 to 10,000.
+fn parse_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(limit @ 1..=10_000) => Ok(limit),
+        _ => Err(format!("{text:?} is not a number from 1 to 10000")),
     }
 }
 

@@ -35,7 +35,9 @@
 //!   a configuration file served as one MCP server, over HTTP as an OAuth 2.1 resource server
 //!   with `--auth-issuer`; `--check-config` checks it all and exits ([`gateway`]);
 //! - `toolmodel tools --config FILE [--lint] [--to TARGET]`: their live tools listed, linted
-//!   or converted ([`live`]).
+//!   or converted ([`live`]);
+//! - `toolmodel search (CATALOG... | --config FILE) (--query TEXT | --queries FILE) [--limit K]
+//!   [--format text|json]`: the tools that fit a request, best first ([`search`]).
 //!
 //! [`input`] reads the files, in every shape real MCP servers and captures use;
 //! [`input::parse_document`] is the reader on bytes, which never panics.
@@ -52,6 +54,7 @@ pub mod input;
 pub mod lint;
 pub mod live;
 pub mod report;
+pub mod search;
 mod status;
 mod text;
 pub mod validate;
@@ -75,5 +78,6 @@ pub fn run(cli: &Cli, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result
         Command::Validate(args) => validate::run(args, out, errors),
         Command::Gateway(args) => gateway::run(args, out, errors),
         Command::Tools(args) => live::run(args, out, errors),
+        Command::Search(args) => search::run(args, out, errors),
     }
 }

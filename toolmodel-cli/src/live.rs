@@ -110,7 +110,7 @@ pub(crate) fn prepare(
 }
 
 /// One server's state line: `NAME: N tools` or `NAME: unavailable: CAUSE`.
-fn write_status(errors: &mut dyn Write, server: &UpstreamStatus) -> io::Result<()> {
+pub(crate) fn write_status(errors: &mut dyn Write, server: &UpstreamStatus) -> io::Result<()> {
     if server.session.is_open() {
         writeln!(errors, "{}: {} tools", server.name, server.tools)
     } else {
