@@ -11,6 +11,7 @@
 //! `--query`), all of them at once, and nothing is searched.
 
 use std::{
+    collections::HashMap,
     io::{self, Write},
     path::Path,
 };
@@ -34,6 +35,9 @@ const DESCRIPTION_MAX: usize = 100;
 
 /// Characters of a query shown above its tools in the text format.
 const QUERY_MAX: usize = 100;
+
+/// Names defined more than once that the warning names with their places.
+const DUPLICATES_SHOWN: usize = 5;
 
 /// Why the queries cannot be searched: each names where the query is, `FILE:LINE` of the
 /// queries file (with the column or the JSON Pointer of the mistake) or `--query`.
@@ -232,7 +236,7 @@ fn check(lines: &[QueryLine]) -> Result<Vec<Query<'_>>, Vec<QueriesError>> {
 ///
 /// let errors = parse_queries("q.jsonl", b"{\"query\": \"a\"}\n{\"query\": 5}\n{\"query\": \"b\"\n").unwrap_err();
 /// assert_eq!(errors[0].to_string(), "q.jsonl:2#/query: expected a string, found 5");
-/// assert_eq!(errors[1].to_string(), "q.jsonl:3:14: EOF while parsing an object");
+/// assert_eq!(errors[1].to_string(), "q.jsonl:3:13: EOF while parsing an object");
 /// # Ok::<(), Vec<toolmodel_cli::search::QueriesError>>(())
 /// ```
 pub fn parse_queries(label: &str, bytes: &[u8]) -> Result<Vec<QueryLine>, Vec<QueriesError>> {
@@ -275,11 +279,15 @@ fn parse_line(label: &str, number: usize, line: &[u8]) -> Result<QueryLine, Quer
             column, message, ..
         } => {
             let suffix = format!(" at line 1 column {column}");
+            let mut message = message.strip_suffix(&suffix).unwrap_or(&message).to_owned();
+            if message == "trailing characters" {
+                message.push_str(": a line holds one JSON object");
+            }
             QueriesError::Syntax {
                 path: label.to_owned(),
                 line: number,
                 column,
-                message: message.strip_suffix(&suffix).unwrap_or(&message).to_owned(),
+                message,
             }
         }
         other => shape("", other.to_string()),
@@ -335,7 +343,7 @@ impl Catalog {
 
 /// The index of every tool of the files; `None` when a file or a tool object cannot be read
 /// (each written to `errors`, as `convert` writes them). A name met twice is a warning naming
-/// both places: the later definition is searched.
+/// its places: the later definition is searched.
 fn file_catalog(
     paths: &[std::path::PathBuf],
     errors: &mut dyn Write,
@@ -355,25 +363,24 @@ fn file_catalog(
     Ok(Some(ToolIndex::from_tools(tools)))
 }
 
-/// Every tool of the documents, in order; `None` when one cannot be read.
+/// Every tool of the documents, in order; `None` when one cannot be read. Names defined more
+/// than once are one warning, naming the first [`DUPLICATES_SHOWN`] with their places.
 fn readable_tools<'a>(
     documents: &'a [Document],
     errors: &mut dyn Write,
 ) -> io::Result<Option<Vec<&'a Tool>>> {
     let mut tools = Vec::new();
-    let mut seen: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    let mut places: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut duplicated: Vec<&str> = Vec::new();
     let mut readable = true;
     for document in documents {
         for entry in &document.entries {
             match &entry.tool {
                 Ok(tool) => {
-                    let location = entry.location(document);
-                    if let Some(earlier) = seen.insert(&tool.name, location.clone()) {
-                        writeln!(
-                            errors,
-                            "{location}: warning: {}: also defined at {earlier}; this later definition is the one searched",
-                            tool_label(Some(&tool.name))
-                        )?;
+                    let seen = places.entry(&tool.name).or_default();
+                    seen.push(entry.location(document));
+                    if seen.len() == 2 {
+                        duplicated.push(&tool.name);
                     }
                     tools.push(tool);
                 }
@@ -392,6 +399,25 @@ fn readable_tools<'a>(
                 }
             }
         }
+    }
+    if readable && !duplicated.is_empty() {
+        let shown: Vec<String> = duplicated
+            .iter()
+            .take(DUPLICATES_SHOWN)
+            .map(|name| format!("{} ({})", tool_label(Some(name)), places[name].join(", ")))
+            .collect();
+        let more = duplicated.len().saturating_sub(DUPLICATES_SHOWN);
+        writeln!(
+            errors,
+            "warning: {} tool names are defined more than once; the last definition of each is searched: {}{}",
+            duplicated.len(),
+            shown.join("; "),
+            if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
     }
     Ok(readable.then_some(tools))
 }

@@ -6,3 +6,4 @@ mod cli;
 mod gateway;
 mod guide_outputs;
 mod rules;
+mod search;
