@@ -85,12 +85,13 @@ echo "toolmodel: $(wc -l <"$work/ours.jsonl") queries in $((($(date +%s%N) - sta
 key="$(cat "$work/catalog.json" "$work/queries.jsonl" search/bfcl.py | sha256sum | cut -c1-16)"
 fastmcp="$work/fastmcp-$FASTMCP_VERSION-$key.jsonl"
 if [[ ! -s "$fastmcp" ]]; then
-    rm -f "$work"/fastmcp-*.jsonl
+    rm -f "$work"/fastmcp-*.jsonl "$work"/fastmcp-*.jsonl.log
     "$python" search/bfcl.py fastmcp --catalog "$work/catalog.json" --queries "$work/queries.jsonl" \
-        --limit 10 >"$fastmcp.partial"
+        --limit 10 >"$fastmcp.partial" 2>"$fastmcp.log"
     mv "$fastmcp.partial" "$fastmcp"
+    cat "$fastmcp.log" >&2
 else
-    echo "fastmcp: results of an earlier run ($fastmcp)" >&2
+    echo "$(cat "$fastmcp.log" 2>/dev/null) (results of an earlier run: $fastmcp)" >&2
 fi
 
 "$python" search/bfcl.py score --queries "$work/queries.jsonl" --ours "$work/ours.jsonl" \
