@@ -44,9 +44,9 @@ const DUPLICATES_SHOWN: usize = 5;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum QueriesError {
-    /// The queries file cannot be read.
+    /// The queries file cannot be read ([`Error::Io`](crate::Error::Io), naming it).
     #[error(transparent)]
-    Read(#[from] crate::Error),
+    Read(Box<crate::Error>),
 
     /// A line of the queries file is not one JSON value (malformed, truncated, a repeated key,
     /// two values on one line, invalid UTF-8).
@@ -143,7 +143,7 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io
             None => return Ok(Status::Failure),
         },
         None => match file_catalog(&args.paths, errors)? {
-            Some(index) => (Catalog::Files(index), Status::Clean),
+            Some(index) => (Catalog::Files(Box::new(index)), Status::Clean),
             None => return Ok(Status::Failure),
         },
     };
@@ -183,7 +183,8 @@ fn query_lines(args: &SearchArgs) -> Result<Vec<QueryLine>, Vec<QueriesError>> {
             if path.as_os_str() == STDIN && args.paths.iter().any(|p| p.as_os_str() == STDIN) {
                 return Err(vec![QueriesError::StdinTwice]);
             }
-            let bytes = input::read_bytes(path).map_err(|err| vec![err.into()])?;
+            let bytes =
+                input::read_bytes(path).map_err(|err| vec![QueriesError::Read(Box::new(err))])?;
             parse_queries(&input::label(path), &bytes)
         }
         // clap requires one of the two.
@@ -328,7 +329,7 @@ fn parse_line(label: &str, number: usize, line: &[u8]) -> Result<QueryLine, Quer
 
 /// What is searched: the tools of files, or a configuration's live toolbox.
 enum Catalog {
-    Files(ToolIndex),
+    Files(Box<ToolIndex>),
     Live(Toolbox),
 }
 
