@@ -4,7 +4,7 @@
 //! (`--config`).
 //!
 //! The catalog files are read as `lint`, `convert` and `validate` read them
-//! ([`input::read_all`](crate::input::read_all): every document shape, folders, `-`). Every
+//! ([`input::read_all`]: every document shape, folders, `-`). Every
 //! query is checked before anything is searched ([`parse_queries`], then
 //! [`Query::new`]): a line that is not JSON is reported at `FILE:LINE:COLUMN`, a line of the
 //! wrong shape at `FILE:LINE#POINTER`, an empty or oversized query at `FILE:LINE` (or
