@@ -12,8 +12,10 @@ use std::{
 };
 
 use assert_cmd::{Command, cargo::cargo_bin_cmd};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use toolmodel_cli::search::{QueriesError, parse_queries};
 use toolmodel_test_support::upstreams::upstreams;
 
 /// Three tools in two files of two shapes: an array, and a `tools/list` result.
@@ -514,4 +516,54 @@ fn config_searches_the_live_tools_of_the_servers_and_names_an_unavailable_one() 
         stderr.starts_with("error: /nonexistent/config.json: "),
         "{stderr}"
     );
+}
+
+/// A queries file whose bytes are mutated below.
+const QUERIES: &str =
+    "{\"id\": \"a\", \"query\": \"weather in Paris\"}\n{\"id\": 2, \"query\": \"open an issue\"}\n";
+
+/// The line an error names, within the text's lines.
+fn assert_line_inside(bytes: &[u8], err: &QueriesError) {
+    let lines = bytes.split(|&b| b == b'\n').count();
+    let line = match err {
+        QueriesError::Syntax { line, .. } | QueriesError::Shape { line, .. } => *line,
+        QueriesError::NoQueries { .. } => return,
+        other => panic!("parse_queries gave {other:?}"),
+    };
+    assert!((1..=lines).contains(&line), "line {line} of {lines}: {err}");
+    assert!(
+        err.to_string().starts_with(&format!("q.jsonl:{line}")),
+        "{err}"
+    );
+}
+
+proptest! {
+    #[test]
+    fn any_bytes_are_read_as_queries_or_rejected_at_a_line_without_panic(
+        bytes in proptest::collection::vec(any::<u8>(), 0..300)
+    ) {
+        match parse_queries("q.jsonl", &bytes) {
+            Ok(queries) => prop_assert!(!queries.is_empty()),
+            Err(errors) => {
+                prop_assert!(!errors.is_empty());
+                for err in &errors {
+                    assert_line_inside(&bytes, err);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_query_files_never_panic(index in 0..QUERIES.len(), byte in any::<u8>()) {
+        let mut bytes = QUERIES.as_bytes().to_vec();
+        bytes[index] = byte;
+        match parse_queries("q.jsonl", &bytes) {
+            Ok(queries) => prop_assert!(queries.iter().all(|q| q.origin.starts_with("q.jsonl:"))),
+            Err(errors) => {
+                for err in &errors {
+                    assert_line_inside(&bytes, err);
+                }
+            }
+        }
+    }
 }
