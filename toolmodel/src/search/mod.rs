@@ -3,11 +3,13 @@
 //! A model handed a thousand tool definitions pays for them in every turn and picks worse
 //! among them; clients and providers now send a handful and let the model search for the
 //! rest (Anthropic's tool search tool, OpenAI's `tool_search`, FastMCP's
-//! `BM25SearchTransform`). A [`ToolIndex`] is that search over [`Tool`](struct@crate::Tool)s: it reads each tool's
-//! name (split into words at `_`, `-`, `.`, `/` and case changes), title, description,
-//! parameter names and descriptions, namespace, tags and category, and for a federated tool
-//! its upstream server's name and description ([`Server`]), and ranks them with BM25
-//! ([`Bm25`]), or with a [`Ranker`] of your own.
+//! `BM25SearchTransform`). A [`ToolIndex`] is that search over [`Tool`](struct@crate::Tool)s:
+//! it reads each tool's name (split into words at `_`, `-`, `.`, `/` and case changes), title,
+//! description, parameter names, descriptions and `enum` strings, namespace, tags and
+//! category, and for a federated tool its upstream server's name and description
+//! ([`Server`]), and ranks them with BM25 ([`Bm25`]), or with a [`Ranker`] of your own. The
+//! guide's chapter [Large catalogs](crate::guide::large_catalogs) shows it at work, with the
+//! providers' own search.
 //!
 //! ```
 //! use toolmodel::search::ToolIndex;
