@@ -16,7 +16,7 @@ use std::{
     path::Path,
 };
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use toolmodel::{
     Tool, Toolbox,
     search::{Query, QueryError, SearchHit, ToolIndex},
@@ -456,12 +456,20 @@ fn live_catalog(config: &Path, errors: &mut dyn Write) -> io::Result<Option<(Too
 }
 
 /// One query's line of the JSON format.
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    id: &'a Value,
+    tools: Vec<&'a str>,
+    /// `f32`s serialized as such: `7.020087`, not the `7.020087242126465` of a widened `f64`.
+    scores: Vec<f32>,
+}
+
 fn write_json(out: &mut dyn Write, query: &QueryLine, hits: &[SearchHit<'_>]) -> io::Result<()> {
-    let line = json!({
-        "id": query.id,
-        "tools": hits.iter().map(|hit| hit.tool.name.as_str()).collect::<Vec<_>>(),
-        "scores": hits.iter().map(|hit| hit.score).collect::<Vec<_>>(),
-    });
+    let line = JsonLine {
+        id: &query.id,
+        tools: hits.iter().map(|hit| hit.tool.name.as_str()).collect(),
+        scores: hits.iter().map(|hit| hit.score).collect(),
+    };
     serde_json::to_writer(&mut *out, &line)?;
     writeln!(out)
 }
