@@ -41,7 +41,7 @@
 //! whitespace, longer than [`MAX_QUERY_BYTES`] or has more than [`MAX_QUERY_TERMS`] distinct
 //! terms; so a search costs at most that many posting-list walks, whatever a model sends.
 //! An index holds up to `u32::MAX` tools. Indexing takes about 12 µs a tool, and the index
-//! about 2.8 KiB a tool beside the tools' own definitions (a copy of each is kept): 100,000
+//! about 2.8 KiB a tool, its copy of the tool's definition included: 100,000
 //! tools of the Berkeley Function Calling Leaderboard index in 1.3 s into 275 MiB (the
 //! repository's `BENCHMARKS.md`, section `search`).
 
