@@ -90,16 +90,7 @@ pub fn run_documents(
                     origins.push((document, entry));
                 }
                 Err(err) => {
-                    let finding = lint::shape_finding(&entry.pointer, err);
-                    writeln!(
-                        errors,
-                        "{}#{}: error[{}]: {}: {}",
-                        document.path,
-                        finding.pointer,
-                        finding.kind.as_str(),
-                        tool_label(entry.name.as_deref()),
-                        clip(&finding.message)
-                    )?;
+                    lint::write_unreadable(errors, document, entry, err)?;
                     status = Status::Findings;
                 }
             }

@@ -133,6 +133,26 @@ fn lint_entry(entry: &Entry, options: &LintOptions, validator: &DefaultValidator
     report
 }
 
+/// Writes the line for an entry of `document` that is not an MCP tool, as `convert` and
+/// `search` report it: `PATH#POINTER: error[tool-shape]: TOOL: MESSAGE`.
+pub(crate) fn write_unreadable(
+    errors: &mut dyn std::io::Write,
+    document: &Document,
+    entry: &Entry,
+    err: &ModelError,
+) -> std::io::Result<()> {
+    let finding = shape_finding(&entry.pointer, err);
+    writeln!(
+        errors,
+        "{}#{}: error[{}]: {}: {}",
+        document.path,
+        finding.pointer,
+        finding.kind.as_str(),
+        crate::text::tool_label(entry.name.as_deref()),
+        crate::report::clip(&finding.message)
+    )
+}
+
 pub(crate) fn shape_finding(base: &str, err: &ModelError) -> Finding {
     match err {
         ModelError::Json { path, message, .. } => Finding {

@@ -386,16 +386,7 @@ fn readable_tools<'a>(
                     tools.push(tool);
                 }
                 Err(err) => {
-                    let finding = lint::shape_finding(&entry.pointer, err);
-                    writeln!(
-                        errors,
-                        "{}#{}: error[{}]: {}: {}",
-                        document.path,
-                        finding.pointer,
-                        finding.kind.as_str(),
-                        tool_label(entry.name.as_deref()),
-                        clip(&finding.message)
-                    )?;
+                    lint::write_unreadable(errors, document, entry, err)?;
                     readable = false;
                 }
             }
