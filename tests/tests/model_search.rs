@@ -9,6 +9,7 @@
 use std::{path::PathBuf, sync::OnceLock};
 
 use serde_json::{Map, Value, json};
+use toolmodel::adapters::ConvertOptions;
 use toolmodel::model_calls::{
     AnthropicSearch, CallArguments, CallKind, ModelCall, ModelTools, Provider, ToolListOptions,
     ToolOutcome, ToolSearch, answer, extend_request, model_turn, read_calls, read_calls_from_slice,
@@ -579,6 +580,23 @@ fn openai_chat_and_gemini_search_with_search_tools_and_call_with_call_tool() {
         );
         assert!(tools.is_deferred("weather.get_forecast"), "{provider}");
         assert!(!tools.is_deferred("read_file"), "{provider}");
+        if provider == Provider::Gemini {
+            // Gemini's API answers 400 to an OBJECT without properties in `parameters`:
+            // `call_tool` takes its arguments as a JSON string there.
+            let call_tool = &tools.tools()[0]["functionDeclarations"][2];
+            assert_eq!(
+                call_tool["parameters"]["properties"]["arguments"]["type"], "STRING",
+                "{call_tool}"
+            );
+            let json_schema =
+                searching().with_convert(ConvertOptions::default().with_gemini_json_schema(true));
+            let tools = ModelTools::new(&toolbox, provider, &json_schema).unwrap();
+            let call_tool = &tools.tools()[0]["functionDeclarations"][2];
+            assert_eq!(
+                call_tool["parametersJsonSchema"]["properties"]["arguments"]["type"], "object",
+                "{call_tool}"
+            );
+        }
         let mut body = first_request(provider, &tools, "Help me.");
         check_request(provider, &body);
 
@@ -946,7 +964,7 @@ fn call_tool_runs_the_named_tool_and_refuses_what_it_cannot_route() {
     );
     assert_eq!(
         text(6),
-        r#"invalid arguments for tool "call_tool": `arguments` must be a JSON object"#
+        r#"invalid arguments for tool "call_tool": `arguments` is a string that is not JSON: expected value at line 1 column 1"#
     );
     assert_eq!(
         text(7),

@@ -253,7 +253,16 @@ pub(crate) fn function_names(provider: Provider, search: &ToolSearch) -> &'stati
 }
 
 /// The MCP tools of [`function_names`], with no namespace, to convert as any tool.
-pub(crate) fn functions(provider: Provider, search: &ToolSearch) -> Vec<Tool> {
+///
+/// `call_tool`'s `arguments` is a free-form object, except for Gemini's `parameters`
+/// (`openapi_subset`): Gemini's API answers 400 ("should be non-empty for OBJECT type") to an
+/// `OBJECT` without properties there, so it is a string holding the arguments' JSON
+/// ([`proxied`] takes either).
+pub(crate) fn functions(
+    provider: Provider,
+    search: &ToolSearch,
+    openapi_subset: bool,
+) -> Vec<Tool> {
     let names = function_names(provider, search);
     let mut out = Vec::with_capacity(names.len());
     if names.contains(&SEARCH_TOOLS) {
@@ -274,13 +283,24 @@ pub(crate) fn functions(provider: Provider, search: &ToolSearch) -> Vec<Tool> {
                 ("description", Value::from("The name of the tool to call")),
             ]),
         );
-        properties.insert(
-            "arguments".into(),
+        let arguments = if provider == Provider::Gemini && openapi_subset {
+            object([
+                ("type", Value::from("string")),
+                (
+                    "description",
+                    Value::from(
+                        "Arguments to pass to the tool: a JSON object written as a string, \
+                         such as {\"city\": \"Paris\"}",
+                    ),
+                ),
+            ])
+        } else {
             object([
                 ("type", Value::from("object")),
                 ("description", Value::from("Arguments to pass to the tool")),
-            ]),
-        );
+            ])
+        };
+        properties.insert("arguments".into(), arguments);
         let mut schema = Map::new();
         schema.insert("type".into(), Value::from("object"));
         schema.insert("properties".into(), Value::Object(properties));
@@ -414,7 +434,8 @@ pub(crate) fn search(
 }
 
 /// The tool a `call_tool` call names, and the arguments to call it with: `{"name": string,
-/// "arguments": object}` (`arguments` absent or `null` is `{}`), or what is wrong.
+/// "arguments": object}`, or `arguments` a string holding a JSON object (as Gemini's
+/// `parameters` declare it); `arguments` absent or `null` is `{}`. Otherwise what is wrong.
 pub(crate) fn proxied(arguments: CallArguments) -> Result<(String, Map<String, Value>), String> {
     let mut map = match arguments {
         CallArguments::Object(map) => map,
@@ -426,7 +447,12 @@ pub(crate) fn proxied(arguments: CallArguments) -> Result<(String, Map<String, V
     match map.remove("arguments") {
         None | Some(Value::Null) => Ok((name, Map::new())),
         Some(Value::Object(arguments)) => Ok((name, arguments)),
-        Some(_) => Err("`arguments` must be a JSON object".into()),
+        Some(Value::String(text)) => match serde_json::from_str(&text) {
+            Ok(Value::Object(arguments)) => Ok((name, arguments)),
+            Ok(_) => Err("`arguments` must be a JSON object (or a string holding one)".into()),
+            Err(err) => Err(format!("`arguments` is a string that is not JSON: {err}")),
+        },
+        Some(_) => Err("`arguments` must be a JSON object (or a string holding one)".into()),
     }
 }
 
@@ -463,7 +489,18 @@ mod tests {
         );
         let (name, args) = ok(json!({"name": "a", "arguments": {"k": 1}, "extra": true}));
         assert_eq!((name.as_str(), args.get("k")), ("a", Some(&json!(1))));
+        // As Gemini's `parameters` declare it: the object's JSON in a string.
+        let (_, args) = ok(json!({"name": "a", "arguments": "{\"k\": [1, 2]}"}));
+        assert_eq!(args.get("k"), Some(&json!([1, 2])));
         for (value, problem) in [
+            (
+                json!({"name": "a", "arguments": "[1]"}),
+                "`arguments` must be a JSON object (or a string holding one)",
+            ),
+            (
+                json!({"name": "a", "arguments": "{k"}),
+                "`arguments` is a string that is not JSON: key must be a string at line 1 column 2",
+            ),
             (
                 json!({"arguments": {}}),
                 "expected an object with a `name` string",
@@ -474,7 +511,7 @@ mod tests {
             ),
             (
                 json!({"name": "a", "arguments": [1]}),
-                "`arguments` must be a JSON object",
+                "`arguments` must be a JSON object (or a string holding one)",
             ),
             (
                 json!([1]),
@@ -493,7 +530,7 @@ mod tests {
     fn each_provider_gets_its_own_search() {
         let search = ToolSearch::default();
         let names = |provider| -> Vec<String> {
-            functions(provider, &search)
+            functions(provider, &search, true)
                 .into_iter()
                 .map(|tool| tool.name)
                 .collect()
@@ -509,7 +546,7 @@ mod tests {
         assert_eq!(responses["execution"], "client");
         assert_eq!(responses["parameters"]["required"], json!(["query"]));
         let bm25 = search.clone().with_anthropic(AnthropicSearch::Bm25);
-        assert!(functions(Provider::Anthropic, &bm25).is_empty());
+        assert!(functions(Provider::Anthropic, &bm25, true).is_empty());
         assert_eq!(
             provider_tool(Provider::Anthropic, &bm25),
             Some(

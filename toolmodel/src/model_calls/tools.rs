@@ -581,7 +581,7 @@ impl ModelTools {
                 });
             }
         }
-        let functions = tool_search::functions(self.provider, search);
+        let functions = tool_search::functions(self.provider, search, !convert.gemini_json_schema);
         let convert = ConvertOptions {
             strict: false,
             ..convert.clone()
