@@ -173,6 +173,11 @@ impl<'t> Ctx<'_, 't> {
         self.pointer.truncate(len);
     }
 
+    /// The schema being converted: a tool's input or output schema (`None` elsewhere).
+    pub(crate) fn slot(&self) -> Option<SchemaSlot> {
+        self.slot
+    }
+
     /// Runs `f` one level down, at `token` (one JSON Pointer reference token, unescaped).
     pub(crate) fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.enter(token);

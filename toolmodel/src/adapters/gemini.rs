@@ -109,7 +109,11 @@ pub(crate) fn write(
     } else {
         ("parameters", "response")
     };
-    out.insert(parameters_key.into(), parameters);
+    // `{"type": "OBJECT"}` is refused by Gemini's API; no `parameters` is a function without
+    // arguments (`openapi::takes_no_parameters`).
+    if options.gemini_json_schema || !super::openapi::takes_no_parameters(&parameters) {
+        out.insert(parameters_key.into(), parameters);
+    }
     if let Some(response) = response {
         out.insert(response_key.into(), response);
     }
@@ -203,6 +207,98 @@ mod tests {
                     Action::Unsupported { widened: true }
                 ),
             ]
+        );
+    }
+
+    /// Gemini's API answers 400 ("should be non-empty for OBJECT type") to an `OBJECT` without
+    /// properties in `parameters`: a tool with none is declared without `parameters`, and a
+    /// free-form object below the root is written as any value, each change a warning unless
+    /// it says the same.
+    #[test]
+    fn objects_without_properties_never_reach_gemini_parameters() {
+        use crate::adapters::{Action, Target, convert, read};
+        let tool =
+            |schema: Value| Tool::new("t", ToolSchema::new(schema.as_object().unwrap().clone()));
+        let gemini = |schema: Value| {
+            let conversion =
+                convert(&tool(schema), Target::Gemini, &ConvertOptions::default()).unwrap();
+            let actions: Vec<(String, Action)> = conversion
+                .warnings
+                .iter()
+                .map(|w| (w.pointer.clone(), w.action))
+                .collect();
+            (conversion.value, actions)
+        };
+
+        // No arguments, said exactly: no parameters, no warning, and read back the same.
+        let (value, actions) = gemini(json!({"type": "object", "additionalProperties": false}));
+        assert_eq!(value, json!({"name": "t"}));
+        assert!(actions.is_empty(), "{actions:?}");
+        let back = read(
+            Target::Gemini,
+            &value,
+            &crate::adapters::ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(back.tool.input_schema, ToolSchema::empty_object());
+        // The same, with empty `properties` and `required`: exact.
+        let (value, actions) = gemini(
+            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}),
+        );
+        assert_eq!(value, json!({"name": "t"}));
+        assert_eq!(
+            actions,
+            [("/inputSchema".to_owned(), Action::Rewritten { exact: true })]
+        );
+        // An open object: the model can no longer send it arguments.
+        let (value, actions) = gemini(json!({"type": "object"}));
+        assert_eq!(value, json!({"name": "t"}));
+        assert_eq!(actions, [("/inputSchema".to_owned(), Action::Narrowed)]);
+
+        // Below the root: any value, its description kept.
+        let (value, actions) = gemini(json!({"type": "object", "properties": {
+            "options": {"type": "object", "description": "free-form"},
+            "rows": {"type": "array", "items": {"type": "object"}},
+            "map": {"type": "object", "additionalProperties": {"type": "boolean"}}
+        }}));
+        let properties = &value["parameters"]["properties"];
+        assert_eq!(
+            properties["options"],
+            json!({"type": "TYPE_UNSPECIFIED", "description": "free-form"})
+        );
+        assert_eq!(
+            properties["rows"]["items"],
+            json!({"type": "TYPE_UNSPECIFIED"})
+        );
+        assert_eq!(
+            properties["map"]["type"], "OBJECT",
+            "a map is not free-form"
+        );
+        assert_eq!(
+            actions,
+            [
+                (
+                    "/inputSchema/properties/options".to_owned(),
+                    Action::Rewritten { exact: false }
+                ),
+                (
+                    "/inputSchema/properties/rows/items".to_owned(),
+                    Action::Rewritten { exact: false }
+                ),
+            ]
+        );
+
+        // `parametersJsonSchema` takes them as they are.
+        let json_schema = ConvertOptions::default().with_gemini_json_schema(true);
+        let conversion = convert(
+            &tool(json!({"type": "object"})),
+            Target::Gemini,
+            &json_schema,
+        )
+        .unwrap();
+        assert_eq!(
+            conversion.value["parametersJsonSchema"],
+            json!({"type": "object"})
         );
     }
 }

@@ -24,6 +24,7 @@ use crate::adapters::keywords::is_annotation;
 use crate::adapters::refs::{self, DEFS, Mode, OnCycle};
 use crate::adapters::warning::Action;
 use crate::error::Error;
+use crate::validate::violation::SchemaSlot;
 use types::{static_type, types_and_values, upper_case};
 
 /// Whether `keyword` is a field of Gemini's `Schema` object (Vertex AI / Gemini API reference, `Schema`, read
@@ -111,11 +112,134 @@ pub(crate) fn to_openapi(
         }
     }
     sub(schema, ctx)?;
-    if !references {
-        return Ok(());
+    if references {
+        refs::inline(schema, ctx, Mode::All, OnCycle::KeepRootDefs)?;
+        spell_references(schema, ctx, true)?;
     }
-    refs::inline(schema, ctx, Mode::All, OnCycle::KeepRootDefs)?;
-    spell_references(schema, ctx, true)
+    // `parameters` only: the reports are of parameters, and a `response` is not a request's.
+    if ctx.slot() == Some(SchemaSlot::Input) {
+        empty_objects(schema, ctx, true);
+    }
+    Ok(())
+}
+
+/// Whether a converted root says only "an object with no parameters": `type` `OBJECT`, no
+/// (or empty) `properties` and `required`, `additionalProperties` absent or `false`. Gemini's
+/// API answers 400 ("should be non-empty for OBJECT type") to such `parameters`, so the
+/// declaration is written without them ([`gemini::write`](super::gemini::write)), which
+/// Gemini reads as a function that takes no arguments.
+pub(crate) fn takes_no_parameters(root: &Value) -> bool {
+    let Value::Object(map) = root else {
+        return false;
+    };
+    let empty = |key: &str| match map.get(key) {
+        None => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    };
+    map.get("type").and_then(Value::as_str) == Some("OBJECT")
+        && empty("properties")
+        && empty("required")
+        && matches!(
+            map.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        )
+        && map.keys().all(|key| {
+            matches!(
+                key.as_str(),
+                "type" | "properties" | "required" | "additionalProperties"
+            )
+        })
+}
+
+/// An `OBJECT` without properties: Gemini's API refuses it in `parameters` with a 400
+/// ("should be non-empty for OBJECT type"; reported by every SDK that sends one: agno #2112,
+/// pipecat-flows #110, lobehub #5002), which fails the whole request.
+/// A map (`additionalProperties` a schema, which Gemini's `Schema` documents) is not one.
+fn is_empty_object(map: &Map<String, Value>) -> bool {
+    map.get("type").and_then(Value::as_str) == Some("OBJECT")
+        && match map.get("properties") {
+            None => true,
+            Some(Value::Object(properties)) => properties.is_empty(),
+            Some(_) => false,
+        }
+        && !matches!(map.get("additionalProperties"), Some(Value::Object(_)))
+}
+
+/// Finds the `OBJECT`s without properties of a converted schema. The root that
+/// [`takes_no_parameters`] is written as no `parameters` (a warning when that is narrower than
+/// the tool's schema: it took other objects); another root, or one below it, becomes
+/// `TYPE_UNSPECIFIED` (any value; its description kept) with a warning, so that the request
+/// is not refused. `parametersJsonSchema` keeps every such object as it is.
+fn empty_objects(value: &mut Value, ctx: &mut Ctx<'_, '_>, root: bool) {
+    let no_parameters = root && takes_no_parameters(value);
+    let Value::Object(map) = value else {
+        return;
+    };
+    if is_empty_object(map) {
+        if no_parameters {
+            if map.get("additionalProperties") != Some(&Value::Bool(false)) {
+                ctx.warn(
+                    None,
+                    "an object without properties",
+                    Action::Narrowed,
+                    "Gemini's API refuses parameters of type OBJECT without properties; the \
+                     declaration is written without parameters, a function the model calls \
+                     with no arguments",
+                );
+            } else if map.contains_key("properties") || map.contains_key("required") {
+                ctx.warn(
+                    None,
+                    "an object without properties",
+                    Action::Rewritten { exact: true },
+                    "Gemini's API refuses parameters of type OBJECT without properties; the \
+                     declaration is written without parameters, which says the same: no \
+                     arguments",
+                );
+            }
+            return;
+        }
+        ctx.warn(
+            None,
+            "an object without properties",
+            Action::Rewritten { exact: false },
+            "Gemini's API refuses an OBJECT without properties (400 \"should be non-empty for \
+             OBJECT type\"); written as TYPE_UNSPECIFIED (any value); parametersJsonSchema \
+             (ConvertOptions::gemini_json_schema) keeps it an object",
+        );
+        let description = map.get("description").cloned();
+        let mut any = Map::new();
+        any.insert("type".into(), Value::from(UNSPECIFIED));
+        if let Some(description) = description {
+            any.insert("description".into(), description);
+        }
+        *map = any;
+        return;
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        let a = ctx.enter("properties");
+        for (name, child) in properties.iter_mut() {
+            let b = ctx.enter(name);
+            empty_objects(child, ctx, false);
+            ctx.leave(b);
+        }
+        ctx.leave(a);
+    }
+    if let Some(items) = map.get_mut("items") {
+        let a = ctx.enter("items");
+        empty_objects(items, ctx, false);
+        ctx.leave(a);
+    }
+    if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+        let a = ctx.enter("anyOf");
+        for (i, branch) in branches.iter_mut().enumerate() {
+            let b = ctx.enter_index(i);
+            empty_objects(branch, ctx, false);
+            ctx.leave(b);
+        }
+        ctx.leave(a);
+    }
 }
 
 fn sub(value: &mut Value, ctx: &mut Ctx<'_, '_>) -> Result<(), Error> {
