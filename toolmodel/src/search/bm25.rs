@@ -88,7 +88,7 @@ impl Default for Bm25 {
             tools: Vec::new(),
             count: 0,
             total_lengths: [0; Field::ALL.len()],
-            tokenizer: Tokenizer::default(),
+            tokenizer: Tokenizer::remembering(),
         }
     }
 }

@@ -10,10 +10,13 @@ use rust_stemmers::{Algorithm, Stemmer};
 /// Stems remembered by a [`Tokenizer`], at most: past it the memory is cleared.
 const MAX_REMEMBERED_STEMS: usize = 100_000;
 
-/// Cuts texts into terms, remembering the stem of each word it has seen (indexing a catalog
-/// stems the same few thousand words again and again) and reusing its buffers.
+/// Cuts texts into terms, reusing its buffers; a [remembering](Tokenizer::remembering) one
+/// also keeps the stem of each word it has seen (indexing a catalog stems the same few
+/// thousand words again and again; a query's words are stemmed once, so remembering them
+/// would only cost an allocation each).
 #[derive(Default)]
 pub(crate) struct Tokenizer {
+    remember: bool,
     stems: HashMap<String, Box<str>, foldhash::fast::RandomState>,
     word: Vec<char>,
     lower: String,
@@ -27,6 +30,14 @@ pub(crate) fn terms(text: &str, emit: &mut dyn FnMut(&str)) {
 }
 
 impl Tokenizer {
+    /// A tokenizer that remembers stems, for indexing.
+    pub(crate) fn remembering() -> Self {
+        Tokenizer {
+            remember: true,
+            ..Tokenizer::default()
+        }
+    }
+
     /// Calls `emit` with each search term of `text`, in order (a term may repeat).
     pub(crate) fn terms(&mut self, text: &str, emit: &mut dyn FnMut(&str)) {
         for c in text.chars() {
@@ -88,8 +99,12 @@ impl Tokenizer {
             emit(stem);
             return;
         }
-        let stem: Box<str> = stemmer().stem(&self.lower).into();
+        let stem = stemmer().stem(&self.lower);
         emit(&stem);
+        if !self.remember {
+            return;
+        }
+        let stem: Box<str> = stem.into();
         if self.stems.len() >= MAX_REMEMBERED_STEMS {
             self.stems.clear();
         }
