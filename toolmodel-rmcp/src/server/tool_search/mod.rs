@@ -19,7 +19,7 @@ use std::{
 
 use toolmodel::{
     Backend, Tool, Toolbox,
-    search::{Server, SyncReport, ToolIndex},
+    search::{Query, Server, SyncReport, ToolIndex},
 };
 
 use super::tool_list::ServedTools;
@@ -318,11 +318,10 @@ impl ServedSearch {
         };
         let wanted = on.config.max_results;
         let mut limit = wanted.saturating_add(on.config.always_visible.len());
+        // Checked and cut into terms once, however many rounds the hidden tools cost.
+        let query = Query::new(query).map_err(|err| err.to_string())?;
         loop {
-            let hits = on
-                .index
-                .search(query, limit)
-                .map_err(|err| err.to_string())?;
+            let hits = on.index.search_query(&query, limit);
             let found: Vec<String> = hits
                 .iter()
                 .map(|hit| hit.tool.name.as_str())
