@@ -96,6 +96,20 @@ pub enum Error {
     #[error("serving MCP over HTTP failed")]
     Io(#[source] std::io::Error),
 
+    /// Telemetry could not be set up (feature `otel`,
+    /// [`Telemetry::init`](crate::telemetry::otel::Telemetry::init)): a subscriber or a
+    /// provider was installed already, an exporter could not be built (an OTLP endpoint that is
+    /// not a URL), or the `RUST_LOG` directives do not parse.
+    #[cfg(feature = "otel")]
+    #[error("telemetry: {message}")]
+    Telemetry {
+        /// What could not be set up.
+        message: String,
+        /// The cause: the exporter's, the subscriber's or the filter's error.
+        #[source]
+        source: Option<BoxError>,
+    },
+
     /// A federation configuration that cannot be used (feature `federation`): the server it
     /// is about (`None` for the file as a whole) and the JSON Pointer of the value in the
     /// configuration file (for a configuration built in code, the pointer it would have under

@@ -88,6 +88,7 @@ mod lock;
 pub mod server;
 mod task_set;
 pub mod tasks;
+pub mod telemetry;
 
 pub use convert::{TryFromRmcp, TryIntoRmcp, to_rmcp_lossy};
 pub use error::Error;

@@ -23,6 +23,9 @@ use crate::convert::message::{from_wire, to_wire};
 use crate::federation::relay::{Sending, token_key};
 use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
+use crate::federation::UpstreamTransport;
+use crate::telemetry::client_operation::{self as telemetry, ClientOperation, Failure};
+use tracing::Instrument as _;
 
 /// The most `InputRequiredResult`s one run of a call relays before it gives up: a caller of
 /// MCP 2025-11-25 answers every round in one run; a 2026-07-28 caller's rounds are one per
@@ -141,7 +144,7 @@ fn modern_meta(peer: &Peer<RoleClient>, cx: &CallContext) -> Option<RequestMetaO
     Some(meta)
 }
 
-/// One `tools/call` of the upstream with `params`.
+/// One `tools/call` of the upstream with `params`, inside its CLIENT span (`telemetry`).
 ///
 /// # Errors
 ///
@@ -153,6 +156,34 @@ async fn round(
     cx: &CallContext,
     reopened: &(dyn Fn() + Send + Sync),
 ) -> Result<Answer, ToolError> {
+    let peer = match &upstream.config.transport {
+        UpstreamTransport::Stdio(_) => telemetry::Peer::Pipe,
+        UpstreamTransport::Http(http) => telemetry::Peer::Http(&http.url),
+    };
+    let mut operation = ClientOperation::start(&upstream.config.name, &params.name, peer);
+    let span = operation.span().clone();
+    let answer = traced_round(upstream, params, cx, reopened, &mut operation)
+        .instrument(span)
+        .await;
+    let tool_error = matches!(&answer, Ok(Answer::Done(result)) if result.is_error());
+    if let Err(ToolError::Protocol { code, message, .. }) = &answer {
+        operation.failed(Failure::JsonRpc {
+            code: i32::try_from(*code).unwrap_or(i32::MIN),
+            message: message.clone(),
+        });
+    }
+    operation.finish(tool_error);
+    answer
+}
+
+/// [`round`], with its span's `operation` to tell what it learns.
+async fn traced_round(
+    upstream: &Upstream,
+    params: CallToolRequestParams,
+    cx: &CallContext,
+    reopened: &(dyn Fn() + Send + Sync),
+    operation: &mut ClientOperation,
+) -> Result<Answer, ToolError> {
     let server = &upstream.config.name;
     let (peer, generation) = match upstream.peer().await {
         Ok(opened) => {
@@ -162,17 +193,23 @@ async fn round(
             (opened.peer, opened.generation)
         }
         Err(why) => {
-            return Ok(Answer::Done(CallToolResult::error(format!(
-                "server {server:?} is unavailable: {}",
-                why.0
-            ))));
+            let message = format!("server {server:?} is unavailable: {}", why.0);
+            operation.failed(Failure::Unavailable {
+                message: message.clone(),
+            });
+            return Ok(Answer::Done(CallToolResult::error(message)));
         }
     };
+    if let Some(info) = peer.peer_info() {
+        operation.negotiated(info.protocol_version.as_str());
+    }
     let timeouts = upstream.config.timeouts;
     let mut options = PeerRequestOptions::with_timeout(timeouts.request)
         .reset_timeout_on_progress()
         .with_max_total_timeout(timeouts.max_total);
-    if let Some(meta) = modern_meta(&peer, cx) {
+    let mut meta = modern_meta(&peer, cx).unwrap_or_default();
+    operation.inject(&mut meta);
+    if !meta.is_empty() {
         options = options.with_meta(meta);
     }
     let sending = Sending::new(cx.clone());
@@ -182,11 +219,14 @@ async fn round(
     let handle = match peer.send_request_with_option(request, options).await {
         Ok(handle) => handle,
         Err(err) => {
-            return Ok(Answer::Done(
-                transport_failed(upstream, generation, &err).await,
-            ));
+            let result = transport_failed(upstream, generation, &err).await;
+            operation.failed(Failure::Unavailable {
+                message: result_text(&result),
+            });
+            return Ok(Answer::Done(result));
         }
     };
+    operation.sent(&handle.id);
     let registered = upstream.calls.enter(
         token_key(&handle.progress_token),
         handle.id.clone(),
@@ -228,13 +268,34 @@ async fn round(
                 data: error.data.map(|data| redactor.json(data)),
             });
         }
-        Err(ServiceError::Timeout { timeout }) => CallToolResult::error(format!(
-            "server {server:?} did not answer within {} ms (its timeout; notifications/cancelled sent)",
-            timeout.as_millis()
-        )),
-        Err(err) => transport_failed(upstream, generation, &err).await,
+        Err(ServiceError::Timeout { timeout }) => {
+            operation.failed(Failure::Timeout);
+            CallToolResult::error(format!(
+                "server {server:?} did not answer within {} ms (its timeout; notifications/cancelled sent)",
+                timeout.as_millis()
+            ))
+        }
+        Err(err) => {
+            let result = transport_failed(upstream, generation, &err).await;
+            operation.failed(Failure::Unavailable {
+                message: result_text(&result),
+            });
+            result
+        }
     };
     Ok(Answer::Done(result))
+}
+
+/// The text of an `isError` result made here, for the span's status description.
+fn result_text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .find_map(|block| match block {
+            toolmodel::content::ContentBlock::Text(text) => Some(text.text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The `isError` result of a call whose session failed, which is marked down.

@@ -24,6 +24,7 @@ use super::{
 };
 use crate::convert::message::{self, error_data};
 use crate::lock::lock;
+use crate::telemetry::server_operation::Target;
 
 impl ServerHandler for ToolboxServer {
     // Lifecycle.
@@ -52,9 +53,18 @@ impl ServerHandler for ToolboxServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        self.list_changed.add_session(context.peer);
-        self.negotiate_initialize(&request)
+        let operation = self.operation("initialize", &Target::default(), &context);
+        operation
+            .run(async {
+                context.peer.set_peer_info(request.clone());
+                self.list_changed.add_session(context.peer);
+                let result = self.negotiate_initialize(&request);
+                if let (Ok(result), Some(session)) = (&result, &self.telemetry.session) {
+                    session.open(Some(result.protocol_version.as_str().to_owned()));
+                }
+                result
+            })
+            .await
     }
 
     // Tools.
@@ -64,17 +74,22 @@ impl ServerHandler for ToolboxServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let cursor = request.and_then(|request| request.cursor);
-        let version = message::protocol_version(context.protocol_version());
-        let tools = self.tools.current();
-        let listed = tools
-            .disclosed
-            .as_ref()
-            .map_or(&tools.toolbox, |disclosed| &disclosed.listing);
-        let page = listed
-            .list_for(version, cursor.as_deref())
-            .map_err(error_data)?;
-        message::list_to_rmcp(&page)
+        let operation = self.operation("tools/list", &Target::default(), &context);
+        operation
+            .run(async {
+                let cursor = request.and_then(|request| request.cursor);
+                let version = message::protocol_version(context.protocol_version());
+                let tools = self.tools.current();
+                let listed = tools
+                    .disclosed
+                    .as_ref()
+                    .map_or(&tools.toolbox, |disclosed| &disclosed.listing);
+                let page = listed
+                    .list_for(version, cursor.as_deref())
+                    .map_err(error_data)?;
+                message::list_to_rmcp(&page)
+            })
+            .await
     }
 
     async fn call_tool(
@@ -82,23 +97,13 @@ impl ServerHandler for ToolboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The toolbox whose scopes the front checked (with authorization), else the one
-        // served when the call came: the call finishes on it, whatever replaces it meanwhile.
-        let toolbox = tool_call::scopes_checked_on(&context)
-            .cloned()
-            .unwrap_or_else(|| self.tools.current().toolbox.clone());
-        // Under tool search: `search_tools` answered, `call_tool` the call of the tool it names.
-        let request = match self.route_disclosed(&toolbox, request, &context) {
-            Routed::Answered(answer) => return answer,
-            Routed::Call(request) => request,
+        let target = Target {
+            tool: Some(&request.name),
+            arguments: request.arguments.as_ref(),
+            ..Target::default()
         };
-        if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
-            return forwarded;
-        }
-        match task_call::call_tool(self, &toolbox, &request, &context).await {
-            Some(task) => task,
-            None => self.call(&toolbox, request, context).await,
-        }
+        let operation = self.operation("tools/call", &target, &context);
+        operation.run(self.call_tool_traced(request, context)).await
     }
 
     /// The tool's `inputSchema`, for `rmcp`'s check of `x-mcp-header` parameters against
@@ -135,11 +140,16 @@ impl ServerHandler for ToolboxServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let level = message::log_level_from_rmcp(&request.level);
-        *lock(&self.log_level) = level;
-        Ok(())
+        let operation = self.operation("logging/setLevel", &Target::default(), &context);
+        operation
+            .run(async {
+                let level = message::log_level_from_rmcp(&request.level);
+                *lock(&self.log_level) = level;
+                Ok(())
+            })
+            .await
     }
 
     // Tasks (the tasks extension, `running_tasks/mod.rs`; those of other servers: `task_route.rs`).
@@ -149,11 +159,16 @@ impl ServerHandler for ToolboxServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.get_task(request, from).await;
-        }
-        let caller = tool_call::caller(&context);
-        self.tasks.get_task(&self.tools, &request, caller).await
+        let operation = self.operation("tasks/get", &Target::default(), &context);
+        operation
+            .run(async {
+                if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+                    return upstream.get_task(request, from).await;
+                }
+                let caller = tool_call::caller(&context);
+                self.tasks.get_task(&self.tools, &request, caller).await
+            })
+            .await
     }
 
     async fn update_task(
@@ -161,11 +176,16 @@ impl ServerHandler for ToolboxServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.update_task(request, from).await;
-        }
-        let caller = tool_call::caller(&context);
-        self.tasks.update_task(&self.tools, request, caller).await
+        let operation = self.operation("tasks/update", &Target::default(), &context);
+        operation
+            .run(async {
+                if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+                    return upstream.update_task(request, from).await;
+                }
+                let caller = tool_call::caller(&context);
+                self.tasks.update_task(&self.tools, request, caller).await
+            })
+            .await
     }
 
     async fn cancel_task(
@@ -173,11 +193,16 @@ impl ServerHandler for ToolboxServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
-            return upstream.cancel_task(request, from).await;
-        }
-        let caller = tool_call::caller(&context);
-        self.tasks.cancel_task(&self.tools, &request, caller).await
+        let operation = self.operation("tasks/cancel", &Target::default(), &context);
+        operation
+            .run(async {
+                if let Some((upstream, from)) = self.upstream_task(&request.task_id, &context) {
+                    return upstream.cancel_task(request, from).await;
+                }
+                let caller = tool_call::caller(&context);
+                self.tasks.cancel_task(&self.tools, &request, caller).await
+            })
+            .await
     }
 
     // Prompts, resources and completion: the handler of `with_handler` (`compose.rs`).
@@ -187,7 +212,12 @@ impl ServerHandler for ToolboxServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.composed.handler().complete(request, context).await
+        let operation = self.operation("completion/complete", &Target::default(), &context);
+        operation
+            .run(async {
+                self.composed.handler().complete(request, context).await
+            })
+            .await
     }
 
     async fn get_prompt(
@@ -195,9 +225,14 @@ impl ServerHandler for ToolboxServer {
         request: GetPromptRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        // A gateway's passthrough seals its upstreams' `requestState` with this server's key.
-        context.extensions.insert(self.sealer.clone());
-        self.composed.handler().get_prompt(request, context).await
+        let operation = self.operation("prompts/get", &Target { prompt: Some(&request.name), ..Target::default() }, &context);
+        operation
+            .run(async {
+                // A gateway's passthrough seals its upstreams' `requestState` with this server's key.
+                context.extensions.insert(self.sealer.clone());
+                self.composed.handler().get_prompt(request, context).await
+            })
+            .await
     }
 
     async fn list_prompts(
@@ -205,7 +240,12 @@ impl ServerHandler for ToolboxServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.composed.handler().list_prompts(request, context).await
+        let operation = self.operation("prompts/list", &Target::default(), &context);
+        operation
+            .run(async {
+                self.composed.handler().list_prompts(request, context).await
+            })
+            .await
     }
 
     async fn list_resources(
@@ -213,9 +253,14 @@ impl ServerHandler for ToolboxServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.composed
-            .handler()
-            .list_resources(request, context)
+        let operation = self.operation("resources/list", &Target::default(), &context);
+        operation
+            .run(async {
+                self.composed
+                    .handler()
+                    .list_resources(request, context)
+                    .await
+            })
             .await
     }
 
@@ -224,9 +269,14 @@ impl ServerHandler for ToolboxServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.composed
-            .handler()
-            .list_resource_templates(request, context)
+        let operation = self.operation("resources/templates/list", &Target::default(), &context);
+        operation
+            .run(async {
+                self.composed
+                    .handler()
+                    .list_resource_templates(request, context)
+                    .await
+            })
             .await
     }
 
@@ -235,10 +285,15 @@ impl ServerHandler for ToolboxServer {
         request: ReadResourceRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        context.extensions.insert(self.sealer.clone());
-        self.composed
-            .handler()
-            .read_resource(request, context)
+        let operation = self.operation("resources/read", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        operation
+            .run(async {
+                context.extensions.insert(self.sealer.clone());
+                self.composed
+                    .handler()
+                    .read_resource(request, context)
+                    .await
+            })
             .await
     }
 
@@ -247,7 +302,12 @@ impl ServerHandler for ToolboxServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.composed.handler().subscribe(request, context).await
+        let operation = self.operation("resources/subscribe", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        operation
+            .run(async {
+                self.composed.handler().subscribe(request, context).await
+            })
+            .await
     }
 
     async fn unsubscribe(
@@ -255,6 +315,38 @@ impl ServerHandler for ToolboxServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.composed.handler().unsubscribe(request, context).await
+        let operation = self.operation("resources/unsubscribe", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        operation
+            .run(async {
+                self.composed.handler().unsubscribe(request, context).await
+            })
+            .await
+    }
+}
+
+impl ToolboxServer {
+    /// `tools/call`, inside its span ([`ServerHandler::call_tool`]).
+    async fn call_tool_traced(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The toolbox whose scopes the front checked (with authorization), else the one
+        // served when the call came: the call finishes on it, whatever replaces it meanwhile.
+        let toolbox = tool_call::scopes_checked_on(&context)
+            .cloned()
+            .unwrap_or_else(|| self.tools.current().toolbox.clone());
+        // Under tool search: `search_tools` answered, `call_tool` the call of the tool it names.
+        let request = match self.route_disclosed(&toolbox, request, &context) {
+            Routed::Answered(answer) => return answer,
+            Routed::Call(request) => request,
+        };
+        if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
+            return forwarded;
+        }
+        match task_call::call_tool(self, &toolbox, &request, &context).await {
+            Some(task) => task,
+            None => self.call(&toolbox, request, context).await,
+        }
     }
 }

@@ -44,6 +44,7 @@ use super::{
     upstream_tasks::UpstreamTasks,
 };
 use crate::tasks::TaskStore;
+use crate::telemetry::{ServerTelemetry, session::SessionClock};
 
 /// Serves a [`Toolbox`] over MCP with `rmcp`: see the [module docs](crate::server) for what
 /// each request does.
@@ -80,7 +81,7 @@ use crate::tasks::TaskStore;
 pub struct ToolboxServer {
     /// The toolbox served and what is derived from it, replaced whole by
     /// [`set_toolbox`](Self::set_toolbox).
-    pub(super) tools: ServedTools,
+    pub(crate) tools: ServedTools,
     /// Tool search ([`with_tool_search`](Self::with_tool_search)): its settings and index, kept
     /// in step with `tools`.
     pub(crate) search: ServedSearch,
@@ -102,6 +103,9 @@ pub struct ToolboxServer {
     pub(super) upstream_tasks: Arc<OnceLock<Arc<dyn UpstreamTasks>>>,
     /// What `serve_http` and `http_service` enforce (limits, allowed hosts and origins).
     pub(super) http: HttpSettings,
+    /// What the spans record beyond the defaults, and the clock of the session this instance
+    /// serves (`telemetry`).
+    pub(crate) telemetry: ServerTelemetry,
 }
 
 impl ToolboxServer {
@@ -123,7 +127,17 @@ impl ToolboxServer {
             composed: Composed::default(),
             upstream_tasks: Arc::default(),
             http: HttpSettings::default(),
+            telemetry: ServerTelemetry::default(),
         }
+    }
+
+    /// Records each tool call's `arguments` and result on its span
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`: OpenTelemetry's MCP
+    /// conventions, opt-in), as JSON cut to 4 KiB. Off by default: they may hold secrets.
+    #[must_use]
+    pub fn with_recorded_tool_content(mut self, record: bool) -> Self {
+        self.telemetry.record_content = record;
+        self
     }
 
     /// The store the server keeps its tasks in (the tasks extension, SEP-2663): a
@@ -454,11 +468,13 @@ impl ToolboxServer {
 
     /// A copy for a new session: the same toolbox (and its replacements) and identity, its
     /// own log level.
-    pub(super) fn session(&self) -> Self {
-        Self {
+    pub(super) fn session(&self, transport: &'static str) -> Self {
+        let mut session = Self {
             log_level: Arc::new(Mutex::new(None)),
             ..self.clone()
-        }
+        };
+        session.telemetry.session = Some(Arc::new(SessionClock::new(transport)));
+        session
     }
 
     pub(super) fn session_log_level(&self) -> Option<LoggingLevel> {

@@ -41,6 +41,7 @@ impl ToolboxServer {
     /// [`Error::Join`] when the session task panicked.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let running = self
+            .session("pipe")
             .serve(StdioTransport::new(tokio::io::stdin(), tokio::io::stdout()))
             .await
             .map_err(|err| Error::Initialize(Box::new(err)))?;
@@ -74,7 +75,7 @@ impl ToolboxServer {
         config: StreamableHttpServerConfig,
     ) -> StreamableHttpService<Self, LocalSessionManager> {
         StreamableHttpService::new(
-            move || Ok(self.session()),
+            move || Ok(self.session("tcp")),
             Arc::new(LocalSessionManager::default()),
             config,
         )

@@ -30,6 +30,8 @@ use std::{
 };
 
 use hyper::{server::conn::http1, service::service_fn};
+
+use crate::telemetry::server_operation::ClientAddress;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::{
     io::AsyncWriteExt as _,
@@ -156,8 +158,8 @@ pub(crate) async fn serve<S, B>(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(_) => {
                 // Out of file descriptors (EMFILE, ENFILE) or a connection reset before it
                 // was accepted: make room and try again shortly.
@@ -192,7 +194,9 @@ pub(crate) async fn serve<S, B>(
         tasks.spawn(async move {
             let hyper_service = {
                 let connection = Arc::clone(&connection);
-                service_fn(move |request| {
+                service_fn(move |mut request: http::Request<hyper::body::Incoming>| {
+                    // The peer's address, for the spans' `client.address` and `client.port`.
+                    request.extensions_mut().insert(ClientAddress(peer));
                     let in_flight = InFlight::start(&connection);
                     let mut service = service.clone();
                     async move {

@@ -183,7 +183,7 @@ impl McpHttpService {
         });
         let session_server = server.clone();
         let rmcp = StreamableHttpService::new(
-            move || Ok(session_server.session()),
+            move || Ok(session_server.session("tcp")),
             Arc::clone(&manager),
             allow.rmcp_config(settings.limits.max_body_bytes),
         );

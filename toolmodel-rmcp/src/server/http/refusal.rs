@@ -246,8 +246,32 @@ impl Refusal {
         }
     }
 
+    /// The reason an operator counts it under (`toolmodel.refusal`; the table in
+    /// [`telemetry::metrics`](crate::telemetry::metrics)).
+    pub(super) fn reason(&self) -> &'static str {
+        match self {
+            Self::NotServedPath(_) => "path",
+            Self::TwoHosts | Self::BadHost(_) | Self::HostNotAllowed(_) => "host",
+            Self::OriginNotAllowed(_) => "origin",
+            Self::BodyTooLarge(_) | Self::BodyTimeout(_) | Self::BodyUnreadable(_) => "body",
+            Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::CallerBusy(_) => "limit",
+            Self::SessionNotFound => "session",
+            #[cfg(feature = "auth")]
+            Self::Unauthorized(_) => "authorization",
+            #[cfg(feature = "auth")]
+            Self::InsufficientScope(_) => "scope",
+            #[cfg(feature = "auth")]
+            Self::AuthorizationUnavailable => "authorization_unavailable",
+            #[cfg(feature = "auth")]
+            Self::IntrospectionBusy => "rate",
+            Self::ShuttingDown { .. } => "shutting_down",
+        }
+    }
+
     /// The response: [`answer`](Self::answer)'s status and text, `Retry-After`,
-    /// `WWW-Authenticate` and `Connection: close` as it says.
+    /// `WWW-Authenticate` and `Connection: close` as it says. Each is counted
+    /// (`toolmodel.http.refusals`) and told as a DEBUG event of target `toolmodel_rmcp::http`
+    /// (reason, status, text: never a header's value but the `Host` or `Origin` refused).
     pub(super) fn response(&self) -> Response<Body> {
         let Answer {
             status,
@@ -255,6 +279,14 @@ impl Refusal {
             retry,
             message,
         } = self.answer();
+        let reason = self.reason();
+        crate::telemetry::metrics::refused(reason);
+        tracing::debug!(
+            target: "toolmodel_rmcp::http",
+            refusal = reason,
+            status = status.as_u16(),
+            "{message}"
+        );
         let mut response = plain(status, message);
         let headers = response.headers_mut();
         if retry == Retry::After {

@@ -24,6 +24,9 @@ use super::{
     Tasks,
     input::{TaskHandle, TaskPeer},
 };
+use tracing::Instrument as _;
+
+use crate::telemetry::metrics;
 use crate::{
     convert::message::{self, error_data},
     server::tool_list::ServedTools,
@@ -76,7 +79,9 @@ fn outcome(
 }
 
 /// Runs `run`, the handler of task `task_id`, to its outcome in the store, holding the
-/// task's lease (see the module docs); on its own tokio task.
+/// task's lease (see the module docs); on its own tokio task, inside its span `task.run`
+/// (target `toolmodel_rmcp::tasks`), which follows from the span current at the call (the
+/// request that created the task, or the reclaim loop's).
 pub(crate) fn spawn(
     tasks: Tasks,
     task_id: Arc<str>,
@@ -85,7 +90,18 @@ pub(crate) fn spawn(
     version: ProtocolVersion,
 ) {
     let owner = tasks.clone();
+    let span = tracing::info_span!(
+        target: "toolmodel_rmcp::tasks",
+        "task.run",
+        otel.name = "task.run",
+        toolmodel.task.id = %task_id,
+        toolmodel.task.status = tracing::field::Empty,
+    );
+    span.follows_from(tracing::Span::current());
+    let running = Running::start();
+    let run_span = span.clone();
     owner.running().spawn(async move {
+        let _running = running;
         let store = tasks.store().clone();
         let lease = tasks.lease();
         let renew_every = lease / 3;
@@ -106,15 +122,32 @@ pub(crate) fn spawn(
                         }
                         Ok(Lease::Lost) => break None,
                         // The store is out of reach: go on, the next renewal tries again.
-                        Err(_) => {}
+                        Err(err) => tracing::warn!(
+                            target: "toolmodel_rmcp::tasks",
+                            task = %task_id,
+                            error = %err,
+                            "the task store is out of reach: the task's lease was not renewed"
+                        ),
                     }
                 }
             }
         };
         let Some(result) = result else {
+            tracing::info!(
+                target: "toolmodel_rmcp::tasks",
+                task = %task_id,
+                "the task's lease was lost: another replica runs it"
+            );
             return;
         };
         let outcome = outcome(result, version);
+        let status = match &outcome {
+            TaskOutcome::Completed { .. } => "completed",
+            TaskOutcome::Failed { .. } => "failed",
+            TaskOutcome::Cancelled => "cancelled",
+        };
+        run_span.record("toolmodel.task.status", status);
+        metrics::task_finished(status);
         // A store out of reach for a moment: a few tries, then the lease runs out and another
         // replica ends the task.
         for attempt in 0..3_u32 {
@@ -123,7 +156,29 @@ pub(crate) fn spawn(
             }
             tokio::time::sleep(renew_every * (attempt + 1)).await;
         }
-    });
+        tracing::warn!(
+            target: "toolmodel_rmcp::tasks",
+            task = %task_id,
+            "the task store is out of reach: the task's outcome was not stored (another replica ends it when its lease runs out)"
+        );
+    }.instrument(span));
+}
+
+/// A task running on this replica, for `toolmodel.tasks.running`: counted from its start to
+/// its end, however it ends.
+struct Running;
+
+impl Running {
+    fn start() -> Self {
+        metrics::task_running(1);
+        Self
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        metrics::task_running(-1);
+    }
 }
 
 fn lease_ms(lease: std::time::Duration) -> u64 {

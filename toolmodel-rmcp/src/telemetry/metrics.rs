@@ -1,0 +1,208 @@
+//! The metrics this crate records, with feature `otel`, through the `opentelemetry` API's
+//! global meter provider (scope `toolmodel-rmcp`); a no-op until a binary installs one
+//! ([`Telemetry`](super::otel::Telemetry) does), and without the feature nothing is compiled.
+//! The instruments are made on first use: install the meter provider before serving.
+//!
+//! | instrument | kind, unit | attributes |
+//! |---|---|---|
+//! | `mcp.server.operation.duration` | histogram, s ([`DURATION_BUCKETS`](super::DURATION_BUCKETS)) | `mcp.method.name`, `gen_ai.tool.name` (tools this server serves; no name a stranger made up), `gen_ai.prompt.name`, `gen_ai.operation.name`, `error.type`, `rpc.response.status_code`, `mcp.protocol.version`, `network.transport`, `network.protocol.name` |
+//! | `mcp.client.operation.duration` | histogram, s | the same, for a gateway's calls of its upstreams, and `toolmodel.upstream` |
+//! | `mcp.server.session.duration` | histogram, s | `mcp.protocol.version`, `network.transport`: a 2025-era session (one that began with `initialize`), from `initialize` to its end |
+//! | `toolmodel.server.sessions` | up-down counter | `network.transport`: 2025-era sessions open |
+//! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight), `session` (a `DELETE` of an unknown session), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
+//! | `toolmodel.tasks.running` | up-down counter | tasks running on this replica |
+//! | `toolmodel.tasks.finished` | counter | `toolmodel.task.status`: `completed`, `failed`, `cancelled`, `input_required` |
+//! | `toolmodel.upstream.up` | gauge (1 or 0) | `toolmodel.upstream`, `toolmodel.upstream.state` ([`observe_federation`](super::observe_federation)) |
+//! | `toolmodel.upstream.failures` | gauge | `toolmodel.upstream`: the failures in a row of its session |
+//! | `toolmodel.upstream.tools` | gauge | `toolmodel.upstream`: the tools it serves |
+
+use std::time::Duration;
+
+/// What an MCP operation's metrics carry (the span carries more).
+#[derive(Debug, Default)]
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) struct OperationAttributes<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) tool: Option<&'a str>,
+    pub(crate) prompt: Option<&'a str>,
+    pub(crate) error_type: Option<&'a str>,
+    pub(crate) status_code: Option<&'a str>,
+    pub(crate) protocol_version: Option<&'a str>,
+    pub(crate) transport: Option<&'static str>,
+    pub(crate) upstream: Option<&'a str>,
+}
+
+#[cfg(feature = "otel")]
+mod recorded {
+    use std::sync::OnceLock;
+
+    use opentelemetry::{
+        KeyValue, global,
+        metrics::{Counter, Histogram, UpDownCounter},
+    };
+
+    use super::super::{DURATION_BUCKETS, attributes as attr};
+    use super::OperationAttributes;
+
+    pub(super) struct Instruments {
+        pub(super) server_operation: Histogram<f64>,
+        #[cfg_attr(not(feature = "federation"), allow(dead_code))]
+        pub(super) client_operation: Histogram<f64>,
+        pub(super) server_session: Histogram<f64>,
+        pub(super) sessions: UpDownCounter<i64>,
+        pub(super) refusals: Counter<u64>,
+        pub(super) tasks_running: UpDownCounter<i64>,
+        pub(super) tasks_finished: Counter<u64>,
+    }
+
+    pub(super) fn instruments() -> &'static Instruments {
+        static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+        INSTRUMENTS.get_or_init(|| {
+            let meter = global::meter("toolmodel-rmcp");
+            let duration = |name: &'static str, description: &'static str| {
+                meter
+                    .f64_histogram(name)
+                    .with_unit("s")
+                    .with_description(description)
+                    .with_boundaries(DURATION_BUCKETS.to_vec())
+                    .build()
+            };
+            Instruments {
+                server_operation: duration(
+                    "mcp.server.operation.duration",
+                    "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
+                ),
+                client_operation: duration(
+                    "mcp.client.operation.duration",
+                    "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
+                ),
+                server_session: duration(
+                    "mcp.server.session.duration",
+                    "The duration of the MCP session as observed on the MCP server.",
+                ),
+                sessions: meter
+                    .i64_up_down_counter("toolmodel.server.sessions")
+                    .with_unit("{session}")
+                    .with_description("MCP sessions (2025-era protocol) open on this server.")
+                    .build(),
+                refusals: meter
+                    .u64_counter("toolmodel.http.refusals")
+                    .with_unit("{request}")
+                    .with_description("HTTP requests the MCP endpoint refused, by reason.")
+                    .build(),
+                tasks_running: meter
+                    .i64_up_down_counter("toolmodel.tasks.running")
+                    .with_unit("{task}")
+                    .with_description("Tasks running on this server.")
+                    .build(),
+                tasks_finished: meter
+                    .u64_counter("toolmodel.tasks.finished")
+                    .with_unit("{task}")
+                    .with_description("Tasks that ended on this server, by status.")
+                    .build(),
+            }
+        })
+    }
+
+    pub(super) fn operation(attributes: &OperationAttributes<'_>) -> Vec<KeyValue> {
+        let mut values = Vec::with_capacity(9);
+        values.push(KeyValue::new(attr::MCP_METHOD_NAME, attributes.method.to_owned()));
+        if let Some(tool) = attributes.tool {
+            values.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
+            values.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
+        }
+        let optional = [
+            (attr::GEN_AI_PROMPT_NAME, attributes.prompt),
+            (attr::ERROR_TYPE, attributes.error_type),
+            (attr::RPC_RESPONSE_STATUS_CODE, attributes.status_code),
+            (attr::MCP_PROTOCOL_VERSION, attributes.protocol_version),
+            (attr::NETWORK_TRANSPORT, attributes.transport),
+            (attr::TOOLMODEL_UPSTREAM, attributes.upstream),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                values.push(KeyValue::new(key, value.to_owned()));
+            }
+        }
+        if attributes.transport == Some("tcp") {
+            values.push(KeyValue::new(attr::NETWORK_PROTOCOL_NAME, "http"));
+        }
+        values
+    }
+}
+
+/// Records `mcp.server.operation.duration`.
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn server_operation(elapsed: Duration, attributes: &OperationAttributes<'_>) {
+    #[cfg(feature = "otel")]
+    recorded::instruments()
+        .server_operation
+        .record(elapsed.as_secs_f64(), &recorded::operation(attributes));
+}
+
+/// Records `mcp.client.operation.duration`.
+#[cfg(feature = "federation")]
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn client_operation(elapsed: Duration, attributes: &OperationAttributes<'_>) {
+    #[cfg(feature = "otel")]
+    recorded::instruments()
+        .client_operation
+        .record(elapsed.as_secs_f64(), &recorded::operation(attributes));
+}
+
+/// A 2025-era session opened (`+1`) or ended (`-1`, with its duration).
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn session(change: i64, ended_after: Option<Duration>, protocol_version: Option<&str>, transport: &'static str) {
+    #[cfg(feature = "otel")]
+    {
+        use opentelemetry::KeyValue;
+        let instruments = recorded::instruments();
+        let transport = KeyValue::new(super::attributes::NETWORK_TRANSPORT, transport);
+        instruments.sessions.add(change, std::slice::from_ref(&transport));
+        if let Some(elapsed) = ended_after {
+            let mut values = vec![transport];
+            if let Some(version) = protocol_version {
+                values.push(KeyValue::new(
+                    super::attributes::MCP_PROTOCOL_VERSION,
+                    version.to_owned(),
+                ));
+            }
+            instruments
+                .server_session
+                .record(elapsed.as_secs_f64(), &values);
+        }
+    }
+}
+
+/// The HTTP front refused a request for `reason`.
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn refused(reason: &'static str) {
+    #[cfg(feature = "otel")]
+    recorded::instruments().refusals.add(
+        1,
+        &[opentelemetry::KeyValue::new(
+            super::attributes::TOOLMODEL_REFUSAL,
+            reason,
+        )],
+    );
+}
+
+/// A task started (`+1`) or ended (`-1`).
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn task_running(change: i64) {
+    #[cfg(feature = "otel")]
+    recorded::instruments().tasks_running.add(change, &[]);
+}
+
+/// A task ended in `status`.
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn task_finished(status: &'static str) {
+    #[cfg(feature = "otel")]
+    recorded::instruments().tasks_finished.add(
+        1,
+        &[opentelemetry::KeyValue::new(
+            super::attributes::TOOLMODEL_TASK_STATUS,
+            status,
+        )],
+    );
+}
