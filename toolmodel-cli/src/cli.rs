@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolmodel_rmcp::telemetry::otel::LogFormat;
 use toolmodel::{
     ProtocolVersion,
     adapters::{ConvertOptions, Profile, Target},
@@ -241,6 +242,29 @@ pub struct GatewayArgs {
         requires = "tool_search"
     )]
     pub always_visible: Vec<String>,
+
+    /// How the gateway's log lines are written to stderr: text or json (one object per
+    /// line). Which lines: `RUST_LOG` (default `warn,toolmodel=info`).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = parse_log_format)]
+    pub log_format: LogFormat,
+
+    /// Export traces and metrics over OTLP/HTTP (protobuf) to this collector, its base URL
+    /// (`http://localhost:4318`; `/v1/traces` and `/v1/metrics` are appended). Without it,
+    /// OTEL_EXPORTER_OTLP_ENDPOINT when set; OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and
+    /// OTEL_TRACES_SAMPLER apply either way.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+
+    /// Write a log line per tool call: tool, duration, outcome, the caller's subject (target
+    /// `toolmodel_rmcp::access`).
+    #[arg(long)]
+    pub access_log: bool,
+
+    /// Record each tool call's arguments and result on its span (OpenTelemetry's
+    /// `gen_ai.tool.call.arguments` and `.result`, cut to 4 KiB). They may hold secrets: off
+    /// unless given.
+    #[arg(long)]
+    pub record_tool_content: bool,
 }
 
 /// `toolmodel tools`.
@@ -538,4 +562,9 @@ mod tests {
         assert_eq!(gateway(&["--always-visible", "a"]), None);
         assert_eq!(gateway(&["--tool-search=many"]), None);
     }
+}
+
+/// `--log-format`: `text` or `json`.
+fn parse_log_format(text: &str) -> Result<LogFormat, String> {
+    text.parse()
 }

@@ -21,6 +21,10 @@ use toolmodel_rmcp::{
     auth::ResourceServer,
     federation::{Federation, FederationConfig},
     server::{MCP_PATH, RequestStateKey, ToolSearch},
+    telemetry::{
+        observe_federation,
+        otel::{Telemetry, TelemetryConfig},
+    },
 };
 
 use crate::cli::GatewayArgs;
@@ -69,6 +73,21 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         plan.summarize(args, out)?;
         return Ok(Status::Clean);
     }
+    // Before the runtime: the OTLP exporters' blocking HTTP client is built here, outside it.
+    let mut telemetry = TelemetryConfig::new()
+        .with_service_name("toolmodel-gateway")
+        .with_log_format(args.log_format)
+        .with_access_log(args.access_log);
+    if let Some(endpoint) = &args.otlp_endpoint {
+        telemetry = telemetry.with_otlp_endpoint(endpoint.clone());
+    }
+    let telemetry = match Telemetry::init(telemetry) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            writeln!(errors, "error: {}", Chain(&err))?;
+            return Ok(Status::Failure);
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -87,11 +106,13 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         for status in federation.status().await {
             if !status.session.is_open() {
                 let (name, cause) = (&status.name, &status.session);
-                eprintln!("warning: server {name:?} is unavailable: {cause}");
+                tracing::warn!(target: "toolmodel::gateway", server = name.as_str(), %cause, "server {name:?} is unavailable: {cause}");
             }
         }
+        let _observed = observe_federation(&federation);
         let mut server = ToolboxServer::gateway(&federation)
-            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"));
+            .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
+            .with_recorded_tool_content(args.record_tool_content);
         if let Some(threshold) = args.tool_search {
             server = server.with_tool_search(
                 ToolSearch::new()
@@ -114,7 +135,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 if let Some(authorization) = front.authorization {
                     server = server.with_authorization(authorization);
                 }
-                eprintln!("serving MCP on {}", front.url);
+                tracing::info!(target: "toolmodel::gateway", url = %front.url, "serving MCP on {}", front.url);
                 server
                     .serve_http(front.listener)
                     .with_graceful_shutdown(stop_signal())
@@ -124,6 +145,9 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         federation.shutdown().await;
         served
     });
+    drop(runtime);
+    // Flushes the spans and metrics still queued.
+    drop(telemetry);
     match outcome {
         Ok(()) => Ok(Status::Clean),
         Err(err) => {

@@ -15,9 +15,9 @@ use tracing_subscriber::{EnvFilter, Layer as _, layer::SubscriberExt as _};
 
 use crate::error::Error;
 
-/// The filter when `RUST_LOG` is unset: this crate's events at INFO, the rest at WARN, and no
+/// The filter when `RUST_LOG` is unset: toolmodel's crates' events at INFO (targets `toolmodel*`), the rest at WARN, and no
 /// access log (see [`TelemetryConfig::with_access_log`]).
-pub const DEFAULT_FILTER: &str = "warn,toolmodel_rmcp=info,toolmodel_rmcp::access=off";
+pub const DEFAULT_FILTER: &str = "warn,rmcp=error,toolmodel=info,toolmodel_rmcp::access=off";
 
 /// How log lines are written to stderr.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
