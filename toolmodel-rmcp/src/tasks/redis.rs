@@ -650,7 +650,9 @@ impl TaskStore for RedisTaskStore {
     /// `PING`, answered within [`PING_TIMEOUT`].
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let ping = redis::cmd("PING").query_async::<String>(&mut self.connection.clone());
+            let mut connection = self.connection.clone();
+            let command = redis::cmd("PING");
+            let ping = command.query_async::<String>(&mut connection);
             match tokio::time::timeout(PING_TIMEOUT, ping).await {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(err)) => Err(redis_error("PING", err)),
