@@ -119,7 +119,7 @@ async fn each_route_answers_and_readiness_follows_its_checks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_check_that_hangs_fails_within_its_timeout() {
     let admin = Admin::new()
-        .with_readiness("stuck", || std::future::pending())
+        .with_readiness("stuck", std::future::pending)
         .with_readiness("fine", || async { Ok(()) });
     let addr = serve(admin).await;
     let started = Instant::now();

@@ -1066,7 +1066,7 @@ mod tests {
             err.starts_with(
                 "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
             ) && err.ends_with(
-                "requiredScopes, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+                "requiredScopes, required, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
             ),
             "{err}"
         );

@@ -647,7 +647,7 @@ impl TaskStore for RedisTaskStore {
         TaskChanges::new(&self.changes)
     }
 
-    /// `PING`, answered within [`PING_TIMEOUT`].
+    /// `PING`, answered within 1 s.
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let mut connection = self.connection.clone();
