@@ -77,6 +77,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+pub mod admin;
 #[cfg(feature = "auth")]
 pub mod auth;
 pub mod convert;

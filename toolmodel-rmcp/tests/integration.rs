@@ -6,6 +6,7 @@
 
 mod support;
 
+mod admin;
 #[cfg(feature = "auth")]
 mod authorization;
 mod cancellation;

@@ -166,12 +166,36 @@ impl Introspection {
             .basic_auth(&client.client_id, Some(&client.client_secret))
             .form(&[("token", token), ("token_type_hint", "access_token")])
             .send()
-            .await
-            .map_err(|_| Rejection::Unavailable)?;
-        if !response.status().is_success() {
-            return Err(Rejection::Unavailable);
+            .await;
+        let outage = &keys.outages().introspection;
+        let response = match response {
+            Ok(response) if response.status().is_success() => response,
+            Ok(response) => {
+                let status = response.status();
+                outage.failed(
+                    "introspection",
+                    &auth.issuer,
+                    &format!("it answered {status}"),
+                );
+                return Err(Rejection::Unavailable);
+            }
+            Err(err) => {
+                // reqwest's error names the URL, never the form it sent.
+                outage.failed(
+                    "introspection",
+                    &auth.issuer,
+                    &err.without_url().to_string(),
+                );
+                return Err(Rejection::Unavailable);
+            }
+        };
+        let answer = response.json().await;
+        if answer.is_ok() {
+            outage.reached("introspection", &auth.issuer);
+        } else {
+            outage.failed("introspection", &auth.issuer, "its answer is not JSON");
         }
-        response.json().await.map_err(|_| Rejection::Unavailable)
+        answer.map_err(|_| Rejection::Unavailable)
     }
 }
 

@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 use url::Url;
 
+use super::outage::Outages;
 use super::{
     config::ResourceServer,
     discovery::{self, Endpoints},
@@ -81,6 +82,8 @@ struct Shared {
     fetching: Arc<Mutex<()>>,
     /// The fetch started in the background, aborted when the keys are dropped.
     background: TaskSet,
+    /// Which of the issuer's endpoints are failing, logged once per outage.
+    outages: Outages,
 }
 
 /// The issuer's endpoints and keys, fetched on demand.
@@ -112,6 +115,11 @@ fn usable_keys(document: &Value) -> Vec<Jwk> {
 }
 
 impl Keys {
+    /// Which of the issuer's endpoints are failing.
+    pub(crate) fn outages(&self) -> &Outages {
+        &self.shared.outages
+    }
+
     /// The latest snapshot.
     fn known(&self) -> Arc<Known> {
         let known = read(&self.shared.known);
@@ -202,15 +210,33 @@ impl Keys {
             return known;
         }
         let mut next = Known::clone(&known);
+        let outages = &self.shared.outages;
         if next.endpoints.is_none() {
             next.endpoints = discovery::discover(auth).await;
+            if next.endpoints.is_some() {
+                outages.discovery.reached("discovery", &auth.issuer);
+            } else {
+                outages.discovery.failed(
+                    "discovery",
+                    &auth.issuer,
+                    "no metadata document of this issuer could be fetched (unreachable, an error status, not JSON, or another issuer's)",
+                );
+            }
         }
         if want == Want::Keys {
             next.key_fetches += 1;
             let uri = next.endpoints.as_ref().and_then(|e| e.jwks_uri.clone());
+            let listed = uri.is_some();
             if let Some(keys) = fetch_set(auth, uri).await {
+                outages.jwks.reached("jwks", &auth.issuer);
                 next.keys = keys;
                 next.at = Some(Instant::now());
+            } else if listed {
+                outages.jwks.failed(
+                    "jwks",
+                    &auth.issuer,
+                    "its JSON Web Key Set could not be fetched (unreachable, an error status, or not JSON)",
+                );
             }
         }
         if want == Want::Keys || next.endpoints.is_none() {

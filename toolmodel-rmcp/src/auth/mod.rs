@@ -34,6 +34,7 @@ mod introspection;
 mod jwt;
 mod keys;
 mod metadata;
+mod outage;
 mod rejection;
 mod scopes;
 mod token_cache;

@@ -8,6 +8,7 @@ use std::{sync::Arc, time::SystemTime};
 use http::HeaderMap;
 use toolmodel::Caller;
 
+use super::outage::TARGET;
 use super::{
     bearer,
     challenge::{Challenge, ChallengeError},
@@ -19,6 +20,7 @@ use super::{
     rejection::Rejection,
     token_cache::{CallerCache, expiry},
 };
+use crate::server::log_throttle::LogThrottle;
 
 /// Verifies the tokens of one server's requests (shared by its clones).
 pub(crate) struct Verifier {
@@ -65,6 +67,15 @@ impl Verifier {
     /// reached to verify it, [`Rejection::Busy`] when it would need an introspection request
     /// past the rate.
     pub(crate) async fn caller(&self, headers: &HeaderMap) -> Result<Arc<Caller>, Rejection> {
+        let verified = self.verify(headers).await;
+        if let Err(rejection) = &verified {
+            log_refusal(rejection);
+        }
+        verified
+    }
+
+    /// [`caller`](Self::caller), not logged.
+    async fn verify(&self, headers: &HeaderMap) -> Result<Arc<Caller>, Rejection> {
         let token = bearer::token(headers)?;
         let now = SystemTime::now();
         if let Some(caller) = self.cache.get(token, now) {
@@ -107,5 +118,26 @@ impl Verifier {
             error: Some(ChallengeError::InsufficientScope),
             description: Some("the call needs scopes the token does not grant"),
         }
+    }
+}
+
+/// A refused token, at `debug` each, and at `info` (target `toolmodel_rmcp::auth`) at most
+/// once per [`EVERY`](crate::server::log_throttle::EVERY) with how many were not logged since:
+/// the reason only (a fixed text), never the token or any part of it. A missing token is
+/// `debug` only (every client's first request); an unreachable issuer is logged by
+/// [`Outages`](super::outage::Outages), once per outage.
+fn log_refusal(rejection: &Rejection) {
+    static REFUSED: LogThrottle = LogThrottle::new();
+    let reason = match rejection {
+        Rejection::Missing => {
+            tracing::debug!(target: TARGET, reason = "no bearer token", "token refused");
+            return;
+        }
+        Rejection::Invalid(reason) => *reason,
+        Rejection::Unavailable | Rejection::Busy => return,
+    };
+    tracing::debug!(target: TARGET, reason, "token refused");
+    if let Some(suppressed) = REFUSED.admit() {
+        tracing::info!(target: TARGET, reason, suppressed, "token refused");
     }
 }

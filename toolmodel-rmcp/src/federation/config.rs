@@ -155,6 +155,12 @@ pub struct UpstreamConfig {
     /// `scopes_supported`. Each is an RFC 6749 §3.3 `scope-token`, none repeated. Nothing
     /// checks them over stdio or without a `ResourceServer`.
     pub required_scopes: Vec<String>,
+    /// Whether the gateway is not ready while this server has no open session (JSON:
+    /// `required`, a key of toolmodel's; default `false`): the readiness check of an admin
+    /// listener ([`Admin::with_federation`](crate::admin::Admin::with_federation)) fails
+    /// until its session is open, and again whenever it is down. A gateway whose servers are
+    /// all optional is ready once started, and serves the tools of those that answer.
+    pub required: bool,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
     /// those [`with_secret`](Self::with_secret) adds. Each is replaced by `***` (one of fewer than 6
@@ -374,6 +380,7 @@ impl UpstreamConfig {
             hidden_tools: Vec::new(),
             timeouts: Timeouts::default(),
             required_scopes: Vec::new(),
+            required: false,
             secrets: BTreeSet::new(),
         }
     }
@@ -383,6 +390,14 @@ impl UpstreamConfig {
     #[must_use]
     pub fn with_secret(mut self, value: impl Into<String>) -> Self {
         self.secrets.insert(value.into());
+        self
+    }
+
+    /// Makes the server [`required`](Self::required) (or optional, the default): the gateway
+    /// is not ready while it has no open session.
+    #[must_use]
+    pub fn with_required(mut self, required: bool) -> Self {
+        self.required = required;
         self
     }
 

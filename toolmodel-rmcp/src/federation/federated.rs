@@ -598,3 +598,22 @@ fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
         }
     });
 }
+
+/// Read-only views for the admin listener (`crate::admin`): never waits for a session.
+impl Federation {
+    /// Each enabled server's upstream, in configuration order, with how many of its tools the
+    /// toolbox holds.
+    pub(crate) fn upstreams_served(&self) -> Vec<(Arc<Upstream>, usize)> {
+        let reports = lock(&self.inner.reports);
+        self.inner
+            .upstreams
+            .iter()
+            .map(|upstream| {
+                let served = reports
+                    .get(&upstream.config.name)
+                    .map_or(0, |report| report.served);
+                (Arc::clone(upstream), served)
+            })
+            .collect()
+    }
+}

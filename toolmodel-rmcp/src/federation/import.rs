@@ -68,6 +68,13 @@ pub(crate) async fn import(
             )),
         }
     }
+    tracing::info!(
+        target: "toolmodel_rmcp::federation",
+        upstream = %server.name,
+        tools = imported.tools.len(),
+        left_out = imported.warnings.len(),
+        "upstream tools imported"
+    );
     Ok(imported)
 }
 

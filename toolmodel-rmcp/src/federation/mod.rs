@@ -24,6 +24,7 @@ mod counting;
 mod downstream;
 mod expand;
 mod federated;
+pub(crate) mod history;
 mod import;
 mod names;
 mod pages;

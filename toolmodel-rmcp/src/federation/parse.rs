@@ -56,6 +56,7 @@ impl FederationConfig {
     /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
     /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
+    /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
     ///
     /// **Other clients' keys.** A key another client defines for its own use is accepted, and
@@ -262,6 +263,9 @@ impl Reader<'_> {
         }
         if let Some(scopes) = self.list(entry, "requiredScopes")? {
             server.required_scopes = scopes;
+        }
+        if let Some(required) = self.bool(entry, "required")? {
+            server.required = required;
         }
         if let Some(ms) = self.millis(entry, "startupTimeout")? {
             server.timeouts.startup = ms;
@@ -642,6 +646,7 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ("excludeTools", Key::Read),
     ("disabledTools", Key::Read),
     ("requiredScopes", Key::Read),
+    ("required", Key::Read),
     ("startupTimeout", Key::Read),
     ("timeout", Key::Read),
     ("maxTotalTimeout", Key::Read),
@@ -1061,7 +1066,7 @@ mod tests {
             err.starts_with(
                 "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
             ) && err.ends_with(
-                "requiredScopes, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+                "requiredScopes, required, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
             ),
             "{err}"
         );
@@ -1178,6 +1183,29 @@ mod tests {
         assert_eq!(
             message(json!({"servers": {"s": {"command": "x", "requiredScopes": "a"}}})),
             "server \"s\", at /servers/s/requiredScopes: expected an array of strings"
+        );
+    }
+
+    #[test]
+    fn required_is_read_defaults_to_false_and_a_misspelling_is_refused() {
+        let config = read(json!({"mcpServers": {
+            "db": {"command": "x", "required": true},
+            "search": {"url": "http://127.0.0.1:1/mcp"}
+        }}))
+        .unwrap();
+        let required: Vec<(&str, bool)> = config
+            .upstreams
+            .iter()
+            .map(|server| (server.name.as_str(), server.required))
+            .collect();
+        assert_eq!(required, [("db", true), ("search", false)]);
+        assert_eq!(
+            message(json!({"mcpServers": {"s": {"command": "x", "requried": true}}})),
+            "server \"s\", at /mcpServers/s/requried: unknown key \"requried\": did you mean \"required\"?"
+        );
+        assert_eq!(
+            message(json!({"servers": {"s": {"command": "x", "required": "yes"}}})),
+            "server \"s\", at /servers/s/required: expected true or false"
         );
     }
 

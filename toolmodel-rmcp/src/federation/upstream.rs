@@ -20,6 +20,7 @@ use tokio::sync::{Mutex, Semaphore};
 use crate::federation::config::UpstreamConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
+use crate::federation::history::History;
 use crate::federation::redact::Redactor;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
@@ -48,6 +49,9 @@ pub(crate) struct Upstream {
     changed: Arc<dyn Fn() + Send + Sync>,
     /// Hears the server's prompt and resource announcements.
     downstream: Arc<Downstream>,
+    /// Its phase and since when, restarts and failures, for operators; read without waiting
+    /// for `state`.
+    pub(crate) history: History,
 }
 
 enum State {
@@ -90,6 +94,7 @@ impl Upstream {
         changed: Arc<dyn Fn() + Send + Sync>,
         downstream: Arc<Downstream>,
     ) -> Self {
+        let config_name = config.name.clone();
         Self {
             redactor: Redactor::new(&config),
             calls: Arc::new(InFlight::new(config.timeouts.request)),
@@ -103,6 +108,7 @@ impl Upstream {
             generation: AtomicU64::new(0),
             changed,
             downstream,
+            history: History::new(&config_name),
         }
     }
 
@@ -121,7 +127,10 @@ impl Upstream {
                     reopened: false,
                 });
             }
-            State::Up(_, generation) => (0, *generation),
+            State::Up(_, generation) => {
+                self.history.closed(*generation, "the session closed");
+                (0, *generation)
+            }
             State::ShutDown => return Err(Unavailable("the federation was shut down".into())),
             State::Down {
                 cause,
@@ -145,6 +154,7 @@ impl Upstream {
             retry_at: Instant::now(),
             failures,
         };
+        self.history.attempting(failures.saturating_add(1));
         let relay = Relay {
             calls: Arc::clone(&self.calls),
             list_changed: Arc::clone(&self.changed),
@@ -155,6 +165,8 @@ impl Upstream {
                 let peer = session.service.peer().clone();
                 let generation = generation.wrapping_add(1);
                 self.generation.store(generation, Ordering::Relaxed);
+                let pid = session.group.as_ref().map(|group| group.pgid);
+                self.history.opened(generation, pid, peer.clone());
                 *state = State::Up(session, generation);
                 Ok(Opened {
                     peer,
@@ -164,6 +176,8 @@ impl Upstream {
             }
             Err(cause) => {
                 let delay = backoff(failures);
+                self.history
+                    .attempt_failed(failures.saturating_add(1), &cause, delay);
                 *state = State::Down {
                     cause: cause.clone(),
                     retry_at: Instant::now() + delay,
@@ -181,6 +195,7 @@ impl Upstream {
         if let State::Up(_, current) = &*state
             && *current == generation
         {
+            self.history.closed(generation, cause);
             *state = State::Down {
                 cause: cause.to_owned(),
                 retry_at: Instant::now(),
@@ -222,6 +237,7 @@ impl Upstream {
     /// Closes the session: the child's process group is killed.
     pub(crate) async fn close(&self) {
         let mut state = self.state.lock().await;
+        self.history.shut_down();
         if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown) {
             let Session {
                 listener,

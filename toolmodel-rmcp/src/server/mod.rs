@@ -116,6 +116,7 @@ pub(crate) mod gateway;
 mod handler;
 mod http;
 pub(crate) mod list_changed;
+pub(crate) mod log_throttle;
 pub(crate) mod tool_call;
 #[cfg(feature = "federation")]
 pub(crate) use compat::misrouted::kind as json_kind;

@@ -646,4 +646,27 @@ impl TaskStore for RedisTaskStore {
     fn changes(&self) -> TaskChanges {
         TaskChanges::new(&self.changes)
     }
+
+    /// `PING`, answered within 1 s.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let command = redis::cmd("PING");
+            let ping = command.query_async::<String>(&mut connection);
+            match tokio::time::timeout(PING_TIMEOUT, ping).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(err)) => Err(redis_error("PING", err)),
+                Err(_) => Err(Error::TaskStore {
+                    message: format!(
+                        "redis: no answer to PING within {} ms",
+                        PING_TIMEOUT.as_millis()
+                    ),
+                    source: None,
+                }),
+            }
+        })
+    }
 }
+
+/// How long [`RedisTaskStore`]'s [`ping`](TaskStore::ping) waits for `PONG`.
+const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);

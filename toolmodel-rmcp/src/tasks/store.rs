@@ -129,6 +129,18 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug {
     /// worker. An outcome from [`finish`](Self::finish) need not be reported (the worker that
     /// records it is the one that waits on the task); a store may report it all the same.
     fn changes(&self) -> TaskChanges;
+
+    /// Whether the store can be reached now, cheaply: the readiness check of an admin
+    /// listener ([`Admin::with_task_store`](crate::admin::Admin::with_task_store)). The
+    /// default answers `Ok` at once (a store in memory is always there).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TaskStore`] when the store cannot be reached (the Redis store: no answer to
+    /// `PING` within 1 s, or an error).
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The IDs of tasks that changed (see [`TaskStore::changes`]); a hint: a change may be missed

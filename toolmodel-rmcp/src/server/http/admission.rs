@@ -21,6 +21,7 @@ use super::{
     response::{Body, hold},
     sessions::{InFlight, Owner, SessionTable, owner},
 };
+use crate::server::log_throttle::LogThrottle;
 
 /// The `Mcp-Session-Id` header (MCP, Streamable HTTP, "Session Management").
 pub(super) const SESSION_ID: &str = "mcp-session-id";
@@ -62,6 +63,44 @@ fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
 /// every one of `max_sessions` sessions has a request in flight, [`Refusal::CallerBusy`]
 /// for a request without a session whose caller has `max_calls_per_caller` in flight.
 pub(super) async fn admit(
+    table: &Arc<SessionTable>,
+    callers: &Arc<CallerTable>,
+    head: &Parts,
+    initialize: bool,
+) -> Result<Ticket, Refusal> {
+    let admitted = admit_unlogged(table, callers, head, initialize).await;
+    if let Err(refusal) = &admitted {
+        log_limit(refusal);
+    }
+    admitted
+}
+
+/// One `warn` event (target `toolmodel_rmcp::limits`) per limit per
+/// [`EVERY`](crate::server::log_throttle::EVERY) when a limit refuses a request, with how
+/// many refusals of that limit were not logged since; a `debug` event for each.
+fn log_limit(refusal: &Refusal) {
+    static SESSIONS: LogThrottle = LogThrottle::new();
+    static SESSION_CALLS: LogThrottle = LogThrottle::new();
+    static CALLER_CALLS: LogThrottle = LogThrottle::new();
+    let (limit, value, throttle) = match refusal {
+        Refusal::SessionsBusy(value) => ("max_sessions", *value, &SESSIONS),
+        Refusal::CallsInFlight(value) => ("max_calls_per_session", *value, &SESSION_CALLS),
+        Refusal::CallerBusy(value) => ("max_calls_per_caller", *value, &CALLER_CALLS),
+        _ => return,
+    };
+    tracing::debug!(target: "toolmodel_rmcp::limits", limit, value, "limit reached: request refused");
+    if let Some(suppressed) = throttle.admit() {
+        tracing::warn!(
+            target: "toolmodel_rmcp::limits",
+            limit,
+            value,
+            suppressed,
+            "limit reached: request refused"
+        );
+    }
+}
+
+async fn admit_unlogged(
     table: &Arc<SessionTable>,
     callers: &Arc<CallerTable>,
     head: &Parts,

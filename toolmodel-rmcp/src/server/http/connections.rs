@@ -287,6 +287,23 @@ const CLOSE_LIMIT: Duration = Duration::from_secs(1);
 
 /// Answers a connection beyond the limit, when every other one is busy, and closes it.
 async fn refuse(mut stream: TcpStream, max_connections: usize) {
+    static REFUSED: crate::server::log_throttle::LogThrottle =
+        crate::server::log_throttle::LogThrottle::new();
+    tracing::debug!(
+        target: "toolmodel_rmcp::limits",
+        limit = "max_connections",
+        value = max_connections,
+        "limit reached: connection refused"
+    );
+    if let Some(suppressed) = REFUSED.admit() {
+        tracing::warn!(
+            target: "toolmodel_rmcp::limits",
+            limit = "max_connections",
+            value = max_connections,
+            suppressed,
+            "limit reached: connection refused"
+        );
+    }
     let message = format!(
         "Service Unavailable: all {max_connections} connections (max_connections) have a request in flight"
     );
