@@ -2,13 +2,15 @@
 //! running a [`ToolboxServer`] over stdio or Streamable HTTP, and telling the person who
 //! started it, on stderr, how to connect a client.
 
-use std::{fmt, net::SocketAddr};
+use std::{fmt, net::SocketAddr, sync::Arc};
 
 use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
+    admin::Admin,
     server::{MCP_PATH, RequestStateKey},
-    tasks::task_store_from_url,
+    tasks::{TaskStore, task_store_from_url},
+    telemetry::otel::{LogFormat, Telemetry, TelemetryConfig},
 };
 
 /// The environment variable of the key every replica shares for MCP 2026-07-28 input rounds
@@ -149,8 +151,98 @@ pub fn with_request_state_key(
 pub async fn with_task_store(
     server: ToolboxServer,
 ) -> Result<ToolboxServer, Box<dyn std::error::Error>> {
+    Ok(server.with_task_store(task_store().await?))
+}
+
+/// The task store `MCP_TASK_STORE` names (memory when unset).
+pub async fn task_store() -> Result<Arc<dyn TaskStore>, Box<dyn std::error::Error>> {
     let url = std::env::var(TASK_STORE_ENV).ok();
-    Ok(server.with_task_store(task_store_from_url(url.as_deref()).await?))
+    Ok(task_store_from_url(url.as_deref()).await?)
+}
+
+/// What an operator sets on the command line: `--log-format text|json`, `--otlp-endpoint URL`,
+/// `--admin ADDRESS` (`/healthz`, `/readyz`, `/metrics` on a loopback port of its own).
+#[derive(Debug, Default)]
+pub struct Operations {
+    /// `--log-format`: how log lines are written to stderr.
+    pub log_format: LogFormat,
+    /// `--otlp-endpoint`: the OTLP/HTTP collector's base URL.
+    pub otlp_endpoint: Option<String>,
+    /// `--admin`: the admin listener's address.
+    pub admin: Option<SocketAddr>,
+}
+
+/// The value after flag `name` in `args`, removed from them with it.
+pub fn take_flag(args: &mut Vec<String>, name: &str) -> Result<Option<String>, Usage> {
+    let Some(at) = args.iter().position(|arg| arg == name) else {
+        return Ok(None);
+    };
+    args.remove(at);
+    if at < args.len() {
+        Ok(Some(args.remove(at)))
+    } else {
+        Err(Usage(format!("{name} needs a value")))
+    }
+}
+
+impl Operations {
+    /// `--log-format`, `--otlp-endpoint` and `--admin`, taken out of `args`.
+    pub fn from_args(args: &mut Vec<String>) -> Result<Self, Usage> {
+        let log_format = match take_flag(args, "--log-format")? {
+            Some(text) => text.parse().map_err(Usage)?,
+            None => LogFormat::Text,
+        };
+        let admin = match take_flag(args, "--admin")? {
+            Some(text) => {
+                let address: SocketAddr = text
+                    .parse()
+                    .map_err(|err| Usage(format!("--admin {text:?}: {err}")))?;
+                if !address.ip().is_loopback() {
+                    return Err(Usage(format!(
+                        "--admin {text:?}: the admin listener is for loopback addresses only"
+                    )));
+                }
+                Some(address)
+            }
+            None => None,
+        };
+        Ok(Self {
+            log_format,
+            otlp_endpoint: take_flag(args, "--otlp-endpoint")?,
+            admin,
+        })
+    }
+
+    /// Installs logs, traces and metrics for the service `name` (call it before the tokio
+    /// runtime starts: the OTLP exporters' HTTP client is built here).
+    pub fn start(&self, name: &str) -> Result<Telemetry, toolmodel_rmcp::Error> {
+        let mut config = TelemetryConfig::new()
+            .with_service_name(name)
+            .with_log_format(self.log_format);
+        if let Some(endpoint) = &self.otlp_endpoint {
+            config = config.with_otlp_endpoint(endpoint.clone());
+        }
+        Telemetry::init(config)
+    }
+
+    /// With `--admin`: serves `/healthz`, `/readyz` (the task store reachable) and `/metrics`
+    /// on its own task, and says where on stderr.
+    pub async fn serve_admin(
+        &self,
+        telemetry: &Telemetry,
+        store: Arc<dyn TaskStore>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let Some(address) = self.admin else {
+            return Ok(());
+        };
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        eprintln!("admin: http://{}/metrics", listener.local_addr()?);
+        let admin = Admin::new()
+            .with_metrics(telemetry.prometheus_renderer())
+            .with_task_store(store);
+        tokio::spawn(admin.serve(listener).into_future());
+        Ok(())
+    }
 }
 
 fn pretty(value: &serde_json::Value) -> String {

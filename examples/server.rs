@@ -15,11 +15,12 @@
 mod quickstart;
 
 use toolmodel::{CallContext, SyncToolHandler, ToolError, Toolbox};
-use toolmodel_examples::serve::{Transport, run, transport_from_args, with_task_store};
+use toolmodel_examples::serve::{Operations, Transport, run, task_store, transport_from_args};
 use toolmodel_rmcp::{ToolboxServer, auth::ResourceServer, server::MCP_PATH};
 
 const HELP: &str = "\
 usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
+              [--log-format text|json] [--otlp-endpoint URL] [--admin 127.0.0.1:PORT]
 
   (nothing)           serve over stdio
   --http ADDRESS      serve over Streamable HTTP at http://ADDRESS/mcp (loopback only)
@@ -27,6 +28,10 @@ usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
                       (MCP Authorization); adds the tool `whoami`, which needs the scope
                       `profile:read`
   --resource URL      the audience tokens must be issued for (default http://ADDRESS/mcp)
+  --log-format FORMAT log lines on stderr as text (default) or json; RUST_LOG filters them
+  --otlp-endpoint URL export traces and metrics over OTLP/HTTP to this collector
+                      (OTEL_EXPORTER_OTLP_ENDPOINT when absent)
+  --admin ADDRESS     /healthz, /readyz and /metrics on this loopback address
   --help              this text";
 
 /// Says who calls: the subject, client and scopes of the caller's access token.
@@ -50,21 +55,7 @@ impl SyncToolHandler for Whoami {
     }
 }
 
-/// The value after flag `name` in `args`, removed from them with it.
-fn take_flag(args: &mut Vec<String>, name: &str) -> Result<Option<String>, String> {
-    let Some(at) = args.iter().position(|arg| arg == name) else {
-        return Ok(None);
-    };
-    args.remove(at);
-    if at < args.len() {
-        Ok(Some(args.remove(at)))
-    } else {
-        Err(format!("{name} needs a URL\n\n{HELP}"))
-    }
-}
-
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--help") {
         println!("{HELP}");
@@ -72,7 +63,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let issuer = take_flag(&mut args, "--auth-issuer")?;
     let resource = take_flag(&mut args, "--resource")?;
+    let operations = Operations::from_args(&mut args)?;
     let transport = transport_from_args(args.into_iter())?;
+    // Before the runtime: the OTLP exporters' blocking HTTP client is built outside it.
+    let telemetry = operations.start("toolmodel-quickstart")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(async {
+        let store = task_store().await?;
+        operations.serve_admin(&telemetry, store.clone()).await?;
+        serve(issuer, resource, transport, store).await
+    });
+    drop(runtime);
+    drop(telemetry);
+    served
+}
+
+/// The value after flag `name` in `args`, removed from them with it.
+fn take_flag(args: &mut Vec<String>, name: &str) -> Result<Option<String>, String> {
+    toolmodel_examples::serve::take_flag(args, name).map_err(|usage| format!("{}\n\n{HELP}", usage.0))
+}
+
+async fn serve(
+    issuer: Option<String>,
+    resource: Option<String>,
+    transport: Transport,
+    store: std::sync::Arc<dyn toolmodel_rmcp::tasks::TaskStore>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let Some(issuer) = issuer else {
         if resource.is_some() {
             return Err(format!("--resource needs --auth-issuer\n\n{HELP}").into());
@@ -80,7 +98,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let server = ToolboxServer::new(quickstart::toolbox()?)
             .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"));
         // Tasks in the store MCP_TASK_STORE names (memory when unset).
-        let server = with_task_store(server).await?;
+        let server = server.with_task_store(store);
         return run(server, "toolmodel-quickstart", transport).await;
     };
     let Transport::Http(address) = transport else {
@@ -99,7 +117,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"))
         .with_authorization(ResourceServer::new(&issuer, &resource)?);
-    let server = with_task_store(server).await?;
+    let server = server.with_task_store(store);
     eprintln!("authorization: tokens from {issuer} for {resource}; whoami needs profile:read");
     run(server, "toolmodel-quickstart", transport).await
 }

@@ -243,6 +243,13 @@ pub struct GatewayArgs {
     )]
     pub always_visible: Vec<String>,
 
+    /// Serve `/healthz`, `/readyz` (ready once every upstream marked `"required": true` is
+    /// up), `/metrics` (Prometheus) and `/status` (each upstream's state) on this address, a
+    /// listener of its own: keep it off the public network (loopback, or a port only the
+    /// orchestrator reaches).
+    #[arg(long, value_name = "ADDR")]
+    pub admin: Option<std::net::SocketAddr>,
+
     /// How the gateway's log lines are written to stderr: text or json (one object per
     /// line). Which lines: `RUST_LOG` (default `warn,toolmodel=info`).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = parse_log_format)]

@@ -18,6 +18,7 @@ use std::{
 
 use toolmodel_rmcp::{
     ToolboxServer,
+    admin::Admin,
     auth::ResourceServer,
     federation::{Federation, FederationConfig},
     server::{MCP_PATH, RequestStateKey, ToolSearch},
@@ -102,6 +103,10 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             None => None,
             Some(addr) => Some(HttpFront::bind(addr, args).await?),
         };
+        let admin = match args.admin {
+            None => None,
+            Some(addr) => Some(AdminListener::bind(addr).await?),
+        };
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
             if !status.session.is_open() {
@@ -110,6 +115,15 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             }
         }
         let _observed = observe_federation(&federation);
+        if let Some(admin) = admin {
+            let listener = admin.listener;
+            let served = Admin::new()
+                .with_metrics(telemetry.prometheus_renderer())
+                .with_federation(&federation)
+                .serve(listener);
+            tokio::spawn(served.into_future());
+            tracing::info!(target: "toolmodel::gateway", url = %admin.url, "admin listener on {}", admin.url);
+        }
         let mut server = ToolboxServer::gateway(&federation)
             .with_server_info("toolmodel-gateway", env!("CARGO_PKG_VERSION"))
             .with_recorded_tool_content(args.record_tool_content);
@@ -447,7 +461,10 @@ impl HttpFront {
             }
         })?;
         if let Some(authorization) = &authorization {
-            eprintln!(
+            tracing::info!(
+                target: "toolmodel::gateway",
+                issuer = authorization.issuer(),
+                resource = authorization.resource(),
                 "authorization: tokens from {} for {}",
                 authorization.issuer(),
                 authorization.resource()
@@ -462,6 +479,22 @@ impl HttpFront {
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C only where there is no SIGTERM).
+/// The admin listener's socket, bound before anything starts (a taken port fails the start).
+struct AdminListener {
+    listener: tokio::net::TcpListener,
+    url: String,
+}
+
+impl AdminListener {
+    async fn bind(addr: SocketAddr) -> Result<Self, toolmodel_rmcp::Error> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(toolmodel_rmcp::Error::Io)?;
+        let url = format!("http://{}", listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?);
+        Ok(Self { listener, url })
+    }
+}
+
 async fn stop_signal() {
     #[cfg(unix)]
     {
