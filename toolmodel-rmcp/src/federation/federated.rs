@@ -319,6 +319,7 @@ impl Federation {
             if !ok {
                 spawn_retry(Arc::downgrade(&inner), Arc::clone(upstream));
             }
+            spawn_reopening(Arc::downgrade(&inner), Arc::clone(upstream));
         }
         let toolbox = inner.build()?;
         inner.install(toolbox);
@@ -583,20 +584,49 @@ fn spawn_retry(weak: Weak<Shared>, upstream: Arc<Upstream>) {
     let (Some(inner), Ok(runtime)) = (weak.upgrade(), tokio::runtime::Handle::try_current()) else {
         return;
     };
+    inner
+        .background
+        .spawn_on(&runtime, async move { reopen(&weak, &upstream).await });
+}
+
+/// Each time `upstream`'s open session closes under the gateway (its child crashed, its
+/// connection dropped), opens a new one in the background as [`spawn_retry`] does, so the
+/// gateway's readiness and catalog follow without waiting for a call; ends when the federation
+/// is dropped.
+fn spawn_reopening(weak: Weak<Shared>, upstream: Arc<Upstream>) {
+    let (Some(inner), Ok(runtime)) = (weak.upgrade(), tokio::runtime::Handle::try_current()) else {
+        return;
+    };
+    let closed = upstream.history.closed_signal();
     inner.background.spawn_on(&runtime, async move {
-        let mut delay = super::FIRST_BACKOFF;
         loop {
-            tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(super::MAX_BACKOFF);
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            if upstream.peer().await.is_ok() {
-                inner.reimport(&upstream.config.name).await;
+            closed.notified().await;
+            if upstream.is_shut_down() {
                 return;
             }
+            reopen(&weak, &upstream).await;
         }
     });
+}
+
+/// Opens `upstream`'s session after the backoff (doubling while it fails), then imports its
+/// tools; returns then, or when the federation is dropped.
+async fn reopen(weak: &Weak<Shared>, upstream: &Upstream) {
+    let mut delay = super::FIRST_BACKOFF;
+    loop {
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(super::MAX_BACKOFF);
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        if upstream.is_shut_down() {
+            return;
+        }
+        if upstream.peer().await.is_ok() {
+            inner.reimport(&upstream.config.name).await;
+            return;
+        }
+    }
 }
 
 /// Read-only views for the admin listener (`crate::admin`): never waits for a session.

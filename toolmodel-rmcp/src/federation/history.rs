@@ -75,6 +75,9 @@ pub(crate) struct Record {
 pub(crate) struct History {
     name: Arc<str>,
     record: Arc<Mutex<Record>>,
+    /// Told when an open session closes under the gateway, for the federation's background
+    /// reopening ([`closed_signal`](Self::closed_signal)).
+    closed: Arc<tokio::sync::Notify>,
 }
 
 impl History {
@@ -91,7 +94,14 @@ impl History {
                 generation: 0,
                 opened: 0,
             })),
+            closed: Arc::new(tokio::sync::Notify::new()),
         }
+    }
+
+    /// Wakes (once per closing; a closing while nobody waits is kept for the next wait) when
+    /// an open session closed under the gateway: the child exited, the connection dropped.
+    pub(crate) fn closed_signal(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.closed)
     }
 
     /// What is known now.
@@ -179,6 +189,7 @@ impl History {
             error = cause,
             "upstream crashed or closed its session"
         );
+        self.closed.notify_one();
     }
 
     /// The federation shut it down.
@@ -199,6 +210,7 @@ impl History {
         };
         let name = Arc::clone(&self.name);
         let record = Arc::downgrade(&self.record);
+        let closed = Arc::clone(&self.closed);
         runtime.spawn(async move {
             loop {
                 tokio::time::sleep(WATCH_EVERY).await;
@@ -208,6 +220,7 @@ impl History {
                 let history = Self {
                     name: Arc::clone(&name),
                     record,
+                    closed: Arc::clone(&closed),
                 };
                 {
                     let now = lock(&history.record);

@@ -20,7 +20,7 @@ use tokio::sync::{Mutex, Semaphore};
 use crate::federation::config::UpstreamConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
-use crate::federation::history::History;
+use crate::federation::history::{History, Phase};
 use crate::federation::redact::Redactor;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
@@ -186,6 +186,11 @@ impl Upstream {
                 Err(Unavailable(cause))
             }
         }
+    }
+
+    /// Whether [`close`](Self::close) ended it for good (read without waiting for the session).
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.history.snapshot().phase == Phase::ShutDown
     }
 
     /// Records that the session of `generation` failed (the transport closed under a call):
