@@ -45,6 +45,8 @@
 //! | `auth` (feature `auth`) | the OAuth 2.1 resource server of MCP Authorization: tokens verified against the issuer's keys or by introspection, scopes, the Protected Resource Metadata |
 //! | [`tasks`] | the store of the tasks extension (SEP-2663): in memory, or in Redis (feature `redis`) shared by replicas |
 //! | `federation` (feature `federation`) | MCP servers as backends of a `Toolbox`; `ToolboxServer::gateway` serves them again as one server |
+//! | [`telemetry`] | spans and metrics to OpenTelemetry's semantic conventions for MCP, trace context through `params._meta`; with feature `otel` the metrics and `telemetry::otel::Telemetry`, the setup of a binary's logs, OTLP export and Prometheus registry |
+//! | [`admin`] | the admin listener: `/healthz`, `/readyz`, `/metrics`, `/status`, on a port apart from the MCP endpoint |
 //! | [`convert`] | [`TryIntoRmcp`], [`TryFromRmcp`] and [`to_rmcp_lossy`]: tools, annotations and icons both ways, field by field; a conversion that would drop a value fails with [`Error::Lossy`] naming it by its JSON Pointer |
 //! | [`guide`] | the guide, one chapter a job |
 //!
@@ -56,6 +58,7 @@
 //! | `auth` | yes | `auth`, [`ToolboxServer::with_authorization`]; the `jsonwebtoken`, `reqwest` and `rustls` crates. Without it (nor `federation`) a stdio-only or open HTTP server compiles no HTTP client, TLS or JWT code |
 //! | `redis` | no | the Redis task store, `tasks::RedisTaskStore` |
 //! | `federation` | no | `federation`: rmcp's client, child-process and Streamable HTTP client transports |
+//! | `otel` | no | the metrics of `telemetry`, trace context joined to OpenTelemetry, `telemetry::otel::Telemetry`; the `opentelemetry` 0.33 family, `tracing-opentelemetry`, `tracing-subscriber` and `prometheus` |
 //!
 //! `toolmodel` itself depends on no async runtime and no networking crate; this crate brings
 //! `rmcp`, `tokio` and `hyper`.

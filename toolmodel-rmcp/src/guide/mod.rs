@@ -18,6 +18,7 @@
 //! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
 //! | [`rmcp_types`] | converting tools to and from `rmcp::model::Tool` |
 //! | `mcp_backends` | other MCP servers' tools in your toolbox, and one gateway in front of them (feature `federation`) |
+//! | `observability` | spans and metrics to OpenTelemetry's MCP conventions, one trace across client, gateway and upstream, `/healthz` `/readyz` `/metrics` `/status`, log lines, Prometheus queries (feature `otel`) |
 //! | [`large_catalogs`] | a catalog served as `search_tools` and `call_tool` (progressive disclosure, FastMCP-compatible), on a server and the gateway |
 
 #[doc = include_str!("stdio.md")]
@@ -57,3 +58,7 @@ pub mod mcp_backends {}
 
 #[doc = include_str!("large_catalogs.md")]
 pub mod large_catalogs {}
+
+#[cfg(feature = "otel")]
+#[doc = include_str!("observability.md")]
+pub mod observability {}

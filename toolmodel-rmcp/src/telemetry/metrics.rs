@@ -9,7 +9,7 @@
 //! | `mcp.client.operation.duration` | histogram, s | the same, for a gateway's calls of its upstreams, and `toolmodel.upstream` |
 //! | `mcp.server.session.duration` | histogram, s | `mcp.protocol.version`, `network.transport`: a 2025-era session (one that began with `initialize`), from `initialize` to its end |
 //! | `toolmodel.server.sessions` | up-down counter | `network.transport`: 2025-era sessions open |
-//! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight), `session` (a `DELETE` of an unknown session), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
+//! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `connections` (`max_connections`: a connection refused, or an idle one closed to make room), `header_timeout` (a request header slower than `header_read_timeout`: slowloris), `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight), `session` (a `DELETE` of an unknown session), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
 //! | `toolmodel.tasks.running` | up-down counter | tasks running on this replica |
 //! | `toolmodel.tasks.finished` | counter | `toolmodel.task.status`: `completed`, `failed`, `cancelled`, `input_required` |
 //! | `toolmodel.upstream.up` | gauge (1 or 0) | `toolmodel.upstream`, `toolmodel.upstream.state` ([`observe_federation`](super::observe_federation)) |
@@ -106,7 +106,10 @@ mod recorded {
 
     pub(super) fn operation(attributes: &OperationAttributes<'_>) -> Vec<KeyValue> {
         let mut values = Vec::with_capacity(9);
-        values.push(KeyValue::new(attr::MCP_METHOD_NAME, attributes.method.to_owned()));
+        values.push(KeyValue::new(
+            attr::MCP_METHOD_NAME,
+            attributes.method.to_owned(),
+        ));
         if let Some(tool) = attributes.tool {
             values.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
             values.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
@@ -152,13 +155,20 @@ pub(crate) fn client_operation(elapsed: Duration, attributes: &OperationAttribut
 
 /// A 2025-era session opened (`+1`) or ended (`-1`, with its duration).
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn session(change: i64, ended_after: Option<Duration>, protocol_version: Option<&str>, transport: &'static str) {
+pub(crate) fn session(
+    change: i64,
+    ended_after: Option<Duration>,
+    protocol_version: Option<&str>,
+    transport: &'static str,
+) {
     #[cfg(feature = "otel")]
     {
         use opentelemetry::KeyValue;
         let instruments = recorded::instruments();
         let transport = KeyValue::new(super::attributes::NETWORK_TRANSPORT, transport);
-        instruments.sessions.add(change, std::slice::from_ref(&transport));
+        instruments
+            .sessions
+            .add(change, std::slice::from_ref(&transport));
         if let Some(elapsed) = ended_after {
             let mut values = vec![transport];
             if let Some(version) = protocol_version {

@@ -1,7 +1,7 @@
 //! What a server, a gateway and their task workers tell an operator: spans and events through
 //! `tracing`, metrics through the `opentelemetry` API (feature `otel`), both to OpenTelemetry's
 //! semantic conventions for MCP (`docs/gen-ai/mcp.md`; the names are in [`attributes`]).
-//! The guide's chapter [Observability](crate::guide::observability) has the whole table and the
+//! The guide's chapter `observability` (feature `otel`) has the whole table and the
 //! setup of a binary.
 //!
 //! | seam | span (`tracing` target) | metric |
@@ -20,11 +20,11 @@
 //! and ids to 256 bytes, opted-in content to 4 KiB; trace context as in [`trace_context`]).
 
 pub mod attributes;
+#[cfg(feature = "federation")]
+pub(crate) mod client_operation;
 pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
-#[cfg(feature = "federation")]
-pub(crate) mod client_operation;
 pub(crate) mod server_operation;
 pub(crate) mod session;
 pub mod trace_context;

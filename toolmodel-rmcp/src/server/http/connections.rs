@@ -215,9 +215,17 @@ pub(crate) async fn serve<S, B>(
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), hyper_service);
             tokio::select! {
-                _ = served => {}
+                served = served => {
+                    // A header that did not arrive within `header_read_timeout` (slowloris):
+                    // hyper closed the connection; counted as a refusal.
+                    if served.is_err_and(|err| err.is_timeout()) {
+                        crate::telemetry::metrics::refused("header_timeout");
+                    }
+                }
                 // Closed to make room: dropping the connection closes the socket.
-                () = connection.close.notified() => {}
+                () = connection.close.notified() => {
+                    crate::telemetry::metrics::refused("connections");
+                }
             }
             connections.lock().remove(&id);
         });
@@ -287,6 +295,7 @@ const CLOSE_LIMIT: Duration = Duration::from_secs(1);
 
 /// Answers a connection beyond the limit, when every other one is busy, and closes it.
 async fn refuse(mut stream: TcpStream, max_connections: usize) {
+    crate::telemetry::metrics::refused("connections");
     static REFUSED: crate::server::log_throttle::LogThrottle =
         crate::server::log_throttle::LogThrottle::new();
     tracing::debug!(
