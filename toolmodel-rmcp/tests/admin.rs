@@ -282,6 +282,63 @@ mod gateway {
         assert_eq!(get(admin, "/readyz").await.status, 200);
         federation.shutdown().await;
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_required_upstream_that_crashes_is_not_ready_until_it_returns() {
+        use toolmodel_rmcp::federation::StdioTransport;
+        // The upstream fails to start while the gate file exists.
+        let dir = std::env::temp_dir().join(format!("toolmodel-readyz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gate = dir.join("down");
+        let script = format!(
+            "test -e '{}' && exit 1; exec python3 '{}' \"$0\"",
+            gate.display(),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/fake_upstream.py")
+        );
+        let upstream = UpstreamConfig::stdio(
+            "worker",
+            StdioTransport::new("sh")
+                .with_arg("-c")
+                .with_arg(script)
+                .with_arg(r#"[{"name": "ping", "inputSchema": {"type": "object"}}]"#),
+        )
+        .with_required(true)
+        .with_startup_timeout(Duration::from_secs(20));
+        let config = FederationConfig::builder()
+            .with_upstream(upstream)
+            .build()
+            .unwrap();
+        let federation = Federation::start(config).await.unwrap();
+        let admin = serve(Admin::new().with_federation(&federation)).await;
+        assert_eq!(get(admin, "/readyz").await.status, 200);
+
+        std::fs::write(&gate, b"").unwrap();
+        let pid = federation.status().await[0].pid.expect("a pid");
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+        let readyz = readyz_until(admin, 503, Duration::from_secs(10)).await;
+        assert_eq!(readyz.status, 503, "{readyz:?}");
+        let reason = json(&readyz)["checks"]["upstreams"]["reason"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(reason.contains("\"worker\""), "{reason}");
+        // Still down a second later: its respawns fail while the gate is there.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(get(admin, "/readyz").await.status, 503);
+
+        // It returns, with no call to bring it back: ready again.
+        std::fs::remove_file(&gate).unwrap();
+        let readyz = readyz_until(admin, 200, Duration::from_secs(30)).await;
+        assert_eq!(readyz.status, 200, "{readyz:?}");
+        let status = json(&get(admin, "/status").await);
+        assert_eq!(status["upstreams"][0]["state"], "up", "{status}");
+        assert!(status["upstreams"][0]["restarts"].as_u64().unwrap() >= 1, "{status}");
+        federation.shutdown().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// The operator log lines, caught by a global `tracing` subscriber that keeps the events of
