@@ -293,7 +293,10 @@ mod gateway {
         let script = format!(
             "test -e '{}' && exit 1; exec python3 '{}' \"$0\"",
             gate.display(),
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/fake_upstream.py")
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/support/fake_upstream.py"
+            )
         );
         let upstream = UpstreamConfig::stdio(
             "worker",
@@ -335,7 +338,10 @@ mod gateway {
         assert_eq!(readyz.status, 200, "{readyz:?}");
         let status = json(&get(admin, "/status").await);
         assert_eq!(status["upstreams"][0]["state"], "up", "{status}");
-        assert!(status["upstreams"][0]["restarts"].as_u64().unwrap() >= 1, "{status}");
+        assert!(
+            status["upstreams"][0]["restarts"].as_u64().unwrap() >= 1,
+            "{status}"
+        );
         federation.shutdown().await;
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -305,8 +305,29 @@ impl RedisTaskStore {
     /// as Redis may have restarted without them.
     fn failed(&self, doing: &str, err: redis::RedisError) -> Error {
         self.finished.clear();
+        tracing::warn!(
+            target: "toolmodel_rmcp::tasks",
+            error = %err,
+            "the Redis task store failed {doing}"
+        );
         redis_error(doing, err)
     }
+}
+
+/// `operation` of the store as a future, inside a DEBUG span `task_store` (target
+/// `toolmodel_rmcp::tasks`, `db.system.name` `redis`, `db.operation.name` the trait method).
+fn traced<'a, T>(
+    operation: &'static str,
+    future: impl std::future::Future<Output = Result<T, Error>> + Send + 'a,
+) -> StoreFuture<'a, T> {
+    use tracing::Instrument as _;
+    let span = tracing::debug_span!(
+        target: "toolmodel_rmcp::tasks",
+        "task_store",
+        db.system.name = "redis",
+        db.operation.name = operation,
+    );
+    Box::pin(future.instrument(span))
 }
 
 async fn subscribe(
@@ -419,7 +440,7 @@ fn json_pairs(map: &Map<String, Value>) -> Result<Vec<String>, Error> {
 
 impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
+        traced("create", async move {
             let id = record.task.task_id.clone();
             let mut fields = vec![
                 "task".to_owned(),
@@ -471,7 +492,7 @@ impl TaskStore for RedisTaskStore {
     fn get(&self, task_id: &str) -> StoreFuture<'_, Option<TaskRecord>> {
         let key = self.task_key(task_id);
         let task_id = task_id.to_owned();
-        Box::pin(async move {
+        traced("get", async move {
             match self.finished.lookup(&task_id) {
                 Lookup::Ended(record) => return Ok(Some(*record)),
                 Lookup::Finishing(mut finishing) => {
@@ -501,7 +522,7 @@ impl TaskStore for RedisTaskStore {
         requests: Map<String, Value>,
     ) -> StoreFuture<'_, Option<TaskRecord>> {
         let key = self.task_key(task_id);
-        Box::pin(async move {
+        traced("ask", async move {
             let mut invocation = self.scripts.ask.prepare_invoke();
             invocation
                 .key(key)
@@ -518,7 +539,7 @@ impl TaskStore for RedisTaskStore {
     fn answer(&self, task_id: &str, answers: Map<String, Value>) -> StoreFuture<'_, bool> {
         let key = self.task_key(task_id);
         let task_id = task_id.to_owned();
-        Box::pin(async move {
+        traced("answer", async move {
             let mut invocation = self.scripts.answer.prepare_invoke();
             invocation
                 .key(key)
@@ -537,7 +558,7 @@ impl TaskStore for RedisTaskStore {
     fn cancel(&self, task_id: &str) -> StoreFuture<'_, bool> {
         let key = self.task_key(task_id);
         let task_id = task_id.to_owned();
-        Box::pin(async move {
+        traced("cancel", async move {
             let mut invocation = self.scripts.cancel.prepare_invoke();
             invocation
                 .key(key)
@@ -556,7 +577,7 @@ impl TaskStore for RedisTaskStore {
         let key = self.task_key(task_id);
         let finishing = self.finished.start(task_id);
         let task_id = task_id.to_owned();
-        Box::pin(async move {
+        traced("finish", async move {
             let outcome_json = to_json(&outcome)?;
             let mut invocation = self.scripts.finish.prepare_invoke();
             invocation
@@ -592,7 +613,7 @@ impl TaskStore for RedisTaskStore {
         let key = self.task_key(task_id);
         let task_id = task_id.to_owned();
         let worker = worker.to_owned();
-        Box::pin(async move {
+        traced("renew", async move {
             let mut invocation = self.scripts.renew.prepare_invoke();
             invocation
                 .key(key)
@@ -624,7 +645,7 @@ impl TaskStore for RedisTaskStore {
         lost: TaskOutcome,
     ) -> StoreFuture<'_, Vec<TaskRecord>> {
         let worker = worker.to_owned();
-        Box::pin(async move {
+        traced("reclaim", async move {
             let mut invocation = self.scripts.reclaim.prepare_invoke();
             invocation
                 .key(self.key("leases"))
@@ -649,7 +670,7 @@ impl TaskStore for RedisTaskStore {
 
     /// `PING`, answered within 1 s.
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
+        traced("ping", async move {
             let mut connection = self.connection.clone();
             let command = redis::cmd("PING");
             let ping = command.query_async::<String>(&mut connection);

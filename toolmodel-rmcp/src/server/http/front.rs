@@ -17,6 +17,7 @@ use http_body_util::Full;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpService, session::local::LocalSessionManager,
 };
+use tracing::Instrument as _;
 
 #[cfg(feature = "auth")]
 use super::gate::Gate;
@@ -230,11 +231,23 @@ impl McpHttpService {
         B: http_body::Body,
         B::Error: Into<BoxError>,
     {
+        // One span per HTTP request, at DEBUG (a log line's context with
+        // `RUST_LOG=toolmodel_rmcp::http=debug`; not exported: the MCP spans are, parented by
+        // `params._meta`, not by the HTTP request that carried them).
+        let span = tracing::debug_span!(
+            target: "toolmodel_rmcp::http",
+            "http.request",
+            http.request.method = %request.method(),
+            url.path = request.uri().path(),
+            http.response.status_code = tracing::field::Empty,
+        );
         let cors = Cors::of(&self.front.allow, request.method(), request.headers());
         let response = self
             .stages(request, &cors)
+            .instrument(span.clone())
             .await
-            .unwrap_or_else(|refusal| refusal.response());
+            .unwrap_or_else(|refusal| span.in_scope(|| refusal.response()));
+        span.record("http.response.status_code", response.status().as_u16());
         cors.finish(response)
     }
 
