@@ -32,5 +32,7 @@ mod task_input;
 mod task_store;
 mod tasks;
 mod tasks_across_replicas;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod tool_list_changes;
 mod tool_search;

@@ -253,10 +253,20 @@ impl Telemetry {
         };
         // Spans go to OpenTelemetry whatever the log filter says; only the log lines are
         // filtered by RUST_LOG.
+        // The conventions' attributes only: no `busy_ns`/`idle_ns`, thread or source location
+        // on every span; the access line is a log line, not a span event.
         let spans = tracing_opentelemetry::layer()
             .with_tracer(tracer_provider.tracer("toolmodel-rmcp"))
+            .with_tracked_inactivity(false)
+            .with_threads(false)
+            .with_location(false)
             .with_filter(
-                tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO),
+                tracing_subscriber::filter::Targets::new()
+                    .with_default(tracing::Level::INFO)
+                    .with_target(
+                        "toolmodel_rmcp::access",
+                        tracing::level_filters::LevelFilter::OFF,
+                    ),
             );
         let subscriber = tracing_subscriber::registry()
             .with(logs.with_filter(filter))
