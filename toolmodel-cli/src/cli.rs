@@ -531,6 +531,11 @@ fn parse_protocol(text: &str) -> Result<ProtocolVersion, toolmodel::Error> {
     text.parse()
 }
 
+/// `--log-format`: `text` or `json`.
+fn parse_log_format(text: &str) -> Result<LogFormat, String> {
+    text.parse()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,9 +574,4 @@ mod tests {
         assert_eq!(gateway(&["--always-visible", "a"]), None);
         assert_eq!(gateway(&["--tool-search=many"]), None);
     }
-}
-
-/// `--log-format`: `text` or `json`.
-fn parse_log_format(text: &str) -> Result<LogFormat, String> {
-    text.parse()
 }

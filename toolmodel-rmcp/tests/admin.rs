@@ -43,6 +43,7 @@ fn json(reply: &Reply) -> Value {
 }
 
 /// `GET /readyz` until it answers `status` or `within` passes; the last reply.
+#[cfg(any(feature = "federation", feature = "redis"))]
 async fn readyz_until(addr: SocketAddr, status: u16, within: Duration) -> Reply {
     let deadline = Instant::now() + within;
     loop {
@@ -350,6 +351,7 @@ mod gateway {
 /// The operator log lines, caught by a global `tracing` subscriber that keeps the events of
 /// `toolmodel_rmcp`'s targets (every test of the binary shares it: each test looks for its
 /// own server's name or issuer).
+#[cfg(any(feature = "federation", feature = "auth"))]
 mod logs {
     use std::{
         collections::BTreeMap,
