@@ -1,11 +1,11 @@
-//! The SERVER span of each MCP request a [`ToolboxServer`](crate::ToolboxServer) handles
+//! The SERVER span of each MCP request a [`ToolboxServer`] handles
 //! (OpenTelemetry's MCP conventions, "Server"), its `mcp.server.operation.duration`, and the
 //! access log line of a tool call.
 //!
 //! The span is `tracing`'s `mcp.server` at INFO (target `toolmodel_rmcp::mcp`); with
 //! `tracing-opentelemetry` it is an OpenTelemetry span of kind SERVER named
 //! `{mcp.method.name} {target}` (`tools/call get_weather`), its parent the trace context of
-//! the request's `params._meta` ([`trace_context`](super::trace_context)), its status ERROR
+//! the request's `params._meta` ([`super::trace_context`]), its status ERROR
 //! with the JSON-RPC message as description whenever `error.type` is set.
 
 use std::{future::Future, net::SocketAddr, time::Instant};
