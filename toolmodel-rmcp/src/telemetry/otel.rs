@@ -282,7 +282,6 @@ impl Telemetry {
     }
 
     /// [`prometheus_text`](Self::prometheus_text) as a function to hand an admin listener.
-    #[must_use]
     pub fn prometheus_renderer(&self) -> impl Fn() -> String + Send + Sync + 'static {
         let registry = self.registry.clone();
         move || render(&registry)
