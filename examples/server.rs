@@ -82,7 +82,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The value after flag `name` in `args`, removed from them with it.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Result<Option<String>, String> {
-    toolmodel_examples::serve::take_flag(args, name).map_err(|usage| format!("{}\n\n{HELP}", usage.0))
+    toolmodel_examples::serve::take_flag(args, name)
+        .map_err(|usage| format!("{}\n\n{HELP}", usage.0))
 }
 
 async fn serve(

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolmodel_rmcp::telemetry::otel::LogFormat;
 use toolmodel::{
     ProtocolVersion,
     adapters::{ConvertOptions, Profile, Target},
 };
+use toolmodel_rmcp::telemetry::otel::LogFormat;
 
 /// The exit statuses, shown under every `--help`.
 const EXIT_STATUS: &str = "\

@@ -490,7 +490,10 @@ impl AdminListener {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(toolmodel_rmcp::Error::Io)?;
-        let url = format!("http://{}", listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?);
+        let url = format!(
+            "http://{}",
+            listener.local_addr().map_err(toolmodel_rmcp::Error::Io)?
+        );
         Ok(Self { listener, url })
     }
 }

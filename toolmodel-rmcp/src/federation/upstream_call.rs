@@ -20,10 +20,10 @@ use serde_json::{Map, Value};
 use toolmodel::{CallContext, CallToolResult, ToolError};
 
 use crate::convert::message::{from_wire, to_wire};
+use crate::federation::UpstreamTransport;
 use crate::federation::relay::{Sending, token_key};
 use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
-use crate::federation::UpstreamTransport;
 use crate::telemetry::client_operation::{self as telemetry, ClientOperation, Failure};
 use tracing::Instrument as _;
 

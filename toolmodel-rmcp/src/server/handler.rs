@@ -214,9 +214,7 @@ impl ServerHandler for ToolboxServer {
     ) -> Result<CompleteResult, ErrorData> {
         let operation = self.operation("completion/complete", &Target::default(), &context);
         operation
-            .run(async {
-                self.composed.handler().complete(request, context).await
-            })
+            .run(async { self.composed.handler().complete(request, context).await })
             .await
     }
 
@@ -225,7 +223,14 @@ impl ServerHandler for ToolboxServer {
         request: GetPromptRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let operation = self.operation("prompts/get", &Target { prompt: Some(&request.name), ..Target::default() }, &context);
+        let operation = self.operation(
+            "prompts/get",
+            &Target {
+                prompt: Some(&request.name),
+                ..Target::default()
+            },
+            &context,
+        );
         operation
             .run(async {
                 // A gateway's passthrough seals its upstreams' `requestState` with this server's key.
@@ -242,9 +247,7 @@ impl ServerHandler for ToolboxServer {
     ) -> Result<ListPromptsResult, ErrorData> {
         let operation = self.operation("prompts/list", &Target::default(), &context);
         operation
-            .run(async {
-                self.composed.handler().list_prompts(request, context).await
-            })
+            .run(async { self.composed.handler().list_prompts(request, context).await })
             .await
     }
 
@@ -285,7 +288,14 @@ impl ServerHandler for ToolboxServer {
         request: ReadResourceRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let operation = self.operation("resources/read", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        let operation = self.operation(
+            "resources/read",
+            &Target {
+                resource: Some(&request.uri),
+                ..Target::default()
+            },
+            &context,
+        );
         operation
             .run(async {
                 context.extensions.insert(self.sealer.clone());
@@ -302,11 +312,16 @@ impl ServerHandler for ToolboxServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let operation = self.operation("resources/subscribe", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        let operation = self.operation(
+            "resources/subscribe",
+            &Target {
+                resource: Some(&request.uri),
+                ..Target::default()
+            },
+            &context,
+        );
         operation
-            .run(async {
-                self.composed.handler().subscribe(request, context).await
-            })
+            .run(async { self.composed.handler().subscribe(request, context).await })
             .await
     }
 
@@ -315,11 +330,16 @@ impl ServerHandler for ToolboxServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let operation = self.operation("resources/unsubscribe", &Target { resource: Some(&request.uri), ..Target::default() }, &context);
+        let operation = self.operation(
+            "resources/unsubscribe",
+            &Target {
+                resource: Some(&request.uri),
+                ..Target::default()
+            },
+            &context,
+        );
         operation
-            .run(async {
-                self.composed.handler().unsubscribe(request, context).await
-            })
+            .run(async { self.composed.handler().unsubscribe(request, context).await })
             .await
     }
 }

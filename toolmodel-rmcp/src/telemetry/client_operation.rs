@@ -55,7 +55,11 @@ impl ClientOperation {
             Peer::Http(url) => url::Url::parse(url).ok(),
             Peer::Pipe => None,
         };
-        let transport = if matches!(peer, Peer::Pipe) { "pipe" } else { "tcp" };
+        let transport = if matches!(peer, Peer::Pipe) {
+            "pipe"
+        } else {
+            "tcp"
+        };
         let address = url.as_ref().and_then(url::Url::host_str);
         let port = url.as_ref().and_then(url::Url::port_or_known_default);
         let span = tracing::info_span!(
@@ -112,7 +116,8 @@ impl ClientOperation {
 
     /// The request went out with `id`.
     pub(crate) fn sent(&self, id: &NumberOrString) {
-        self.span.record("jsonrpc.request.id", tracing::field::display(id));
+        self.span
+            .record("jsonrpc.request.id", tracing::field::display(id));
     }
 
     /// Ends the span and records the call's duration; `tool_error` says whether the answer

@@ -106,7 +106,10 @@ mod recorded {
 
     pub(super) fn operation(attributes: &OperationAttributes<'_>) -> Vec<KeyValue> {
         let mut values = Vec::with_capacity(9);
-        values.push(KeyValue::new(attr::MCP_METHOD_NAME, attributes.method.to_owned()));
+        values.push(KeyValue::new(
+            attr::MCP_METHOD_NAME,
+            attributes.method.to_owned(),
+        ));
         if let Some(tool) = attributes.tool {
             values.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
             values.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
@@ -152,13 +155,20 @@ pub(crate) fn client_operation(elapsed: Duration, attributes: &OperationAttribut
 
 /// A 2025-era session opened (`+1`) or ended (`-1`, with its duration).
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn session(change: i64, ended_after: Option<Duration>, protocol_version: Option<&str>, transport: &'static str) {
+pub(crate) fn session(
+    change: i64,
+    ended_after: Option<Duration>,
+    protocol_version: Option<&str>,
+    transport: &'static str,
+) {
     #[cfg(feature = "otel")]
     {
         use opentelemetry::KeyValue;
         let instruments = recorded::instruments();
         let transport = KeyValue::new(super::attributes::NETWORK_TRANSPORT, transport);
-        instruments.sessions.add(change, std::slice::from_ref(&transport));
+        instruments
+            .sessions
+            .add(change, std::slice::from_ref(&transport));
         if let Some(elapsed) = ended_after {
             let mut values = vec![transport];
             if let Some(version) = protocol_version {

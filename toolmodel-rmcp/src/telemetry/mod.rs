@@ -20,11 +20,11 @@
 //! and ids to 256 bytes, opted-in content to 4 KiB; trace context as in [`trace_context`]).
 
 pub mod attributes;
+#[cfg(feature = "federation")]
+pub(crate) mod client_operation;
 pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
-#[cfg(feature = "federation")]
-pub(crate) mod client_operation;
 pub(crate) mod server_operation;
 pub(crate) mod session;
 pub mod trace_context;

@@ -158,9 +158,12 @@ fn setup_error(message: &str, source: impl Into<crate::error::BoxError>) -> Erro
 
 /// Whether the environment names an OTLP endpoint for `signal` (`TRACES`, `METRICS`).
 fn endpoint_in_environment(signal: &str) -> bool {
-    ["OTEL_EXPORTER_OTLP_ENDPOINT".to_owned(), format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")]
-        .iter()
-        .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
+    [
+        "OTEL_EXPORTER_OTLP_ENDPOINT".to_owned(),
+        format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT"),
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
 }
 
 impl Telemetry {
@@ -233,9 +236,9 @@ impl Telemetry {
         let filter = match std::env::var("RUST_LOG") {
             Ok(directives) if !directives.is_empty() => EnvFilter::try_new(directives)
                 .map_err(|err| setup_error("RUST_LOG does not parse", err))?,
-            _ if config.access_log => {
-                EnvFilter::new(DEFAULT_FILTER.replace("toolmodel_rmcp::access=off", "toolmodel_rmcp::access=info"))
-            }
+            _ if config.access_log => EnvFilter::new(
+                DEFAULT_FILTER.replace("toolmodel_rmcp::access=off", "toolmodel_rmcp::access=info"),
+            ),
             _ => EnvFilter::new(DEFAULT_FILTER),
         };
         let logs = match config.log_format {
@@ -259,18 +262,20 @@ impl Telemetry {
             .with_tracer(tracer_provider.tracer("toolmodel-rmcp"))
             .with_tracked_inactivity(false)
             .with_threads(false)
-            .with_filter(tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO));
+            .with_filter(
+                tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO),
+            );
         let subscriber = tracing_subscriber::registry()
             .with(logs.with_filter(filter))
             .with(spans);
         tracing::subscriber::set_global_default(subscriber)
             .map_err(|err| setup_error("a tracing subscriber is installed already", err))?;
-        global::set_text_map_propagator(opentelemetry::propagation::TextMapCompositePropagator::new(
-            vec![
+        global::set_text_map_propagator(
+            opentelemetry::propagation::TextMapCompositePropagator::new(vec![
                 Box::new(TraceContextPropagator::new()),
                 Box::new(BaggagePropagator::new()),
-            ],
-        ));
+            ]),
+        );
         global::set_tracer_provider(tracer_provider.clone());
         global::set_meter_provider(meter_provider.clone());
         Ok(Self {

@@ -136,7 +136,9 @@ impl ToolboxServer {
             .protocol_version()
             .map(|version| version.as_str().to_owned());
         let tool = target.tool.map(|tool| bounded(tool, MAX_ATTRIBUTE_BYTES));
-        let prompt = target.prompt.map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
+        let prompt = target
+            .prompt
+            .map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.server",

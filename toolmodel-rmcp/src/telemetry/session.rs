@@ -38,7 +38,12 @@ impl SessionClock {
 impl Drop for SessionClock {
     fn drop(&mut self) {
         if let Some((opened, version)) = self.opened.get() {
-            metrics::session(-1, Some(opened.elapsed()), version.as_deref(), self.transport);
+            metrics::session(
+                -1,
+                Some(opened.elapsed()),
+                version.as_deref(),
+                self.transport,
+            );
         }
     }
 }

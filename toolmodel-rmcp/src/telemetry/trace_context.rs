@@ -55,8 +55,9 @@ pub(crate) fn adopt(span: &tracing::Span, meta: &MetaObject) {
             return;
         }
         let carrier = Carrier(carried);
-        let context =
-            opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&carrier));
+        let context = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&carrier)
+        });
         if context.span().span_context().is_valid() {
             let _ = span.set_parent(context);
         }
