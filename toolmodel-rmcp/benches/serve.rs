@@ -21,8 +21,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use bytes::Bytes;
-use http_body_util::{BodyExt as _, Full};
 use hyper::{Request, server::conn::http1, service::service_fn};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{
@@ -38,7 +36,7 @@ use rmcp::{
     },
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::net::TcpListener;
 use toolmodel::{
     Toolbox,
@@ -51,10 +49,13 @@ const CHILD: &str = "SERVE_BENCH_STDIO_SERVER";
 
 #[path = "../tests/support/add.rs"]
 mod add;
+#[path = "support/http_client.rs"]
+mod http_client;
 #[path = "../../toolmodel/benches/timing/mod.rs"]
 mod timing;
 
 use add::Add;
+use http_client::HttpClient;
 use timing::spread::{Goal, Spread};
 
 #[derive(Deserialize, JsonSchema)]
@@ -127,73 +128,9 @@ async fn serve_rmcp_http(listener: TcpListener) {
     }
 }
 
-/// One keep-alive HTTP client.
-struct HttpClient {
-    send: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
-    addr: SocketAddr,
-    session: Option<String>,
-}
-
-impl HttpClient {
-    async fn connect(addr: SocketAddr) -> Self {
-        let stream = tokio::net::TcpStream::connect(addr)
-            .await
-            .expect("connects");
-        stream.set_nodelay(true).expect("TCP_NODELAY");
-        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .expect("handshake");
-        tokio::spawn(connection);
-        let mut client = Self {
-            send,
-            addr,
-            session: None,
-        };
-        let init = client
-            .post(
-                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "serve-bench", "version": "0"}}}),
-            )
-            .await;
-        assert!(init.contains("\"result\""), "initialize failed: {init}");
-        client
-            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        client
-    }
-
-    async fn post(&mut self, body: Value) -> String {
-        let mut request = Request::post("/mcp")
-            .header("host", self.addr.to_string())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        if let Some(session) = &self.session {
-            request = request
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        let request = request
-            .body(Full::new(Bytes::from(body.to_string())))
-            .expect("a request");
-        self.send.ready().await.expect("connection ready");
-        let response = self.send.send_request(request).await.expect("a response");
-        if let Some(session) = response.headers().get("mcp-session-id") {
-            self.session = Some(session.to_str().expect("ASCII").to_owned());
-        }
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
-}
-
 /// `calls` calls of `add` on a fresh session at `addr`: each call's latency.
 async fn http_round(addr: SocketAddr, calls: usize) -> Vec<Duration> {
-    let mut client = HttpClient::connect(addr).await;
+    let mut client = HttpClient::connect(addr, "serve-bench").await;
     let mut latencies = Vec::with_capacity(calls);
     for id in 1..=calls {
         let start = Instant::now();

@@ -15,9 +15,13 @@ use tracing_subscriber::{EnvFilter, Layer as _, layer::SubscriberExt as _};
 
 use crate::error::Error;
 
-/// The filter when `RUST_LOG` is unset: toolmodel's crates' events at INFO (targets `toolmodel*`), the rest at WARN, and no
-/// access log (see [`TelemetryConfig::with_access_log`]).
-pub const DEFAULT_FILTER: &str = "warn,rmcp=error,toolmodel=info,toolmodel_rmcp::access=off";
+/// The filter of log lines when `RUST_LOG` is unset: toolmodel's events at INFO (targets
+/// `toolmodel*`), rmcp's at ERROR (its own warnings repeat what toolmodel answers), the rest at
+/// WARN; no access log (see [`TelemetryConfig::with_access_log`]); and not the MCP spans
+/// (`toolmodel_rmcp::mcp`) as log lines' context: formatting their fields for each request
+/// would cost a log line nobody writes (they are exported over OTLP all the same).
+pub const DEFAULT_FILTER: &str =
+    "warn,rmcp=error,toolmodel=info,toolmodel_rmcp::access=off,toolmodel_rmcp::mcp=warn";
 
 /// How log lines are written to stderr.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -252,17 +256,25 @@ impl Telemetry {
                 .boxed(),
         };
         // Spans go to OpenTelemetry whatever the log filter says; only the log lines are
-        // filtered by RUST_LOG.
-        // The conventions' attributes only: no `busy_ns`/`idle_ns`, thread or source location
-        // on every span; the access line is a log line, not a span event.
+        // filtered by RUST_LOG. Without tracing-opentelemetry's `busy_ns`/`idle_ns` (two clock
+        // reads at every enter and exit of a span, and a future instrumented by one enters it
+        // at each poll), `thread.id`/`thread.name`, source location and target: none is an MCP
+        // convention. Without context activation: the OpenTelemetry context is not switched at
+        // each poll of an instrumented future (a handler reaches its span through `tracing`;
+        // this crate injects trace context from the span itself). Not rmcp's own session spans,
+        // entered at each poll of a session's task and no convention's; nor the access line,
+        // a log line, not a span event (`benches/telemetry.rs` measured each).
         let spans = tracing_opentelemetry::layer()
             .with_tracer(tracer_provider.tracer("toolmodel-rmcp"))
             .with_tracked_inactivity(false)
             .with_threads(false)
             .with_location(false)
+            .with_target(false)
+            .with_context_activation(false)
             .with_filter(
                 tracing_subscriber::filter::Targets::new()
                     .with_default(tracing::Level::INFO)
+                    .with_target("rmcp", tracing::level_filters::LevelFilter::OFF)
                     .with_target(
                         "toolmodel_rmcp::access",
                         tracing::level_filters::LevelFilter::OFF,
