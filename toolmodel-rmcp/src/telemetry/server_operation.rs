@@ -137,8 +137,12 @@ impl ToolboxServer {
             .map(|version| version.as_str().to_owned());
         let tool = target.tool.map(|tool| bounded(tool, MAX_ATTRIBUTE_BYTES));
         let prompt = target.prompt.map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
+        // A root unless `params._meta` names a parent (`adopt` below): not a child of whatever
+        // span is current, which is `rmcp`'s `serve_inner`, the span of the whole session
+        // (every request of a session would be one trace, a malformed `traceparent` a child).
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
+            parent: None,
             "mcp.server",
             otel.name = %match tool.or(prompt) {
                 Some(name) => format!("{method} {name}"),
