@@ -178,7 +178,8 @@ impl ToolboxServer {
                 parts.and_then(|parts| parts.extensions.get::<ClientAddress>())
             {
                 span.record("client.address", tracing::field::display(address.ip()));
-                span.record("client.port", address.port());
+                // An int attribute: tracing-opentelemetry records a u64 as a string.
+                span.record("client.port", i64::from(address.port()));
             }
             if record_content
                 && let Some(arguments) = target.arguments
