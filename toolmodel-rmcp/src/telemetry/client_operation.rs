@@ -61,7 +61,11 @@ impl ClientOperation {
             "tcp"
         };
         let address = url.as_ref().and_then(url::Url::host_str);
-        let port = url.as_ref().and_then(url::Url::port_or_known_default);
+        // An int attribute: tracing-opentelemetry records a u64 (u16) as a string.
+        let port = url
+            .as_ref()
+            .and_then(url::Url::port_or_known_default)
+            .map(i64::from);
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.client",

@@ -139,8 +139,12 @@ impl ToolboxServer {
         let prompt = target
             .prompt
             .map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
+        // A root unless `params._meta` names a parent (`adopt` below): not a child of whatever
+        // span is current, which is `rmcp`'s `serve_inner`, the span of the whole session
+        // (every request of a session would be one trace, a malformed `traceparent` a child).
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
+            parent: None,
             "mcp.server",
             otel.name = %match tool.or(prompt) {
                 Some(name) => format!("{method} {name}"),
@@ -176,7 +180,8 @@ impl ToolboxServer {
                 parts.and_then(|parts| parts.extensions.get::<ClientAddress>())
             {
                 span.record("client.address", tracing::field::display(address.ip()));
-                span.record("client.port", address.port());
+                // An int attribute: tracing-opentelemetry records a u64 as a string.
+                span.record("client.port", i64::from(address.port()));
             }
             if record_content
                 && let Some(arguments) = target.arguments

@@ -55,8 +55,11 @@ pub(crate) fn adopt(span: &tracing::Span, meta: &MetaObject) {
             return;
         }
         let carrier = Carrier(carried);
+        // Extracted onto an empty context, not the current one: with tracing-opentelemetry's
+        // context activation the current one is the span entered (rmcp's `serve_inner`, the
+        // session's), which a `traceparent` the parser refuses would leave the parent.
         let context = opentelemetry::global::get_text_map_propagator(|propagator| {
-            propagator.extract(&carrier)
+            propagator.extract_with_context(&opentelemetry::Context::new(), &carrier)
         });
         if context.span().span_context().is_valid() {
             let _ = span.set_parent(context);
