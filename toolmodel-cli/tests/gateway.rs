@@ -210,6 +210,97 @@ async fn session(url: &str, token: &str) -> RunningService<RoleClient, Client> {
     Client::default().serve(transport).await.unwrap()
 }
 
+/// `GET http://ADDR/PATH` on the admin listener: status and body.
+async fn admin_get(admin: &str, path: &str) -> (u16, String) {
+    let reply = reqwest::get(format!("http://{admin}{path}")).await.unwrap();
+    (reply.status().as_u16(), reply.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_serves_probes_metrics_and_status_and_writes_json_log_lines() {
+    let Some(up) = upstreams() else { return };
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let config = json!({"mcpServers": {
+        "time": {"command": up["TIME"], "args": ["--local-timezone=UTC"], "required": true}
+    }});
+    std::fs::write(file.path(), config.to_string()).unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let port = free_port();
+    let admin = format!("127.0.0.1:{}", free_port());
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
+        .args([
+            "gateway",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(file.path())
+        .args(["--admin", &admin, "--log-format", "json", "--access-log"])
+        .env_remove("RUST_LOG")
+        .stderr(log.reopen().unwrap())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(reply) = reqwest::get(format!("http://{admin}/readyz")).await
+            && reply.status() == 200
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the gateway did not get ready");
+        assert!(gateway.try_wait().unwrap().is_none(), "the gateway exited");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(admin_get(&admin, "/healthz").await, (200, "ok".to_owned()));
+    let (status, body) = admin_get(&admin, "/status").await;
+    assert_eq!(status, 200);
+    let document: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(document["upstreams"][0]["name"], "time", "{document}");
+    assert_eq!(document["upstreams"][0]["state"], "up", "{document}");
+    assert_eq!(document["upstreams"][0]["required"], true, "{document}");
+
+    let service = session(&format!("http://127.0.0.1:{port}/mcp"), "any").await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true));
+    service.cancel().await.unwrap();
+
+    let (status, metrics) = admin_get(&admin, "/metrics").await;
+    assert_eq!(status, 200);
+    for expected in [
+        "mcp_server_operation_duration_seconds_bucket{",
+        "gen_ai_tool_name=\"get_current_time\"",
+        "mcp_client_operation_duration_seconds_bucket{",
+        "toolmodel_upstream=\"time\"",
+        "service_name=\"toolmodel-gateway\"",
+    ] {
+        assert!(metrics.contains(expected), "{expected} not in {metrics}");
+    }
+    terminate(gateway).await;
+
+    // Every line on stderr is one JSON object; the access line names the tool.
+    let lines = std::fs::read_to_string(log.path()).unwrap();
+    let events: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect();
+    assert!(
+        events.iter().any(|event| event["fields"]["message"]
+            .as_str()
+            .is_some_and(|message| message.starts_with("serving MCP on http://127.0.0.1:"))),
+        "{lines}"
+    );
+    let access = events
+        .iter()
+        .find(|event| event["target"] == "toolmodel_rmcp::access")
+        .unwrap_or_else(|| panic!("no access line in {lines}"));
+    assert_eq!(access["fields"]["tool"], "get_current_time", "{access}");
+    assert_eq!(access["fields"]["outcome"], "ok", "{access}");
+}
+
 /// Sends SIGTERM to `gateway` and waits (15 s at most) for it to exit successfully.
 async fn terminate(mut gateway: tokio::process::Child) {
     let pid = gateway.id().unwrap();

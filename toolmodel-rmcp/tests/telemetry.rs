@@ -216,7 +216,11 @@ fn bad_trace_context_starts_a_new_trace_and_the_call_is_served() {
     // No parent from `_meta`: a root, of a trace of its own.
     for id in ["10", "11", "12"] {
         let span = by_id(id);
-        assert_eq!(span.parent_span_id, SpanId::INVALID, "request {id}: {span:?}");
+        assert_eq!(
+            span.parent_span_id,
+            SpanId::INVALID,
+            "request {id}: {span:?}"
+        );
         assert_ne!(
             span.span_context.trace_id(),
             TraceId::from_hex(TRACE_ID).unwrap()
