@@ -68,6 +68,8 @@ pub(crate) struct Record {
     generation: u64,
     /// Sessions opened.
     opened: u64,
+    /// When the open session opened, for `mcp.client.session.duration`.
+    up_since: Option<std::time::Instant>,
 }
 
 /// One upstream's history, shared with the watcher of its open session.
@@ -93,6 +95,7 @@ impl History {
                 last_error: None,
                 generation: 0,
                 opened: 0,
+                up_since: None,
             })),
             closed: Arc::new(tokio::sync::Notify::new()),
         }
@@ -111,8 +114,20 @@ impl History {
 
     fn enter(record: &mut Record, phase: Phase) {
         if record.phase != phase {
+            if phase != Phase::Up {
+                // A session ends: closed under the gateway (an error) or shut down.
+                let error = (phase == Phase::Down).then_some("session_closed");
+                Self::session_ended(record, error);
+            }
             record.phase = phase;
             record.since = SystemTime::now();
+        }
+    }
+
+    /// Records `mcp.client.session.duration` of the open session, if any, as ended.
+    fn session_ended(record: &mut Record, error: Option<&'static str>) {
+        if let Some(since) = record.up_since.take() {
+            crate::telemetry::metrics::client_session(since.elapsed(), error);
         }
     }
 
@@ -137,6 +152,9 @@ impl History {
         record.restarts = record.opened.saturating_sub(1);
         record.generation = generation;
         record.pid = pid;
+        // A session that replaced one still open (an HTTP session the server expired).
+        Self::session_ended(&mut record, None);
+        record.up_since = Some(std::time::Instant::now());
         Self::enter(&mut record, Phase::Up);
         if recovered {
             tracing::info!(

@@ -8,6 +8,7 @@
 //! | `mcp.server.operation.duration` | histogram, s ([`DURATION_BUCKETS`](super::DURATION_BUCKETS)) | `mcp.method.name`, `gen_ai.tool.name` (tools this server serves; no name a stranger made up), `gen_ai.prompt.name`, `gen_ai.operation.name`, `error.type`, `rpc.response.status_code`, `mcp.protocol.version`, `network.transport`, `network.protocol.name` |
 //! | `mcp.client.operation.duration` | histogram, s | the same, for a gateway's calls of its upstreams, and `toolmodel.upstream` |
 //! | `mcp.server.session.duration` | histogram, s | `mcp.protocol.version`, `network.transport`: a 2025-era session (one that began with `initialize`), from `initialize` to its end |
+//! | `mcp.client.session.duration` | histogram, s | `error.type` (`session_closed` when it closed under the gateway: a crashed child, a dropped connection): a gateway's session with an upstream, from its opening to its end |
 //! | `toolmodel.server.sessions` | up-down counter | `network.transport`: 2025-era sessions open |
 //! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `connections` (`max_connections`: a connection refused, or an idle one closed to make room), `header_timeout` (a request header slower than `header_read_timeout`: slowloris), `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight), `session` (a `DELETE` of an unknown session), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
 //! | `toolmodel.tasks.running` | up-down counter | tasks running on this replica |
@@ -49,6 +50,8 @@ mod recorded {
         #[cfg_attr(not(feature = "federation"), allow(dead_code))]
         pub(super) client_operation: Histogram<f64>,
         pub(super) server_session: Histogram<f64>,
+        #[cfg_attr(not(feature = "federation"), allow(dead_code))]
+        pub(super) client_session: Histogram<f64>,
         pub(super) sessions: UpDownCounter<i64>,
         pub(super) refusals: Counter<u64>,
         pub(super) tasks_running: UpDownCounter<i64>,
@@ -79,6 +82,10 @@ mod recorded {
                 server_session: duration(
                     "mcp.server.session.duration",
                     "The duration of the MCP session as observed on the MCP server.",
+                ),
+                client_session: duration(
+                    "mcp.client.session.duration",
+                    "The duration of the MCP session as observed on the MCP client.",
                 ),
                 sessions: meter
                     .i64_up_down_counter("toolmodel.server.sessions")
@@ -181,6 +188,23 @@ pub(crate) fn session(
                 .server_session
                 .record(elapsed.as_secs_f64(), &values);
         }
+    }
+}
+
+/// A gateway's session with an upstream ended after `elapsed`; `error` is its `error.type`
+/// when it ended by closing under the gateway (`session_closed`).
+#[cfg(feature = "federation")]
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn client_session(elapsed: Duration, error: Option<&'static str>) {
+    #[cfg(feature = "otel")]
+    {
+        let attributes: Vec<opentelemetry::KeyValue> = error
+            .map(|error| opentelemetry::KeyValue::new(super::attributes::ERROR_TYPE, error))
+            .into_iter()
+            .collect();
+        recorded::instruments()
+            .client_session
+            .record(elapsed.as_secs_f64(), &attributes);
     }
 }
 

@@ -9,6 +9,7 @@
 //! | each MCP request a [`ToolboxServer`](crate::ToolboxServer) handles | `mcp.server`, kind SERVER, `{mcp.method.name} {target}` (`toolmodel_rmcp::mcp`), its parent the request's `params._meta` trace context | `mcp.server.operation.duration` |
 //! | each call a gateway makes of an upstream tool | `mcp.client`, kind CLIENT, `tools/call {tool}` (`toolmodel_rmcp::mcp`), its context written into the upstream request's `params._meta` | `mcp.client.operation.duration` |
 //! | a 2025-era session | | `mcp.server.session.duration`, `toolmodel.server.sessions` |
+//! | a gateway's session with an upstream | | `mcp.client.session.duration` |
 //! | each task run by a worker | `task.run`, linked to the request that created the task (`toolmodel_rmcp::tasks`) | `toolmodel.tasks.running`, `toolmodel.tasks.finished` |
 //! | a request the HTTP front refuses | event with its reason (`toolmodel_rmcp::http`) | `toolmodel.http.refusals` |
 //! | a tool call ended | event: tool, duration, outcome, caller's subject (`toolmodel_rmcp::access`) | |
