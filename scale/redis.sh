@@ -13,37 +13,17 @@
 # as a system service.
 set -euo pipefail
 
-as_root=()
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo -n)
-fi
+# shellcheck source=../serve/debian_package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../serve/debian_package.sh"
 
 find_redis() {
     command -v redis-server 2>/dev/null || { [ -x /usr/bin/redis-server ] && echo /usr/bin/redis-server; } || true
 }
 
 install() {
-    [ -n "$(find_redis)" ] && return 0
-    echo "== installing redis-server (Debian package)" >&2
-    if [ "$(id -u)" -ne 0 ] && [ ${#as_root[@]} -eq 0 ]; then
-        echo "error: redis-server is missing, and installing it needs root or sudo" >&2
-        return 1
-    fi
-    local policy=/usr/sbin/policy-rc.d made_policy="" status=0
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
-        "${as_root[@]}" chmod 755 "$policy"
-        made_policy=1
-    fi
-    {
-        "${as_root[@]}" apt-get update -q &&
-            DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends redis-server
-    } >/dev/null || status=$?
-    if [ -n "$made_policy" ]; then
-        "${as_root[@]}" rm -f "$policy"
-    fi
-    if [ "$status" -ne 0 ] || [ -z "$(find_redis)" ]; then
-        echo "error: apt-get could not install redis-server (status $status)" >&2
+    install_debian_package redis-server redis-server || true
+    if [ -z "$(find_redis)" ]; then
+        echo "error: apt-get could not install redis-server" >&2
         return 1
     fi
 }

@@ -14,34 +14,15 @@
 # scale/redis.sh does): the server runs as the current user, never as a system service.
 set -euo pipefail
 
-as_root=()
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo -n)
-fi
+# shellcheck source=../debian_package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../debian_package.sh"
 
 find_prometheus() {
     command -v prometheus 2>/dev/null || { [ -x /usr/bin/prometheus ] && echo /usr/bin/prometheus; } || true
 }
 
 install() {
-    [ -n "$(find_prometheus)" ] && return 0
-    echo "== installing prometheus (Debian package)" >&2
-    if [ "$(id -u)" -ne 0 ] && [ ${#as_root[@]} -eq 0 ]; then
-        echo "error: prometheus is missing, and installing it needs root or sudo" >&2
-        return 1
-    fi
-    local policy=/usr/sbin/policy-rc.d made_policy="" status=0
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
-        "${as_root[@]}" chmod 755 "$policy"
-        made_policy=1
-    fi
-    {
-        "${as_root[@]}" apt-get update -q &&
-            DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends prometheus
-    } >&2 || status=$?
-    [ -n "$made_policy" ] && "${as_root[@]}" rm -f "$policy"
-    return "$status"
+    install_debian_package prometheus prometheus
 }
 
 start() {

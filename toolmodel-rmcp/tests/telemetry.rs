@@ -40,9 +40,17 @@ fn server() -> ToolboxServer {
     ToolboxServer::new(toolbox)
 }
 
-/// Runs `exchange` against a server on a one-thread runtime whose thread alone is traced;
+/// Runs `exchange` against `server()` on a one-thread runtime whose thread alone is traced;
 /// the spans it made.
 fn traced<F>(exchange: impl FnOnce(SocketAddr) -> F) -> Vec<SpanData>
+where
+    F: Future<Output = ()>,
+{
+    traced_with(server(), exchange)
+}
+
+/// [`traced`] against `server`.
+fn traced_with<F>(server: ToolboxServer, exchange: impl FnOnce(SocketAddr) -> F) -> Vec<SpanData>
 where
     F: Future<Output = ()>,
 {
@@ -59,7 +67,7 @@ where
         .build()
         .unwrap();
     runtime.block_on(async {
-        let addr = start(server()).await;
+        let addr = start(server).await;
         exchange(addr).await;
     });
     drop(runtime);
@@ -234,29 +242,16 @@ fn bad_trace_context_starts_a_new_trace_and_the_call_is_served() {
 
 #[test]
 fn arguments_and_results_are_recorded_when_the_server_opts_in() {
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-    let _default = tracing::subscriber::set_default(subscriber);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let addr = start(server().with_recorded_tool_content(true)).await;
-        let id = session(addr).await;
-        let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+    let spans = traced_with(
+        server().with_recorded_tool_content(true),
+        |addr| async move {
+            let id = session(addr).await;
+            let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "echo", "arguments": {"city": "Paris"}}})
-        .to_string();
-        raw(addr, &post_head(addr, Some(&id), ""), &body).await;
-    });
-    drop(runtime);
-    provider.force_flush().unwrap();
-    let spans = exporter.get_finished_spans().unwrap();
+            .to_string();
+            raw(addr, &post_head(addr, Some(&id), ""), &body).await;
+        },
+    );
     let span = named(&spans, "tools/call echo");
     assert_eq!(
         text(span, "gen_ai.tool.call.arguments").as_deref(),
