@@ -114,7 +114,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 tracing::warn!(target: "toolmodel::gateway", server = name.as_str(), %cause, "server {name:?} is unavailable: {cause}");
             }
         }
-        let _observed = observe_federation(&federation);
+        observe_federation(&federation);
         if let Some(admin) = admin {
             let listener = admin.listener;
             let served = Admin::new()

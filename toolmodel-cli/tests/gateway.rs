@@ -275,10 +275,21 @@ async fn the_gateway_serves_probes_metrics_and_status_and_writes_json_log_lines(
         "gen_ai_tool_name=\"get_current_time\"",
         "mcp_client_operation_duration_seconds_bucket{",
         "toolmodel_upstream=\"time\"",
+        "toolmodel_upstream_restarts{",
         "service_name=\"toolmodel-gateway\"",
     ] {
         assert!(metrics.contains(expected), "{expected} not in {metrics}");
     }
+    // The upstream's gauge, up (labels in any order).
+    assert!(
+        metrics
+            .lines()
+            .any(|line| line.starts_with("toolmodel_upstream_up{")
+                && line.contains("toolmodel_upstream=\"time\"")
+                && line.contains("toolmodel_upstream_state=\"up\"")
+                && line.ends_with(" 1")),
+        "{metrics}"
+    );
     terminate(gateway).await;
 
     // Every line on stderr is one JSON object; the access line names the tool.

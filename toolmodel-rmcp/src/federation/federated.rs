@@ -84,7 +84,7 @@ pub struct Federation {
     inner: Arc<Shared>,
 }
 
-struct Shared {
+pub(crate) struct Shared {
     config: FederationConfig,
     upstreams: Vec<Arc<Upstream>>,
     local: Local,
@@ -629,8 +629,19 @@ async fn reopen(weak: &Weak<Shared>, upstream: &Upstream) {
     }
 }
 
-/// Read-only views for the admin listener (`crate::admin`): never waits for a session.
+/// Read-only views for the admin listener (`crate::admin`) and the upstream gauges
+/// (`crate::telemetry`): never waits for a session.
 impl Federation {
+    /// A reference that does not keep the federation alive.
+    pub(crate) fn downgrade(&self) -> Weak<Shared> {
+        Arc::downgrade(&self.inner)
+    }
+
+    /// The federation of `weak`, while it lives.
+    pub(crate) fn upgrade(weak: &Weak<Shared>) -> Option<Self> {
+        weak.upgrade().map(|inner| Self { inner })
+    }
+
     /// Each enabled server's upstream, in configuration order, with how many of its tools the
     /// toolbox holds.
     pub(crate) fn upstreams_served(&self) -> Vec<(Arc<Upstream>, usize)> {

@@ -56,5 +56,6 @@ pub const TOOLMODEL_UPSTREAM: &str = "toolmodel.upstream";
 pub const TOOLMODEL_REFUSAL: &str = "toolmodel.refusal";
 /// `toolmodel.task.status`: the status a task ended in (`completed`, `failed`, `cancelled`).
 pub const TOOLMODEL_TASK_STATUS: &str = "toolmodel.task.status";
-/// `toolmodel.upstream.state`: an upstream's state (`up`, `down`, `shut_down`).
+/// `toolmodel.upstream.state`: an upstream's state (`starting`, `up`, `restarting`, `down`,
+/// `shut_down`).
 pub const TOOLMODEL_UPSTREAM_STATE: &str = "toolmodel.upstream.state";

@@ -13,8 +13,9 @@
 //! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `connections` (`max_connections`: a connection refused, or an idle one closed to make room), `header_timeout` (a request header slower than `header_read_timeout`: slowloris), `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight), `session` (a `DELETE` of an unknown session), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
 //! | `toolmodel.tasks.running` | up-down counter | tasks running on this replica |
 //! | `toolmodel.tasks.finished` | counter | `toolmodel.task.status`: `completed`, `failed`, `cancelled`, `input_required` |
-//! | `toolmodel.upstream.up` | gauge (1 or 0) | `toolmodel.upstream`, `toolmodel.upstream.state` ([`observe_federation`](super::observe_federation)) |
-//! | `toolmodel.upstream.failures` | gauge | `toolmodel.upstream`: the failures in a row of its session |
+//! | `toolmodel.upstream.up` | gauge (1 or 0) | `toolmodel.upstream`, `toolmodel.upstream.state` (`starting`, `up`, `restarting`, `down`, `shut_down`) ([`observe_federation`](super::observe_federation)) |
+//! | `toolmodel.upstream.restarts` | gauge | `toolmodel.upstream`: sessions opened after the first |
+//! | `toolmodel.upstream.failures` | gauge | `toolmodel.upstream`: failed attempts to open a session and sessions closed under the gateway |
 //! | `toolmodel.upstream.tools` | gauge | `toolmodel.upstream`: the tools it serves |
 
 use std::time::Duration;

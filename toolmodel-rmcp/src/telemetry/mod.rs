@@ -13,7 +13,7 @@
 //! | each task run by a worker | `task.run`, linked to the request that created the task (`toolmodel_rmcp::tasks`) | `toolmodel.tasks.running`, `toolmodel.tasks.finished` |
 //! | a request the HTTP front refuses | event with its reason (`toolmodel_rmcp::http`) | `toolmodel.http.refusals` |
 //! | a tool call ended | event: tool, duration, outcome, caller's subject (`toolmodel_rmcp::access`) | |
-//! | a gateway's upstreams | | `toolmodel.upstream.up`, `.failures`, `.tools` ([`observe_federation`]) |
+//! | a gateway's upstreams | | `toolmodel.upstream.up`, `.restarts`, `.failures`, `.tools` ([`observe_federation`]) |
 //!
 //! Arguments and results are never recorded unless a server opts in
 //! ([`ToolboxServer::with_recorded_tool_content`](crate::ToolboxServer::with_recorded_tool_content));
@@ -33,7 +33,7 @@ pub mod trace_context;
 mod upstreams;
 
 #[cfg(all(feature = "otel", feature = "federation"))]
-pub use upstreams::{ObservedFederation, observe_federation};
+pub use upstreams::observe_federation;
 
 /// The explicit bucket boundaries, in seconds, of every duration histogram of the MCP
 /// conventions (`mcp.server.operation.duration` and the others).

@@ -1,105 +1,86 @@
 //! A gateway's upstreams as gauges (features `otel` and `federation`).
 
-use std::{
-    sync::{Arc, Mutex},
-    time::Duration,
-};
-
-use opentelemetry::{KeyValue, global};
+use opentelemetry::{KeyValue, global, metrics::AsyncInstrument};
 
 use super::attributes as attr;
-use crate::federation::{Federation, SessionState, UpstreamStatus};
-use crate::lock::lock;
-
-/// How often the upstreams' states are read for the gauges.
-const REFRESH: Duration = Duration::from_secs(2);
-
-/// What `observe_federation` keeps running: the refresh of the upstreams' states, stopped
-/// when dropped (the gauges then report the last states read).
-#[derive(Debug)]
-#[must_use = "the gauges stop following the upstreams when this is dropped"]
-pub struct ObservedFederation {
-    refresh: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for ObservedFederation {
-    fn drop(&mut self) {
-        self.refresh.abort();
-    }
-}
+use crate::federation::{Federation, history::Record};
 
 /// Reports `federation`'s upstreams as gauges of the global meter provider (install it first:
-/// [`Telemetry::init`](super::otel::Telemetry::init)), their states read every 2 seconds:
+/// [`Telemetry::init`](super::otel::Telemetry::init)), read from each upstream's history at
+/// each collection (a scrape, an export), without waiting for any session:
 ///
-/// - `toolmodel.upstream.up` (`toolmodel.upstream`, `toolmodel.upstream.state`: `up`,
-///   `down` or `shut_down`): 1 while the session is open, else 0;
-/// - `toolmodel.upstream.failures` (`toolmodel.upstream`): attempts to open its session that
-///   failed in a row;
-/// - `toolmodel.upstream.tools` (`toolmodel.upstream`): the tools it serves.
+/// - `toolmodel.upstream.up` (`toolmodel.upstream`, `toolmodel.upstream.state`: `starting`,
+///   `up`, `restarting`, `down` or `shut_down`): 1 while its session is open, else 0;
+/// - `toolmodel.upstream.restarts` (`toolmodel.upstream`): sessions opened after the first;
+/// - `toolmodel.upstream.failures` (`toolmodel.upstream`): failed attempts to open a session
+///   and sessions that closed under the gateway, since it started;
+/// - `toolmodel.upstream.tools` (`toolmodel.upstream`): the tools it serves through the
+///   gateway.
 ///
-/// Call it inside a tokio runtime (the refresh is a task on it).
-pub fn observe_federation(federation: &Federation) -> ObservedFederation {
-    let states: Arc<Mutex<Vec<UpstreamStatus>>> = Arc::default();
+/// The gauges keep only a weak reference: once the federation is dropped they report nothing.
+pub fn observe_federation(federation: &Federation) {
     let meter = global::meter("toolmodel-rmcp");
-    let read = Arc::clone(&states);
-    let _up = meter
-        .u64_observable_gauge("toolmodel.upstream.up")
-        .with_description("1 while the upstream server's session is open, else 0.")
-        .with_callback(move |observer| {
-            for status in lock(&read).iter() {
-                let (up, state) = match &status.session {
-                    SessionState::Open => (1, "up"),
-                    SessionState::ShutDown => (0, "shut_down"),
-                    _ => (0, "down"),
+    let gauge = |name: &'static str,
+                 unit: &'static str,
+                 description: &'static str,
+                 value: fn(&Record, usize) -> u64,
+                 with_state: bool| {
+        let weak = federation.downgrade();
+        let builder = meter
+            .u64_observable_gauge(name)
+            .with_description(description);
+        // No unit for the 0-or-1 gauge: Prometheus' name would end in `_ratio`.
+        let builder = if unit.is_empty() {
+            builder
+        } else {
+            builder.with_unit(unit)
+        };
+        builder
+            .with_callback(move |observer: &dyn AsyncInstrument<u64>| {
+                let Some(federation) = Federation::upgrade(&weak) else {
+                    return;
                 };
-                observer.observe(
-                    up,
-                    &[
-                        KeyValue::new(attr::TOOLMODEL_UPSTREAM, status.name.clone()),
-                        KeyValue::new(attr::TOOLMODEL_UPSTREAM_STATE, state),
-                    ],
-                );
-            }
-        })
-        .build();
-    let read = Arc::clone(&states);
-    let _failures = meter
-        .u64_observable_gauge("toolmodel.upstream.failures")
-        .with_description("Attempts to open the upstream server's session that failed in a row.")
-        .with_callback(move |observer| {
-            for status in lock(&read).iter() {
-                let failures = match &status.session {
-                    SessionState::Down { failures, .. } => u64::from(*failures),
-                    _ => 0,
-                };
-                observer.observe(
-                    failures,
-                    &[KeyValue::new(attr::TOOLMODEL_UPSTREAM, status.name.clone())],
-                );
-            }
-        })
-        .build();
-    let read = Arc::clone(&states);
-    let _tools = meter
-        .u64_observable_gauge("toolmodel.upstream.tools")
-        .with_unit("{tool}")
-        .with_description("The tools the upstream server serves through the gateway.")
-        .with_callback(move |observer| {
-            for status in lock(&read).iter() {
-                observer.observe(
-                    u64::try_from(status.tools).unwrap_or(u64::MAX),
-                    &[KeyValue::new(attr::TOOLMODEL_UPSTREAM, status.name.clone())],
-                );
-            }
-        })
-        .build();
-    let federation = federation.clone();
-    let refresh = tokio::spawn(async move {
-        loop {
-            let read = federation.status().await;
-            *lock(&states) = read;
-            tokio::time::sleep(REFRESH).await;
-        }
-    });
-    ObservedFederation { refresh }
+                for (upstream, tools) in federation.upstreams_served() {
+                    let record = upstream.history.snapshot();
+                    let name =
+                        KeyValue::new(attr::TOOLMODEL_UPSTREAM, upstream.config.name.clone());
+                    if with_state {
+                        let state =
+                            KeyValue::new(attr::TOOLMODEL_UPSTREAM_STATE, record.phase.as_str());
+                        observer.observe(value(&record, tools), &[name, state]);
+                    } else {
+                        observer.observe(value(&record, tools), &[name]);
+                    }
+                }
+            })
+            .build();
+    };
+    gauge(
+        "toolmodel.upstream.up",
+        "",
+        "1 while the upstream server's session is open, else 0.",
+        |record, _| u64::from(record.phase == crate::federation::history::Phase::Up),
+        true,
+    );
+    gauge(
+        "toolmodel.upstream.restarts",
+        "{session}",
+        "Sessions with the upstream server opened after the first.",
+        |record, _| record.restarts,
+        false,
+    );
+    gauge(
+        "toolmodel.upstream.failures",
+        "{failure}",
+        "Failed attempts to open a session with the upstream server, and sessions that closed under the gateway.",
+        |record, _| record.failures,
+        false,
+    );
+    gauge(
+        "toolmodel.upstream.tools",
+        "{tool}",
+        "The tools the upstream server serves through the gateway.",
+        |_, tools| u64::try_from(tools).unwrap_or(u64::MAX),
+        false,
+    );
 }
