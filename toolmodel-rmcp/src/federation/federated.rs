@@ -633,11 +633,13 @@ async fn reopen(weak: &Weak<Shared>, upstream: &Upstream) {
 /// (`crate::telemetry`): never waits for a session.
 impl Federation {
     /// A reference that does not keep the federation alive.
+    #[cfg(feature = "otel")]
     pub(crate) fn downgrade(&self) -> Weak<Shared> {
         Arc::downgrade(&self.inner)
     }
 
     /// The federation of `weak`, while it lives.
+    #[cfg(feature = "otel")]
     pub(crate) fn upgrade(weak: &Weak<Shared>) -> Option<Self> {
         weak.upgrade().map(|inner| Self { inner })
     }
