@@ -51,6 +51,13 @@ fn search(dir: &Path) -> Command {
     command
 }
 
+/// Runs `command`, which must exit 2 (a usage error) naming `message` on stderr.
+fn refused(command: &mut Command, message: &str) {
+    let (code, _, stderr) = run(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(message), "{message:?} not in {stderr}");
+}
+
 /// Exit status, stdout, stderr.
 fn run(command: &mut Command) -> (i32, String, String) {
     let output = command.output().unwrap();
@@ -151,11 +158,9 @@ fn limit_bounds_the_tools_per_query_and_must_be_at_least_one() {
     assert_eq!(code, 0);
     assert_eq!(json_lines(&stdout)[0]["tools"].as_array().unwrap().len(), 2);
 
-    let (code, _, stderr) = run(search(dir.path()).args(["--query", "x", "--limit", "0"]));
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("\"0\" is not a number from 1 to 10000"),
-        "{stderr}"
+    refused(
+        search(dir.path()).args(["--query", "x", "--limit", "0"]),
+        "\"0\" is not a number from 1 to 10000",
     );
 }
 
@@ -419,12 +424,9 @@ fn the_catalog_and_the_queries_can_come_from_standard_input_but_not_both() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(json_lines(&stdout)[0]["id"], "s");
 
-    let (code, _, stderr) =
-        run(cargo_bin_cmd!("toolmodel").args(["search", "-", "--queries", "-"]));
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("standard input can be read only once"),
-        "{stderr}"
+    refused(
+        cargo_bin_cmd!("toolmodel").args(["search", "-", "--queries", "-"]),
+        "standard input can be read only once",
     );
 }
 
