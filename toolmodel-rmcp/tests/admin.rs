@@ -43,6 +43,20 @@ fn json(reply: &Reply) -> Value {
 }
 
 /// `GET /readyz` until it answers `status` or `within` passes; the last reply.
+/// A federation of the one server `upstream`, started.
+#[cfg(feature = "federation")]
+async fn federation_of(
+    upstream: toolmodel_rmcp::federation::UpstreamConfig,
+) -> toolmodel_rmcp::federation::Federation {
+    let config = toolmodel_rmcp::federation::FederationConfig::builder()
+        .with_upstream(upstream)
+        .build()
+        .unwrap();
+    toolmodel_rmcp::federation::Federation::start(config)
+        .await
+        .unwrap()
+}
+
 #[cfg(any(feature = "federation", feature = "redis"))]
 async fn readyz_until(addr: SocketAddr, status: u16, within: Duration) -> Reply {
     let deadline = Instant::now() + within;
@@ -195,7 +209,7 @@ async fn the_redis_task_store_is_ready_while_redis_answers() {
 mod gateway {
     use super::*;
     use toolmodel::CallToolResult;
-    use toolmodel_rmcp::federation::{Federation, FederationConfig, HttpTransport, UpstreamConfig};
+    use toolmodel_rmcp::federation::{HttpTransport, UpstreamConfig};
 
     /// A `ToolboxServer` with an `echo` tool over Streamable HTTP on `listener`.
     fn serve_echo(listener: tokio::net::TcpListener) {
@@ -219,15 +233,12 @@ mod gateway {
             .unwrap()
             .local_addr()
             .unwrap();
-        let config = FederationConfig::builder()
-            .with_upstream(
-                UpstreamConfig::http("backend", HttpTransport::new(format!("http://{addr}/mcp")))
-                    .with_required(true)
-                    .with_startup_timeout(Duration::from_secs(2)),
-            )
-            .build()
-            .unwrap();
-        let federation = Federation::start(config).await.unwrap();
+        let federation = federation_of(
+            UpstreamConfig::http("backend", HttpTransport::new(format!("http://{addr}/mcp")))
+                .with_required(true)
+                .with_startup_timeout(Duration::from_secs(2)),
+        )
+        .await;
         let admin = serve(Admin::new().with_federation(&federation)).await;
 
         let readyz = get(admin, "/readyz").await;
@@ -271,14 +282,11 @@ mod gateway {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_optional_upstream_down_leaves_the_gateway_ready() {
-        let config = FederationConfig::builder()
-            .with_upstream(
-                UpstreamConfig::http("optional", HttpTransport::new("http://127.0.0.1:9/mcp"))
-                    .with_startup_timeout(Duration::from_secs(2)),
-            )
-            .build()
-            .unwrap();
-        let federation = Federation::start(config).await.unwrap();
+        let federation = federation_of(
+            UpstreamConfig::http("optional", HttpTransport::new("http://127.0.0.1:9/mcp"))
+                .with_startup_timeout(Duration::from_secs(2)),
+        )
+        .await;
         let admin = serve(Admin::new().with_federation(&federation)).await;
         assert_eq!(get(admin, "/readyz").await.status, 200);
         federation.shutdown().await;
@@ -308,11 +316,7 @@ mod gateway {
         )
         .with_required(true)
         .with_startup_timeout(Duration::from_secs(20));
-        let config = FederationConfig::builder()
-            .with_upstream(upstream)
-            .build()
-            .unwrap();
-        let federation = Federation::start(config).await.unwrap();
+        let federation = federation_of(upstream).await;
         let admin = serve(Admin::new().with_federation(&federation)).await;
         assert_eq!(get(admin, "/readyz").await.status, 200);
 
@@ -456,9 +460,8 @@ mod logs {
     #[cfg(feature = "federation")]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_upstream_crash_is_logged_then_respawned_in_the_background() {
-        use toolmodel_rmcp::federation::{
-            Federation, FederationConfig, StdioTransport, UpstreamConfig,
-        };
+        use super::federation_of;
+        use toolmodel_rmcp::federation::{StdioTransport, UpstreamConfig};
         catch();
         let upstream = UpstreamConfig::stdio(
             "crashy",
@@ -470,11 +473,7 @@ mod logs {
                 .with_arg(r#"[{"name": "ping", "inputSchema": {"type": "object"}}]"#),
         )
         .with_startup_timeout(Duration::from_secs(20));
-        let config = FederationConfig::builder()
-            .with_upstream(upstream)
-            .build()
-            .unwrap();
-        let federation = Federation::start(config).await.unwrap();
+        let federation = federation_of(upstream).await;
         let up = upstream_event("crashy", "upstream up").await;
         assert_eq!(up.level, Level::INFO);
         let imported = upstream_event("crashy", "upstream tools imported").await;

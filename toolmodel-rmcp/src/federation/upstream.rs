@@ -17,6 +17,7 @@ use std::{
 use rmcp::service::{Peer, RoleClient};
 use tokio::sync::{Mutex, Semaphore};
 
+use crate::federation::UpstreamTransport;
 use crate::federation::config::UpstreamConfig;
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
@@ -24,6 +25,7 @@ use crate::federation::history::{History, Phase};
 use crate::federation::redact::Redactor;
 use crate::federation::relay::{InFlight, Relay};
 use crate::federation::session::{Session, open};
+use crate::telemetry::client_operation::PeerAddress;
 
 /// The first delay before a session is opened again after a failure; doubled after each
 /// failure in a row, up to [`MAX_BACKOFF`].
@@ -52,6 +54,8 @@ pub(crate) struct Upstream {
     /// Its phase and since when, restarts and failures, for operators; read without waiting
     /// for `state`.
     pub(crate) history: History,
+    /// Where it is, for its calls' CLIENT spans (read from `config` once).
+    pub(crate) peer_address: PeerAddress,
 }
 
 enum State {
@@ -95,6 +99,10 @@ impl Upstream {
         downstream: Arc<Downstream>,
     ) -> Self {
         let config_name = config.name.clone();
+        let peer_address = match &config.transport {
+            UpstreamTransport::Stdio(_) => PeerAddress::pipe(),
+            UpstreamTransport::Http(http) => PeerAddress::http(&http.url),
+        };
         Self {
             redactor: Redactor::new(&config),
             calls: Arc::new(InFlight::new(config.timeouts.request)),
@@ -109,6 +117,7 @@ impl Upstream {
             changed,
             downstream,
             history: History::new(&config_name),
+            peer_address,
         }
     }
 

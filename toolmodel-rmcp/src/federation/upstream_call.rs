@@ -20,11 +20,10 @@ use serde_json::{Map, Value};
 use toolmodel::{CallContext, CallToolResult, ToolError};
 
 use crate::convert::message::{from_wire, to_wire};
-use crate::federation::UpstreamTransport;
 use crate::federation::relay::{Sending, token_key};
 use crate::federation::rounds::Pending;
 use crate::federation::upstream::Upstream;
-use crate::telemetry::client_operation::{self as telemetry, ClientOperation, Failure};
+use crate::telemetry::client_operation::{ClientOperation, Failure};
 use tracing::Instrument as _;
 
 /// The most `InputRequiredResult`s one run of a call relays before it gives up: a caller of
@@ -156,11 +155,8 @@ async fn round(
     cx: &CallContext,
     reopened: &(dyn Fn() + Send + Sync),
 ) -> Result<Answer, ToolError> {
-    let peer = match &upstream.config.transport {
-        UpstreamTransport::Stdio(_) => telemetry::Peer::Pipe,
-        UpstreamTransport::Http(http) => telemetry::Peer::Http(&http.url),
-    };
-    let mut operation = ClientOperation::start(&upstream.config.name, &params.name, peer);
+    let mut operation =
+        ClientOperation::start(&upstream.config.name, &params.name, &upstream.peer_address);
     let span = operation.span().clone();
     let answer = traced_round(upstream, params, cx, reopened, &mut operation)
         .instrument(span)

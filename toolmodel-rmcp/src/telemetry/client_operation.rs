@@ -13,13 +13,41 @@ use super::{
     trace_context,
 };
 
-/// Where an upstream is, for `network.transport`, `server.address` and `server.port`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Peer<'a> {
+/// Where an upstream is, for `network.transport`, `server.address` and `server.port`: read
+/// once from its configuration, not at each call.
+#[derive(Clone, Debug)]
+pub(crate) struct PeerAddress {
+    /// `pipe` (a child over stdio) or `tcp` (Streamable HTTP).
+    transport: &'static str,
+    /// The HTTP server's host.
+    address: Option<String>,
+    /// Its port, explicit or the scheme's (an int attribute: tracing-opentelemetry records a
+    /// `u64` as a string).
+    port: Option<i64>,
+}
+
+impl PeerAddress {
     /// A child process over stdio.
-    Pipe,
-    /// A Streamable HTTP server at this URL.
-    Http(&'a str),
+    pub(crate) fn pipe() -> Self {
+        Self {
+            transport: "pipe",
+            address: None,
+            port: None,
+        }
+    }
+
+    /// A Streamable HTTP server at `url` (no address or port when it is not a URL).
+    pub(crate) fn http(url: &str) -> Self {
+        let url = url::Url::parse(url).ok();
+        Self {
+            transport: "tcp",
+            address: url.as_ref().and_then(url::Url::host_str).map(str::to_owned),
+            port: url
+                .as_ref()
+                .and_then(url::Url::port_or_known_default)
+                .map(i64::from),
+        }
+    }
 }
 
 /// One `tools/call` of an upstream, from its sending to its answer.
@@ -49,23 +77,11 @@ pub(crate) enum Failure {
 impl ClientOperation {
     /// The call of `tool` (its name on the upstream `upstream`, at `peer`), starting now, under
     /// the current span (the SERVER span of the request being served).
-    pub(crate) fn start(upstream: &str, tool: &str, peer: Peer<'_>) -> Self {
+    pub(crate) fn start(upstream: &str, tool: &str, peer: &PeerAddress) -> Self {
         let tool = bounded(tool, MAX_ATTRIBUTE_BYTES);
-        let url = match peer {
-            Peer::Http(url) => url::Url::parse(url).ok(),
-            Peer::Pipe => None,
-        };
-        let transport = if matches!(peer, Peer::Pipe) {
-            "pipe"
-        } else {
-            "tcp"
-        };
-        let address = url.as_ref().and_then(url::Url::host_str);
-        // An int attribute: tracing-opentelemetry records a u64 (u16) as a string.
-        let port = url
-            .as_ref()
-            .and_then(url::Url::port_or_known_default)
-            .map(i64::from);
+        let transport = peer.transport;
+        let address = peer.address.as_deref();
+        let port = peer.port;
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.client",

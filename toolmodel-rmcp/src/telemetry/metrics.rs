@@ -24,7 +24,8 @@ use std::time::Duration;
 #[derive(Debug, Default)]
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(crate) struct OperationAttributes<'a> {
-    pub(crate) method: &'a str,
+    /// Always a method name of MCP's (`tools/call`): a static string, no allocation.
+    pub(crate) method: &'static str,
     pub(crate) tool: Option<&'a str>,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) error_type: Option<&'a str>,
@@ -114,10 +115,7 @@ mod recorded {
 
     pub(super) fn operation(attributes: &OperationAttributes<'_>) -> Vec<KeyValue> {
         let mut values = Vec::with_capacity(9);
-        values.push(KeyValue::new(
-            attr::MCP_METHOD_NAME,
-            attributes.method.to_owned(),
-        ));
+        values.push(KeyValue::new(attr::MCP_METHOD_NAME, attributes.method));
         if let Some(tool) = attributes.tool {
             values.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
             values.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
@@ -127,13 +125,15 @@ mod recorded {
             (attr::ERROR_TYPE, attributes.error_type),
             (attr::RPC_RESPONSE_STATUS_CODE, attributes.status_code),
             (attr::MCP_PROTOCOL_VERSION, attributes.protocol_version),
-            (attr::NETWORK_TRANSPORT, attributes.transport),
             (attr::TOOLMODEL_UPSTREAM, attributes.upstream),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
                 values.push(KeyValue::new(key, value.to_owned()));
             }
+        }
+        if let Some(transport) = attributes.transport {
+            values.push(KeyValue::new(attr::NETWORK_TRANSPORT, transport));
         }
         if attributes.transport == Some("tcp") {
             values.push(KeyValue::new(attr::NETWORK_PROTOCOL_NAME, "http"));
