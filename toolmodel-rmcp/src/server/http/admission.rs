@@ -77,7 +77,8 @@ pub(super) async fn admit(
 
 /// One `warn` event (target `toolmodel_rmcp::limits`) per limit per
 /// [`EVERY`](crate::server::log_throttle::EVERY) when a limit refuses a request, with how
-/// many refusals of that limit were not logged since; a `debug` event for each.
+/// many refusals of that limit were not logged since (each refusal is a `debug` event of
+/// `toolmodel_rmcp::http` already, where it becomes a response: `Refusal::response`).
 fn log_limit(refusal: &Refusal) {
     static SESSIONS: LogThrottle = LogThrottle::new();
     static SESSION_CALLS: LogThrottle = LogThrottle::new();
@@ -88,7 +89,6 @@ fn log_limit(refusal: &Refusal) {
         Refusal::CallerBusy(value) => ("max_calls_per_caller", *value, &CALLER_CALLS),
         _ => return,
     };
-    tracing::debug!(target: "toolmodel_rmcp::limits", limit, value, "limit reached: request refused");
     if let Some(suppressed) = throttle.admit() {
         tracing::warn!(
             target: "toolmodel_rmcp::limits",
