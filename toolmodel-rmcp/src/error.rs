@@ -78,6 +78,37 @@ pub enum Error {
         message: String,
     },
 
+    /// A session store failed ([`SessionStore`](crate::sessions::SessionStore)): the Redis
+    /// server cannot be reached or answered an error, or a stored session cannot be read;
+    /// `message` says which and where. A request that needs the store then gets
+    /// `503 Service Unavailable` with `Retry-After`.
+    #[error("session store: {message}")]
+    SessionStore {
+        /// What failed.
+        message: String,
+        /// The cause: the Redis client's error, a stored value's JSON error, ...
+        #[source]
+        source: Option<BoxError>,
+    },
+
+    /// A session store refused a new session: it keeps `limit` sessions not expired yet
+    /// already (over every replica). The `initialize` gets `503 Service Unavailable`.
+    #[error("too many sessions: the session store keeps at most {limit}; retry once some expire")]
+    SessionLimit {
+        /// The store's limit.
+        limit: usize,
+    },
+
+    /// A session store URL that cannot be used
+    /// ([`session_store_from_url`](crate::sessions::session_store_from_url)).
+    #[error("bad session store URL {url:?}: {message}")]
+    SessionStoreUrl {
+        /// The URL given, its password replaced by `***`.
+        url: String,
+        /// What is wrong with it.
+        message: String,
+    },
+
     /// A [`ResourceServer`](crate::auth::ResourceServer) that cannot be used: an issuer or
     /// resource that is no URL, not `https` (nor `http` on loopback), a resource with a
     /// fragment, an HMAC or unknown signature algorithm, or no HTTP client for the issuer

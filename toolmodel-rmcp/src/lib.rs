@@ -90,6 +90,7 @@ pub mod federation;
 pub mod guide;
 mod lock;
 pub mod server;
+pub mod sessions;
 mod task_set;
 pub mod tasks;
 pub mod telemetry;

