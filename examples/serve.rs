@@ -9,6 +9,7 @@ use toolmodel_rmcp::{
     ToolboxServer,
     admin::Admin,
     server::{MCP_PATH, RequestStateKey},
+    sessions::{SESSION_STORE_ENV, session_store_from_url},
     tasks::{TaskStore, task_store_from_url},
     telemetry::otel::{LogFormat, Telemetry, TelemetryConfig},
 };
@@ -81,7 +82,9 @@ pub fn transport_from_args(mut args: impl Iterator<Item = String>) -> Result<Tra
 /// printing on stderr how to connect a client, with a client configuration snippet
 /// (`mcpServers`, the format of Claude Desktop, Claude Code's `.mcp.json`, Cursor and others).
 /// `name` is the server's key in that snippet. The `requestState` key comes from
-/// `MCP_REQUEST_STATE_KEY` ([`with_request_state_key`]).
+/// `MCP_REQUEST_STATE_KEY` ([`with_request_state_key`]); over HTTP, its sessions in the store
+/// `MCP_SESSION_STORE` names ([`session_store_from_url`]: `redis://HOST:PORT[/DB]`, this process
+/// only when unset).
 ///
 /// # Errors
 ///
@@ -108,6 +111,10 @@ pub async fn run(
             server.serve_stdio().await?;
         }
         Transport::Http(address) => {
+            // Sessions of 2025-era clients in the store MCP_SESSION_STORE names (this process
+            // only when unset): replicas behind one balancer share a Redis one.
+            let url = std::env::var(SESSION_STORE_ENV).ok();
+            let server = server.with_session_store(session_store_from_url(url.as_deref()).await?);
             let listener = tokio::net::TcpListener::bind(address).await?;
             let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
             let config = json!({"mcpServers": {name: {"type": "http", "url": url}}});

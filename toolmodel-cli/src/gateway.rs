@@ -22,6 +22,7 @@ use toolmodel_rmcp::{
     auth::ResourceServer,
     federation::{Federation, FederationConfig},
     server::{MCP_PATH, RequestStateKey, ToolSearch},
+    sessions::{SESSION_STORE_ENV, session_store_from_url},
     telemetry::{
         observe_federation,
         otel::{Telemetry, TelemetryConfig},
@@ -149,6 +150,10 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 if let Some(authorization) = front.authorization {
                     server = server.with_authorization(authorization);
                 }
+                // Sessions of 2025-era clients in the store MCP_SESSION_STORE names (this
+                // process only when unset): replicas behind one balancer share a Redis one.
+                let url = std::env::var(SESSION_STORE_ENV).ok();
+                server = server.with_session_store(session_store_from_url(url.as_deref()).await?);
                 tracing::info!(target: "toolmodel::gateway", url = %front.url, "serving MCP on {}", front.url);
                 server
                     .serve_http(front.listener)

@@ -166,6 +166,37 @@ impl ToolboxServer {
         self
     }
 
+    /// The store the server keeps its handshake-era sessions in (MCP 2025-11-25 and earlier
+    /// over Streamable HTTP: `initialize` returns an `Mcp-Session-Id`). Unless set here, or
+    /// with a store that is not shared, sessions live in this process only, as `rmcp` holds
+    /// them. Give every replica behind one address the same shared store (`RedisSessionStore`,
+    /// feature `redis`), and any of them serves any session: a request in a session a replica
+    /// has not seen is served from the stored session, the client's answer to an
+    /// `elicitation/create` sent by another replica reaches it, notifications raised on one
+    /// replica reach the client's `GET` stream on another, and `DELETE` ends the session on
+    /// every replica (guide: [Scale-out](crate::guide::scale_out)). The examples and
+    /// `toolmodel gateway` read its URL from `MCP_SESSION_STORE`
+    /// ([`session_store_from_url`](crate::sessions::session_store_from_url)). MCP 2026-07-28
+    /// requests carry no session and never read the store.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, sessions::MemorySessionStore};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = MemorySessionStore::new().with_limit(1_000);
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_session_store(Arc::new(store));
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_session_store(mut self, store: Arc<dyn crate::sessions::SessionStore>) -> Self {
+        self.http.session_store = Some(store);
+        self
+    }
+
     /// How long this server's lease on a task it runs lasts (10 seconds unless set here; it
     /// renews it every third of that). When a replica dies, its tasks are taken over or ended
     /// by another within about one and a half leases.

@@ -14,6 +14,7 @@ mod env;
 mod memory;
 // #[cfg(feature = "redis")]
 // mod redis;
+pub(crate) mod manager;
 pub(crate) mod relay;
 mod store;
 

@@ -67,12 +67,35 @@ impl SessionRecord {
 pub struct Relayed {
     /// The session it belongs to.
     pub session: String,
+    /// The replica that sent it.
+    pub from: String,
     /// The replica it is for ([`Relay::replica`](super::Relay)'s id); `None`: every replica.
     pub to: Option<String>,
     /// What it is.
     pub kind: RelayedKind,
     /// The JSON-RPC message it carries (`Null` for [`RelayedKind::Deleted`]).
     pub message: Value,
+}
+
+impl Relayed {
+    /// A message of replica `from` in session `session`, for replica `to` (`None`: every
+    /// replica).
+    #[must_use]
+    pub fn new(
+        session: impl Into<String>,
+        from: impl Into<String>,
+        to: Option<String>,
+        kind: RelayedKind,
+        message: Value,
+    ) -> Self {
+        Self {
+            session: session.into(),
+            from: from.into(),
+            to,
+            kind,
+            message,
+        }
+    }
 }
 
 /// What a [`Relayed`] message is.

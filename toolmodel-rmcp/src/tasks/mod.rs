@@ -28,5 +28,5 @@ pub use record::{TaskOutcome, TaskRecord};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_REDIS_PREFIX, RedisTaskStore};
 pub(crate) use store::now_ms;
-pub(crate) use url::without_password;
 pub use store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore};
+pub(crate) use url::without_password;

@@ -45,7 +45,7 @@ pub(super) enum Ticket {
 }
 
 /// The session id a request names.
-fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
+pub(super) fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
     headers
         .get(SESSION_ID)
         .and_then(|value| value.to_str().ok())

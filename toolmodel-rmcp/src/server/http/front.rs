@@ -15,8 +15,10 @@ use bytes::Bytes;
 use http::{Method, Request, Response};
 use http_body_util::Full;
 use rmcp::transport::streamable_http_server::{
-    StreamableHttpService, session::local::LocalSessionManager,
+    StreamableHttpService,
+    session::{SessionId, local::LocalSessionManager},
 };
+use serde_json::Value;
 use tracing::Instrument as _;
 
 #[cfg(feature = "auth")]
@@ -31,11 +33,17 @@ use super::{
     path,
     refusal::Refusal,
     response::{Body, McpHttpBody},
-    sessions::SessionTable,
+    sessions::{SessionTable, owns},
 };
-use crate::server::{ToolboxServer, compat};
 #[cfg(feature = "auth")]
 use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
+use crate::{
+    server::{ToolboxServer, compat},
+    sessions::{
+        manager::{ReplicaSessions, StoreAdapter},
+        relay::{Found, Relay},
+    },
+};
 
 /// A [`ToolboxServer`] over MCP's Streamable HTTP transport, as a [`tower_service::Service`]
 /// to mount in a server or router of your own (`hyper`, `axum`, a `tower` stack), with
@@ -158,7 +166,9 @@ struct Front {
     body_read_timeout: Duration,
     sessions: Arc<SessionTable>,
     callers: Arc<CallerTable>,
-    rmcp: StreamableHttpService<ToolboxServer, LocalSessionManager>,
+    /// With a shared session store: this replica's side of it.
+    relay: Option<Arc<Relay>>,
+    rmcp: StreamableHttpService<ToolboxServer, ReplicaSessions>,
 }
 
 impl fmt::Debug for McpHttpService {
@@ -177,16 +187,31 @@ impl McpHttpService {
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(settings.limits.session_idle_timeout);
         let manager = Arc::new(manager);
+        let relay = settings
+            .session_store
+            .clone()
+            .filter(|store| store.is_shared())
+            .map(|store| {
+                Relay::new(
+                    store,
+                    Arc::clone(&manager),
+                    settings.limits.session_idle_timeout,
+                )
+            });
         let allow = AllowList::new(&settings.allowed_hosts, &settings.allowed_origins);
         #[cfg(feature = "auth")]
         let gate = settings.authorization.map_or(Gate::Open, |auth| {
             Gate::Bearer(Arc::new(Verifier::new(auth)))
         });
         let session_server = server.clone();
+        let mut config = allow.rmcp_config(settings.limits.max_body_bytes);
+        if let Some(relay) = &relay {
+            config.session_store = Some(Arc::new(StoreAdapter(Arc::clone(relay))));
+        }
         let rmcp = StreamableHttpService::new(
             move || Ok(session_server.session("tcp")),
-            Arc::clone(&manager),
-            allow.rmcp_config(settings.limits.max_body_bytes),
+            Arc::new(ReplicaSessions::new(Arc::clone(&manager), relay.clone())),
+            config,
         );
         let front = Front {
             allow,
@@ -198,6 +223,7 @@ impl McpHttpService {
             body_read_timeout: settings.limits.body_read_timeout,
             sessions: Arc::new(SessionTable::new(manager, &settings.limits)),
             callers: Arc::new(CallerTable::new(&settings.limits)),
+            relay,
             rmcp,
         };
         Self {
@@ -296,7 +322,54 @@ impl McpHttpService {
             head.extensions.insert(ScopesCheckedOn(toolbox));
         }
         let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
-        let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize).await?;
+        let session = admission::session_id(&head.headers);
+        if let (Some(relay), Some(id)) = (&front.relay, &session) {
+            let caller = head
+                .extensions
+                .get::<Arc<toolmodel::Caller>>()
+                .map(Arc::as_ref);
+            let owned = match relay.restore(id).await {
+                Ok(Found::Here) => front.sessions.owned_by(id, caller),
+                Ok(Found::Stored(owner)) => {
+                    let owned = owns(owner.as_ref(), caller);
+                    if owned && head.method != Method::DELETE {
+                        front.sessions.adopt(id, owner);
+                    }
+                    owned
+                }
+                Ok(Found::Missing) => false,
+                Err(_) => return Err(Refusal::SessionStoreUnavailable),
+            };
+            if !owned {
+                relay.restored(id);
+                return Err(Refusal::SessionNotFound);
+            }
+            if head.method == Method::DELETE {
+                // Deleted from the store, then here and on every replica (202 Accepted, as
+                // `rmcp` answers); when the store cannot be reached, nothing is deleted.
+                relay.restored(id);
+                relay
+                    .delete(id)
+                    .await
+                    .map_err(|_| Refusal::SessionStoreUnavailable)?;
+                front.sessions.deleted(id);
+                return Ok(super::response::empty(http::StatusCode::ACCEPTED));
+            }
+        }
+        let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize).await;
+        let ticket = match (ticket, &front.relay, &session) {
+            (Err(refusal), Some(relay), Some(id)) => {
+                relay.restored(id);
+                return Err(refusal);
+            }
+            (ticket, _, _) => ticket?,
+        };
+        if let (Some(relay), Some(id)) = (&front.relay, &session)
+            && let Some(answered) = Self::across_replicas(relay, id, envelope.as_ref(), &body).await
+        {
+            relay.restored(id);
+            return answered;
+        }
         let json_body = head.method == Method::POST && compat::json_errors::is_json(&head.headers);
         if let Some(envelope) = &envelope {
             head.extensions.insert(envelope.clone());
@@ -309,7 +382,62 @@ impl McpHttpService {
             Some(envelope) => compat::json_errors::json_body(response, json_body, envelope),
             None => response,
         };
+        if let Some(relay) = &front.relay {
+            match (&ticket, &session) {
+                (admission::Ticket::New(owner), None) => {
+                    if let Some(id) = admission::session_id(response.headers()) {
+                        relay
+                            .created(&id, owner.clone())
+                            .await
+                            .map_err(|err| Refusal::from_store(&err))?;
+                    }
+                }
+                (_, Some(id)) => relay.restored(id),
+                _ => {}
+            }
+        }
         Ok(ticket.after(&front.sessions, response))
+    }
+
+    /// What a shared session store changes for a request in session `id` before `rmcp`
+    /// serves it (`None`: nothing, `rmcp` serves it):
+    /// - the client's answer to a request another replica sent goes to that replica (202
+    ///   Accepted; 400 with a JSON-RPC error when no replica waits for it: the replica is
+    ///   gone; 503 when the store cannot be reached);
+    /// - a `notifications/cancelled` or `notifications/progress` goes to every replica too
+    ///   (one of them may be running the request it names), and to `rmcp` here.
+    async fn across_replicas(
+        relay: &Arc<Relay>,
+        id: &SessionId,
+        envelope: Option<&Envelope>,
+        body: &Bytes,
+    ) -> Option<Result<Response<Body>, Refusal>> {
+        let Some(Envelope::Messages(heads)) = envelope else {
+            return None;
+        };
+        let [one] = heads.as_slice() else {
+            return None;
+        };
+        match (&one.method, &one.id) {
+            (None, Some(answer_id)) => {
+                let to = relay.answers_another(answer_id)?;
+                let message: Value = serde_json::from_slice(body).ok()?;
+                Some(match relay.forward_answer(id, to, message).await {
+                    Ok(true) => Ok(super::response::empty(http::StatusCode::ACCEPTED)),
+                    Ok(false) => Err(Refusal::NoReplicaWaiting(answer_id.to_string())),
+                    Err(_) => Err(Refusal::SessionStoreUnavailable),
+                })
+            }
+            (Some(method), _)
+                if method == "notifications/cancelled" || method == "notifications/progress" =>
+            {
+                if let Ok(message) = serde_json::from_slice::<Value>(body) {
+                    relay.broadcast(id, message);
+                }
+                None
+            }
+            _ => None,
+        }
     }
 }
 

@@ -52,8 +52,19 @@ pub(super) enum Refusal {
     /// requests (this many) that name no session in flight.
     CallerBusy(usize),
     /// 404: a `DELETE` of a session the server does not hold (MCP, Streamable HTTP,
-    /// "Session Management").
+    /// "Session Management"); with a shared session store, any request in a session the
+    /// store does not have (unknown, deleted, expired, another user's, or an id of a shape no
+    /// session has).
     SessionNotFound,
+    /// 503: a request needs the shared session store (a session this replica does not hold,
+    /// an `initialize`, a `DELETE`, an answer for another replica) and it cannot be reached.
+    SessionStoreUnavailable,
+    /// 503: the shared session store keeps its limit of sessions (this many).
+    SessionStoreFull(usize),
+    /// 400: the client's answer (its JSON-RPC id, as JSON) to a request of another replica
+    /// that no replica waits for (that replica is gone), with a JSON-RPC error (no id) as
+    /// body (MCP, Streamable HTTP: a response the server cannot accept gets an HTTP error).
+    NoReplicaWaiting(String),
     /// 401: no bearer token, or one that is not valid (MCP, "Authorization"; RFC 6750 §3),
     /// with its `WWW-Authenticate` challenge.
     #[cfg(feature = "auth")]
@@ -199,6 +210,29 @@ impl Refusal {
                 No,
                 "Not Found: Session not found".to_owned(),
             ),
+            Self::SessionStoreUnavailable => answer(
+                S::SERVICE_UNAVAILABLE,
+                KeepAlive,
+                After,
+                "Service Unavailable: the session store cannot be reached; retry shortly"
+                    .to_owned(),
+            ),
+            Self::SessionStoreFull(max) => answer(
+                S::SERVICE_UNAVAILABLE,
+                KeepAlive,
+                After,
+                format!(
+                    "Service Unavailable: the session store keeps {max} sessions, its limit; retry once some expire"
+                ),
+            ),
+            Self::NoReplicaWaiting(id) => answer(
+                S::BAD_REQUEST,
+                KeepAlive,
+                No,
+                format!(
+                    "no request of this session waits for the response with id {id}: the server that sent it is gone"
+                ),
+            ),
             #[cfg(feature = "auth")]
             Self::Unauthorized(_) => answer(
                 S::UNAUTHORIZED,
@@ -246,6 +280,14 @@ impl Refusal {
         }
     }
 
+    /// The refusal of a request whose session store failed with `err`.
+    pub(super) fn from_store(err: &crate::Error) -> Self {
+        match err {
+            crate::Error::SessionLimit { limit } => Self::SessionStoreFull(*limit),
+            _ => Self::SessionStoreUnavailable,
+        }
+    }
+
     /// The reason an operator counts it under (`toolmodel.refusal`; the table in
     /// [`telemetry::metrics`](crate::telemetry::metrics)).
     pub(super) fn reason(&self) -> &'static str {
@@ -255,7 +297,9 @@ impl Refusal {
             Self::OriginNotAllowed(_) => "origin",
             Self::BodyTooLarge(_) | Self::BodyTimeout(_) | Self::BodyUnreadable(_) => "body",
             Self::SessionsBusy(_) | Self::CallsInFlight(_) | Self::CallerBusy(_) => "limit",
-            Self::SessionNotFound => "session",
+            Self::SessionNotFound | Self::NoReplicaWaiting(_) => "session",
+            Self::SessionStoreUnavailable => "session_store",
+            Self::SessionStoreFull(_) => "limit",
             #[cfg(feature = "auth")]
             Self::Unauthorized(_) => "authorization",
             #[cfg(feature = "auth")]
@@ -287,7 +331,16 @@ impl Refusal {
             status = status.as_u16(),
             "{message}"
         );
-        let mut response = plain(status, message);
+        let mut response = match self {
+            Self::NoReplicaWaiting(_) => super::response::json(
+                status,
+                &serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "error": {"code": -32600, "message": message},
+                }),
+            ),
+            _ => plain(status, message),
+        };
         let headers = response.headers_mut();
         if retry == Retry::After {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));

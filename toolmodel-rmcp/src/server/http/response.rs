@@ -70,7 +70,6 @@ pub(in crate::server) fn plain(status: StatusCode, message: impl Into<String>) -
 }
 
 /// A JSON response with `status` and `value`.
-#[cfg(feature = "auth")]
 pub(super) fn json(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
     *response.status_mut() = status;

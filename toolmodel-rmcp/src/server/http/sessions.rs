@@ -68,7 +68,7 @@ pub(super) fn owner(caller: Option<&Caller>) -> Option<Owner> {
 }
 
 /// Whether a session of `owner` may serve the request of `caller`.
-fn owns(owner: Option<&Owner>, caller: Option<&Caller>) -> bool {
+pub(super) fn owns(owner: Option<&Owner>, caller: Option<&Caller>) -> bool {
     owner.map(|(issuer, subject)| (issuer.as_str(), subject.as_str()))
         == caller.map(|caller| (caller.issuer(), caller.subject()))
 }
@@ -233,6 +233,18 @@ impl SessionTable {
                 returned: false,
             },
         );
+    }
+
+    /// Records a session another replica made, which a shared store gave this one for a
+    /// request (`rmcp` restores it), for `owner`; a session the table knows is left as it is.
+    pub(super) fn adopt(&self, id: &SessionId, owner: Option<Owner>) {
+        let mut sessions = self.lock();
+        sessions.entry(id.clone()).or_insert_with(|| Session {
+            owner,
+            last_used: Instant::now(),
+            in_flight: 0,
+            returned: true,
+        });
     }
 
     /// Forgets a session the client deleted.

@@ -15,6 +15,8 @@ pub(crate) struct HttpSettings {
     pub(crate) allowed_hosts: Vec<String>,
     /// Besides loopback and the server's own, each with its port (`:*` for any).
     pub(crate) allowed_origins: Vec<String>,
+    /// Where sessions live; `None`: in `rmcp`'s memory only.
+    pub(crate) session_store: Option<std::sync::Arc<dyn crate::sessions::SessionStore>>,
     /// `None`: the gate is open.
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<ResourceServer>,

@@ -1,0 +1,395 @@
+//! Handshake-era sessions (MCP 2025-11-25) served by any replica of a shared session store
+//! (issue 43): replicas here are servers of one process sharing a
+//! `MemorySessionStore::in_process_replicas()` (the Redis store's own behaviour is in
+//! `session_store.rs`; the same replicas as processes behind nginx in `scale/run.sh`).
+
+use std::{
+    net::SocketAddr,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use serde_json::{Map, Value, json};
+use tokio::{
+    io::{AsyncReadExt as _, AsyncWriteExt as _},
+    net::TcpStream,
+    sync::mpsc,
+};
+use toolmodel::{
+    CallContext, CallToolResult, Tool, ToolSchema, Toolbox,
+    input::{ElicitRequest, InputRequest, InputRequests},
+};
+use toolmodel_rmcp::{
+    Error, ToolboxServer,
+    sessions::{MemorySessionStore, Relayed, SessionRecord, SessionStore, StoreFuture},
+};
+
+use crate::support::{
+    add::Add,
+    raw_http::{assert_sessions_open, call_body, initialize_body, post_head, raw, start},
+};
+
+/// A toolbox of `add` and `ask` (asks the client for a name by elicitation, then greets it).
+fn toolbox() -> Toolbox {
+    let Value::Object(schema) = json!({"type": "object"}) else {
+        unreachable!("an object")
+    };
+    Toolbox::builder()
+        .with(Add::default())
+        .with_tool(
+            Tool::new("ask", ToolSchema::new(schema)),
+            |_: Map<String, Value>, cx: CallContext| async move {
+                let request = InputRequest::Elicit(ElicitRequest::form(
+                    "Your name?",
+                    json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                ));
+                let answers = cx.input(InputRequests::new().with("name", request)).await?;
+                let name = answers
+                    .elicit("name")
+                    .and_then(|answer| answer.field("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("nobody")
+                    .to_owned();
+                Ok(CallToolResult::text(format!("hello {name}")))
+            },
+        )
+        .build()
+        .expect("toolbox")
+}
+
+/// A replica on `store`, served on a loopback port.
+async fn replica(store: Arc<dyn SessionStore>) -> (ToolboxServer, SocketAddr) {
+    let server = ToolboxServer::new(toolbox()).with_session_store(store);
+    let addr = start(server.clone()).await;
+    (server, addr)
+}
+
+/// Initializes a session on `addr` declaring elicitation; its id.
+async fn session(addr: SocketAddr) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "replicas-test", "version": "0"}}})
+    .to_string();
+    let reply = raw(addr, &post_head(addr, None, ""), &initialize).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let id = reply.header("mcp-session-id").expect("an id").to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let reply = raw(addr, &post_head(addr, Some(&id), ""), &initialized).await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    id
+}
+
+/// A response read as it arrives: the JSON-RPC messages of its event stream, one by one.
+struct Events {
+    stream: TcpStream,
+    text: String,
+    /// How much of `text` was read already.
+    seen: usize,
+}
+
+impl Events {
+    /// Sends `head` and `body` and waits for the response's head (status 200).
+    async fn open(addr: SocketAddr, head: &str, body: &str) -> Self {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = format!(
+            "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut events = Self {
+            stream,
+            text: String::new(),
+            seen: 0,
+        };
+        while !events.text.contains("\r\n\r\n") {
+            events.read().await;
+        }
+        assert!(events.text.starts_with("HTTP/1.1 200"), "{}", events.text);
+        events.seen = events.text.find("\r\n\r\n").unwrap_or_default();
+        events
+    }
+
+    async fn read(&mut self) {
+        let mut buffer = [0_u8; 4096];
+        let read = tokio::time::timeout(Duration::from_secs(5), self.stream.read(&mut buffer))
+            .await
+            .expect("the server writes within 5 s")
+            .unwrap();
+        assert!(read > 0, "the stream ended: {}", self.text);
+        self.text
+            .push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+
+    /// The next JSON-RPC message of the stream.
+    async fn next(&mut self) -> Value {
+        loop {
+            let rest = &self.text[self.seen..];
+            if let Some(start) = rest.find("data:")
+                && let Some(end) = rest[start..].find('\n')
+            {
+                let data = rest[start + 5..start + end].trim().to_owned();
+                self.seen += start + end;
+                if let Ok(message) = serde_json::from_str(&data) {
+                    return message;
+                }
+                continue;
+            }
+            self.read().await;
+        }
+    }
+}
+
+/// A session made on one replica is served by the other (`tools/list`, `tools/call`), and
+/// its `DELETE` on either ends it on both.
+#[tokio::test]
+async fn any_replica_serves_a_session_and_delete_ends_it_everywhere() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let (_, b) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let reply = raw(b, &post_head(b, Some(&id), ""), &list).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        reply.json()["result"]["tools"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_sessions_open(a, std::slice::from_ref(&id)).await;
+
+    let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: {b}\r\nMcp-Session-Id: {id}");
+    let reply = raw(b, &delete, "").await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    assert!(
+        store.load(&id).await.unwrap().is_none(),
+        "deleted from the store"
+    );
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    for addr in [b, a] {
+        // Replica a hears of the deletion through the store; give it a moment.
+        let mut status = 0;
+        for _ in 0..50 {
+            status = raw(addr, &post_head(addr, Some(&id), ""), &call)
+                .await
+                .status;
+            if status == 404 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(status, 404, "session served by {addr} after DELETE");
+    }
+}
+
+/// A tool on replica `a` asks the client for input on the POST's event stream; the client's
+/// answer, posted to replica `b`, reaches `a` and the call completes.
+#[tokio::test]
+async fn an_answer_posted_to_another_replica_reaches_the_one_that_asked() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let (_, b) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    // The session is served by b once before, so that both hold a copy.
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {}}})
+    .to_string();
+    let mut events = Events::open(a, &post_head(a, Some(&id), ""), &call).await;
+    let asked = events.next().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    let asked_id = asked["id"].clone();
+    assert!(
+        asked_id.as_str().is_some_and(|text| text.starts_with('r')),
+        "the request's id names the replica: {asked_id}"
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": asked_id,
+        "result": {"action": "accept", "content": {"name": "Ada"}}})
+    .to_string();
+    let reply = raw(b, &post_head(b, Some(&id), ""), &answer).await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    let result = events.next().await;
+    assert_eq!(result["id"], 9, "{result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "hello Ada",
+        "{result}"
+    );
+}
+
+/// An answer naming a replica that is gone (or never was) is refused with 400 and a
+/// JSON-RPC error; nothing waits for it.
+#[tokio::test]
+async fn an_answer_no_replica_waits_for_is_400_with_a_jsonrpc_error() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    let answer = json!({"jsonrpc": "2.0", "id": "r0000000000000000.n0",
+        "result": {"action": "decline"}})
+    .to_string();
+    let reply = raw(a, &post_head(a, Some(&id), ""), &answer).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    let error = reply.json();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("r0000000000000000.n0")),
+        "{error}"
+    );
+    // The session goes on.
+    assert_sessions_open(a, std::slice::from_ref(&id)).await;
+}
+
+/// A `GET` stream held by replica `a` receives `notifications/tools/list_changed` raised on
+/// replica `b` (its `set_toolbox`).
+#[tokio::test]
+async fn a_get_stream_on_one_replica_hears_list_changed_raised_on_another() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let (server_b, b) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {a}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
+    );
+    let mut events = Events::open(a, &get, "").await;
+    // The stream is registered once its head is out; the change comes after.
+    server_b.set_toolbox(toolbox());
+    let notification = tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .expect("the notification arrives within 5 s");
+    assert_eq!(
+        notification["method"], "notifications/tools/list_changed",
+        "{notification}"
+    );
+}
+
+/// Ids no session has: made up, far too long, or with characters outside visible ASCII: 404,
+/// on a replica that holds nothing.
+#[tokio::test]
+async fn a_made_up_or_malformed_session_id_is_404() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    for id in [
+        "d9b8a6f2-0000-4000-8000-000000000000".to_owned(),
+        "x".repeat(4_000),
+        "tab\there".to_owned(),
+    ] {
+        let reply = raw(a, &post_head(a, Some(&id), ""), &call).await;
+        assert_eq!(reply.status, 404, "{id:.40}: {reply:?}");
+    }
+}
+
+/// A store that can be taken down: the memory store of replicas, failing every operation
+/// while `down`.
+#[derive(Debug)]
+struct Flaky {
+    inner: MemorySessionStore,
+    down: AtomicBool,
+}
+
+impl Flaky {
+    fn check(&self) -> Result<(), Error> {
+        if self.down.load(Ordering::SeqCst) {
+            Err(Error::SessionStore {
+                message: "down for the test".to_owned(),
+                source: None,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl SessionStore for Flaky {
+    fn create<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.create(record, idle).await
+        })
+    }
+    fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.load(id).await
+        })
+    }
+    fn touch<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.touch(id, idle).await
+        })
+    }
+    fn delete<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.delete(id).await
+        })
+    }
+    fn publish<'a>(&'a self, message: &'a Relayed) -> StoreFuture<'a, usize> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.publish(message).await
+        })
+    }
+    fn subscribe<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, mpsc::Receiver<Relayed>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.subscribe(replica).await
+        })
+    }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move { self.check() })
+    }
+    fn is_shared(&self) -> bool {
+        true
+    }
+}
+
+/// With the store down: a session a replica holds keeps serving there; one it does not hold,
+/// an `initialize` and a `DELETE` get 503 with `Retry-After`; once the store is back, the
+/// other replica serves the session again.
+#[tokio::test]
+async fn a_store_that_is_down_is_503_and_held_sessions_keep_serving() {
+    let flaky = Arc::new(Flaky {
+        inner: MemorySessionStore::in_process_replicas(),
+        down: AtomicBool::new(false),
+    });
+    let store: Arc<dyn SessionStore> = flaky.clone();
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let (_, b) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    flaky.down.store(true, Ordering::SeqCst);
+    assert_sessions_open(a, std::slice::from_ref(&id)).await;
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    let reply = raw(b, &post_head(b, Some(&id), ""), &call).await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    let reply = raw(b, &post_head(b, None, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: {a}\r\nMcp-Session-Id: {id}");
+    let reply = raw(a, &delete, "").await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    flaky.down.store(false, Ordering::SeqCst);
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    assert_sessions_open(a, std::slice::from_ref(&id)).await;
+}
+
+/// At the store's limit of sessions, an `initialize` gets 503 with `Retry-After`, and the
+/// session `rmcp` made for it is closed.
+#[tokio::test]
+async fn the_store_limit_refuses_initialize_with_503() {
+    let store: Arc<dyn SessionStore> =
+        Arc::new(MemorySessionStore::in_process_replicas().with_limit(1));
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let first = session(a).await;
+    let reply = raw(a, &post_head(a, None, ""), &initialize_body()).await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    assert!(reply.body.contains("keeps 1 sessions"), "{reply:?}");
+    assert_sessions_open(a, &[first]).await;
+}
