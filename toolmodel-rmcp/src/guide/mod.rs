@@ -14,7 +14,7 @@
 //! | [`composition`] | one server of your tools and another handler's prompts, resources and completion |
 //! | [`public`] | serving to the public: MCP Authorization (OAuth 2.1 resource server), per-tool scopes, what is refused |
 //! | [`production`] | connection, session and size limits, cancellation, the soak CI runs |
-//! | [`scale_out`] | stateless replicas behind nginx, and what a client may re-issue |
+//! | [`scale_out`] | replicas behind nginx: stateless requests, 2025-era sessions on any replica, what a client may re-issue |
 //! | [`conformance`] | the official MCP conformance suite, scenario by scenario |
 //! | [`rmcp_types`] | converting tools to and from `rmcp::model::Tool` |
 //! | `mcp_backends` | other MCP servers' tools in your toolbox, and one gateway in front of them (feature `federation`) |
