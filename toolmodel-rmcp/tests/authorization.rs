@@ -980,3 +980,51 @@ async fn introspection_requests_are_bounded_by_the_rate() {
     assert_eq!(refused, asked, "each introspected token is refused (401)");
     assert_eq!(unavailable, 100 - asked, "the others get 503");
 }
+
+/// With a shared session store, a session stays its user's on every replica: another user's
+/// requests and `DELETE` with its id get 404 on a replica that never held it, as on the one
+/// that made it; its own user is served on both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_its_users_on_every_replica() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let store: std::sync::Arc<dyn toolmodel_rmcp::sessions::SessionStore> =
+        std::sync::Arc::new(toolmodel_rmcp::sessions::MemorySessionStore::in_process_replicas());
+    let mut replicas = Vec::new();
+    let mut resource = None;
+    for _ in 0..2 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        // Both replicas are one resource (the balancer's address in production).
+        let resource = resource
+            .get_or_insert_with(|| format!("http://{addr}/mcp"))
+            .clone();
+        let server = ToolboxServer::new(who_toolbox(&[]))
+            .with_authorization(ResourceServer::new(&issuer.url, &resource).unwrap())
+            .with_session_store(std::sync::Arc::clone(&store));
+        tokio::spawn(server.serve_http(listener).into_future());
+        replicas.push(addr);
+    }
+    let resource = resource.unwrap();
+    let (a, b) = (replicas[0], replicas[1]);
+    let alice = issuer.token(&resource, "notes:read").await;
+    let mallory = issuer
+        .token_for(toolmodel_test_support::issuer::OTHER_CLIENT, &resource, "notes:read")
+        .await;
+    let id = session(a, &alice).await;
+    let who = call("who", json!({}));
+    for addr in [b, a] {
+        let reply = in_session(addr, &mallory, &id, &who).await;
+        assert_eq!(reply.status, 404, "another user on {addr}: {reply:?}");
+    }
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {b}\r\nAuthorization: Bearer {mallory}\r\nMcp-Session-Id: {id}"
+    );
+    let reply = raw(b, &delete, "").await;
+    assert_eq!(reply.status, 404, "another user's DELETE: {reply:?}");
+    for addr in [b, a] {
+        let reply = in_session(addr, &alice, &id, &who).await;
+        assert_eq!(reply.status, 200, "its user on {addr}: {reply:?}");
+    }
+}

@@ -333,6 +333,8 @@ impl McpHttpService {
                 Ok(Found::Stored(owner)) => {
                     let owned = owns(owner.as_ref(), caller);
                     if owned && head.method != Method::DELETE {
+                        // A copy held here counts among `max_sessions` as any session.
+                        front.sessions.make_room().await?;
                         front.sessions.adopt(id, owner);
                     }
                     owned
