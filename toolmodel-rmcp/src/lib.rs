@@ -91,6 +91,7 @@ pub mod guide;
 mod lock;
 pub mod server;
 pub mod sessions;
+mod store_url;
 mod task_set;
 pub mod tasks;
 pub mod telemetry;

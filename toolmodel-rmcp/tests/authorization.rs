@@ -1010,7 +1010,11 @@ async fn a_session_is_its_users_on_every_replica() {
     let (a, b) = (replicas[0], replicas[1]);
     let alice = issuer.token(&resource, "notes:read").await;
     let mallory = issuer
-        .token_for(toolmodel_test_support::issuer::OTHER_CLIENT, &resource, "notes:read")
+        .token_for(
+            toolmodel_test_support::issuer::OTHER_CLIENT,
+            &resource,
+            "notes:read",
+        )
         .await;
     let id = session(a, &alice).await;
     let who = call("who", json!({}));

@@ -136,6 +136,19 @@ impl Admin {
         })
     }
 
+    /// Adds the readiness check `session_store`: the store answers
+    /// [`SessionStore::ping`](crate::sessions::SessionStore::ping) (the Redis store: `PING`
+    /// within its 1 s command timeout; a store in memory always does). A replica whose
+    /// shared session store is out of reach serves the sessions it holds but no other: take
+    /// it out of the balancer's rotation. The reason of a failure is the store's error.
+    #[must_use]
+    pub fn with_session_store(self, store: Arc<dyn crate::sessions::SessionStore>) -> Self {
+        self.with_readiness("session_store", move || {
+            let store = Arc::clone(&store);
+            async move { store.ping().await.map_err(|err| error_chain(&err)) }
+        })
+    }
+
     /// Serves the routes on `listener` (bind it to loopback or a private address, never the
     /// public MCP endpoint: see the [module docs](self)). Await the [`ServeAdmin`] to serve;
     /// [`ServeAdmin::with_graceful_shutdown`] sets when to stop.

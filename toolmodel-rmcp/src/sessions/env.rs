@@ -5,7 +5,12 @@
 use std::sync::Arc;
 
 use super::{memory::MemorySessionStore, store::SessionStore};
-use crate::{Error, tasks::without_password};
+#[cfg(not(feature = "redis"))]
+use crate::store_url::{NO_REDIS, without_password};
+use crate::{
+    Error,
+    store_url::{StoreUrl, parse},
+};
 
 /// The environment variable the examples and `toolmodel gateway` read the session store's URL
 /// from.
@@ -20,31 +25,27 @@ pub const SESSION_STORE_ENV: &str = "MCP_SESSION_STORE";
 /// [`Error::SessionStoreUrl`] for another scheme, or a Redis URL in a build without the
 /// `redis` feature; [`Error::SessionStore`] when the Redis server cannot be reached.
 pub async fn session_store_from_url(url: Option<&str>) -> Result<Arc<dyn SessionStore>, Error> {
-    let url = url.map(str::trim).unwrap_or_default();
-    if url.is_empty() {
-        return Ok(Arc::new(MemorySessionStore::new()));
+    match parse(url) {
+        Ok(StoreUrl::Memory) => Ok(Arc::new(MemorySessionStore::new())),
+        Ok(StoreUrl::Redis(url)) => connect_redis(url).await,
+        Err((url, message)) => Err(Error::SessionStoreUrl { url, message }),
     }
-    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-        return Err(Error::SessionStoreUrl {
-            url: without_password(url),
-            message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
-        });
-    }
-    connect_redis(url).await
 }
 
 #[cfg(feature = "redis")]
 async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
-    // Ok(Arc::new(super::redis::RedisSessionStore::connect(url).await?))
-    todo!("{url}")
+    // The Redis store's branch brings it.
+    Err(Error::SessionStoreUrl {
+        url: crate::store_url::without_password(url),
+        message: String::new(),
+    })
 }
 
 #[cfg(not(feature = "redis"))]
 async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
     Err(Error::SessionStoreUrl {
         url: without_password(url),
-        message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
-            .to_owned(),
+        message: NO_REDIS.to_owned(),
     })
 }
 

@@ -3,8 +3,13 @@
 
 use std::sync::Arc;
 
-use super::{memory::MemoryTaskStore, store::TaskStore, url::without_password};
-use crate::Error;
+use super::{memory::MemoryTaskStore, store::TaskStore};
+#[cfg(not(feature = "redis"))]
+use crate::store_url::{NO_REDIS, without_password};
+use crate::{
+    Error,
+    store_url::{StoreUrl, parse},
+};
 
 /// The store `url` names: `None` or `""` for a [`MemoryTaskStore`]; `redis://...` or
 /// `rediss://...` for a `RedisTaskStore` (feature `redis`), connected.
@@ -14,17 +19,11 @@ use crate::Error;
 /// [`Error::TaskStoreUrl`] for another scheme, or a Redis URL in a build without the `redis`
 /// feature; [`Error::TaskStore`] when the Redis server cannot be reached.
 pub async fn task_store_from_url(url: Option<&str>) -> Result<Arc<dyn TaskStore>, Error> {
-    let url = url.map(str::trim).unwrap_or_default();
-    if url.is_empty() {
-        return Ok(Arc::new(MemoryTaskStore::new()));
+    match parse(url) {
+        Ok(StoreUrl::Memory) => Ok(Arc::new(MemoryTaskStore::new())),
+        Ok(StoreUrl::Redis(url)) => connect_redis(url).await,
+        Err((url, message)) => Err(Error::TaskStoreUrl { url, message }),
     }
-    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-        return Err(Error::TaskStoreUrl {
-            url: without_password(url),
-            message: "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
-        });
-    }
-    connect_redis(url).await
 }
 
 #[cfg(feature = "redis")]
@@ -36,8 +35,7 @@ async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
 async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
     Err(Error::TaskStoreUrl {
         url: without_password(url),
-        message: "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)"
-            .to_owned(),
+        message: NO_REDIS.to_owned(),
     })
 }
 

@@ -19,7 +19,6 @@ mod record;
 #[cfg(feature = "redis")]
 mod redis;
 mod store;
-mod url;
 
 pub use env::task_store_from_url;
 pub(crate) use id::new_task_id;
@@ -29,4 +28,3 @@ pub use record::{TaskOutcome, TaskRecord};
 pub use redis::{DEFAULT_REDIS_PREFIX, RedisTaskStore};
 pub(crate) use store::now_ms;
 pub use store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore};
-pub(crate) use url::without_password;

@@ -13,9 +13,8 @@ use super::{
     finished::{FinishedHere, Lookup},
     record::{TaskOutcome, TaskRecord},
     store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms},
-    url::without_password,
 };
-use crate::Error;
+use crate::{Error, store_url::without_password};
 
 /// The prefix of a store's keys unless told otherwise.
 pub const DEFAULT_REDIS_PREFIX: &str = "toolmodel:tasks";

@@ -1,4 +1,38 @@
-//! What errors show of a task store's URL: the URL without its password.
+//! The URL of a task or session store: which store it names ([`parse`]), and what errors
+//! show of it, the URL without its password ([`without_password`]).
+
+/// The store a URL names.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StoreUrl<'a> {
+    /// None or empty: the memory store.
+    Memory,
+    /// `redis://...` or `rediss://...`, trimmed.
+    Redis(&'a str),
+}
+
+/// What a build without the `redis` feature says of a Redis URL.
+#[cfg(not(feature = "redis"))]
+pub(crate) const NO_REDIS: &str =
+    "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)";
+
+/// The store `url` names.
+///
+/// # Errors
+///
+/// Another scheme: the URL as errors show it and what is wrong.
+pub(crate) fn parse(url: Option<&str>) -> Result<StoreUrl<'_>, (String, String)> {
+    let url = url.map(str::trim).unwrap_or_default();
+    if url.is_empty() {
+        Ok(StoreUrl::Memory)
+    } else if url.starts_with("redis://") || url.starts_with("rediss://") {
+        Ok(StoreUrl::Redis(url))
+    } else {
+        Err((
+            without_password(url),
+            "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
+        ))
+    }
+}
 
 /// `url` as errors show it: the password of its user information (`redis://:PASSWORD@HOST`,
 /// RFC 3986 section 3.2.1) and the value of a `pass` or `password` query parameter (the
