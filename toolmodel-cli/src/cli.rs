@@ -98,7 +98,9 @@ replica routes it. Upstream servers receive only the headers of the \
 configuration, never the gateway's clients' credentials. An upstream's requests for input \
 (MCP 2026-07-28 InputRequiredResult, elicitation, sampling, roots) reach the gateway's client; \
 set MCP_REQUEST_STATE_KEY (base64, at least 32 bytes) to the same key on every replica of the \
-gateway so that any of them continues an input round another started. With --auth-issuer URL \
+gateway so that any of them continues an input round another started, and \
+MCP_SESSION_STORE=redis://HOST:PORT to the same Redis so that any of them serves any session \
+of a 2025-era client (no sticky sessions needed). With --auth-issuer URL \
 (and --http), the gateway is an OAuth 2.1 resource server (MCP Authorization): every request \
 needs an access token from that authorization server for --resource, granting --scopes, and a \
 call of a tool of a server with \"requiredScopes\" needs those too (403 insufficient_scope). \

@@ -104,6 +104,15 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             None => None,
             Some(addr) => Some(HttpFront::bind(addr, args).await?),
         };
+        // Sessions of 2025-era clients in the store MCP_SESSION_STORE names (this process
+        // only when unset): replicas behind one balancer share a Redis one.
+        let sessions = match &front {
+            None => None,
+            Some(_) => {
+                let url = std::env::var(SESSION_STORE_ENV).ok();
+                Some(session_store_from_url(url.as_deref()).await?)
+            }
+        };
         let admin = match args.admin {
             None => None,
             Some(addr) => Some(AdminListener::bind(addr).await?),
@@ -118,10 +127,13 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         observe_federation(&federation);
         if let Some(admin) = admin {
             let listener = admin.listener;
-            let served = Admin::new()
+            let mut routes = Admin::new()
                 .with_metrics(telemetry.prometheus_renderer())
-                .with_federation(&federation)
-                .serve(listener);
+                .with_federation(&federation);
+            if let Some(store) = sessions.as_ref().filter(|store| store.is_shared()) {
+                routes = routes.with_session_store(std::sync::Arc::clone(store));
+            }
+            let served = routes.serve(listener);
             tokio::spawn(served.into_future());
             tracing::info!(target: "toolmodel::gateway", url = %admin.url, "admin listener on {}", admin.url);
         }
@@ -150,10 +162,9 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                 if let Some(authorization) = front.authorization {
                     server = server.with_authorization(authorization);
                 }
-                // Sessions of 2025-era clients in the store MCP_SESSION_STORE names (this
-                // process only when unset): replicas behind one balancer share a Redis one.
-                let url = std::env::var(SESSION_STORE_ENV).ok();
-                server = server.with_session_store(session_store_from_url(url.as_deref()).await?);
+                if let Some(store) = sessions {
+                    server = server.with_session_store(store);
+                }
                 tracing::info!(target: "toolmodel::gateway", url = %front.url, "serving MCP on {}", front.url);
                 server
                     .serve_http(front.listener)
