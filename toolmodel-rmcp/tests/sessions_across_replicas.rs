@@ -266,6 +266,29 @@ async fn a_get_stream_on_one_replica_hears_list_changed_raised_on_another() {
     );
 }
 
+/// A `GET` stream reconnected with `Last-Event-ID` (as clients do after a drop: here the
+/// priming event's id) on a replica that never held it still hears the session's
+/// notifications from any replica.
+#[tokio::test]
+async fn a_reconnected_get_stream_hears_notifications_from_another_replica() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (server_a, a) = replica(Arc::clone(&store)).await;
+    let (_, b) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {b}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: 0"
+    );
+    let mut events = Events::open(b, &get, "").await;
+    server_a.set_toolbox(toolbox());
+    let notification = tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .expect("the notification arrives within 5 s");
+    assert_eq!(
+        notification["method"], "notifications/tools/list_changed",
+        "{notification}"
+    );
+}
+
 /// Ids no session has: made up, far too long, or with characters outside visible ASCII: 404,
 /// on a replica that holds nothing.
 #[tokio::test]
