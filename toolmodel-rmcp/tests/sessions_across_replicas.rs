@@ -24,7 +24,8 @@ use toolmodel::{
 };
 use toolmodel_rmcp::{
     Error, ToolboxServer,
-    sessions::{MemorySessionStore, Relayed, SessionRecord, SessionStore, StoreFuture},
+    server::HttpLimits,
+    sessions::{MemorySessionStore, Relayed, SessionRecord, SessionStore, StoreFuture, Touched},
 };
 
 use crate::support::{
@@ -306,70 +307,100 @@ async fn a_made_up_or_malformed_session_id_is_404() {
     }
 }
 
-/// A store that can be taken down: the memory store of replicas, failing every operation
-/// while `down`.
+/// A store that can be taken down, and restarted empty: the memory store of replicas, failing
+/// every operation while `down`.
 #[derive(Debug)]
 struct Flaky {
-    inner: MemorySessionStore,
+    inner: std::sync::Mutex<MemorySessionStore>,
     down: AtomicBool,
 }
 
 impl Flaky {
-    fn check(&self) -> Result<(), Error> {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            inner: std::sync::Mutex::new(MemorySessionStore::in_process_replicas()),
+            down: AtomicBool::new(false),
+        })
+    }
+
+    /// The store, or its error while down.
+    fn store(&self) -> Result<MemorySessionStore, Error> {
         if self.down.load(Ordering::SeqCst) {
-            Err(Error::SessionStore {
+            return Err(Error::SessionStore {
                 message: "down for the test".to_owned(),
                 source: None,
-            })
-        } else {
-            Ok(())
+            });
         }
+        Ok(self.inner.lock().unwrap().clone())
+    }
+
+    /// Forgets every session (a Redis restarted without its data); subscriptions go on.
+    fn forget_sessions(&self) {
+        let mut inner = self.inner.lock().unwrap();
+        *inner = inner.emptied();
     }
 }
 
 impl SessionStore for Flaky {
     fn create<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.create(record, idle).await
-        })
+        Box::pin(async move { self.store()?.create(record, idle).await })
     }
     fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.load(id).await
-        })
+        Box::pin(async move { self.store()?.load(id).await })
     }
-    fn touch<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.touch(id, idle).await
-        })
+    fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched> {
+        Box::pin(async move { self.store()?.touch(record, idle).await })
     }
-    fn delete<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.delete(id).await
-        })
+    fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move { self.store()?.delete(id, idle).await })
     }
     fn publish<'a>(&'a self, message: &'a Relayed) -> StoreFuture<'a, usize> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.publish(message).await
-        })
+        Box::pin(async move { self.store()?.publish(message).await })
     }
     fn subscribe<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, mpsc::Receiver<Relayed>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.subscribe(replica).await
-        })
+        Box::pin(async move { self.store()?.subscribe(replica).await })
     }
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async move { self.check() })
+        Box::pin(async move { self.store().map(drop) })
     }
     fn is_shared(&self) -> bool {
         true
     }
+}
+
+/// The store forgets every session (Redis restarted without its data): the replica serving a
+/// session writes it again at its next renewal, and then another replica serves it too.
+#[tokio::test]
+async fn a_store_that_lost_its_sessions_gets_them_back_from_the_replicas() {
+    let flaky = Flaky::new();
+    let store: Arc<dyn SessionStore> = flaky.clone();
+    let mut limits = HttpLimits::default();
+    // Renewed at most every 100 ms.
+    limits.session_idle_timeout = Duration::from_millis(400);
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let server = ToolboxServer::new(toolbox())
+            .with_session_store(Arc::clone(&store))
+            .with_limits(limits.clone());
+        replicas.push(start(server).await);
+    }
+    let (a, b) = (replicas[0], replicas[1]);
+    let id = session(a).await;
+    flaky.forget_sessions();
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    let reply = raw(b, &post_head(b, Some(&id), ""), &call).await;
+    assert_eq!(reply.status, 404, "the store lost it: {reply:?}");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_sessions_open(a, std::slice::from_ref(&id)).await;
+    let mut status = 0;
+    for _ in 0..50 {
+        status = raw(b, &post_head(b, Some(&id), ""), &call).await.status;
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(status, 200, "written again by a, served by b");
 }
 
 /// With the store down: a session a replica holds keeps serving there; one it does not hold,
@@ -377,10 +408,7 @@ impl SessionStore for Flaky {
 /// other replica serves the session again.
 #[tokio::test]
 async fn a_store_that_is_down_is_503_and_held_sessions_keep_serving() {
-    let flaky = Arc::new(Flaky {
-        inner: MemorySessionStore::in_process_replicas(),
-        down: AtomicBool::new(false),
-    });
+    let flaky = Flaky::new();
     let store: Arc<dyn SessionStore> = flaky.clone();
     let (_, a) = replica(Arc::clone(&store)).await;
     let (_, b) = replica(Arc::clone(&store)).await;

@@ -9,7 +9,7 @@ use std::{
 use tokio::sync::mpsc;
 
 use super::store::{
-    DEFAULT_SESSION_LIMIT, RELAY_QUEUE, Relayed, SessionRecord, SessionStore, StoreFuture,
+    DEFAULT_SESSION_LIMIT, RELAY_QUEUE, Relayed, SessionRecord, SessionStore, StoreFuture, Touched,
 };
 use crate::{Error, lock::lock, tasks::now_ms};
 
@@ -29,6 +29,8 @@ pub struct MemorySessionStore {
 struct Inner {
     /// Each session and when it expires (ms).
     sessions: HashMap<String, (SessionRecord, u64)>,
+    /// Sessions deleted, until when the mark lasts (ms).
+    deleted: HashMap<String, u64>,
     /// Each subscribed replica's queues.
     subscribers: Vec<(String, mpsc::Sender<Relayed>)>,
 }
@@ -63,6 +65,21 @@ impl MemorySessionStore {
         Self {
             shared: true,
             ..Self::new()
+        }
+    }
+
+    /// A store with none of this one's sessions (nor marks of deleted ones) and the same
+    /// subscribers, limit and sharing: what a Redis restarted without its data is to its
+    /// clients, for tests.
+    #[must_use]
+    pub fn emptied(&self) -> Self {
+        let subscribers = lock(&self.inner).subscribers.clone();
+        Self {
+            inner: Arc::new(Mutex::new(Inner {
+                subscribers,
+                ..Inner::default()
+            })),
+            ..self.clone()
         }
     }
 
@@ -104,24 +121,40 @@ impl SessionStore for MemorySessionStore {
         })
     }
 
-    fn touch<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
+    fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched> {
         Box::pin(async move {
             let mut inner = lock(&self.inner);
             let now = now_ms();
-            match inner.sessions.get_mut(id) {
-                Some((_, expires)) if *expires > now => {
-                    *expires = expiry(idle);
-                    Ok(true)
-                }
-                _ => Ok(false),
+            if let Some((_, expires)) = inner.sessions.get_mut(&record.id)
+                && *expires > now
+            {
+                *expires = expiry(idle);
+                return Ok(Touched::Kept);
             }
+            if inner
+                .deleted
+                .get(&record.id)
+                .is_some_and(|until| *until > now)
+            {
+                return Ok(Touched::Deleted);
+            }
+            inner
+                .sessions
+                .insert(record.id.clone(), (record.clone(), expiry(idle)));
+            Ok(Touched::Written)
         })
     }
 
-    fn delete<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+    fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let removed = lock(&self.inner).sessions.remove(id);
-            Ok(removed.is_some_and(|(_, expires)| expires > now_ms()))
+            let mut inner = lock(&self.inner);
+            let now = now_ms();
+            if inner.deleted.len() >= self.limit {
+                inner.deleted.retain(|_, until| *until > now);
+            }
+            inner.deleted.insert(id.to_owned(), expiry(idle));
+            let removed = inner.sessions.remove(id);
+            Ok(removed.is_some_and(|(_, expires)| expires > now))
         })
     }
 

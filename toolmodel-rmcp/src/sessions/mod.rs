@@ -24,5 +24,5 @@ pub use memory::MemorySessionStore;
 // pub use redis::{DEFAULT_REDIS_SESSION_PREFIX, RedisSessionStore};
 pub use store::{
     DEFAULT_SESSION_LIMIT, RELAY_QUEUE, Relayed, RelayedKind, SessionRecord, SessionStore,
-    StoreFuture,
+    StoreFuture, Touched,
 };

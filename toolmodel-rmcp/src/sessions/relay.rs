@@ -32,7 +32,7 @@ use rmcp::{
 use serde_json::Value;
 use tokio::sync::{OnceCell, mpsc};
 
-use super::store::{Relayed, RelayedKind, SessionRecord, SessionStore};
+use super::store::{Relayed, RelayedKind, SessionRecord, SessionStore, Touched};
 use crate::{Error, lock::lock, server::log_throttle::LogThrottle};
 
 /// The longest `Mcp-Session-Id` a shared store is asked about: `rmcp`'s ids are UUIDs (36
@@ -109,8 +109,9 @@ pub(crate) struct Relay {
     restoring: Mutex<HashMap<SessionId, SessionRecord>>,
     /// `initialize` parameters of sessions `rmcp` just made, until [`created`](Self::created).
     initialized: Mutex<HashMap<SessionId, InitializeRequestParams>>,
-    /// When this replica last kept each session alive in the store.
-    touched: Mutex<HashMap<SessionId, Instant>>,
+    /// The record of each session held here, and when this replica last kept it alive in
+    /// the store.
+    touched: Mutex<HashMap<SessionId, (Arc<SessionRecord>, Instant)>>,
 }
 
 /// A new replica id: 16 hex digits from the OS's random source (the process id and the time
@@ -186,6 +187,8 @@ impl Relay {
             return Ok(Found::Missing);
         };
         let owner = record.owner.clone();
+        // Renewed by this replica's first `touch`, a quarter of the idle timeout from now.
+        lock(&self.touched).insert(id.clone(), (Arc::new(record.clone()), Instant::now()));
         lock(&self.restoring).insert(id.clone(), record);
         Ok(Found::Stored(owner))
     }
@@ -228,7 +231,7 @@ impl Relay {
             Some(params) => {
                 let record = SessionRecord::new(id.as_ref(), params, owner);
                 match self.start().await {
-                    Ok(()) => self.store.create(&record, self.idle).await,
+                    Ok(()) => self.store.create(&record, self.idle).await.map(|()| record),
                     Err(err) => Err(err),
                 }
             }
@@ -237,41 +240,49 @@ impl Relay {
                 source: None,
             }),
         };
-        if let Err(err) = written {
-            store_failed("recording a new session", &err);
-            let _ = self.local.close_session(id).await;
-            return Err(err);
+        match written {
+            Ok(record) => {
+                lock(&self.touched).insert(id.clone(), (Arc::new(record), Instant::now()));
+                Ok(())
+            }
+            Err(err) => {
+                store_failed("recording a new session", &err);
+                let _ = self.local.close_session(id).await;
+                Err(err)
+            }
         }
-        lock(&self.touched).insert(id.clone(), Instant::now());
-        Ok(())
     }
 
     /// A request of session `id` arrived here: keeps the session alive in the store, at most
     /// once per quarter of the idle timeout from this replica (a background write, off the
-    /// request's path); a session the store no longer has (deleted on another replica,
-    /// expired) is closed here.
+    /// request's path). A session the store lost without a deletion (Redis restarted without
+    /// its data) is written again from this replica's record of it; one deleted (on another
+    /// replica, whose message did not reach this one) is closed here.
     pub(crate) fn used(self: &Arc<Self>, id: &SessionId) {
         let now = Instant::now();
-        {
+        let record = {
             let mut touched = lock(&self.touched);
-            if touched
-                .get(id)
-                .is_some_and(|last| now.duration_since(*last) < self.idle / 4)
-            {
+            let Some((record, last)) = touched.get_mut(id) else {
+                return;
+            };
+            if now.duration_since(*last) < self.idle / 4 {
                 return;
             }
+            *last = now;
+            let record = Arc::clone(record);
             if touched.len() >= 4_096 {
+                // Sessions idle here for the idle timeout are closed by `rmcp`.
                 let idle = self.idle;
-                touched.retain(|_, last| now.duration_since(*last) < idle);
+                touched.retain(|_, (_, last)| now.duration_since(*last) < idle);
             }
-            touched.insert(id.clone(), now);
-        }
+            record
+        };
         let relay = Arc::clone(self);
         let id = id.clone();
         tokio::spawn(async move {
-            match relay.store.touch(&id, relay.idle).await {
-                Ok(true) => {}
-                Ok(false) => relay.close_here(&id).await,
+            match relay.store.touch(&record, relay.idle).await {
+                Ok(Touched::Deleted) => relay.close_here(&id).await,
+                Ok(_) => {}
                 Err(err) => store_failed("keeping a session alive", &err),
             }
         });
@@ -283,13 +294,13 @@ impl Relay {
     ///
     /// [`Error::SessionStore`] when the store cannot be reached (nothing was deleted).
     pub(crate) async fn delete(&self, id: &SessionId) -> Result<(), Error> {
-        self.store.delete(id).await.inspect_err(|err| {
+        self.store.delete(id, self.idle).await.inspect_err(|err| {
             store_failed("deleting a session", err);
         })?;
         self.close_here(id).await;
         let message = self.relayed(id, None, RelayedKind::Deleted, Value::Null);
-        // The store no longer has it: a replica that misses this message closes its copy at
-        // its next request's `touch`, or when idle.
+        // The store marks it deleted: a replica that misses this message closes its copy at
+        // its next `touch`, or when idle.
         if let Err(err) = self.store.publish(&message).await {
             store_failed("telling the replicas of a deleted session", &err);
         }

@@ -118,6 +118,19 @@ pub enum RelayedKind {
     Deleted,
 }
 
+/// What [`SessionStore::touch`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Touched {
+    /// The session is kept alive.
+    Kept,
+    /// The store had lost the session (not deleted): it was written again from the replica's
+    /// copy.
+    Written,
+    /// The session was deleted: the replica closes its copy.
+    Deleted,
+}
+
 /// Where the sessions of a Streamable HTTP server live: one store shared by every replica
 /// makes each replica able to serve any session (the guide's
 /// [Scale-out](crate::guide::scale_out) chapter).
@@ -144,19 +157,24 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// be read.
     fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>>;
 
-    /// Keeps session `id` alive for `idle` more; `false` when it is gone (deleted or expired).
+    /// Keeps session `record.id` alive for `idle` more, from a replica that holds it and
+    /// serves it: [`Touched::Kept`]; when the store no longer has it (Redis restarted
+    /// without its data, say) and it was not deleted, writes `record` again:
+    /// [`Touched::Written`]; when it was deleted less than `idle` ago: [`Touched::Deleted`]
+    /// (the replica closes its copy). One atomic step.
     ///
     /// # Errors
     ///
     /// [`Error::SessionStore`] when the store cannot be reached.
-    fn touch<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool>;
+    fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched>;
 
-    /// Deletes session `id`; `false` when it was gone already.
+    /// Deletes session `id`, leaving a mark that it was deleted for `idle` (so that no
+    /// replica writes it again: [`touch`](Self::touch)); `false` when it was gone already.
     ///
     /// # Errors
     ///
     /// [`Error::SessionStore`] when the store cannot be reached.
-    fn delete<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+    fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool>;
 
     /// Sends `message` to the replicas it is for (`to`, or every one); returns how many
     /// replicas received it (for a message to one replica: 0 when that replica is gone).
