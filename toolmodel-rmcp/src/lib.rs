@@ -89,6 +89,8 @@ mod error;
 pub mod federation;
 pub mod guide;
 mod lock;
+#[cfg(feature = "redis")]
+mod redis_link;
 pub mod server;
 pub mod sessions;
 mod store_url;

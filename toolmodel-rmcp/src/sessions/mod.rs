@@ -11,17 +11,17 @@
 //! what it costs, is in the guide's [Scale-out](crate::guide::scale_out) chapter.
 
 mod env;
-mod memory;
-// #[cfg(feature = "redis")]
-// mod redis;
 pub(crate) mod manager;
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 pub(crate) mod relay;
 mod store;
 
 pub use env::{SESSION_STORE_ENV, session_store_from_url};
 pub use memory::MemorySessionStore;
-// #[cfg(feature = "redis")]
-// pub use redis::{DEFAULT_REDIS_SESSION_PREFIX, RedisSessionStore};
+#[cfg(feature = "redis")]
+pub use redis::{DEFAULT_REDIS_SESSION_PREFIX, RedisSessionStore};
 pub use store::{
     DEFAULT_SESSION_LIMIT, RELAY_QUEUE, Relayed, RelayedKind, SessionRecord, SessionStore,
     StoreFuture, Touched,

@@ -2,10 +2,9 @@
 //! that connects to the same server and prefix; its Lua scripts, and the subscription that
 //! hears of changes.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, sync::Arc};
 
-use futures_util::StreamExt;
-use redis::{IntoConnectionInfo as _, Script, aio::ConnectionManager, io::tcp::TcpSettings};
+use redis::{Script, aio::ConnectionManager};
 use serde_json::{Map, Value};
 use tokio::{sync::broadcast, task::JoinHandle};
 
@@ -14,7 +13,14 @@ use super::{
     record::{TaskOutcome, TaskRecord},
     store::{DEFAULT_LIVE_TASK_LIMIT, Lease, StoreFuture, TaskChanges, TaskStore, now_ms},
 };
-use crate::{Error, store_url::without_password};
+use crate::{
+    Error,
+    redis_link::{self, Store},
+    store_url::without_password,
+};
+
+/// The store's error variant, `tracing` target and span.
+const STORE: Store = Store::Tasks;
 
 /// The prefix of a store's keys unless told otherwise.
 pub const DEFAULT_REDIS_PREFIX: &str = "toolmodel:tasks";
@@ -199,13 +205,6 @@ pub struct RedisTaskStore {
     _subscription: Arc<Subscription>,
 }
 
-fn redis_error(doing: &str, err: redis::RedisError) -> Error {
-    Error::TaskStore {
-        message: format!("redis: {doing}"),
-        source: Some(Box::new(err)),
-    }
-}
-
 fn json_error(task_id: &str, field: &str, err: serde_json::Error) -> Error {
     Error::TaskStore {
         message: format!("redis: task {task_id}: field {field:?} is not valid JSON"),
@@ -243,32 +242,24 @@ impl RedisTaskStore {
     /// As [`connect`](Self::connect).
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
         let shown = without_password(url);
-        let url_error = |err: redis::RedisError| Error::TaskStore {
-            message: format!("redis: {shown:?} is not a Redis URL"),
-            source: Some(Box::new(err)),
-        };
-        let info = url
-            .into_connection_info()
-            .map_err(url_error)?
-            // Without TCP_NODELAY a command written while another is unanswered (a worker's
-            // `finish` beside a `tasks/get`, on the one multiplexed connection) waits for the
-            // server's ACK of the first (Nagle's algorithm, RFC 896).
-            .set_tcp_settings(TcpSettings::default().set_nodelay(true));
-        let client = redis::Client::open(info).map_err(url_error)?;
+        // TCP_NODELAY: a worker's `finish` beside a `tasks/get` on the one multiplexed
+        // connection does not wait for the server's ACK of the first.
+        let client = STORE.client(url)?;
         let connection = client
             .get_connection_manager()
             .await
-            .map_err(|err| redis_error(&format!("connecting to {shown}"), err))?;
+            .map_err(|err| STORE.redis_error(&format!("connecting to {shown}"), err))?;
         let changes = broadcast::channel(1024).0;
         let channel = format!("{prefix}:changes");
+        let channels = vec![channel.clone()];
         // The first subscription before returning: a task created from now on is heard of.
-        let pubsub = subscribe(&client, &channel)
+        let pubsub = redis_link::subscribe(&client, &channels, None)
             .await
-            .map_err(|err| redis_error(&format!("subscribing to {channel}"), err))?;
+            .map_err(|err| STORE.redis_error(&format!("subscribing to {channel}"), err))?;
         let finished = Arc::<FinishedHere>::default();
         let subscription = tokio::spawn(forward_changes(
             client,
-            channel,
+            channels,
             pubsub,
             changes.clone(),
             finished.clone(),
@@ -304,12 +295,8 @@ impl RedisTaskStore {
     /// as Redis may have restarted without them.
     fn failed(&self, doing: &str, err: redis::RedisError) -> Error {
         self.finished.clear();
-        tracing::warn!(
-            target: "toolmodel_rmcp::tasks",
-            error = %err,
-            "the Redis task store failed {doing}"
-        );
-        redis_error(doing, err)
+        STORE.warn_failed(doing, &err);
+        STORE.redis_error(doing, err)
     }
 }
 
@@ -319,57 +306,34 @@ fn traced<'a, T>(
     operation: &'static str,
     future: impl std::future::Future<Output = Result<T, Error>> + Send + 'a,
 ) -> StoreFuture<'a, T> {
-    use tracing::Instrument as _;
-    let span = tracing::debug_span!(
-        target: "toolmodel_rmcp::tasks",
-        "task_store",
-        db.system.name = "redis",
-        db.operation.name = operation,
-    );
-    Box::pin(future.instrument(span))
+    STORE.traced(operation, future)
 }
 
-async fn subscribe(
-    client: &redis::Client,
-    channel: &str,
-) -> redis::RedisResult<redis::aio::PubSub> {
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(channel).await?;
-    Ok(pubsub)
-}
-
-/// Forwards the IDs published on `channel` to `changes`, resubscribing after a lost
-/// connection (every half second until it is back); a lost connection also forgets the tasks
-/// `finished` keeps, as Redis may have restarted without them.
+/// Forwards the IDs published on `channels` (the one change channel) to `changes`,
+/// resubscribing after a lost connection (every half second until it is back); a lost
+/// connection also forgets the tasks `finished` keeps, as Redis may have restarted without
+/// them.
 async fn forward_changes(
     client: redis::Client,
-    channel: String,
+    channels: Vec<String>,
     first: redis::aio::PubSub,
     changes: broadcast::Sender<Arc<str>>,
     finished: Arc<FinishedHere>,
 ) {
-    let mut pubsub = Some(first);
-    loop {
-        let current = match pubsub.take() {
-            Some(current) => current,
-            None => match subscribe(&client, &channel).await {
-                Ok(current) => current,
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                    continue;
-                }
-            },
-        };
-        let mut messages = current.into_on_message();
-        while let Some(message) = messages.next().await {
+    redis_link::follow(
+        client,
+        channels,
+        None,
+        first,
+        |message| {
             if let Ok(task_id) = message.get_payload::<String>() {
                 // No receiver: nobody on this replica waits.
                 let _ = changes.send(Arc::from(task_id));
             }
-        }
-        finished.clear();
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+        },
+        || finished.clear(),
+    )
+    .await;
 }
 
 /// A task record from the fields of its hash.
@@ -675,7 +639,7 @@ impl TaskStore for RedisTaskStore {
             let ping = command.query_async::<String>(&mut connection);
             match tokio::time::timeout(PING_TIMEOUT, ping).await {
                 Ok(Ok(_)) => Ok(()),
-                Ok(Err(err)) => Err(redis_error("PING", err)),
+                Ok(Err(err)) => Err(STORE.redis_error("PING", err)),
                 Err(_) => Err(Error::TaskStore {
                     message: format!(
                         "redis: no answer to PING within {} ms",
