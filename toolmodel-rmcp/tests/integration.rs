@@ -28,6 +28,7 @@ mod http;
 mod http_service;
 mod list_and_call;
 mod refused_requests;
+mod session_store;
 mod sessions_across_replicas;
 mod task_input;
 mod task_store;
