@@ -1,6 +1,6 @@
 //! A keep-alive HTTP/1.1 MCP client (hyper) in a session of the 2025-11-25 protocol: the
-//! client `benches/serve.rs` and `benches/telemetry.rs` drive a Streamable HTTP server with
-//! (each includes this file with `#[path]`).
+//! client `benches/serve.rs`, `benches/telemetry.rs` and `benches/sessions.rs` drive a
+//! Streamable HTTP server with (each includes this file with `#[path]`).
 
 use std::net::SocketAddr;
 
@@ -21,19 +21,7 @@ impl HttpClient {
     /// Connects to `addr` (`TCP_NODELAY`) and opens a session (`initialize` as `name`, then
     /// `notifications/initialized`).
     pub async fn connect(addr: SocketAddr, name: &str) -> Self {
-        let stream = tokio::net::TcpStream::connect(addr)
-            .await
-            .expect("connects");
-        stream.set_nodelay(true).expect("TCP_NODELAY");
-        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .expect("handshake");
-        tokio::spawn(connection);
-        let mut client = Self {
-            send,
-            addr,
-            session: None,
-        };
+        let mut client = Self::join(addr, None).await;
         let init = client
             .post(
                 json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -46,6 +34,30 @@ impl HttpClient {
             .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
         client
+    }
+
+    /// Connects to `addr` (`TCP_NODELAY`), in `session` (one another client opened, maybe on
+    /// another server) when given.
+    pub async fn join(addr: SocketAddr, session: Option<String>) -> Self {
+        let stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .expect("handshake");
+        tokio::spawn(connection);
+        Self {
+            send,
+            addr,
+            session,
+        }
+    }
+
+    /// The session's id, once there is one.
+    #[allow(dead_code, reason = "only benches/sessions.rs reads it")]
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// Posts `body` to `/mcp` (with the session's headers once there is one): the response

@@ -69,7 +69,8 @@ pub struct Relayed {
     pub session: String,
     /// The replica that sent it.
     pub from: String,
-    /// The replica it is for ([`Relay::replica`](super::Relay)'s id); `None`: every replica.
+    /// The replica it is for (the id a replica subscribed with: [`SessionStore::subscribe`]);
+    /// `None`: every replica.
     pub to: Option<String>,
     /// What it is.
     pub kind: RelayedKind,
@@ -145,15 +146,15 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     ///
-    /// [`Error::SessionLimit`] when the store keeps its limit of sessions not expired yet;
-    /// [`Error::SessionStore`] when the store cannot be reached.
+    /// [`Error::SessionLimit`](crate::Error::SessionLimit) when the store keeps its limit of sessions not expired yet;
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn create<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, ()>;
 
     /// Session `id`, `None` when unknown, deleted or expired.
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when the store cannot be reached or the stored session cannot
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached or the stored session cannot
     /// be read.
     fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>>;
 
@@ -165,7 +166,7 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when the store cannot be reached.
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched>;
 
     /// Deletes session `id`, leaving a mark that it was deleted for `idle` (so that no
@@ -173,7 +174,7 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when the store cannot be reached.
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool>;
 
     /// Sends `message` to the replicas it is for (`to`, or every one); returns how many
@@ -182,7 +183,7 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when the store cannot be reached.
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn publish<'a>(&'a self, message: &'a Relayed) -> StoreFuture<'a, usize>;
 
     /// The messages for `replica` from now on: those sent to it and those sent to every
@@ -192,14 +193,14 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when the store cannot be reached.
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn subscribe<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, mpsc::Receiver<Relayed>>;
 
     /// Whether the store answers (a readiness check: one round trip).
     ///
     /// # Errors
     ///
-    /// [`Error::SessionStore`] when it does not.
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when it does not.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
     /// Whether sessions live outside this process, so that other replicas may hold them: the
