@@ -84,6 +84,12 @@ impl RedisServer {
         unavailable("redis-server did not listen within 5 s")
     }
 
+    /// Stops the server (a Redis that went down); [`restart`](Self::restart) starts it again.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Stops the server and starts a new one, empty, on the same port (a Redis that
     /// restarted without persistence).
     pub fn restart(&mut self) {

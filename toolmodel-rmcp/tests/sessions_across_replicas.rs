@@ -195,10 +195,16 @@ async fn an_answer_posted_to_another_replica_reaches_the_one_that_asked() {
     let id = session(a).await;
     // The session is served by b once before, so that both hold a copy.
     assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    assert_answer_crosses(a, b, &id).await;
+}
+
+/// `ask` called in session `id` on `a`, its elicitation answered through `b`: the call
+/// completes on `a` with the answer.
+async fn assert_answer_crosses(a: SocketAddr, b: SocketAddr, id: &str) {
     let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
         "params": {"name": "ask", "arguments": {}}})
     .to_string();
-    let mut events = Events::open(a, &post_head(a, Some(&id), ""), &call).await;
+    let mut events = Events::open(a, &post_head(a, Some(id), ""), &call).await;
     let asked = events.next().await;
     assert_eq!(asked["method"], "elicitation/create", "{asked}");
     let asked_id = asked["id"].clone();
@@ -209,7 +215,7 @@ async fn an_answer_posted_to_another_replica_reaches_the_one_that_asked() {
     let answer = json!({"jsonrpc": "2.0", "id": asked_id,
         "result": {"action": "accept", "content": {"name": "Ada"}}})
     .to_string();
-    let reply = raw(b, &post_head(b, Some(&id), ""), &answer).await;
+    let reply = raw(b, &post_head(b, Some(id), ""), &answer).await;
     assert_eq!(reply.status, 202, "{reply:?}");
     let result = events.next().await;
     assert_eq!(result["id"], 9, "{result}");
@@ -252,12 +258,18 @@ async fn a_get_stream_on_one_replica_hears_list_changed_raised_on_another() {
     let (server_b, b) = replica(Arc::clone(&store)).await;
     let id = session(a).await;
     assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    assert_list_changed_crosses(a, &server_b, &id).await;
+}
+
+/// A `GET` stream of session `id` on `a` hears `notifications/tools/list_changed` raised by
+/// `other`'s `set_toolbox`.
+async fn assert_list_changed_crosses(a: SocketAddr, other: &ToolboxServer, id: &str) {
     let get = format!(
         "GET /mcp HTTP/1.1\r\nHost: {a}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
     );
     let mut events = Events::open(a, &get, "").await;
     // The stream is registered once its head is out; the change comes after.
-    server_b.set_toolbox(toolbox());
+    other.set_toolbox(toolbox());
     let notification = tokio::time::timeout(Duration::from_secs(5), events.next())
         .await
         .expect("the notification arrives within 5 s");
@@ -443,4 +455,119 @@ async fn the_store_limit_refuses_initialize_with_503() {
     assert_eq!(reply.header("retry-after"), Some("1"));
     assert!(reply.body.contains("keeps 1 sessions"), "{reply:?}");
     assert_sessions_open(a, &[first]).await;
+}
+
+/// The same through a real Redis (`RedisSessionStore`), and Redis stopped and restarted empty
+/// while two replicas serve a session under load: they keep serving it (no failed call); a
+/// third replica, which never held it, gets 503 with `Retry-After` while Redis is down, then
+/// serves it once the replicas have written it again; answers cross replicas again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_redis_sessions_cross_replicas_and_survive_a_restart_of_redis_under_load() {
+    let Some(mut redis) = toolmodel_test_support::redis::RedisServer::start() else {
+        return;
+    };
+    let store = toolmodel_rmcp::sessions::session_store_from_url(Some(&redis.url))
+        .await
+        .expect("redis");
+    let mut limits = HttpLimits::default();
+    // Renewed at most every 250 ms.
+    limits.session_idle_timeout = Duration::from_secs(1);
+    let mut servers = Vec::new();
+    for _ in 0..3 {
+        let server = ToolboxServer::new(toolbox())
+            .with_session_store(Arc::clone(&store))
+            .with_limits(limits.clone());
+        let addr = start(server.clone()).await;
+        servers.push((server, addr));
+    }
+    let (a, b, c) = (servers[0].1, servers[1].1, servers[2].1);
+    let id = session(a).await;
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    assert_answer_crosses(a, b, &id).await;
+    assert_list_changed_crosses(a, &servers[1].0, &id).await;
+
+    // Load: calls in turn on a and b, which hold the session, until told to stop.
+    let stop = Arc::new(AtomicBool::new(false));
+    let load = tokio::spawn({
+        let (stop, id) = (Arc::clone(&stop), id.clone());
+        async move {
+            let call = call_body(&json!({"a": 1, "b": 2}));
+            let (mut calls, mut failed) = (0_u32, Vec::new());
+            while !stop.load(Ordering::SeqCst) {
+                for addr in [a, b] {
+                    let reply = raw(addr, &post_head(addr, Some(&id), ""), &call).await;
+                    calls += 1;
+                    if reply.status != 200 {
+                        failed.push(reply.status);
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            (calls, failed)
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    redis.stop();
+    let call = call_body(&json!({"a": 1, "b": 2}));
+    let started = std::time::Instant::now();
+    let reply = raw(c, &post_head(c, Some(&id), ""), &call).await;
+    assert_eq!(reply.status, 503, "c while Redis is down: {reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let reply = raw(a, &post_head(a, None, ""), &initialize_body()).await;
+    assert_eq!(
+        reply.status, 503,
+        "initialize while Redis is down: {reply:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    redis.restart();
+    let mut status = 0;
+    for _ in 0..60 {
+        status = raw(c, &post_head(c, Some(&id), ""), &call).await.status;
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 200, "c serves the session once Redis is back");
+    stop.store(true, Ordering::SeqCst);
+    let (calls, failed) = load.await.expect("the load ends");
+    assert!(calls > 20, "{calls} calls");
+    assert!(
+        failed.is_empty(),
+        "calls on replicas holding the session failed: {failed:?}"
+    );
+    // The subscriptions are back (each resubscribes every 0.5 s): answers cross again.
+    let mut crossed = false;
+    for _ in 0..20 {
+        let answer_replica = servers[2].1;
+        let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "ask", "arguments": {}}})
+        .to_string();
+        let mut events = Events::open(a, &post_head(a, Some(&id), ""), &call).await;
+        let asked = events.next().await;
+        let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}}})
+        .to_string();
+        let reply = raw(
+            answer_replica,
+            &post_head(answer_replica, Some(&id), ""),
+            &answer,
+        )
+        .await;
+        if reply.status == 202 {
+            assert_eq!(
+                events.next().await["result"]["content"][0]["text"],
+                "hello Ada"
+            );
+            crossed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(crossed, "an answer crossed replicas after Redis came back");
 }
