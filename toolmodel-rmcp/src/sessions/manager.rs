@@ -125,21 +125,19 @@ impl SessionManager for ReplicaSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let Some(relay) = &self.relay else {
-            let stream = self.local.resume(id, last_event_id).await?;
-            return Ok(self.outgoing(stream).left_stream());
-        };
         // With a shared store the standalone stream (an event id without `/{request}`) is
         // the relay's: a reconnected `GET` gets the session's messages from now on (none are
         // kept to replay). A request's stream is resumed where this replica has it; where it
-        // has not (the request ran on another replica), the reconnected stream gets the
-        // session's messages from now on, as a `GET`.
-        if last_event_id.contains('/')
-            && let Ok(stream) = self.local.resume(id, last_event_id).await
+        // has not (the request ran on another replica, which may be gone), the error makes
+        // `rmcp` answer an empty stream that ends at once, so that the client re-issues the
+        // request or gives up rather than wait for an answer that cannot come here.
+        if let Some(relay) = &self.relay
+            && !last_event_id.contains('/')
         {
-            return Ok(self.outgoing(stream).left_stream());
+            return Ok(relay.open_stream(id).right_stream());
         }
-        Ok(relay.open_stream(id).right_stream())
+        let stream = self.local.resume(id, last_event_id).await?;
+        Ok(self.outgoing(stream).left_stream())
     }
 
     async fn restore_session(
