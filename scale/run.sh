@@ -38,6 +38,21 @@
 # status is non-zero unless lost=0 and cross_replica_retries > 0:
 #   gateway: replicas=2 calls=<n> cross_replica_retries=<m> lost=<k>
 # Bounded: the gateways must be up within 30 s, the client gives up after 100 s.
+#
+# Legacy phase (issue 43): MCP 2025-11-25 sessions on any replica. The three replicas are
+# restarted (same ports) with MCP_SESSION_STORE naming the Redis of the tasks phase (sessions
+# and tasks in one Redis), behind a third nginx like the first (round-robin, no stickiness, no
+# routing by header) that also names the replica serving each response (X-Upstream:
+# $upstream_addr). scale/legacy_client.rs (rmcp's client, protocol 2025-11-25) opens sessions
+# (initialize, Mcp-Session-Id, a GET stream), calls test_simple_text, scale_replica,
+# test_elicitation and test_sampling in each (the elicitation and sampling answers are POSTs the
+# balancer hands to any replica), checks that tools/list_changed raised on one replica reaches a
+# GET stream held by another, kills one replica (SIGKILL) mid-run with calls in flight on it
+# (re-issued when safe: see the client's docs), and ends every session with DELETE (a later
+# request with its id must get 404). Its line comes last, and the exit status is non-zero unless
+# lost=0, reinitialized=0 and cross_replica_answers > 0 (and the client's other checks pass):
+#   legacy: replicas=3 sessions=<n> calls=<c> cross_replica_answers=<a> lost=<l> reinitialized=<r>
+# Bounded: the replicas and nginx must be up within 30 s, the client gives up after 100 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,14 +65,15 @@ stop_name=r2
 nginx_bin="$(bash serve/install_nginx.sh)"
 echo "== $("$nginx_bin" -v 2>&1)"
 
-echo "== building the release conformance server, scale client and toolmodel (gateway)"
+echo "== building the release conformance server, scale clients and toolmodel (gateway)"
 cargo build --quiet --release -p toolmodel-examples --example conformance_server --example scale_client \
-    --example tasks_client
+    --example tasks_client --example legacy_client
 cargo build --quiet --release -p toolmodel-cli --bin toolmodel
 target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
 server_bin="$target_dir/release/examples/conformance_server"
 client_bin="$target_dir/release/examples/scale_client"
 tasks_bin="$target_dir/release/examples/tasks_client"
+legacy_bin="$target_dir/release/examples/legacy_client"
 cli_bin="$target_dir/release/toolmodel"
 
 work="$(mktemp -d)"
@@ -120,10 +136,11 @@ if [ "$(id -u)" -eq 0 ]; then
     # As root nginx would switch its workers to `nobody`; keep the current user.
     user_line="user $(id -un) $(id -gn);"
 fi
-# write_nginx_conf DIR PORT UPSTREAMS: nginx's configuration in DIR/nginx.conf, listening on PORT
-# and balancing over the `server` lines UPSTREAMS.
+# write_nginx_conf DIR PORT UPSTREAMS [DIRECTIVES]: nginx's configuration in DIR/nginx.conf,
+# listening on PORT and balancing over the `server` lines UPSTREAMS, with DIRECTIVES (if any) in
+# its `location /mcp`.
 write_nginx_conf() {
-local dir="$1" port="$2" upstreams="$3"
+local dir="$1" port="$2" upstreams="$3" directives="${4:-}"
 mkdir -p "$dir"
 cat >"$dir/nginx.conf" <<EOF
 # Round-robin over the replicas (nginx's default), no stickiness: every request, a retry with
@@ -160,20 +177,31 @@ $upstreams        keepalive 32;
             # A replica that refuses the connection: the request goes to the next one (a POST is
             # never re-sent once it reached a replica; the client decides about those).
             proxy_next_upstream error timeout;
+            $directives
         }
     }
 }
 EOF
 }
+# start_nginx DIR PORT: starts nginx with DIR/nginx.conf (write_nginx_conf) and waits (until
+# $deadline) for it to listen on PORT; sets nginx_pid.
+start_nginx() {
+    local dir="$1" port="$2"
+    "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" &
+    nginx_pid=$!
+    pids+=("$nginx_pid")
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+        kill -0 "$nginx_pid" 2>/dev/null || { cat "$dir/error.log" >&2; echo "error: nginx ($dir) exited" >&2; exit 1; }
+        [ "$SECONDS" -lt "$deadline" ] || { cat "$dir/error.log" >&2; echo "error: nginx ($dir) did not start in 30 s" >&2; exit 1; }
+        sleep 0.1
+    done
+}
+# access_summary DIR: the requests of nginx's access log in DIR by status and replica(s) tried.
+access_summary() {
+    awk -F'|' '{print $1 " " $2}' "$1/access.log" | sort | uniq -c | sort -rn | head -n 12
+}
 write_nginx_conf "$work/nginx" "$port" "$upstreams"
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-nginx_pid=$!
-pids+=("$nginx_pid")
-until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    kill -0 "$nginx_pid" 2>/dev/null || { cat "$work/nginx/error.log" >&2; echo "error: nginx exited" >&2; exit 1; }
-    [ "$SECONDS" -lt "$deadline" ] || { echo "error: nginx did not start in 30 s" >&2; exit 1; }
-    sleep 0.1
-done
+start_nginx "$work/nginx" "$port"
 echo "== nginx (pid $nginx_pid) on 127.0.0.1:$port, round-robin over:"
 for name in "${replica_names[@]}"; do
     echo "   $name pid ${pid[$name]} ${url[$name]}"
@@ -191,7 +219,7 @@ if kill -0 "${pid[$stop_name]}" 2>/dev/null; then
     status=1
 fi
 echo "== nginx access log: requests by status and replica(s) tried (502: in flight on the stopped one)"
-awk -F'|' '{print $1 " " $2}' "$work/nginx/access.log" | sort | uniq -c | sort -rn | head -n 12
+access_summary "$work/nginx"
 summary="$(tail -n 1 "$work/client.out")"
 if [[ "$summary" != scale:* ]]; then
     echo "error: the scale client failed (status $status) and printed no summary" >&2
@@ -273,23 +301,60 @@ for name in "${gateway_names[@]}"; do
 done
 gateway_port="$("$client_bin" free-port)"
 write_nginx_conf "$work/nginx-gateway" "$gateway_port" "$gateway_upstreams"
-"$nginx_bin" -p "$work/nginx-gateway" -c "$work/nginx-gateway/nginx.conf" -e "$work/nginx-gateway/error.log" &
-pids+=("$!")
-until (exec 3<>"/dev/tcp/127.0.0.1/$gateway_port") 2>/dev/null; do
-    [ "$SECONDS" -lt "$deadline" ] || { cat "$work/nginx-gateway/error.log" >&2; echo "error: the gateways' nginx did not start in 30 s" >&2; exit 1; }
-    sleep 0.1
-done
+start_nginx "$work/nginx-gateway" "$gateway_port"
 gateway_status=0
 timeout --kill-after=5 110 "$client_bin" gateway "http://127.0.0.1:$gateway_port/mcp" \
     >"$work/gateway.out" || gateway_status=$?
 gateway_summary="$(tail -n 1 "$work/gateway.out" 2>/dev/null || true)"
-echo "$summary"
-echo "$tasks_summary"
 if [[ "$gateway_summary" != gateway:* ]]; then
     echo "error: the gateway client failed (status $gateway_status) and printed no summary" >&2
     exit 1
 fi
-echo "$gateway_summary"
 if [ "$gateway_status" -ne 0 ]; then
+    echo "$summary"
+    echo "$tasks_summary"
+    echo "$gateway_summary"
+    exit 1
+fi
+
+echo "== legacy phase: 2025-11-25 sessions on any replica, the replicas restarted on one Redis session store"
+deadline=$((SECONDS + 30))
+# Sessions in the Redis of the tasks phase, beside the tasks.
+MCP_SESSION_STORE="$MCP_TASK_STORE"
+export MCP_SESSION_STORE
+for name in "${replica_names[@]}"; do
+    restart_replica "$name"
+done
+for name in "${replica_names[@]}"; do
+    wait_replica "$name"
+done
+legacy_port="$("$client_bin" free-port)"
+# As the first nginx, and each response names the replica that served it (the client counts
+# the answers that reached another replica than the call that asked).
+write_nginx_conf "$work/nginx-legacy" "$legacy_port" "$upstreams" 'add_header X-Upstream $upstream_addr always;'
+start_nginx "$work/nginx-legacy" "$legacy_port"
+legacy_kill=r3
+kill_address="${url[$legacy_kill]#http://}"
+kill_address="${kill_address%/mcp}"
+echo "   nginx (pid $nginx_pid) on 127.0.0.1:$legacy_port; $legacy_kill ($kill_address, pid ${pid[$legacy_kill]}) killed mid-run"
+legacy_status=0
+timeout --kill-after=5 110 "$legacy_bin" "http://127.0.0.1:$legacy_port/mcp" "$kill_address" \
+    "${pid[$legacy_kill]}" >"$work/legacy.out" || legacy_status=$?
+if kill -0 "${pid[$legacy_kill]}" 2>/dev/null; then
+    echo "error: replica $legacy_kill was not killed" >&2
+    legacy_status=1
+fi
+echo "== legacy nginx access log: requests by status and replica(s) tried"
+access_summary "$work/nginx-legacy"
+legacy_summary="$(tail -n 1 "$work/legacy.out" 2>/dev/null || true)"
+echo "$summary"
+echo "$tasks_summary"
+echo "$gateway_summary"
+if [[ "$legacy_summary" != legacy:* ]]; then
+    echo "error: the legacy client failed (status $legacy_status) and printed no summary" >&2
+    exit 1
+fi
+echo "$legacy_summary"
+if [ "$legacy_status" -ne 0 ]; then
     exit 1
 fi
