@@ -113,6 +113,25 @@ async fn a_session_reads_back_until_deleted(store: Arc<dyn SessionStore>) {
     assert_eq!(store.load("s-unknown").await.unwrap(), None);
 }
 
+async fn an_update_replaces_a_live_session_and_keeps_its_expiry(store: Arc<dyn SessionStore>) {
+    let mut session = record();
+    store
+        .create(&session, Duration::from_millis(300))
+        .await
+        .unwrap();
+    session.log_level = Some(toolmodel::peer::LoggingLevel::Error);
+    assert!(store.update(&session).await.unwrap());
+    assert_eq!(
+        store.load(&session.id).await.unwrap(),
+        Some(session.clone())
+    );
+    // Its expiry is the one `create` gave: gone after 300 ms, and then never written again.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.load(&session.id).await.unwrap(), None);
+    assert!(!store.update(&session).await.unwrap());
+    assert_eq!(store.load(&session.id).await.unwrap(), None);
+}
+
 async fn a_session_expires_when_idle_and_a_touch_keeps_it(store: Arc<dyn SessionStore>) {
     let (short, long) = (Duration::from_millis(200), Duration::from_millis(400));
     let (kept, left) = (record(), record());
@@ -248,6 +267,7 @@ macro_rules! both_stores {
 
 both_stores!(
     a_session_reads_back_until_deleted,
+    an_update_replaces_a_live_session_and_keeps_its_expiry,
     a_session_expires_when_idle_and_a_touch_keeps_it,
     a_deletion_is_remembered_for_its_idle_timeout,
     the_limit_refuses_a_session_until_one_expires_or_is_deleted,

@@ -21,6 +21,7 @@ use tokio::{
 use toolmodel::{
     CallContext, CallToolResult, Tool, ToolSchema, Toolbox,
     input::{ElicitRequest, InputRequest, InputRequests},
+    peer::LoggingLevel,
 };
 use toolmodel_rmcp::{
     Error, ToolboxServer,
@@ -55,6 +56,14 @@ fn toolbox() -> Toolbox {
                     .unwrap_or("nobody")
                     .to_owned();
                 Ok(CallToolResult::text(format!("hello {name}")))
+            },
+        )
+        .with_tool(
+            Tool::new("log", ToolSchema::empty_object()),
+            |_: Map<String, Value>, cx: CallContext| async move {
+                cx.log(LoggingLevel::Info, json!("quiet")).await?;
+                cx.log(LoggingLevel::Error, json!("loud")).await?;
+                Ok(CallToolResult::text("logged"))
             },
         )
         .build()
@@ -157,7 +166,7 @@ async fn any_replica_serves_a_session_and_delete_ends_it_everywhere() {
     assert_eq!(reply.status, 200, "{reply:?}");
     assert_eq!(
         reply.json()["result"]["tools"].as_array().map(Vec::len),
-        Some(2)
+        Some(3)
     );
     assert_sessions_open(a, std::slice::from_ref(&id)).await;
 
@@ -302,6 +311,46 @@ async fn a_reconnected_get_stream_hears_notifications_from_another_replica() {
     );
 }
 
+/// `logging/setLevel` on one replica holds on every replica: on one that held a copy already
+/// (told through the store) and on one that restores the session afterwards (from the stored
+/// record). `log` sends an `info` and an `error` message (on the session's `GET` stream, as
+/// `rmcp` sends a call's log messages): only the `error` ones arrive, whichever replica ran
+/// the call.
+#[tokio::test]
+async fn a_log_level_set_on_one_replica_holds_on_every_replica() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (_, a) = replica(Arc::clone(&store)).await;
+    let (_, b) = replica(Arc::clone(&store)).await;
+    let (_, c) = replica(Arc::clone(&store)).await;
+    let id = session(a).await;
+    assert_sessions_open(b, std::slice::from_ref(&id)).await;
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {a}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
+    );
+    let mut events = Events::open(a, &get, "").await;
+    let set = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel",
+        "params": {"level": "error"}})
+    .to_string();
+    let reply = raw(a, &post_head(a, Some(&id), ""), &set).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // b hears of it through the store.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "log", "arguments": {}}})
+    .to_string();
+    for addr in [a, b, c] {
+        let reply = raw(addr, &post_head(addr, Some(&id), ""), &log).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let message = events.next().await;
+        assert_eq!(message["method"], "notifications/message", "{message}");
+        assert_eq!(
+            (&message["params"]["level"], &message["params"]["data"]),
+            (&json!("error"), &json!("loud")),
+            "the first message after the call on {addr}"
+        );
+    }
+}
+
 /// Ids no session has: made up, far too long, or with characters outside visible ASCII: 404,
 /// on a replica that holds nothing.
 #[tokio::test]
@@ -362,6 +411,9 @@ impl SessionStore for Flaky {
     }
     fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched> {
         Box::pin(async move { self.store()?.touch(record, idle).await })
+    }
+    fn update<'a>(&'a self, record: &'a SessionRecord) -> StoreFuture<'a, bool> {
+        Box::pin(async move { self.store()?.update(record).await })
     }
     fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move { self.store()?.delete(id, idle).await })

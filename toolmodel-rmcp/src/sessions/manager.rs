@@ -7,12 +7,13 @@ use std::sync::Arc;
 use futures_util::{Stream, StreamExt as _};
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, ServerJsonRpcMessage},
+    model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage},
     transport::{
         Transport,
         streamable_http_server::session::{
-            EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager, SessionState,
-            SessionStore as RmcpSessionStore, SessionStoreError,
+            EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+            SessionRestoreMarker, SessionState, SessionStore as RmcpSessionStore,
+            SessionStoreError,
             local::{LocalSessionManager, LocalSessionManagerError},
         },
     },
@@ -99,11 +100,24 @@ impl SessionManager for ReplicaSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        let message = match &self.relay {
-            Some(relay) => relay.incoming(message),
-            None => message,
+        let Some(relay) = &self.relay else {
+            return self.local.accept_message(id, message).await;
         };
-        self.local.accept_message(id, message).await
+        // The end of `rmcp`'s replay of `initialize` on this replica (a restore): the copy
+        // gets the log level the client set on another replica, before any request of the
+        // client's reaches it.
+        let restored = matches!(
+            &message,
+            ClientJsonRpcMessage::Notification(notification)
+                if notification.notification.extensions().get::<SessionRestoreMarker>().is_some()
+        );
+        self.local
+            .accept_message(id, relay.incoming(message))
+            .await?;
+        if restored && let Some(level) = relay.level_of(id) {
+            relay.apply_level(id, level).await;
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(

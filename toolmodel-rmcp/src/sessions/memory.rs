@@ -145,6 +145,19 @@ impl SessionStore for MemorySessionStore {
         })
     }
 
+    fn update<'a>(&'a self, record: &'a SessionRecord) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut inner = lock(&self.inner);
+            match inner.sessions.get_mut(&record.id) {
+                Some((stored, expires)) if *expires > now_ms() => {
+                    *stored = record.clone();
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })
+    }
+
     fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut inner = lock(&self.inner);

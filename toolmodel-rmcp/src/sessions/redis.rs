@@ -355,6 +355,22 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
+    /// One `SET XX KEEPTTL`.
+    fn update<'a>(&'a self, record: &'a SessionRecord) -> StoreFuture<'a, bool> {
+        STORE.traced("update", async move {
+            let json = to_json(record, "a session record")?;
+            let written: Option<String> = redis::cmd("SET")
+                .arg(self.session_key(&record.id))
+                .arg(json)
+                .arg("XX")
+                .arg("KEEPTTL")
+                .query_async(&mut self.connection.clone())
+                .await
+                .map_err(|err| self.failed("updating a session", err))?;
+            Ok(written.is_some())
+        })
+    }
+
     /// One script (`SET PX` of the deletion mark, `ZREM`, `DEL`).
     fn delete<'a>(&'a self, id: &'a str, idle: Duration) -> StoreFuture<'a, bool> {
         STORE.traced("delete", async move {

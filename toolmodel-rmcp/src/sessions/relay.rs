@@ -16,6 +16,10 @@
 //!   replica, and a `DELETE` to every replica ([`Relay::broadcast`], [`Relay::delete`]);
 //! - **listens** for all of those from the others ([`Relay::start`]).
 
+// `logging/setLevel` is deprecated by SEP-2577 (MCP 2026-07-28); the 2025-era sessions this
+// relays still use it.
+#![allow(deprecated)]
+
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, Weak},
@@ -24,7 +28,10 @@ use std::{
 
 use futures_util::{Stream, StreamExt as _};
 use rmcp::{
-    model::{ClientJsonRpcMessage, InitializeRequestParams, NumberOrString, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientRequest, InitializeRequestParams, NumberOrString,
+        ServerJsonRpcMessage, SetLevelRequest, SetLevelRequestParams,
+    },
     transport::streamable_http_server::session::{
         ServerSseMessage, SessionId, SessionManager as _, local::LocalSessionManager,
     },
@@ -33,12 +40,19 @@ use serde_json::Value;
 use tokio::sync::{OnceCell, mpsc};
 
 use super::store::{Relayed, RelayedKind, SessionRecord, SessionStore, Touched};
+use toolmodel::peer::LoggingLevel;
+
 use crate::{Error, lock::lock, server::log_throttle::LogThrottle};
 
 /// The longest `Mcp-Session-Id` a shared store is asked about: `rmcp`'s ids are UUIDs (36
 /// characters); anything longer than this, or with a character outside visible ASCII (MCP,
 /// Streamable HTTP, "Session Management": `0x21` to `0x7E`), is no session of ours.
 pub(crate) const MAX_SESSION_ID_LEN: usize = 128;
+
+/// The JSON-RPC id of the `logging/setLevel` a replica sends its own copy of a session to
+/// set the level the client asked on another replica; its response is dropped, never sent to
+/// the client.
+const LEVEL_REQUEST_ID: &str = "toolmodel.sessions/log-level";
 
 /// How many messages a `GET` stream of this replica queues for its client before the newest
 /// are dropped.
@@ -318,6 +332,61 @@ impl Relay {
         let _ = self.local.close_session(id).await;
     }
 
+    /// The client of session `id` set its log level to `level` on this replica: every other
+    /// replica holding a copy sets it too, and the store keeps it for copies made later; in
+    /// the background.
+    pub(crate) fn level_set(self: &Arc<Self>, id: &SessionId, level: LoggingLevel) {
+        let Some(record) = self.keep_level(id, level) else {
+            return;
+        };
+        let relay = Arc::clone(self);
+        let message = self.relayed(id, None, RelayedKind::LogLevel, serde_json::json!(level));
+        tokio::spawn(async move {
+            if let Err(err) = relay.store.update(&record).await {
+                store_failed("recording a log level", &err);
+            }
+            if let Err(err) = relay.store.publish(&message).await {
+                store_failed("telling the replicas of a log level", &err);
+            }
+        });
+    }
+
+    /// Records `level` in this replica's record of session `id`; the record, when it holds
+    /// one.
+    fn keep_level(&self, id: &SessionId, level: LoggingLevel) -> Option<Arc<SessionRecord>> {
+        let mut touched = lock(&self.touched);
+        let (record, _) = touched.get_mut(id)?;
+        let mut updated = SessionRecord::clone(record);
+        updated.log_level = Some(level);
+        *record = Arc::new(updated);
+        Some(Arc::clone(record))
+    }
+
+    /// The log level of this replica's record of session `id`, if the client set one.
+    pub(crate) fn level_of(&self, id: &SessionId) -> Option<LoggingLevel> {
+        lock(&self.touched)
+            .get(id)
+            .and_then(|(record, _)| record.log_level)
+    }
+
+    /// Sets `level` on this replica's copy of session `id`: a `logging/setLevel` of the
+    /// replica's own ([`LEVEL_REQUEST_ID`]), whose response the pump drops.
+    pub(crate) async fn apply_level(&self, id: &SessionId, level: LoggingLevel) {
+        // The same eight names on the wire.
+        let Ok(level) = serde_json::to_value(level).and_then(serde_json::from_value) else {
+            return;
+        };
+        let request =
+            ClientRequest::SetLevelRequest(SetLevelRequest::new(SetLevelRequestParams::new(level)));
+        let message = ClientJsonRpcMessage::request(
+            request,
+            NumberOrString::String(Arc::from(LEVEL_REQUEST_ID)),
+        );
+        if self.local.has_session(id).await.unwrap_or(false) {
+            let _ = self.local.accept_message(id, message).await;
+        }
+    }
+
     /// `message` as the client receives it from this replica: a request of the server's gets
     /// an id that names this replica (`r{replica}.n{number}` or `.s{string}`).
     pub(crate) fn outgoing(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
@@ -424,6 +493,9 @@ impl Relay {
                 let Some(message) = event.message else {
                     continue;
                 };
+                if answers_level_request(&message) {
+                    continue;
+                }
                 let message = relay.outgoing(Arc::unwrap_or_clone(message));
                 let Ok(value) = serde_json::to_value(&message) else {
                     continue;
@@ -485,8 +557,28 @@ impl Relay {
                 }
             }
             RelayedKind::Deleted => self.close_here(&id).await,
+            RelayedKind::LogLevel => {
+                if relayed.from == *self.replica {
+                    return;
+                }
+                let Ok(level) = serde_json::from_value::<LoggingLevel>(relayed.message) else {
+                    return;
+                };
+                self.keep_level(&id, level);
+                self.apply_level(&id, level).await;
+            }
         }
     }
+}
+
+/// Whether `message` answers a replica's own `logging/setLevel` ([`LEVEL_REQUEST_ID`]).
+fn answers_level_request(message: &ServerJsonRpcMessage) -> bool {
+    let id = match message {
+        ServerJsonRpcMessage::Response(response) => Some(&response.id),
+        ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
+        _ => None,
+    };
+    matches!(id, Some(NumberOrString::String(id)) if &**id == LEVEL_REQUEST_ID)
 }
 
 /// `r{replica}.{original}` split in two.

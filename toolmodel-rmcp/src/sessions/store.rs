@@ -10,6 +10,7 @@ use rmcp::model::InitializeRequestParams;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use toolmodel::peer::LoggingLevel;
 
 pub use crate::tasks::StoreFuture;
 
@@ -42,6 +43,10 @@ pub struct SessionRecord {
     pub owner: Option<(String, String)>,
     /// When it was made, in milliseconds since the Unix epoch.
     pub created_ms: u64,
+    /// The level the client last asked with `logging/setLevel`, on any replica; `None`:
+    /// never asked (the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
 }
 
 impl SessionRecord {
@@ -57,6 +62,7 @@ impl SessionRecord {
             initialize,
             owner,
             created_ms: crate::tasks::now_ms(),
+            log_level: None,
         }
     }
 }
@@ -117,6 +123,9 @@ pub enum RelayedKind {
     Notification,
     /// The client deleted the session (`DELETE`): every replica closes its copy.
     Deleted,
+    /// The client asked for another log level (`logging/setLevel`, the level as the message):
+    /// every replica holding a copy sets it there.
+    LogLevel,
 }
 
 /// What [`SessionStore::touch`] did.
@@ -168,6 +177,14 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ///
     /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
     fn touch<'a>(&'a self, record: &'a SessionRecord, idle: Duration) -> StoreFuture<'a, Touched>;
+
+    /// Replaces the stored record of session `record.id` by `record`, its expiry unchanged;
+    /// `false` when the session is gone (nothing is written).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SessionStore`](crate::Error::SessionStore) when the store cannot be reached.
+    fn update<'a>(&'a self, record: &'a SessionRecord) -> StoreFuture<'a, bool>;
 
     /// Deletes session `id`, leaving a mark that it was deleted for `idle` (so that no
     /// replica writes it again: [`touch`](Self::touch)); `false` when it was gone already.

@@ -372,6 +372,13 @@ impl McpHttpService {
             relay.restored(id);
             return answered;
         }
+        // A session's `logging/setLevel`, which other replicas' copies take too.
+        let asked_level = match (&front.relay, &session, &envelope) {
+            (Some(_), Some(_), Some(Envelope::Messages(heads))) if matches!(heads.as_slice(), [one] if one.method.as_deref() == Some("logging/setLevel")) => {
+                set_level(&body)
+            }
+            _ => None,
+        };
         let json_body = head.method == Method::POST && compat::json_errors::is_json(&head.headers);
         if let Some(envelope) = &envelope {
             head.extensions.insert(envelope.clone());
@@ -394,7 +401,14 @@ impl McpHttpService {
                             .map_err(|err| Refusal::from_store(&err))?;
                     }
                 }
-                (_, Some(id)) => relay.restored(id),
+                (_, Some(id)) => {
+                    relay.restored(id);
+                    if response.status().is_success()
+                        && let Some(level) = asked_level
+                    {
+                        relay.level_set(id, level);
+                    }
+                }
                 _ => {}
             }
         }
@@ -441,6 +455,21 @@ impl McpHttpService {
             _ => None,
         }
     }
+}
+
+/// The level of a body that is one `logging/setLevel` request.
+fn set_level(body: &Bytes) -> Option<toolmodel::peer::LoggingLevel> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        level: toolmodel::peer::LoggingLevel,
+    }
+    #[derive(serde::Deserialize)]
+    struct Request {
+        method: String,
+        params: Params,
+    }
+    let request: Request = serde_json::from_slice(body).ok()?;
+    (request.method == "logging/setLevel").then_some(request.params.level)
 }
 
 /// The future of [`McpHttpService`]'s responses.
