@@ -593,12 +593,20 @@ fn tokio_stream_from<T: Send + 'static>(
     futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
 }
 
-/// Hands each message for this replica to its session, while the relay lives.
+/// Hands each message for this replica to its session, while the relay lives: the server's
+/// messages for `GET` streams in order; the others each in a task of its own.
 async fn listen(relay: Weak<Relay>, mut messages: mpsc::Receiver<Relayed>) {
     while let Some(message) = messages.recv().await {
         let Some(relay) = relay.upgrade() else {
             return;
         };
-        relay.deliver(message).await;
+        if message.kind == RelayedKind::Event {
+            // In order, at once (a bounded queue per stream, never waited on).
+            relay.deliver(message).await;
+        } else {
+            // Each on its own: a session whose worker is slow to take a message holds up no
+            // other session's.
+            tokio::spawn(async move { relay.deliver(message).await });
+        }
     }
 }
