@@ -9,6 +9,20 @@
 //! `host:port` of the replica to kill mid-run (as nginx names it in `X-Upstream`), `KILL_PID`
 //! its process.
 //!
+//! `legacy_client gateway BALANCER_URL` runs the same client against the gateway phase's two
+//! `toolmodel gateway` replicas (one Redis session store), each in front of its own
+//! `conformance_server` (stdio): the gateway passes the upstream's `elicitation/create` and
+//! `sampling/createMessage` on to the client, and the client's answer, POSTed to either gateway,
+//! back to the upstream session of the gateway that asked. A gateway in front of one server
+//! keeps that server's tool names (no `conformance__` prefix). Its last line is
+//! `legacy-gateway: replicas=2 sessions=<n> calls=<c> cross_replica_answers=<a> lost=<l> reinitialized=<r>`
+//! and every line on stderr starts with `legacy-gateway:`. What differs from the run below
+//! ([`Mode::gateway`]): no step 1 (nothing here changes a tool list) and no step 3 (nothing is
+//! killed, so nothing should be re-issued: a call re-issued still counts, only its loss would
+//! fail the run); step 2 is 4 sessions of 8 rounds of `test_simple_text`, `test_elicitation` and
+//! `test_sampling`; a cross-replica answer is one POSTed through the other gateway than the
+//! call; step 4 wants the 404 from both gateways; the run gives up after 60 s.
+//!
 //! **Which replica served what**: the balancer adds `X-Upstream: $upstream_addr` to every
 //! response. [`Recorder`] is the HTTP client under `rmcp`'s transport (its
 //! `StreamableHttpClient` trait, on `reqwest`): it sends each POST, GET and DELETE as `rmcp`'s own
@@ -18,15 +32,15 @@
 //! every `initialize` and every 404. A session runs one call at a time, so the answer noted
 //! during a call is that call's (the call's result may come before the answer's 202: the client
 //! waits for the 202, at most 2 s). `sessions` counts every session opened: the watcher, the
-//! [`SESSIONS`] and the probe session.
+//! sessions of step 2 and the probe session.
 //!
 //! The run, every request through the balancer:
 //! 1. A watcher session opens its GET stream, then calls `test_trigger_tool_change` until that
 //!    POST is served by another replica than the GET stream (at most 5 times; a trigger on the
 //!    GET stream's own replica is let pass, its notification drained): the GET stream must then
 //!    receive `notifications/tools/list_changed` within 5 s (relayed between replicas).
-//! 2. [`SESSIONS`] sessions at once, each: `initialize`, `notifications/initialized`, its GET
-//!    stream (`rmcp` opens it after the handshake), then [`ROUNDS`] rounds of `test_simple_text`
+//! 2. 6 sessions at once ([`Mode::replicas`]), each: `initialize`, `notifications/initialized`,
+//!    its GET stream (`rmcp` opens it after the handshake), then 8 rounds of `test_simple_text`
 //!    (its text checked), `scale_replica` (200 ms in flight; it must name a replica),
 //!    `test_elicitation` (answered with a form matching the requested schema; the result must
 //!    echo it) and `test_sampling` (answered with a model's text; the result must quote it).
@@ -35,9 +49,9 @@
 //!    the client kills `KILL_PID` (SIGKILL). The calls in flight on it end (nginx answers 502 or
 //!    ends the event stream) and are re-issued; GET streams it held end and `rmcp` opens them
 //!    again (the balancer picks a live replica). Every session goes on.
-//! 4. Each session ends with `DELETE` (`rmcp` sends it when the service is cancelled); then a
-//!    `ping` with each deleted session id, sent 3 times (round-robin: to each live replica),
-//!    must get 404.
+//! 4. Each session ends with `DELETE` (`rmcp` sends it when the service is cancelled); then
+//!    `ping`s with each deleted session id (round-robin) must get 404, until every live replica
+//!    (by `X-Upstream`) answered one (at most 3 pings per replica).
 //!
 //! `calls` counts the calls of steps 2 and 3 that ended with their expected result;
 //! `cross_replica_answers` the elicitation and sampling answers whose POST was served by
@@ -61,8 +75,10 @@
 //! Exit status: 0 when `lost` and `reinitialized` are 0, `cross_replica_answers` is above 0, the
 //! watcher got its `tools/list_changed` from another replica, the replica was killed with at
 //! least one call re-issued, no request was served by it after the kill, and every deleted
-//! session got 404; 1 otherwise (the reasons on stderr); 2 for a bad command line. The whole run
-//! gives up after 100 s (stderr says why, and no `legacy:` line).
+//! session got 404 from every live replica; 1 otherwise (the reasons on stderr); 2 for a bad
+//! command line. The whole run gives up after 100 s (stderr says why, and no `legacy:` line).
+//! The gateway mode exits the same way, without the watcher's and the kill's conditions, and
+//! gives up after 60 s (no `legacy-gateway:` line then).
 
 // Sampling is deprecated by SEP-2577 (MCP 2026-07-28); the 2025-11-25 sessions this client
 // opens still use it.
@@ -113,12 +129,6 @@ use serde_json::{Value, json};
 use sse_stream::SseStream;
 
 const PROTOCOL: &str = "2025-11-25";
-const REPLICAS: usize = 3;
-const SESSIONS: usize = 6;
-const ROUNDS: usize = 8;
-/// The calls of one round: `test_simple_text`, `scale_replica`, `test_elicitation`,
-/// `test_sampling`.
-const CALLS_PER_ROUND: usize = 4;
 /// `scale_replica`'s wait in the sessions' rounds.
 const DELAY_MS: u64 = 200;
 /// The slow calls started just before the kill, and their wait.
@@ -126,7 +136,6 @@ const PROBES: usize = 9;
 const PROBE_DELAY_MS: u64 = 1_500;
 const ATTEMPTS: usize = 5;
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(8);
-const RUN_LIMIT: Duration = Duration::from_secs(100);
 /// The fixtures that change nothing on the server, re-issued like read-only tools.
 const SIDE_EFFECT_FREE: [&str; 3] = ["test_simple_text", "test_elicitation", "test_sampling"];
 /// The `_meta` key of `scale_replica`'s results (`examples/conformance_server.rs`).
@@ -135,6 +144,80 @@ const REPLICA_META: &str = "toolmodel.example/replica";
 const TRANSPORT_CLOSED: &str = "io.modelcontextprotocol/transportClosed";
 /// The text `test_sampling`'s answers carry.
 const MODEL_TEXT: &str = "Hello from the legacy client";
+
+/// The replica step 3 kills: its address as nginx names it in `X-Upstream`, and its process.
+struct Kill {
+    address: String,
+    pid: u32,
+}
+
+/// What a run checks (module docs): the legacy phase's or the gateway's.
+struct Mode {
+    /// The summary line's first word, also the prefix of every line on stderr.
+    label: &'static str,
+    /// The servers behind the balancer.
+    replicas: usize,
+    /// Step 2's sessions, their rounds, and the calls of a round.
+    sessions: usize,
+    rounds: usize,
+    round: &'static [&'static str],
+    /// Whether step 1 runs (`tools/list_changed` across replicas).
+    list_changed: bool,
+    /// The replica step 3 kills; no step 3 without one.
+    kill: Option<Kill>,
+    /// The whole run gives up after this.
+    limit: Duration,
+}
+
+impl Mode {
+    /// `legacy_client BALANCER_URL KILL_ADDRESS KILL_PID`: three `conformance_server` replicas.
+    fn replicas(kill: Kill) -> Self {
+        Self {
+            label: "legacy",
+            replicas: 3,
+            sessions: 6,
+            rounds: 8,
+            round: &[
+                "test_simple_text",
+                "scale_replica",
+                "test_elicitation",
+                "test_sampling",
+            ],
+            list_changed: true,
+            kill: Some(kill),
+            limit: Duration::from_secs(100),
+        }
+    }
+
+    /// `legacy_client gateway BALANCER_URL`: two `toolmodel gateway` replicas.
+    fn gateway() -> Self {
+        Self {
+            label: "legacy-gateway",
+            replicas: 2,
+            sessions: 4,
+            rounds: 8,
+            round: &["test_simple_text", "test_elicitation", "test_sampling"],
+            list_changed: false,
+            kill: None,
+            limit: Duration::from_secs(60),
+        }
+    }
+
+    /// The replicas serving at the end: all but the killed one.
+    fn live(&self) -> usize {
+        self.replicas - usize::from(self.kill.is_some())
+    }
+}
+
+/// The label of [`Mode`] every line on stderr starts with, set once in `main`.
+static LABEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// `eprintln!` with the mode's label in front.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}: {}", LABEL.get().copied().unwrap_or("legacy"), format_args!($($arg)*))
+    };
+}
 
 /// What one session's HTTP exchanges showed (see the module docs).
 #[derive(Default)]
@@ -471,7 +554,7 @@ struct Tally {
 
 impl Tally {
     fn problem(&self, text: String) {
-        eprintln!("legacy: {text}");
+        say!("{text}");
         self.problems
             .lock()
             .unwrap_or_else(|err| err.into_inner())
@@ -483,8 +566,7 @@ struct Run {
     url: String,
     http: reqwest::Client,
     tally: Tally,
-    kill_address: String,
-    kill_pid: u32,
+    mode: Mode,
     killed_at: Mutex<Option<Instant>>,
     /// Every session opened, its trail kept for the checks at the end.
     trails: Mutex<Vec<Arc<Mutex<Trail>>>>,
@@ -594,7 +676,7 @@ impl Run {
             if attempt == ATTEMPTS {
                 return Err(format!("no response in {ATTEMPTS} tries: {why}"));
             }
-            eprintln!("legacy: {name}: no response ({why}), re-issued");
+            say!("{name}: no response ({why}), re-issued");
             self.tally.reissued.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -683,18 +765,13 @@ impl Run {
             Err(why) => {
                 self.tally
                     .lost
-                    .fetch_add(ROUNDS * CALLS_PER_ROUND, Ordering::Relaxed);
+                    .fetch_add(self.mode.rounds * self.mode.round.len(), Ordering::Relaxed);
                 self.tally.problem(format!("session {index}: {why}"));
                 return None;
             }
         };
-        for round in 0..ROUNDS {
-            for name in [
-                "test_simple_text",
-                "scale_replica",
-                "test_elicitation",
-                "test_sampling",
-            ] {
+        for round in 0..self.mode.rounds {
+            for name in self.mode.round {
                 self.step(&session, name, round).await;
                 self.tally.ended.fetch_add(1, Ordering::Relaxed);
             }
@@ -704,8 +781,8 @@ impl Run {
 
     /// Step 3: waits for a third of step 2's calls, starts [`PROBES`] slow calls on a probe
     /// session, and kills the replica with them in flight.
-    async fn kill_midway(self: &Arc<Self>) -> Option<Session> {
-        let total = SESSIONS * ROUNDS * CALLS_PER_ROUND;
+    async fn kill_midway(self: &Arc<Self>, kill: &Kill) -> Option<Session> {
+        let total = self.mode.sessions * self.mode.rounds * self.mode.round.len();
         while self.tally.ended.load(Ordering::Relaxed) < total / 3 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -732,19 +809,19 @@ impl Run {
             .collect();
         tokio::time::sleep(Duration::from_millis(300)).await;
         let status = std::process::Command::new("kill")
-            .args(["-KILL", &self.kill_pid.to_string()])
+            .args(["-KILL", &kill.pid.to_string()])
             .status();
         *self.killed_at.lock().unwrap_or_else(|err| err.into_inner()) = Some(Instant::now());
         match status {
-            Ok(status) if status.success() => eprintln!(
-                "legacy: killed the replica at {} (pid {}) after {} calls, {PROBES} slow calls in flight",
-                self.kill_address,
-                self.kill_pid,
+            Ok(status) if status.success() => say!(
+                "killed the replica at {} (pid {}) after {} calls, {PROBES} slow calls in flight",
+                kill.address,
+                kill.pid,
                 self.tally.ended.load(Ordering::Relaxed)
             ),
             other => self
                 .tally
-                .problem(format!("could not kill pid {}: {other:?}", self.kill_pid)),
+                .problem(format!("could not kill pid {}: {other:?}", kill.pid)),
         }
         for probe in probes {
             if let Err(err) = probe.await {
@@ -783,9 +860,7 @@ impl Run {
             let trigger = served.call.unwrap_or_default();
             let get_now = session.trail().get.clone().unwrap_or_default();
             if trigger == get_now {
-                eprintln!(
-                    "legacy: trigger {attempt} served by the GET stream's own replica {trigger}, again"
-                );
+                say!("trigger {attempt} served by the GET stream's own replica {trigger}, again");
                 continue;
             }
             if arrived.is_err() {
@@ -793,9 +868,7 @@ impl Run {
                     "no notifications/tools/list_changed in 5 s on the GET stream of {get_now} (first {get}) after the trigger on {trigger}"
                 ));
             }
-            eprintln!(
-                "legacy: tools/list_changed raised on {trigger}, received on the GET stream of {get_now}"
-            );
+            say!("tools/list_changed raised on {trigger}, received on the GET stream of {get_now}");
             let _ = session.service.cancel().await;
             return Ok(());
         }
@@ -803,7 +876,8 @@ impl Run {
     }
 
     /// Step 4: `DELETE` for each session, then a `ping` with each deleted id must get 404 from
-    /// every live replica.
+    /// every live replica: pings (round-robin) until each of them answered one, at most three
+    /// per replica.
     async fn delete(&self, sessions: Vec<Session>) -> Result<(), String> {
         let mut ids = Vec::new();
         for session in sessions {
@@ -813,8 +887,14 @@ impl Run {
                 Err(err) => return Err(format!("closing a session: {err}")),
             }
         }
+        let live = self.mode.live();
+        let mut pings = 0;
         for id in &ids {
-            for _ in 0..REPLICAS {
+            let mut answered = std::collections::BTreeSet::new();
+            for _ in 0..3 * self.mode.replicas {
+                if answered.len() == live {
+                    break;
+                }
                 let response = self
                     .http
                     .post(&self.url)
@@ -828,6 +908,7 @@ impl Run {
                     .send()
                     .await
                     .map_err(|err| format!("ping after DELETE: {err}"))?;
+                pings += 1;
                 let served = upstream(response.headers());
                 if response.status() != StatusCode::NOT_FOUND {
                     return Err(format!(
@@ -835,10 +916,16 @@ impl Run {
                         response.status()
                     ));
                 }
+                answered.extend(served);
+            }
+            if answered.len() != live {
+                return Err(format!(
+                    "ping with the deleted session {id}: 404 from {answered:?} only, not from {live} replicas"
+                ));
             }
         }
-        eprintln!(
-            "legacy: {} sessions deleted; a ping with each id got 404 {REPLICAS} times",
+        say!(
+            "{} sessions deleted; a ping with each id got 404 from each of the {live} live replicas ({pings} pings)",
             ids.len()
         );
         Ok(())
@@ -851,14 +938,44 @@ struct Outcome {
     reinitialized: usize,
 }
 
+/// Sums `count` over every session's trail.
+fn sum_trails(run: &Run, count: impl Fn(&Trail) -> usize) -> usize {
+    run.trails
+        .lock()
+        .unwrap_or_else(|err| err.into_inner())
+        .iter()
+        .map(|trail| count(&trail.lock().unwrap_or_else(|err| err.into_inner())))
+        .sum()
+}
+
+/// Requests served by the killed replica well after its kill (none may be).
+fn served_after_kill(run: &Run) -> usize {
+    let killed_at = *run.killed_at.lock().unwrap_or_else(|err| err.into_inner());
+    let (Some(killed_at), Some(kill)) = (killed_at, &run.mode.kill) else {
+        return 0;
+    };
+    sum_trails(run, |trail| {
+        trail
+            .served
+            .iter()
+            .filter(|(at, by)| *at > killed_at + Duration::from_millis(200) && *by == kill.address)
+            .count()
+    })
+}
+
 async fn legacy(run: Arc<Run>) -> Result<Outcome, String> {
     let started = Instant::now();
-    run.list_changed().await?;
-    let killer = {
+    if run.mode.list_changed {
+        run.list_changed().await?;
+    }
+    let killer = run.mode.kill.is_some().then(|| {
         let run = Arc::clone(&run);
-        tokio::spawn(async move { run.kill_midway().await })
-    };
-    let workers: Vec<_> = (0..SESSIONS)
+        tokio::spawn(async move {
+            let kill = run.mode.kill.as_ref().expect("a replica to kill");
+            run.kill_midway(kill).await
+        })
+    });
+    let workers: Vec<_> = (0..run.mode.sessions)
         .map(|index| {
             let run = Arc::clone(&run);
             tokio::spawn(async move { run.session(index).await })
@@ -872,58 +989,36 @@ async fn legacy(run: Arc<Run>) -> Result<Outcome, String> {
                 .map_err(|err| format!("a session failed: {err}"))?,
         );
     }
-    sessions.extend(
-        killer
-            .await
-            .map_err(|err| format!("the killer failed: {err}"))?,
-    );
+    if let Some(killer) = killer {
+        sessions.extend(
+            killer
+                .await
+                .map_err(|err| format!("the killer failed: {err}"))?,
+        );
+    }
     let opened = run
         .trails
         .lock()
         .unwrap_or_else(|err| err.into_inner())
         .len();
     let count = sessions.len();
-    let not_found: usize = run
-        .trails
-        .lock()
-        .unwrap_or_else(|err| err.into_inner())
-        .iter()
-        .map(|trail| {
-            trail
-                .lock()
-                .unwrap_or_else(|err| err.into_inner())
-                .not_found
-        })
-        .sum();
+    let not_found = sum_trails(&run, |trail| trail.not_found);
     run.delete(sessions).await?;
-    let trails = run.trails.lock().unwrap_or_else(|err| err.into_inner());
-    let (mut reinitialized, mut gets) = (0, 0);
-    let mut late = Vec::new();
-    let killed_at = *run.killed_at.lock().unwrap_or_else(|err| err.into_inner());
-    for trail in trails.iter() {
-        let trail = trail.lock().unwrap_or_else(|err| err.into_inner());
-        reinitialized += trail.initializes.saturating_sub(1);
-        gets += trail.gets;
-        if let Some(killed_at) = killed_at {
-            late.extend(
-                trail
-                    .served
-                    .iter()
-                    .filter(|(at, by)| {
-                        *at > killed_at + Duration::from_millis(200) && *by == run.kill_address
-                    })
-                    .map(|(_, by)| by.clone()),
-            );
-        }
-    }
-    if !late.is_empty() {
+    let reinitialized = sum_trails(&run, |trail| trail.initializes.saturating_sub(1));
+    let gets = sum_trails(&run, |trail| trail.gets);
+    let late = served_after_kill(&run);
+    if late > 0 {
         run.tally.problem(format!(
-            "{} requests served by the killed replica after its kill",
-            late.len()
+            "{late} requests served by the killed replica after its kill"
         ));
     }
-    eprintln!(
-        "legacy: {opened} sessions opened ({count} of them deleted at the end, the watcher before), {gets} GET streams, {not_found} responses 404 before the DELETEs, {} calls re-issued; {:.1} s",
+    say!(
+        "{opened} sessions opened ({count} of them deleted at the end{}), {gets} GET streams, {not_found} responses 404 before the DELETEs, {} calls re-issued; {:.1} s",
+        if run.mode.list_changed {
+            ", the watcher before"
+        } else {
+            ""
+        },
         run.tally.reissued.load(Ordering::Relaxed),
         started.elapsed().as_secs_f64()
     );
@@ -933,41 +1028,58 @@ async fn legacy(run: Arc<Run>) -> Result<Outcome, String> {
     })
 }
 
+/// The command line: the balancer's URL and the mode; exits 2 when it is not one.
+fn command_line() -> (String, Mode) {
+    let usage = "usage: legacy_client BALANCER_URL KILL_ADDRESS KILL_PID | legacy_client gateway BALANCER_URL";
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [command, url] if command == "gateway" => (url.clone(), Mode::gateway()),
+        [url, address, pid] => {
+            let Ok(pid) = pid.parse() else {
+                eprintln!("legacy: KILL_PID {pid:?} is not a process id");
+                std::process::exit(2);
+            };
+            let kill = Kill {
+                address: address.clone(),
+                pid,
+            };
+            (url.clone(), Mode::replicas(kill))
+        }
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [url, kill_address, kill_pid] = args.as_slice() else {
-        eprintln!("usage: legacy_client BALANCER_URL KILL_ADDRESS KILL_PID");
-        std::process::exit(2);
-    };
-    let Ok(kill_pid) = kill_pid.parse() else {
-        eprintln!("legacy: KILL_PID {kill_pid:?} is not a process id");
-        std::process::exit(2);
-    };
+    let (url, mode) = command_line();
+    let _ = LABEL.set(mode.label);
+    let limit = mode.limit;
     let http = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(2))
         .build()
         .unwrap_or_else(|err| {
-            eprintln!("legacy: no HTTP client: {err}");
+            say!("no HTTP client: {err}");
             std::process::exit(1);
         });
     let run = Arc::new(Run {
-        url: url.clone(),
+        url,
         http,
         tally: Tally::default(),
-        kill_address: kill_address.clone(),
-        kill_pid,
+        mode,
         killed_at: Mutex::new(None),
         trails: Mutex::new(Vec::new()),
     });
-    let outcome = match tokio::time::timeout(RUN_LIMIT, legacy(Arc::clone(&run))).await {
+    let outcome = match tokio::time::timeout(limit, legacy(Arc::clone(&run))).await {
         Ok(Ok(outcome)) => outcome,
         Ok(Err(why)) => {
-            eprintln!("legacy: {why}");
+            say!("{why}");
             std::process::exit(1);
         }
         Err(_) => {
-            eprintln!("legacy: the run did not end in {RUN_LIMIT:?}");
+            say!("the run did not end in {limit:?}");
             std::process::exit(1);
         }
     };
@@ -983,16 +1095,16 @@ async fn main() {
         .unwrap_or_else(|err| err.into_inner())
         .is_empty();
     if cross == 0 {
-        eprintln!("legacy: no elicitation or sampling answer landed on another replica");
+        say!("no elicitation or sampling answer landed on another replica");
         failed = true;
     }
-    if tally.reissued.load(Ordering::Relaxed) == 0 {
-        eprintln!("legacy: no call was in flight on the killed replica (nothing re-issued)");
+    if run.mode.kill.is_some() && tally.reissued.load(Ordering::Relaxed) == 0 {
+        say!("no call was in flight on the killed replica (nothing re-issued)");
         failed = true;
     }
     println!(
-        "legacy: replicas={REPLICAS} sessions={} calls={calls} cross_replica_answers={cross} lost={lost} reinitialized={}",
-        outcome.sessions, outcome.reinitialized
+        "{}: replicas={} sessions={} calls={calls} cross_replica_answers={cross} lost={lost} reinitialized={}",
+        run.mode.label, run.mode.replicas, outcome.sessions, outcome.reinitialized
     );
     if failed || lost > 0 || outcome.reinitialized > 0 {
         std::process::exit(1);

@@ -39,6 +39,20 @@
 #   gateway: replicas=2 calls=<n> cross_replica_retries=<m> lost=<k>
 # Bounded: the gateways must be up within 30 s, the client gives up after 100 s.
 #
+# Legacy-gateway run (issue 43), right after it on the same gateways and nginx: the gateways are
+# started with MCP_SESSION_STORE naming the Redis of the tasks phase (their 2025-era sessions;
+# the 2026-07-28 calls above have none) and this nginx names the gateway serving each response
+# (X-Upstream: $upstream_addr). `legacy_client gateway` (scale/legacy_client.rs, protocol
+# 2025-11-25) runs 4 sessions at once, each 8 rounds of test_simple_text, test_elicitation and
+# test_sampling (tool names as the upstream's: a gateway over one server prefixes none); the
+# gateway passes the upstream's elicitation and sampling requests on to the client, and the
+# client's answer, a POST nginx may hand to the other gateway, back to the asking one's upstream
+# session. Then DELETE for each session; a request with a deleted id must get 404 from both
+# gateways. Nothing is killed. Its line comes just before the legacy phase's, and the exit
+# status is non-zero unless lost=0, reinitialized=0 and cross_replica_answers > 0:
+#   legacy-gateway: replicas=2 sessions=<n> calls=<c> cross_replica_answers=<a> lost=<l> reinitialized=<r>
+# Bounded: the client gives up after 60 s (killed after 70).
+#
 # Legacy phase (issue 43): MCP 2025-11-25 sessions on any replica. The three replicas are
 # restarted (same ports) with MCP_SESSION_STORE naming the Redis of the tasks phase (sessions
 # and tasks in one Redis), behind a third nginx like the first (round-robin, no stickiness, no
@@ -49,8 +63,9 @@
 # balancer hands to any replica), checks that tools/list_changed raised on one replica reaches a
 # GET stream held by another, kills one replica (SIGKILL) mid-run with calls in flight on it
 # (re-issued when safe: see the client's docs), and ends every session with DELETE (a later
-# request with its id must get 404). Its line comes last, and the exit status is non-zero unless
-# lost=0, reinitialized=0 and cross_replica_answers > 0 (and the client's other checks pass):
+# request with its id must get 404 from each live replica). Its line comes last, and the exit
+# status is non-zero unless lost=0, reinitialized=0 and cross_replica_answers > 0 (and the
+# client's other checks pass):
 #   legacy: replicas=3 sessions=<n> calls=<c> cross_replica_answers=<a> lost=<l> reinitialized=<r>
 # Bounded: the replicas and nginx must be up within 30 s, the client gives up after 100 s.
 set -euo pipefail
@@ -283,8 +298,9 @@ for name in "${gateway_names[@]}"; do
 {"mcpServers": {"conformance": {"command": "$server_bin",
   "env": {"MCP_REPLICA": "$name", "MCP_REQUEST_STATE_KEY": "$upstream_key"}}}}
 EOF
-    MCP_REQUEST_STATE_KEY="$gateway_key" "$cli_bin" gateway --config "$work/$name.json" \
-        --http 127.0.0.1:0 2>"$work/$name.log" &
+    # Their 2025-era sessions (the legacy-gateway run below) in the Redis of the tasks phase.
+    MCP_REQUEST_STATE_KEY="$gateway_key" MCP_SESSION_STORE="$MCP_TASK_STORE" "$cli_bin" gateway \
+        --config "$work/$name.json" --http 127.0.0.1:0 2>"$work/$name.log" &
     pid[$name]=$!
     pids+=("$!")
 done
@@ -300,7 +316,8 @@ for name in "${gateway_names[@]}"; do
     gateway_upstreams+="        server $authority max_fails=1 fail_timeout=10s;  # $name"$'\n'
 done
 gateway_port="$("$client_bin" free-port)"
-write_nginx_conf "$work/nginx-gateway" "$gateway_port" "$gateway_upstreams"
+# Each response names the gateway that served it (for the legacy-gateway run's count).
+write_nginx_conf "$work/nginx-gateway" "$gateway_port" "$gateway_upstreams" 'add_header X-Upstream $upstream_addr always;'
 start_nginx "$work/nginx-gateway" "$gateway_port"
 gateway_status=0
 timeout --kill-after=5 110 "$client_bin" gateway "http://127.0.0.1:$gateway_port/mcp" \
@@ -314,6 +331,25 @@ if [ "$gateway_status" -ne 0 ]; then
     echo "$summary"
     echo "$tasks_summary"
     echo "$gateway_summary"
+    exit 1
+fi
+
+echo "== legacy-gateway run: 2025-11-25 sessions through the same two gateways and nginx"
+legacy_gateway_status=0
+timeout --kill-after=5 70 "$legacy_bin" gateway "http://127.0.0.1:$gateway_port/mcp" \
+    >"$work/legacy-gateway.out" || legacy_gateway_status=$?
+legacy_gateway_summary="$(tail -n 1 "$work/legacy-gateway.out" 2>/dev/null || true)"
+if [[ "$legacy_gateway_summary" != legacy-gateway:* ]] || [ "$legacy_gateway_status" -ne 0 ]; then
+    echo "== gateway nginx access log: requests by status and gateway(s) tried"
+    access_summary "$work/nginx-gateway"
+    echo "$summary"
+    echo "$tasks_summary"
+    echo "$gateway_summary"
+    if [[ "$legacy_gateway_summary" != legacy-gateway:* ]]; then
+        echo "error: the legacy-gateway client failed (status $legacy_gateway_status) and printed no summary" >&2
+    else
+        echo "$legacy_gateway_summary"
+    fi
     exit 1
 fi
 
@@ -350,6 +386,7 @@ legacy_summary="$(tail -n 1 "$work/legacy.out" 2>/dev/null || true)"
 echo "$summary"
 echo "$tasks_summary"
 echo "$gateway_summary"
+echo "$legacy_gateway_summary"
 if [[ "$legacy_summary" != legacy:* ]]; then
     echo "error: the legacy client failed (status $legacy_status) and printed no summary" >&2
     exit 1
