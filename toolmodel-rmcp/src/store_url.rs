@@ -3,35 +3,38 @@
 
 /// The store a URL names.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum StoreUrl<'a> {
+pub(crate) enum StoreUrl {
     /// None or empty: the memory store.
     Memory,
-    /// `redis://...` or `rediss://...`, trimmed.
-    Redis(&'a str),
+    /// `redis://...` or `rediss://...`, trimmed (only in a build with the `redis` feature).
+    #[cfg(feature = "redis")]
+    Redis(String),
 }
-
-/// What a build without the `redis` feature says of a Redis URL.
-#[cfg(not(feature = "redis"))]
-pub(crate) const NO_REDIS: &str =
-    "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)";
 
 /// The store `url` names.
 ///
 /// # Errors
 ///
-/// Another scheme: the URL as errors show it and what is wrong.
-pub(crate) fn parse(url: Option<&str>) -> Result<StoreUrl<'_>, (String, String)> {
+/// Another scheme, or a Redis URL in a build without the `redis` feature: the URL as errors
+/// show it and what is wrong.
+pub(crate) fn parse(url: Option<&str>) -> Result<StoreUrl, (String, String)> {
     let url = url.map(str::trim).unwrap_or_default();
     if url.is_empty() {
-        Ok(StoreUrl::Memory)
-    } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-        Ok(StoreUrl::Redis(url))
-    } else {
-        Err((
+        return Ok(StoreUrl::Memory);
+    }
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err((
             without_password(url),
             "expected redis://HOST:PORT[/DB], or nothing for the memory store".to_owned(),
-        ))
+        ));
     }
+    #[cfg(feature = "redis")]
+    return Ok(StoreUrl::Redis(url.to_owned()));
+    #[cfg(not(feature = "redis"))]
+    Err((
+        without_password(url),
+        "this build of toolmodel-rmcp has no Redis store (its `redis` feature is off)".to_owned(),
+    ))
 }
 
 /// `url` as errors show it: the password of its user information (`redis://:PASSWORD@HOST`,

@@ -267,16 +267,30 @@ async fn a_get_stream_on_one_replica_hears_list_changed_raised_on_another() {
     let (server_b, b) = replica(Arc::clone(&store)).await;
     let id = session(a).await;
     assert_sessions_open(b, std::slice::from_ref(&id)).await;
-    assert_list_changed_crosses(a, &server_b, &id).await;
+    assert_list_changed_crosses(a, &server_b, &id, None).await;
 }
 
-/// A `GET` stream of session `id` on `a` hears `notifications/tools/list_changed` raised by
-/// `other`'s `set_toolbox`.
-async fn assert_list_changed_crosses(a: SocketAddr, other: &ToolboxServer, id: &str) {
-    let get = format!(
-        "GET /mcp HTTP/1.1\r\nHost: {a}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
+/// The head of a `GET` of session `id`'s stream on `addr`, reconnecting after
+/// `last_event_id` when given.
+fn get_head(addr: SocketAddr, id: &str, last_event_id: Option<&str>) -> String {
+    let mut head = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
     );
-    let mut events = Events::open(a, &get, "").await;
+    if let Some(last_event_id) = last_event_id {
+        head.push_str(&format!("\r\nLast-Event-ID: {last_event_id}"));
+    }
+    head
+}
+
+/// A `GET` stream of session `id` on `a` (reconnecting after `last_event_id` when given)
+/// hears `notifications/tools/list_changed` raised by `other`'s `set_toolbox`.
+async fn assert_list_changed_crosses(
+    a: SocketAddr,
+    other: &ToolboxServer,
+    id: &str,
+    last_event_id: Option<&str>,
+) {
+    let mut events = Events::open(a, &get_head(a, id, last_event_id), "").await;
     // The stream is registered once its head is out; the change comes after.
     other.set_toolbox(toolbox());
     let notification = tokio::time::timeout(Duration::from_secs(5), events.next())
@@ -297,18 +311,7 @@ async fn a_reconnected_get_stream_hears_notifications_from_another_replica() {
     let (server_a, a) = replica(Arc::clone(&store)).await;
     let (_, b) = replica(Arc::clone(&store)).await;
     let id = session(a).await;
-    let get = format!(
-        "GET /mcp HTTP/1.1\r\nHost: {b}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: 0"
-    );
-    let mut events = Events::open(b, &get, "").await;
-    server_a.set_toolbox(toolbox());
-    let notification = tokio::time::timeout(Duration::from_secs(5), events.next())
-        .await
-        .expect("the notification arrives within 5 s");
-    assert_eq!(
-        notification["method"], "notifications/tools/list_changed",
-        "{notification}"
-    );
+    assert_list_changed_crosses(b, &server_a, &id, Some("0")).await;
 }
 
 /// `logging/setLevel` on one replica holds on every replica: on one that held a copy already
@@ -324,10 +327,7 @@ async fn a_log_level_set_on_one_replica_holds_on_every_replica() {
     let (_, c) = replica(Arc::clone(&store)).await;
     let id = session(a).await;
     assert_sessions_open(b, std::slice::from_ref(&id)).await;
-    let get = format!(
-        "GET /mcp HTTP/1.1\r\nHost: {a}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25"
-    );
-    let mut events = Events::open(a, &get, "").await;
+    let mut events = Events::open(a, &get_head(a, &id, None), "").await;
     let set = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel",
         "params": {"level": "error"}})
     .to_string();
@@ -536,7 +536,7 @@ async fn on_redis_sessions_cross_replicas_and_survive_a_restart_of_redis_under_l
     let id = session(a).await;
     assert_sessions_open(b, std::slice::from_ref(&id)).await;
     assert_answer_crosses(a, b, &id).await;
-    assert_list_changed_crosses(a, &servers[1].0, &id).await;
+    assert_list_changed_crosses(a, &servers[1].0, &id, None).await;
 
     // Load: calls in turn on a and b, which hold the session, until told to stop.
     let stop = Arc::new(AtomicBool::new(false));

@@ -5,8 +5,6 @@
 use std::sync::Arc;
 
 use super::{memory::MemorySessionStore, store::SessionStore};
-#[cfg(not(feature = "redis"))]
-use crate::store_url::{NO_REDIS, without_password};
 use crate::{
     Error,
     store_url::{StoreUrl, parse},
@@ -27,24 +25,12 @@ pub const SESSION_STORE_ENV: &str = "MCP_SESSION_STORE";
 pub async fn session_store_from_url(url: Option<&str>) -> Result<Arc<dyn SessionStore>, Error> {
     match parse(url) {
         Ok(StoreUrl::Memory) => Ok(Arc::new(MemorySessionStore::new())),
-        Ok(StoreUrl::Redis(url)) => connect_redis(url).await,
+        #[cfg(feature = "redis")]
+        Ok(StoreUrl::Redis(url)) => Ok(Arc::new(
+            super::redis::RedisSessionStore::connect(&url).await?,
+        )),
         Err((url, message)) => Err(Error::SessionStoreUrl { url, message }),
     }
-}
-
-#[cfg(feature = "redis")]
-async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
-    Ok(Arc::new(
-        super::redis::RedisSessionStore::connect(url).await?,
-    ))
-}
-
-#[cfg(not(feature = "redis"))]
-async fn connect_redis(url: &str) -> Result<Arc<dyn SessionStore>, Error> {
-    Err(Error::SessionStoreUrl {
-        url: without_password(url),
-        message: NO_REDIS.to_owned(),
-    })
 }
 
 #[cfg(test)]

@@ -4,8 +4,6 @@
 use std::sync::Arc;
 
 use super::{memory::MemoryTaskStore, store::TaskStore};
-#[cfg(not(feature = "redis"))]
-use crate::store_url::{NO_REDIS, without_password};
 use crate::{
     Error,
     store_url::{StoreUrl, parse},
@@ -21,22 +19,12 @@ use crate::{
 pub async fn task_store_from_url(url: Option<&str>) -> Result<Arc<dyn TaskStore>, Error> {
     match parse(url) {
         Ok(StoreUrl::Memory) => Ok(Arc::new(MemoryTaskStore::new())),
-        Ok(StoreUrl::Redis(url)) => connect_redis(url).await,
+        #[cfg(feature = "redis")]
+        Ok(StoreUrl::Redis(url)) => {
+            Ok(Arc::new(super::redis::RedisTaskStore::connect(&url).await?))
+        }
         Err((url, message)) => Err(Error::TaskStoreUrl { url, message }),
     }
-}
-
-#[cfg(feature = "redis")]
-async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
-    Ok(Arc::new(super::redis::RedisTaskStore::connect(url).await?))
-}
-
-#[cfg(not(feature = "redis"))]
-async fn connect_redis(url: &str) -> Result<Arc<dyn TaskStore>, Error> {
-    Err(Error::TaskStoreUrl {
-        url: without_password(url),
-        message: NO_REDIS.to_owned(),
-    })
 }
 
 #[cfg(test)]
