@@ -213,6 +213,14 @@ impl Mode {
 static LABEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
 
 /// `eprintln!` with the mode's label in front.
+#[path = "replies.rs"]
+mod replies;
+#[path = "within_limit.rs"]
+mod within_limit;
+
+use replies::{form_content, text};
+use within_limit::within_limit;
+
 macro_rules! say {
     ($($arg:tt)*) => {
         eprintln!("{}: {}", LABEL.get().copied().unwrap_or("legacy"), format_args!($($arg)*))
@@ -270,13 +278,16 @@ impl Recorder {
         served
     }
 
-    fn request(
+    /// Sends `builder`'s request with the session's id, the token and the custom headers
+    /// (as `rmcp`'s own `reqwest` client does) and notes its answer ([`Recorder::note`]): the
+    /// response and the upstream that served it.
+    async fn send(
         &self,
         builder: reqwest::RequestBuilder,
         session_id: Option<&str>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> reqwest::RequestBuilder {
+    ) -> Result<(reqwest::Response, Option<String>), reqwest::Error> {
         let mut builder = builder.headers(custom_headers.into_iter().collect());
         if let Some(session_id) = session_id {
             builder = builder.header(HEADER_SESSION_ID, session_id);
@@ -284,7 +295,9 @@ impl Recorder {
         if let Some(token) = auth_header {
             builder = builder.bearer_auth(token);
         }
-        builder
+        let response = builder.send().await?;
+        let served = self.note(response.headers(), response.status(), session_id.is_some());
+        Ok((response, served))
     }
 }
 
@@ -337,13 +350,10 @@ impl StreamableHttpClient for Recorder {
                 format!("{JSON_MIME_TYPE}, {EVENT_STREAM_MIME_TYPE}"),
             )
             .json(&message);
-        let with_session = session_id.is_some();
-        let response = self
-            .request(builder, session_id.as_deref(), auth_header, custom_headers)
-            .send()
+        let (response, served) = self
+            .send(builder, session_id.as_deref(), auth_header, custom_headers)
             .await?;
         let status = response.status();
-        let served = self.note(response.headers(), status, with_session);
         {
             let mut trail = self.trail.lock().unwrap_or_else(|err| err.into_inner());
             if is_call {
@@ -356,7 +366,7 @@ impl StreamableHttpClient for Recorder {
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);
         }
-        if status == StatusCode::NOT_FOUND && with_session {
+        if status == StatusCode::NOT_FOUND && session_id.is_some() {
             return Err(StreamableHttpError::SessionExpired);
         }
         let new_session = response
@@ -404,12 +414,10 @@ impl StreamableHttpClient for Recorder {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
         let builder = self.http.delete(uri.as_ref());
-        let response = self
-            .request(builder, Some(&session_id), auth_header, custom_headers)
-            .send()
+        let (response, _) = self
+            .send(builder, Some(&session_id), auth_header, custom_headers)
             .await?;
         let status = response.status();
-        self.note(response.headers(), status, true);
         if !status.is_success() {
             return Err(unexpected(format!("DELETE: HTTP {status}")));
         }
@@ -431,17 +439,14 @@ impl StreamableHttpClient for Recorder {
         if let Some(last_event_id) = last_event_id {
             builder = builder.header(HEADER_LAST_EVENT_ID, last_event_id);
         }
-        let with_session = session_id.is_some();
-        let response = self
-            .request(builder, session_id.as_deref(), auth_header, custom_headers)
-            .send()
+        let (response, served) = self
+            .send(builder, session_id.as_deref(), auth_header, custom_headers)
             .await?;
         let status = response.status();
-        let served = self.note(response.headers(), status, with_session);
         if status == StatusCode::METHOD_NOT_ALLOWED {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        if status == StatusCode::NOT_FOUND && with_session {
+        if status == StatusCode::NOT_FOUND && session_id.is_some() {
             return Err(StreamableHttpError::SessionExpired);
         }
         if !status.is_success() || !is_media_type(response.headers(), EVENT_STREAM_MIME_TYPE) {
@@ -461,27 +466,6 @@ impl StreamableHttpClient for Recorder {
 #[derive(Clone, Default)]
 struct LegacyClient {
     list_changed: Arc<AtomicUsize>,
-}
-
-/// The content of a form answer to `requested_schema`: strings `"Ada"`, booleans `true`,
-/// numbers 1.
-fn form_content(requested_schema: &Value) -> Value {
-    let fields = requested_schema["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    fields
-        .into_iter()
-        .map(|(field, schema)| {
-            let value = match schema["type"].as_str() {
-                Some("boolean") => json!(true),
-                Some("number" | "integer") => json!(1),
-                _ => json!("Ada"),
-            };
-            (field, value)
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
 }
 
 fn internal(err: serde_json::Error) -> ErrorData {
@@ -575,14 +559,6 @@ struct Run {
 fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     serde_json::from_value(json!({"name": name, "arguments": arguments}))
         .expect("tools/call params")
-}
-
-fn text(result: &CallToolResult) -> String {
-    let json = serde_json::to_value(result).unwrap_or(Value::Null);
-    json["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// A call's result with the upstream that served its POST.
@@ -1072,17 +1048,8 @@ async fn main() {
         killed_at: Mutex::new(None),
         trails: Mutex::new(Vec::new()),
     });
-    let outcome = match tokio::time::timeout(limit, legacy(Arc::clone(&run))).await {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(why)) => {
-            say!("{why}");
-            std::process::exit(1);
-        }
-        Err(_) => {
-            say!("the run did not end in {limit:?}");
-            std::process::exit(1);
-        }
-    };
+    let label = LABEL.get().copied().unwrap_or("legacy");
+    let outcome = within_limit(label, limit, legacy(Arc::clone(&run))).await;
     let tally = &run.tally;
     let (calls, cross, lost) = (
         tally.calls.load(Ordering::Relaxed),

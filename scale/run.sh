@@ -215,6 +215,14 @@ start_nginx() {
 access_summary() {
     awk -F'|' '{print $1 " " $2}' "$1/access.log" | sort | uniq -c | sort -rn | head -n 12
 }
+# gone NAME WHAT: fails, with a line on stderr, when replica NAME still runs after the client
+# should have WHAT it (stopped, killed).
+gone() {
+    if kill -0 "${pid[$1]}" 2>/dev/null; then
+        echo "error: replica $1 was not $2" >&2
+        return 1
+    fi
+}
 write_nginx_conf "$work/nginx" "$port" "$upstreams"
 start_nginx "$work/nginx" "$port"
 echo "== nginx (pid $nginx_pid) on 127.0.0.1:$port, round-robin over:"
@@ -229,10 +237,7 @@ done
 status=0
 timeout --kill-after=5 "$time_limit" "$client_bin" "http://127.0.0.1:$port/mcp" "$stop_name" "${args[@]}" \
     >"$work/client.out" || status=$?
-if kill -0 "${pid[$stop_name]}" 2>/dev/null; then
-    echo "error: replica $stop_name was not stopped" >&2
-    status=1
-fi
+gone "$stop_name" stopped || status=1
 echo "== nginx access log: requests by status and replica(s) tried (502: in flight on the stopped one)"
 access_summary "$work/nginx"
 summary="$(tail -n 1 "$work/client.out")"
@@ -256,6 +261,17 @@ restart_replica() {
     mv "$work/$name.log" "$work/$name.log.$SECONDS"
     start_replica "$name" "$address"
 }
+# restart_replicas: every replica again on its port (with the environment as it is now), all
+# up within 30 s.
+restart_replicas() {
+    deadline=$((SECONDS + 30))
+    for name in "${replica_names[@]}"; do
+        restart_replica "$name"
+    done
+    for name in "${replica_names[@]}"; do
+        wait_replica "$name"
+    done
+}
 
 echo "== tasks phase: the stopped replica $stop_name back on its port"
 deadline=$((SECONDS + 30))
@@ -267,13 +283,7 @@ timeout --kill-after=5 100 "$tasks_bin" run "http://127.0.0.1:$port/mcp" "${pid[
     "$work/tasks.json" || tasks_status=$?
 if [ "$tasks_status" -eq 0 ]; then
     echo "== every replica restarted with tasks pending (one was killed: $kill_name)"
-    deadline=$((SECONDS + 30))
-    for name in "${replica_names[@]}"; do
-        restart_replica "$name"
-    done
-    for name in "${replica_names[@]}"; do
-        wait_replica "$name"
-    done
+    restart_replicas
     timeout --kill-after=5 100 "$tasks_bin" resume "http://127.0.0.1:$port/mcp" "$work/tasks.json" \
         >"$work/tasks.out" || tasks_status=$?
 fi
@@ -354,16 +364,10 @@ if [[ "$legacy_gateway_summary" != legacy-gateway:* ]] || [ "$legacy_gateway_sta
 fi
 
 echo "== legacy phase: 2025-11-25 sessions on any replica, the replicas restarted on one Redis session store"
-deadline=$((SECONDS + 30))
 # Sessions in the Redis of the tasks phase, beside the tasks.
 MCP_SESSION_STORE="$MCP_TASK_STORE"
 export MCP_SESSION_STORE
-for name in "${replica_names[@]}"; do
-    restart_replica "$name"
-done
-for name in "${replica_names[@]}"; do
-    wait_replica "$name"
-done
+restart_replicas
 legacy_port="$("$client_bin" free-port)"
 # As the first nginx, and each response names the replica that served it (the client counts
 # the answers that reached another replica than the call that asked).
@@ -376,10 +380,7 @@ echo "   nginx (pid $nginx_pid) on 127.0.0.1:$legacy_port; $legacy_kill ($kill_a
 legacy_status=0
 timeout --kill-after=5 110 "$legacy_bin" "http://127.0.0.1:$legacy_port/mcp" "$kill_address" \
     "${pid[$legacy_kill]}" >"$work/legacy.out" || legacy_status=$?
-if kill -0 "${pid[$legacy_kill]}" 2>/dev/null; then
-    echo "error: replica $legacy_kill was not killed" >&2
-    legacy_status=1
-fi
+gone "$legacy_kill" killed || legacy_status=1
 echo "== legacy nginx access log: requests by status and replica(s) tried"
 access_summary "$work/nginx-legacy"
 legacy_summary="$(tail -n 1 "$work/legacy.out" 2>/dev/null || true)"

@@ -69,6 +69,14 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
+#[path = "replies.rs"]
+mod replies;
+#[path = "within_limit.rs"]
+mod within_limit;
+
+use replies::{form_content, text};
+use within_limit::within_limit;
+
 /// The `_meta` key of `scale_replica`'s results (`examples/conformance_server.rs`).
 const REPLICA_META: &str = "toolmodel.example/replica";
 const WORKERS: usize = 8;
@@ -176,24 +184,10 @@ fn answers(required: &InputRequiredResult) -> InputResponses {
         .iter()
         .map(|(key, request)| {
             let answer = match request["method"].as_str() {
-                Some("elicitation/create") => {
-                    let fields = request["params"]["requestedSchema"]["properties"]
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default();
-                    let content: serde_json::Map<String, Value> = fields
-                        .iter()
-                        .map(|(field, schema)| {
-                            let value = match schema["type"].as_str() {
-                                Some("boolean") => json!(true),
-                                Some("number" | "integer") => json!(1),
-                                _ => json!("Ada"),
-                            };
-                            (field.clone(), value)
-                        })
-                        .collect();
-                    json!({"action": "accept", "content": content})
-                }
+                Some("elicitation/create") => json!({
+                    "action": "accept",
+                    "content": form_content(&request["params"]["requestedSchema"]),
+                }),
                 Some("sampling/createMessage") => json!({
                     "role": "assistant",
                     "content": {"type": "text", "text": "Hello"},
@@ -384,14 +378,6 @@ fn replicas(result: &CallToolResult) -> Value {
         .and_then(|meta| meta.get(REPLICA_META))
         .cloned()
         .unwrap_or(Value::Null)
-}
-
-fn text(result: &CallToolResult) -> String {
-    let json = serde_json::to_value(result).unwrap_or(Value::Null);
-    json["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 async fn connect(url: &str) -> Result<Service, String> {
@@ -652,32 +638,13 @@ async fn through_rounds(
     Err("no result after 4 input rounds".to_owned())
 }
 
-/// What `run` gives within [`RUN_LIMIT`]; exits with status 1 (the reason on stderr, after
-/// `what:`) when it fails or takes longer.
-async fn within_limit<T>(
-    what: &str,
-    run: impl std::future::Future<Output = Result<T, String>>,
-) -> T {
-    match tokio::time::timeout(RUN_LIMIT, run).await {
-        Ok(Ok(value)) => value,
-        Ok(Err(why)) => {
-            eprintln!("{what}: {why}");
-            std::process::exit(1);
-        }
-        Err(_) => {
-            eprintln!("{what}: the run did not end in {RUN_LIMIT:?}");
-            std::process::exit(1);
-        }
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [command, balancer] = args.as_slice()
         && command == "gateway"
     {
-        let (calls, cross, lost) = within_limit("gateway", gateway(balancer)).await;
+        let (calls, cross, lost) = within_limit("gateway", RUN_LIMIT, gateway(balancer)).await;
         println!("gateway: replicas=2 calls={calls} cross_replica_retries={cross} lost={lost}");
         if lost > 0 || cross == 0 {
             std::process::exit(1);
@@ -706,7 +673,7 @@ async fn main() {
         std::process::exit(2);
     });
     let count = replicas.len();
-    let run = within_limit("scale", scale(&args[0], &args[1], replicas)).await;
+    let run = within_limit("scale", RUN_LIMIT, scale(&args[0], &args[1], replicas)).await;
     let tally = &run.tally;
     let (calls, cross, lost) = (
         tally.calls.load(Ordering::Relaxed),
