@@ -15,10 +15,8 @@ use bytes::Bytes;
 use http::{Method, Request, Response};
 use http_body_util::Full;
 use rmcp::transport::streamable_http_server::{
-    StreamableHttpService,
-    session::{SessionId, local::LocalSessionManager},
+    StreamableHttpService, session::local::LocalSessionManager,
 };
-use serde_json::Value;
 use tracing::Instrument as _;
 
 #[cfg(feature = "auth")]
@@ -33,7 +31,8 @@ use super::{
     path,
     refusal::Refusal,
     response::{Body, McpHttpBody},
-    sessions::{SessionTable, owns},
+    sessions::SessionTable,
+    shared_sessions,
 };
 #[cfg(feature = "auth")]
 use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
@@ -41,7 +40,7 @@ use crate::{
     server::{ToolboxServer, compat},
     sessions::{
         manager::{ReplicaSessions, StoreAdapter},
-        relay::{Found, Relay},
+        relay::Relay,
     },
 };
 
@@ -87,14 +86,20 @@ use crate::{
 ///    connection closed), then the scopes of each tool a `tools/call` in it names (403),
 ///    against the toolbox served once the body is in, which the call then runs on (a tool
 ///    whose scopes change meanwhile never runs under its old ones);
-/// 7. the session: room for an `initialize` ([`max_sessions`](super::HttpLimits::max_sessions),
-///    503), a place among its session's requests in flight
+/// 7. the session: with a shared session store
+///    ([`ToolboxServer::with_session_store`](crate::ToolboxServer::with_session_store)), one
+///    this replica does not hold is read from the store (404, 503) and a `DELETE` ends it
+///    everywhere (202); room for an `initialize`
+///    ([`max_sessions`](super::HttpLimits::max_sessions), 503), a place among its session's
+///    requests in flight
 ///    ([`max_calls_per_session`](super::HttpLimits::max_calls_per_session), 429), or for a
 ///    request that names no session among its caller's
-///    ([`max_calls_per_caller`](super::HttpLimits::max_calls_per_caller), 429);
+///    ([`max_calls_per_caller`](super::HttpLimits::max_calls_per_caller), 429); with a shared
+///    store, the client's answer to another replica's request is sent there (202, 400);
 /// 8. `rmcp`'s `StreamableHttpService`, which checks `Host` and `Origin` again with the same
 ///    lists, and serves MCP;
-/// 9. the fixes to what `rmcp` answers.
+/// 9. the fixes to what `rmcp` answers; with a shared store, a new session recorded there
+///    (503 when it cannot be) and a log level passed to every replica.
 ///
 /// Every response carries `Vary: Origin`; one to a request from an allowed origin, a refusal
 /// of any stage included, carries `Access-Control-Allow-Origin` with that origin and
@@ -323,62 +328,32 @@ impl McpHttpService {
         }
         let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
         let session = admission::session_id(&head.headers);
-        if let (Some(relay), Some(id)) = (&front.relay, &session) {
-            let caller = head
-                .extensions
-                .get::<Arc<toolmodel::Caller>>()
-                .map(Arc::as_ref);
-            let owned = match relay.restore(id).await {
-                Ok(Found::Here) => front.sessions.owned_by(id, caller),
-                Ok(Found::Stored(owner)) => {
-                    let owned = owns(owner.as_ref(), caller);
-                    if owned && head.method != Method::DELETE {
-                        // A copy held here counts among `max_sessions` as any session.
-                        front.sessions.make_room().await?;
-                        front.sessions.adopt(id, owner);
-                    }
-                    owned
-                }
-                Ok(Found::Missing) => false,
-                Err(_) => return Err(Refusal::SessionStoreUnavailable),
-            };
-            if !owned {
-                relay.restored(id);
-                return Err(Refusal::SessionNotFound);
-            }
-            if head.method == Method::DELETE {
-                // Deleted from the store, then here and on every replica (202 Accepted, as
-                // `rmcp` answers); when the store cannot be reached, nothing is deleted.
-                relay.restored(id);
-                relay
-                    .delete(id)
-                    .await
-                    .map_err(|_| Refusal::SessionStoreUnavailable)?;
-                front.sessions.deleted(id);
-                return Ok(super::response::empty(http::StatusCode::ACCEPTED));
-            }
-        }
-        let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize).await;
-        let ticket = match (ticket, &front.relay, &session) {
-            (Err(refusal), Some(relay), Some(id)) => {
-                relay.restored(id);
-                return Err(refusal);
-            }
-            (ticket, _, _) => ticket?,
-        };
-        if let (Some(relay), Some(id)) = (&front.relay, &session)
-            && let Some(answered) = Self::across_replicas(relay, id, envelope.as_ref(), &body).await
-        {
-            relay.restored(id);
-            return answered;
-        }
-        // A session's `logging/setLevel`, which other replicas' copies take too.
-        let asked_level = match (&front.relay, &session, &envelope) {
-            (Some(_), Some(_), Some(Envelope::Messages(heads))) if matches!(heads.as_slice(), [one] if one.method.as_deref() == Some("logging/setLevel")) => {
-                set_level(&body)
-            }
+        let shared = match (&front.relay, &session) {
+            (Some(relay), Some(id)) => Some((relay, id)),
             _ => None,
         };
+        if let Some((relay, id)) = shared
+            && let Some(deleted) = shared_sessions::admit(relay, &front.sessions, id, &head).await?
+        {
+            return Ok(deleted);
+        }
+        let ticket = admission::admit(&front.sessions, &front.callers, &head, initialize)
+            .await
+            .inspect_err(|_| {
+                if let Some((relay, id)) = shared {
+                    relay.restored(id);
+                }
+            })?;
+        let mut asked_level = None;
+        if let Some((relay, id)) = shared {
+            if let Some(answered) =
+                shared_sessions::across(relay, id, envelope.as_ref(), &body).await
+            {
+                relay.restored(id);
+                return answered;
+            }
+            asked_level = shared_sessions::asked_level(envelope.as_ref(), &body);
+        }
         let json_body = head.method == Method::POST && compat::json_errors::is_json(&head.headers);
         if let Some(envelope) = &envelope {
             head.extensions.insert(envelope.clone());
@@ -392,84 +367,11 @@ impl McpHttpService {
             None => response,
         };
         if let Some(relay) = &front.relay {
-            match (&ticket, &session) {
-                (admission::Ticket::New(owner), None) => {
-                    if let Some(id) = admission::session_id(response.headers()) {
-                        relay
-                            .created(&id, owner.clone())
-                            .await
-                            .map_err(|err| Refusal::from_store(&err))?;
-                    }
-                }
-                (_, Some(id)) => {
-                    relay.restored(id);
-                    if response.status().is_success()
-                        && let Some(level) = asked_level
-                    {
-                        relay.level_set(id, level);
-                    }
-                }
-                _ => {}
-            }
+            shared_sessions::after(relay, &ticket, session.as_ref(), &response, asked_level)
+                .await?;
         }
         Ok(ticket.after(&front.sessions, response))
     }
-
-    /// What a shared session store changes for a request in session `id` before `rmcp`
-    /// serves it (`None`: nothing, `rmcp` serves it):
-    /// - the client's answer to a request another replica sent goes to that replica (202
-    ///   Accepted; 400 with a JSON-RPC error when no replica waits for it: the replica is
-    ///   gone; 503 when the store cannot be reached);
-    /// - a `notifications/cancelled` or `notifications/progress` goes to every replica too
-    ///   (one of them may be running the request it names), and to `rmcp` here.
-    async fn across_replicas(
-        relay: &Arc<Relay>,
-        id: &SessionId,
-        envelope: Option<&Envelope>,
-        body: &Bytes,
-    ) -> Option<Result<Response<Body>, Refusal>> {
-        let Some(Envelope::Messages(heads)) = envelope else {
-            return None;
-        };
-        let [one] = heads.as_slice() else {
-            return None;
-        };
-        match (&one.method, &one.id) {
-            (None, Some(answer_id)) => {
-                let to = relay.answers_another(answer_id)?;
-                let message: Value = serde_json::from_slice(body).ok()?;
-                Some(match relay.forward_answer(id, to, message).await {
-                    Ok(true) => Ok(super::response::empty(http::StatusCode::ACCEPTED)),
-                    Ok(false) => Err(Refusal::NoReplicaWaiting(answer_id.to_string())),
-                    Err(_) => Err(Refusal::SessionStoreUnavailable),
-                })
-            }
-            (Some(method), _)
-                if method == "notifications/cancelled" || method == "notifications/progress" =>
-            {
-                if let Ok(message) = serde_json::from_slice::<Value>(body) {
-                    relay.broadcast(id, message);
-                }
-                None
-            }
-            _ => None,
-        }
-    }
-}
-
-/// The level of a body that is one `logging/setLevel` request.
-fn set_level(body: &Bytes) -> Option<toolmodel::peer::LoggingLevel> {
-    #[derive(serde::Deserialize)]
-    struct Params {
-        level: toolmodel::peer::LoggingLevel,
-    }
-    #[derive(serde::Deserialize)]
-    struct Request {
-        method: String,
-        params: Params,
-    }
-    let request: Request = serde_json::from_slice(body).ok()?;
-    (request.method == "logging/setLevel").then_some(request.params.level)
 }
 
 /// The future of [`McpHttpService`]'s responses.

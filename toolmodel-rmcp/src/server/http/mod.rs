@@ -50,6 +50,7 @@ pub(super) mod response;
 mod serve;
 mod sessions;
 mod settings;
+mod shared_sessions;
 
 pub use front::McpHttpService;
 pub(crate) use host_origin::default_port;
