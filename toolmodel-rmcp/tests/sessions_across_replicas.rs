@@ -234,6 +234,46 @@ async fn assert_answer_crosses(a: SocketAddr, b: SocketAddr, id: &str) {
     );
 }
 
+/// The client's `notifications/cancelled` for a call running on replica `a`, posted to
+/// replica `b`, reaches `a`: the call is cancelled there.
+#[tokio::test]
+async fn a_cancellation_posted_to_another_replica_cancels_the_call() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::in_process_replicas());
+    let (cancelled, mut heard) = mpsc::unbounded_channel();
+    let lingering = Toolbox::builder()
+        .with_tool(
+            Tool::new("linger", ToolSchema::empty_object()),
+            move |_: Map<String, Value>, cx: CallContext| {
+                let cancelled = cancelled.clone();
+                async move {
+                    cx.cancelled().await;
+                    let _ = cancelled.send(());
+                    Ok(CallToolResult::text("cancelled"))
+                }
+            },
+        )
+        .build()
+        .expect("toolbox");
+    let a =
+        start(ToolboxServer::new(lingering.clone()).with_session_store(Arc::clone(&store))).await;
+    let b = start(ToolboxServer::new(lingering).with_session_store(Arc::clone(&store))).await;
+    let id = session(a).await;
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "linger", "arguments": {}}})
+    .to_string();
+    // The call runs on a while its stream is open.
+    let _running = Events::open(a, &post_head(a, Some(&id), ""), &call).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 11, "reason": "the user changed their mind"}})
+    .to_string();
+    let reply = raw(b, &post_head(b, Some(&id), ""), &cancel).await;
+    assert_eq!(reply.status, 202, "{reply:?}");
+    tokio::time::timeout(Duration::from_secs(5), heard.recv())
+        .await
+        .expect("the call on a is cancelled within 5 s")
+        .expect("a cancelled call");
+}
+
 /// An answer naming a replica that is gone (or never was) is refused with 400 and a
 /// JSON-RPC error; nothing waits for it.
 #[tokio::test]
