@@ -121,7 +121,7 @@ impl Gate {
             verifier,
             &caller,
             toolbox,
-            named.filter(|name| sees(&*caller, name)),
+            named.filter(|name| sees(&caller, name)),
         )?;
         head.extensions.insert(caller);
         Ok(())
@@ -159,7 +159,7 @@ impl Gate {
                 verifier,
                 caller,
                 toolbox,
-                name.filter(|name| sees(&**caller, name)),
+                name.filter(|name| sees(caller, name)),
             )?;
         }
         Ok(())
