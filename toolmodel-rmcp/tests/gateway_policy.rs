@@ -27,7 +27,7 @@ use crate::gateway_security::tools;
 use crate::support::two_users::{connect, tool_names};
 
 /// `toolbox` served over Streamable HTTP on a free loopback port; its address.
-async fn upstream(toolbox: Toolbox) -> SocketAddr {
+pub(crate) async fn upstream(toolbox: Toolbox) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(
