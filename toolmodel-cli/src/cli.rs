@@ -103,7 +103,10 @@ MCP_SESSION_STORE=redis://HOST:PORT to the same Redis so that any of them serves
 of a 2025-era client (no sticky sessions needed). With --auth-issuer URL \
 (and --http), the gateway is an OAuth 2.1 resource server (MCP Authorization): every request \
 needs an access token from that authorization server for --resource, granting --scopes, and a \
-call of a tool of a server with \"requiredScopes\" needs those too (403 insufficient_scope). \
+call of a tool of a server with \"requiredScopes\" needs those too (403 insufficient_scope); \
+the top-level \"toolmodelPolicy\" shows each user only the tools its rules allow it (by the \
+token's sub, client_id, scope, groups, roles or another claim), a call of another tool \
+answered as one of an unknown tool, and a rule with \"when\" needs --auth-issuer. \
 Over HTTP the Host header must name the gateway (against DNS rebinding): loopback names, the \
 host of --resource, or --allowed-hosts. With --tool-search[=THRESHOLD] a catalog of more \
 tools than THRESHOLD is listed as search_tools and call_tool (and --always-visible tools). \
@@ -151,7 +154,11 @@ for a child process, {\"url\": \"https://...\", \"headers\": {...}} for Streamab
 token needs to call the server's tools (with --auth-issuer); \"timeout\", \"maxTotalTimeout\", \
 \"startupTimeout\" in milliseconds; \"inheritEnv\": [names] or true, the gateway's variables a \
 child sees besides HOME, LOGNAME, PATH, SHELL, TERM and USER. ${VAR}, ${VAR:-default} and ${env:VAR} are read from the \
-environment. An unknown key is an error naming the nearest known one (\"hidenTools\": did you \
+environment. Top-level \"toolmodelPolicy\": {\"rules\": [{\"allow\": [\"notes.*\"], \
+\"when\": {\"groups\": [\"eng\"]}}]}: each caller sees and may call only the tools (SERVER.TOOL, \
+* any run of characters) a rule whose \"when\" (sub, client_id, scope, groups, roles, claims) \
+it meets allows; a rule without \"when\" applies to everyone. An unknown key is an error naming \
+the nearest known one (\"hidenTools\": did you \
 mean \"hiddenTools\"?); other clients' own keys (autoApprove, dev...) are accepted in the form \
 they are written in.";
 

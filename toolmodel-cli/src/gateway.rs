@@ -204,7 +204,8 @@ impl Plan {
     /// `--auth-issuer` or `--resource` that [`ResourceServer::new`] refuses (checked against
     /// `http://ADDR/mcp` when `--resource` is not given), an introspection secret missing from
     /// [`INTROSPECTION_SECRET_ENV`], an `--introspection-rate` of 0, and over HTTP without
-    /// `--auth-issuer` a server with `requiredScopes` (nothing would check them).
+    /// `--auth-issuer` a server with `requiredScopes` (nothing would check them), and without
+    /// `--auth-issuer` a `toolmodelPolicy` rule with `when` (no request would have a caller).
     ///
     /// # Errors
     ///
@@ -228,6 +229,15 @@ impl Plan {
             {
                 problems.push(problem);
             }
+        }
+        if let Some(config) = &config
+            && args.auth_issuer.is_none()
+            && let Some(Err(err)) = config
+                .tool_policy
+                .as_ref()
+                .map(|policy| policy.check_without_authorization())
+        {
+            problems.push(about_file(&args.config, &err));
         }
         if let Some(config) = &config {
             for server in config.enabled() {

@@ -11,6 +11,12 @@
 //! toolmodel-examples --example server`). The last line:
 //! `gateway: via/direct calls_per_s=<a> p50=<b> p99=<c>` (goals: >= 0.6, <= 1.6, <= 2.0).
 //!
+//! A third side calls the same gateway under a 100-rule [`ToolPolicy`] (99 rules whose globs
+//! miss the tool, the last allowing it; no authorization, so every rule applies to every
+//! request and each call pays the whole pass over the rules and the view lookup), reported
+//! against the gateway without one: `gateway: policy/none calls_per_s=<a> p50=<b>` (goals:
+//! >= 0.95, <= 1.05).
+//!
 //! `cargo bench -p toolmodel-rmcp --features federation --bench gateway`;
 //! `GATEWAY_BENCH_CALLS` sets the calls per round (default 2,000), `GATEWAY_BENCH_ROUNDS` the
 //! rounds per side (default 5).
@@ -32,7 +38,17 @@ use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
     federation::{Federation, FederationConfig, HttpTransport, UpstreamConfig},
+    server::ToolPolicy,
 };
+
+/// 100 rules: 99 whose globs miss `quickstart.weather.get_weather`, then one that allows it.
+fn hundred_rules() -> ToolPolicy {
+    let mut rules: Vec<serde_json::Value> = (0..99)
+        .map(|i| json!({"allow": [format!("server{i}.*"), format!("*.tool_{i}_*")]}))
+        .collect();
+    rules.push(json!({"allow": ["quickstart.*"]}));
+    ToolPolicy::from_json(&json!({ "rules": rules })).expect("a policy")
+}
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -160,16 +176,30 @@ fn main() {
         let federation = Federation::start(config)
             .await
             .expect("the federation starts");
-        let gateway = ToolboxServer::gateway(&federation);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a listener");
-        let via = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-        tokio::spawn(gateway.serve_http(listener).into_future());
+        let mut urls = Vec::new();
+        for gateway in [
+            ToolboxServer::gateway(&federation),
+            ToolboxServer::gateway(&federation).with_tool_policy(hundred_rules()),
+        ] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a listener");
+            urls.push(format!(
+                "http://{}/mcp",
+                listener.local_addr().expect("an address")
+            ));
+            tokio::spawn(gateway.serve_http(listener).into_future());
+        }
+        let [via, policy] = <[String; 2]>::try_from(urls).expect("two gateways");
 
-        let (mut direct_side, mut via_side) = (Side::default(), Side::default());
+        let (mut direct_side, mut via_side, mut policy_side) =
+            (Side::default(), Side::default(), Side::default());
         for _ in 0..rounds {
-            for (url, side) in [(&direct, &mut direct_side), (&via, &mut via_side)] {
+            for (url, side) in [
+                (&direct, &mut direct_side),
+                (&via, &mut via_side),
+                (&policy, &mut policy_side),
+            ] {
                 let (elapsed, latencies) = round(url, calls).await;
                 side.elapsed += elapsed;
                 side.latencies.extend(latencies);
@@ -179,12 +209,18 @@ fn main() {
         println!("cores={cores} calls_per_round={calls} rounds={rounds}");
         let (direct_rate, direct_p50, direct_p99) = direct_side.report("direct");
         let (via_rate, via_p50, via_p99) = via_side.report("via");
+        let (policy_rate, policy_p50, _) = policy_side.report("via, 100-rule policy");
         federation.shutdown().await;
         println!(
             "gateway: via/direct calls_per_s={:.2} p50={:.2} p99={:.2}",
             via_rate / direct_rate,
             via_p50 / direct_p50,
             via_p99 / direct_p99
+        );
+        println!(
+            "gateway: policy/none calls_per_s={:.2} p50={:.2}",
+            policy_rate / via_rate,
+            policy_p50 / via_p50
         );
     });
 }

@@ -141,11 +141,11 @@ pub enum Error {
         source: Option<BoxError>,
     },
 
-    /// A federation configuration that cannot be used (feature `federation`): the server it
-    /// is about (`None` for the file as a whole) and the JSON Pointer of the value in the
-    /// configuration file (for a configuration built in code, the pointer it would have under
-    /// `mcpServers`).
-    #[cfg(feature = "federation")]
+    /// A federation configuration that cannot be used (feature `federation`), or a
+    /// [`ToolPolicy`](crate::server::ToolPolicy) (its top-level key `toolmodelPolicy`): the
+    /// server it is about (`None` for the file as a whole and for the policy) and the JSON
+    /// Pointer of the value in the configuration file (for a configuration built in code, the
+    /// pointer it would have under `mcpServers`).
     #[error("{}{message}", config_place(server.as_deref(), pointer))]
     Config {
         /// The server's name.
@@ -163,7 +163,6 @@ pub enum Error {
 
 /// Where an [`Error::Config`] is: `server "NAME", at POINTER: `, each part left out when
 /// there is none (the file as a whole has neither).
-#[cfg(feature = "federation")]
 fn config_place(server: Option<&str>, pointer: &str) -> String {
     match (server, pointer.is_empty()) {
         (Some(server), false) => format!("server {server:?}, at {pointer}: "),
@@ -180,10 +179,7 @@ impl Error {
     pub(crate) fn config(server: &str, key: &str, message: String) -> Self {
         Self::Config {
             server: Some(server.to_owned()),
-            pointer: format!(
-                "/mcpServers/{}{key}",
-                crate::federation::pointer::escape(server)
-            ),
+            pointer: format!("/mcpServers/{}{key}", crate::pointer::escape(server)),
             message,
             source: None,
         }

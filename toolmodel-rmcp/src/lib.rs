@@ -89,11 +89,13 @@ mod error;
 pub mod federation;
 pub mod guide;
 mod lock;
+mod pointer;
 #[cfg(feature = "redis")]
 mod redis_link;
 pub mod server;
 pub mod sessions;
 mod store_url;
+mod suggest;
 mod task_set;
 pub mod tasks;
 pub mod telemetry;

@@ -124,7 +124,12 @@ async fn initialize(addr: SocketAddr, token: Option<&str>) -> Reply {
 
 /// A stateless-style `tools/call` of `name` under MCP 2026-07-28 headers (`Mcp-Method`,
 /// `Mcp-Name`) with `token`.
-async fn call_2026(addr: SocketAddr, token: &str, name: &str, arguments: Value) -> Reply {
+pub(crate) async fn call_2026(
+    addr: SocketAddr,
+    token: &str,
+    name: &str,
+    arguments: Value,
+) -> Reply {
     retry_2026(addr, token, name, arguments, json!({})).await
 }
 
@@ -148,7 +153,7 @@ async fn retry_2026(
 /// A request `method` with `params` under MCP 2026-07-28 (its `_meta`, `Mcp-Method`, and
 /// `Mcp-Name` from the tool's `name` or the `taskId` in `params`) with `token`, from a client
 /// of `capabilities`.
-async fn request_2026(
+pub(crate) async fn request_2026(
     addr: SocketAddr,
     token: &str,
     method: &str,
@@ -198,7 +203,7 @@ fn call(name: &str, arguments: Value) -> Value {
 }
 
 /// The `WWW-Authenticate` of `reply`.
-fn challenge(reply: &Reply) -> &str {
+pub(crate) fn challenge(reply: &Reply) -> &str {
     reply
         .header("www-authenticate")
         .unwrap_or_else(|| panic!("no challenge: {reply:?}"))

@@ -44,7 +44,7 @@ impl ClientHandler for Client {
 }
 
 /// A toolbox of tools that answer `"<server>: <name>"`, one per name.
-fn tools(server: &str, names: &[&str]) -> Toolbox {
+pub(crate) fn tools(server: &str, names: &[&str]) -> Toolbox {
     let mut builder = Toolbox::builder();
     for name in names {
         let tool = Tool::from_mcp_json(&json!({"name": name, "inputSchema": {"type": "object"}}))
@@ -406,13 +406,7 @@ async fn a_tool_named_like_another_server_s_tool_is_prefixed_and_the_gateway_sta
 
     // The gateway lists the same names.
     let service = gateway(&federation).await;
-    let mut listed: Vec<String> = service
-        .list_all_tools()
-        .await
-        .expect("tools/list")
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
-        .collect();
+    let mut listed = two_users::tool_names(&service).await;
     listed.sort();
     assert_eq!(listed, served(&federation));
     federation.shutdown().await;

@@ -90,14 +90,7 @@ async fn upstream() -> std::net::SocketAddr {
         .with(Now)
         .build()
         .expect("toolbox");
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(
-        ToolboxServer::new(toolbox)
-            .serve_http(listener)
-            .into_future(),
-    );
-    addr
+    crate::gateway_policy::upstream(toolbox).await
 }
 
 /// A federation whose one server `jobs` is a fresh [`upstream`], tools named by `names`.

@@ -46,6 +46,9 @@ struct Introspected {
     aud: Option<Value>,
     exp: Option<u64>,
     nbf: Option<u64>,
+    /// Every other member: those of strings become the caller's [`Caller::claim`]s.
+    #[serde(flatten)]
+    other: serde_json::Map<String, Value>,
 }
 
 /// Whether `aud` (a string or a list, RFC 7662 §2.2) holds `resource`.
@@ -238,7 +241,10 @@ fn check(
         .as_deref()
         .unwrap_or_default()
         .split_whitespace();
-    let mut caller = Caller::new(auth.issuer.clone(), subject).with_scopes(scopes);
+    let mut caller = super::jwt::with_string_claims(
+        Caller::new(auth.issuer.clone(), subject).with_scopes(scopes),
+        &answer.other,
+    );
     if let Some(client_id) = answer.client_id {
         caller = caller.with_client_id(client_id);
     }

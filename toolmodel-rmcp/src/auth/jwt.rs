@@ -5,7 +5,7 @@
 //! What a token grants becomes a [`Caller`], its subject the token's `sub` and nothing else.
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use toolmodel::Caller;
 
 use super::{
@@ -32,6 +32,26 @@ struct Claims {
     /// A list or a space-separated string, as some issuers (Okta, Microsoft Entra) write it.
     scp: Option<Value>,
     exp: u64,
+    /// Every other claim: those of strings become the caller's [`Caller::claim`]s.
+    #[serde(flatten)]
+    other: Map<String, Value>,
+}
+
+/// `caller` with each claim of `other` whose value is a string or an array of strings (a
+/// `groups` or `roles` claim: what a tool policy selects callers by); other values are left
+/// out.
+pub(super) fn with_string_claims(mut caller: Caller, other: &Map<String, Value>) -> Caller {
+    for (name, value) in other {
+        let values: Option<Vec<&str>> = match value {
+            Value::String(text) => Some(vec![text.as_str()]),
+            Value::Array(items) => items.iter().map(Value::as_str).collect(),
+            _ => None,
+        };
+        if let Some(values) = values {
+            caller = caller.with_claim(name.as_str(), values);
+        }
+    }
+    caller
 }
 
 /// Whether `token` looks like a compact JWS (three base64url parts), as opposed to an opaque
@@ -134,7 +154,10 @@ pub(crate) async fn verify(
         .clone()
         .ok_or(Rejection::Invalid("the token lacks a required claim: sub"))?;
     let client_id = claims.client_id.clone().or_else(|| claims.azp.clone());
-    let mut caller = Caller::new(claims.iss.clone(), subject).with_scopes(scopes(&claims));
+    let mut caller = with_string_claims(
+        Caller::new(claims.iss.clone(), subject).with_scopes(scopes(&claims)),
+        &claims.other,
+    );
     if let Some(client_id) = client_id {
         caller = caller.with_client_id(client_id);
     }
@@ -161,6 +184,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn claims_of_strings_become_the_callers_and_others_are_left_out() {
+        let other =
+            serde_json::json!({"groups": ["eng", "ops"], "dept": "r&d", "n": 3, "mixed": ["a", 1]});
+        let Value::Object(other) = other else {
+            unreachable!()
+        };
+        let caller = with_string_claims(Caller::new("i", "s"), &other);
+        assert_eq!(caller.claim("groups").collect::<Vec<_>>(), ["eng", "ops"]);
+        assert_eq!(caller.claim("dept").collect::<Vec<_>>(), ["r&d"]);
+        assert_eq!(caller.claim("n").count(), 0);
+        assert_eq!(caller.claim("mixed").count(), 0);
+    }
+
+    #[test]
     fn scopes_come_from_scope_or_else_scp() {
         let claims = |scope: Option<&str>, scp: Option<Value>| Claims {
             iss: "i".into(),
@@ -170,6 +207,7 @@ mod tests {
             scope: scope.map(str::to_owned),
             scp,
             exp: 0,
+            other: Map::new(),
         };
         assert_eq!(scopes(&claims(Some("a b"), None)), ["a", "b"]);
         assert_eq!(

@@ -12,6 +12,7 @@ use toolmodel::{Tool, ToolSchema, Violation};
 
 use crate::error::Error;
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
+use crate::server::ToolPolicy;
 
 /// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
 /// named.
@@ -38,6 +39,9 @@ pub struct FederationConfig {
     pub upstreams: Vec<UpstreamConfig>,
     /// How the tools' flat names are made (JSON: top-level `toolNames`).
     pub tool_names: NamePolicy,
+    /// Which tools each caller sees and may call (JSON: top-level `toolmodelPolicy`); every
+    /// tool to everyone when `None`.
+    pub tool_policy: Option<ToolPolicy>,
 }
 
 impl FederationConfig {
@@ -46,6 +50,7 @@ impl FederationConfig {
         FederationConfigBuilder {
             upstreams: Vec::new(),
             tool_names: NamePolicy::default(),
+            tool_policy: None,
         }
     }
 
@@ -61,9 +66,16 @@ impl FederationConfig {
 pub struct FederationConfigBuilder {
     upstreams: Vec<UpstreamConfig>,
     tool_names: NamePolicy,
+    tool_policy: Option<ToolPolicy>,
 }
 
 impl FederationConfigBuilder {
+    /// Serves each caller only the tools `policy` lets it see (see [`ToolPolicy`]).
+    pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
+        self.tool_policy = Some(policy);
+        self
+    }
+
     /// Adds a server.
     pub fn with_upstream(mut self, server: UpstreamConfig) -> Self {
         self.upstreams.push(server);
@@ -123,6 +135,7 @@ impl FederationConfigBuilder {
         Ok(FederationConfig {
             upstreams: servers,
             tool_names: self.tool_names,
+            tool_policy: self.tool_policy,
         })
     }
 }

@@ -400,6 +400,10 @@ impl Backends for Federation {
         self.inner.downstream.serve(sessions);
     }
 
+    fn tool_policy(&self) -> Option<crate::server::ToolPolicy> {
+        self.inner.config.tool_policy.clone()
+    }
+
     fn descriptions(&self) -> Describe {
         let inner = Arc::downgrade(&self.inner);
         Arc::new(move |server: &str| lock(&inner.upgrade()?.descriptions).get(server).cloned())

@@ -30,7 +30,6 @@ mod names;
 mod pages;
 mod parse;
 mod passthrough;
-pub(crate) mod pointer;
 mod redact;
 mod relay;
 mod rounds;

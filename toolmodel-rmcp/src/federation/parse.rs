@@ -11,7 +11,9 @@ use crate::federation::config::{
 };
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
-use crate::federation::pointer::escape;
+use crate::pointer::escape;
+use crate::server::{POLICY_KEY, ToolPolicy};
+use crate::suggest::{did_you_mean, nearest};
 
 impl FederationConfig {
     /// Reads a configuration file (see [`from_json`](Self::from_json)).
@@ -78,11 +80,27 @@ impl FederationConfig {
     /// (`server "time", at /mcpServers/time/hidenTools: unknown key "hidenTools": did you mean
     /// "hiddenTools"?`): a misspelled `hiddenTools` or `disabled` would otherwise serve what it
     /// meant to keep out. At the top level, `mcpServers`, `servers`, `toolNames` (toolmodel's,
-    /// the [`NamePolicy`]: `"always"`, `"onCollision"`, `"never"`) and `inputs` (VS Code's) are
-    /// read; a client's file also holds its other settings (Claude Desktop's `preferences`, Gemini
-    /// CLI's `theme`...), so another top-level key is accepted unless it is a likely misspelling
-    /// of one of those four (at most 3 edits and a third of the word), which is refused the same
-    /// way.
+    /// the [`NamePolicy`]: `"always"`, `"onCollision"`, `"never"`), `toolmodelPolicy`
+    /// (toolmodel's, below) and `inputs` (VS Code's) are read; a client's file also holds its
+    /// other settings (Claude Desktop's `preferences`, Gemini CLI's `theme`...), so another
+    /// top-level key is accepted unless it is a likely misspelling of one of those five (at
+    /// most 3 edits and a third of the word), which is refused the same way.
+    ///
+    /// **Each user's own tools**: the top-level `toolmodelPolicy` (a [`ToolPolicy`]) is
+    /// `{"rules": [rule, ...]}`, each rule `{"allow": [glob, ...], "when": {...}}`:
+    ///
+    /// | key | meaning |
+    /// |---|---|
+    /// | `allow` | the tool IDs the rule allows, `server.tool` (the server's name here, the tool's name on it), `*` standing for any run of characters: `notes.*`, `*.read_*`, `*` |
+    /// | `when` | whom the rule applies to (left out: everyone); every member must hold |
+    /// | `when.sub`, `when.client_id` | the token's `sub` or `client_id` is one of these |
+    /// | `when.scope` | the token grants every one of these scopes |
+    /// | `when.groups`, `when.roles` | the token's claim of that name (a string or an array of strings) holds one of these |
+    /// | `when.claims` | `{"NAME": [values]}`: the same for any other claim |
+    ///
+    /// A caller sees and may call the tools a rule that applies to it allows, and no other;
+    /// without a verified caller only the rules without `when` apply. An unknown key of the
+    /// policy, a rule or a `when` is refused with the nearest known one, as above.
     ///
     /// `${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded in `command`, `args`, `env`,
     /// `cwd`, `url`, `headers` and the tool and scope lists (`${VAR}` forms: [`from_json_with`](Self::from_json_with)); each value
@@ -94,7 +112,8 @@ impl FederationConfig {
     /// [`Error::Config`] naming the server and the JSON Pointer of the value: no `mcpServers`
     /// or `servers` object (or both), a server that is not an object, a value of the wrong
     /// type, an unknown or unsupported transport, neither `command` nor `url`, a variable that
-    /// is not set, a timeout that is not a positive integer; then what
+    /// is not set, a timeout that is not a positive integer, a `toolmodelPolicy` that
+    /// [`ToolPolicy::from_json`] refuses; then what
     /// [`FederationConfigBuilder::build`](super::FederationConfigBuilder::build) checks.
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         Self::from_json_with(value, &|name| std::env::var(name).ok())
@@ -166,6 +185,9 @@ impl FederationConfig {
         let mut builder = FederationConfig::builder();
         if let Some(policy) = root.get("toolNames") {
             builder = builder.with_tool_names(read_policy(policy)?);
+        }
+        if let Some(policy) = root.get(POLICY_KEY) {
+            builder = builder.with_tool_policy(ToolPolicy::from_json(policy)?);
         }
         for (name, entry) in servers {
             let reader = Reader {
@@ -750,9 +772,9 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ),
 ];
 
-/// The top-level keys of a configuration: the two forms, toolmodel's `toolNames` and VS
-/// Code's `inputs`.
-const TOP_KEYS: [&str; 4] = ["mcpServers", "servers", "toolNames", "inputs"];
+/// The top-level keys of a configuration: the two forms, toolmodel's `toolNames` and
+/// `toolmodelPolicy`, and VS Code's `inputs`.
+const TOP_KEYS: [&str; 5] = ["mcpServers", "servers", "toolNames", POLICY_KEY, "inputs"];
 
 /// Refuses a top-level key that is a likely misspelling of one of [`TOP_KEYS`]; other keys
 /// are the client's other settings, accepted (see the [module docs](self)).
@@ -771,40 +793,6 @@ fn check_top_keys(root: &Map<String, Value>) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// The candidates nearest to `unknown` by optimal string alignment distance (insertions,
-/// deletions, substitutions and swaps of neighbours, through `strsim`), when near enough to
-/// be a likely misspelling: at most 3 edits, and at most a third of the longer word (the rule
-/// of `toolmodel`'s suggestions for tool names and argument keys). Every candidate at the
-/// fewest edits is kept, in the order given: `edv` is as near `env` as `dev`.
-fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut best: (usize, Vec<&'a str>) = (usize::MAX, Vec::new());
-    for candidate in candidates {
-        let edits = strsim::osa_distance(unknown, candidate);
-        let longer = unknown.chars().count().max(candidate.chars().count());
-        if edits > 3 || edits * 3 > longer || edits > best.0 {
-            continue;
-        }
-        if edits < best.0 {
-            best = (edits, Vec::new());
-        }
-        best.1.push(candidate);
-    }
-    best.1
-}
-
-/// `unknown key "KEY": did you mean "A"?` (or `"A" or "B"?`) for the `near` keys, or `None`
-/// when there are none.
-fn did_you_mean(key: &str, near: &[&str]) -> Option<String> {
-    let (last, first) = near.split_last()?;
-    let quoted: Vec<String> = first.iter().map(|near| format!("{near:?}")).collect();
-    let choices = if quoted.is_empty() {
-        format!("{last:?}")
-    } else {
-        format!("{} or {last:?}", quoted.join(", "))
-    };
-    Some(format!("unknown key {key:?}: did you mean {choices}?"))
 }
 
 /// The two transports.

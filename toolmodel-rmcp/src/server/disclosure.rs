@@ -17,6 +17,7 @@ use toolmodel::{CallToolResult, Caller, ProtocolVersion, Tool, Toolbox};
 
 use super::{
     tool_call,
+    tool_policy::View,
     tool_search::{
         CALL_TOOL, SEARCH_TOOLS, SearchSettings,
         synthetic::{self, is_synthetic},
@@ -36,12 +37,14 @@ pub(super) enum Routed {
 impl ToolboxServer {
     /// Routes `request`, a `tools/call` on `toolbox`: while the search discloses `toolbox`,
     /// `search_tools` is answered and `call_tool` becomes the call of the tool it names;
-    /// anything else is called as it came.
+    /// anything else is called as it came. `view` is the caller's under a policy: a tool it
+    /// does not hold is neither found nor called.
     pub(super) fn route_disclosed(
         &self,
         toolbox: &Toolbox,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
+        view: Option<&View>,
     ) -> Routed {
         let settings = is_synthetic(&request.name)
             .then(|| self.search.settings())
@@ -72,7 +75,7 @@ impl ToolboxServer {
                     .get("query")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                answer(self.search_tools(&settings, toolbox, query, caller, version))
+                answer(self.search_tools(&settings, toolbox, query, (caller, view), version))
             }
             CALL_TOOL => {
                 let name = arguments
@@ -87,7 +90,7 @@ impl ToolboxServer {
                 }
                 if !toolbox
                     .get(name)
-                    .is_some_and(|tool| self.visible_to(tool, caller))
+                    .is_some_and(|tool| self.visible_to(tool, (caller, view)))
                 {
                     return answer(CallToolResult::error(format!("Unknown tool: '{name}'")));
                 }
@@ -111,7 +114,7 @@ impl ToolboxServer {
         settings: &SearchSettings,
         toolbox: &Toolbox,
         query: &str,
-        caller: Option<&Caller>,
+        caller: (Option<&Caller>, Option<&View>),
         version: ProtocolVersion,
     ) -> CallToolResult {
         let keep = |name: &str| {
@@ -133,12 +136,15 @@ impl ToolboxServer {
         }
     }
 
-    /// Whether `caller` may call `tool`: with authorization, when its token grants the
-    /// server's scopes and the tool's; without (or over stdio, where nothing is checked),
-    /// always.
+    /// Whether `caller` may call `tool`: under a policy, when its view holds it; and with
+    /// authorization, when its token grants the server's scopes and the tool's; without (or
+    /// over stdio, where nothing is checked), always.
     #[cfg(feature = "auth")]
-    fn visible_to(&self, tool: &Tool, caller: Option<&Caller>) -> bool {
+    fn visible_to(&self, tool: &Tool, (caller, view): (Option<&Caller>, Option<&View>)) -> bool {
         use crate::auth::{needed_scopes, scopes_satisfied};
+        if view.is_some_and(|view| !view.sees(&tool.name)) {
+            return false;
+        }
         match (&self.http.authorization, caller) {
             (Some(auth), Some(caller)) => {
                 scopes_satisfied(auth, caller, &needed_scopes(auth, &tool.required_scopes))
@@ -147,9 +153,10 @@ impl ToolboxServer {
         }
     }
 
-    /// Whether `caller` may call `tool`: always, without authorization (feature `auth`).
+    /// Whether `caller` may call `tool`: under a policy, when its view holds it; always
+    /// otherwise, without authorization (feature `auth`).
     #[cfg(not(feature = "auth"))]
-    fn visible_to(&self, _tool: &Tool, _caller: Option<&Caller>) -> bool {
-        true
+    fn visible_to(&self, tool: &Tool, (_caller, view): (Option<&Caller>, Option<&View>)) -> bool {
+        view.is_none_or(|view| view.sees(&tool.name))
     }
 }

@@ -12,8 +12,8 @@ use rmcp::ServerHandler;
 use toolmodel::Toolbox;
 
 use super::{
-    list_changed::ListChanged, tool_search::Describe, toolbox_server::ToolboxServer,
-    upstream_tasks::UpstreamTasks,
+    list_changed::ListChanged, tool_policy::ToolPolicy, tool_search::Describe,
+    toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
 };
 
 /// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).
@@ -37,6 +37,9 @@ pub(crate) trait Backends {
     /// Where the tasks of the tasks extension live.
     fn tasks(&self) -> Arc<dyn UpstreamTasks>;
 
+    /// Which tools each caller sees and may call, if the backends' configuration says.
+    fn tool_policy(&self) -> Option<ToolPolicy>;
+
     /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
     /// name: what tool search finds its tools by, beside the name.
     fn descriptions(&self) -> Describe;
@@ -48,6 +51,9 @@ impl ToolboxServer {
     /// prompts, resources, completion and announcements through, and their tasks (the tasks
     /// extension); what passes and how names, URIs and task IDs are kept apart is in the
     /// guide, [MCP servers as backends](crate::guide::mcp_backends#gateway).
+    ///
+    /// Each caller is served only the tools the configuration's `toolmodelPolicy` lets it see
+    /// ([`with_tool_policy`](Self::with_tool_policy)).
     ///
     /// Configure it further as any server (`with_server_info`, `with_allowed_hosts`,
     /// `with_authorization`, ...), then serve it. [`with_handler`](Self::with_handler) would
@@ -74,7 +80,10 @@ impl ToolboxServer {
 
     /// A server wired to `backends` (see [`gateway`](Self::gateway)).
     pub(crate) fn over<B: Backends>(backends: &B) -> Self {
-        let server = Self::new(backends.toolbox()).with_handler(backends.handler());
+        let mut server = Self::new(backends.toolbox()).with_handler(backends.handler());
+        if let Some(policy) = backends.tool_policy() {
+            server = server.with_tool_policy(policy);
+        }
         backends.announce_to(server.list_changed.clone());
         server.route_tasks_upstream(backends.tasks());
         server.search.describe_with(backends.descriptions());

@@ -80,10 +80,15 @@ impl ServerHandler for ToolboxServer {
                 let cursor = request.and_then(|request| request.cursor);
                 let version = message::protocol_version(context.protocol_version());
                 let tools = self.tools.current();
-                let listed = tools
-                    .disclosed
-                    .as_ref()
-                    .map_or(&tools.toolbox, |disclosed| &disclosed.listing);
+                // Under a policy, the caller's own list (its cacheScope "private").
+                let view = self.view(&tools, tool_call::caller(&context))?;
+                let listed = match &view {
+                    Some(view) => &view.listing,
+                    None => tools
+                        .disclosed
+                        .as_ref()
+                        .map_or(&tools.toolbox, |disclosed| &disclosed.listing),
+                };
                 let page = listed
                     .list_for(version, cursor.as_deref())
                     .map_err(error_data)?;
@@ -357,10 +362,17 @@ impl ToolboxServer {
             .cloned()
             .unwrap_or_else(|| self.tools.current().toolbox.clone());
         // Under tool search: `search_tools` answered, `call_tool` the call of the tool it names.
-        let request = match self.route_disclosed(&toolbox, request, &context) {
+        let view = self.view(&self.tools.current(), tool_call::caller(&context))?;
+        let request = match self.route_disclosed(&toolbox, request, &context, view.as_deref()) {
             Routed::Answered(answer) => return answer,
             Routed::Call(request) => request,
         };
+        // A tool the caller may not see is answered as one that does not exist.
+        if let Some(view) = &view
+            && !view.sees(&request.name)
+        {
+            return Err(error_data(view.unknown(&request.name)));
+        }
         if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
             return forwarded;
         }

@@ -38,7 +38,9 @@
 //!   ([`Toolbox::list_for`]: the version in the request's `_meta`, else the one negotiated at
 //!   `initialize`, else the newest), with `nextCursor` (and, for 2026-07-28, `ttlMs` and
 //!   `cacheScope`); a cursor the server did not give is JSON-RPC `-32602`, a tool the version
-//!   cannot express (an array `outputSchema` before 2026-07-28) `-32603`.
+//!   cannot express (an array `outputSchema` before 2026-07-28) `-32603`. Under a
+//!   [`ToolPolicy`] ([`with_tool_policy`](ToolboxServer::with_tool_policy)) the caller's own
+//!   tools only, `cacheScope: "private"`; a call of another is answered as an unknown tool's.
 //! - `tools/call`: [`Toolbox::call`], so arguments are validated against the input schema and
 //!   every violation comes back in an `isError: true` result with its JSON Pointer; a typed
 //!   output is checked against the output schema. The result is written for the request's
@@ -126,6 +128,7 @@ pub(crate) mod running_tasks;
 mod task_call;
 mod task_route;
 mod tool_list;
+mod tool_policy;
 pub(crate) mod tool_search;
 mod toolbox_server;
 mod transport;
@@ -133,5 +136,6 @@ pub(crate) mod upstream_tasks;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
 pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};
+pub use tool_policy::{POLICY_KEY, ToolPolicy};
 pub use tool_search::{CALL_TOOL, DEFAULT_MAX_RESULTS, SEARCH_TOOLS, ToolSearch};
 pub use toolbox_server::ToolboxServer;

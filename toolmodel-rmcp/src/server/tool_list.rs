@@ -14,6 +14,9 @@ use std::{
 use rmcp::model::Tool as RmcpTool;
 use toolmodel::Toolbox;
 
+use toolmodel::Caller;
+
+use super::tool_policy::{PolicyViews, ToolPolicy, View};
 use super::tool_search::{Disclosed, synthetic::is_synthetic};
 use crate::convert::to_rmcp_lossy;
 use crate::lock::{read, write};
@@ -28,6 +31,9 @@ pub(crate) struct ToolList {
     rmcp_tools: HashMap<String, RmcpTool>,
     /// What the toolbox is listed as while tool search discloses it (`tool_search`).
     pub(crate) disclosed: Option<Arc<Disclosed>>,
+    /// What the toolbox looks like to each set of a [`ToolPolicy`]'s rules, built on first
+    /// use and dropped with the toolbox.
+    views: PolicyViews,
 }
 
 impl ToolList {
@@ -41,7 +47,19 @@ impl ToolList {
             toolbox,
             rmcp_tools,
             disclosed,
+            views: PolicyViews::default(),
         }
+    }
+
+    /// What the toolbox looks like to `caller` under `policy`; `None` when that cannot be
+    /// built.
+    pub(crate) fn view(&self, policy: &ToolPolicy, caller: Option<&Caller>) -> Option<Arc<View>> {
+        self.views.view(
+            policy,
+            caller,
+            &self.toolbox,
+            self.disclosed.as_ref().map(|disclosed| &disclosed.listing),
+        )
     }
 
     /// The tool named `name` as `rmcp` holds it (without `execution` and unknown keys: see

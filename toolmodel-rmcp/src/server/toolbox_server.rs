@@ -8,7 +8,8 @@
 //!
 //! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
-//!    toolbox from), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
+//!    toolbox from), `tool_policy` (the [`ToolPolicy`] and the view of a toolbox each set of
+//!    its rules sees, kept in the [`ToolList`]), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
 //!    servers), `tool_search` (the [`ServedSearch`] index, kept in step with `tool_list`),
@@ -39,7 +40,8 @@ use super::{
     list_changed::ListChanged,
     request_state::{RequestStateKey, Sealer},
     running_tasks::Tasks,
-    tool_list::ServedTools,
+    tool_list::{ServedTools, ToolList},
+    tool_policy::{ToolPolicy, View},
     tool_search::{ServedSearch, ToolSearch},
     upstream_tasks::UpstreamTasks,
 };
@@ -106,6 +108,8 @@ pub struct ToolboxServer {
     /// What the spans record beyond the defaults, and the clock of the session this instance
     /// serves (`telemetry`).
     pub(crate) telemetry: ServerTelemetry,
+    /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy)).
+    pub(crate) policy: Option<Arc<ToolPolicy>>,
 }
 
 impl ToolboxServer {
@@ -128,7 +132,66 @@ impl ToolboxServer {
             upstream_tasks: Arc::default(),
             http: HttpSettings::default(),
             telemetry: ServerTelemetry::default(),
+            policy: None,
         }
+    }
+
+    /// Serves each caller only the tools `policy` lets it see ([`ToolPolicy`]): `tools/list`
+    /// lists those alone (`cacheScope: "private"` under MCP 2026-07-28), a `tools/call` of
+    /// another is answered as the call of a tool that does not exist (JSON-RPC `-32602`, the
+    /// nearest name suggested among the visible ones), tool search finds none of the others,
+    /// and the HTTP front never answers 403 `insufficient_scope` for a tool the caller may
+    /// not see. A gateway takes the policy of its configuration (`toolmodelPolicy`). Without
+    /// [authorization](Self::with_authorization) no request has a caller, and only the rules
+    /// without `when` apply.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, server::ToolPolicy};
+    ///
+    /// let policy = ToolPolicy::from_json(&json!({"rules": [{"allow": ["get_time"]}]}))?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_tool_policy(policy);
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Whether `caller` may see the tool served as `name` now (always without a policy; never
+    /// when its view cannot be built).
+    #[cfg(feature = "auth")]
+    pub(crate) fn sees(&self, caller: &toolmodel::Caller, name: &str) -> bool {
+        match self.view(&self.tools.current(), Some(caller)) {
+            Ok(None) => true,
+            Ok(Some(view)) => view.sees(name),
+            Err(_) => false,
+        }
+    }
+
+    /// What `tools` looks like to `caller` under the server's policy; `Ok(None)` without one.
+    ///
+    /// # Errors
+    ///
+    /// `-32603` when the caller's view cannot be built (a tool that built once and not
+    /// again): nothing is served rather than too much.
+    pub(crate) fn view(
+        &self,
+        tools: &ToolList,
+        caller: Option<&toolmodel::Caller>,
+    ) -> Result<Option<Arc<View>>, rmcp::ErrorData> {
+        let Some(policy) = &self.policy else {
+            return Ok(None);
+        };
+        tools.view(policy, caller).map(Some).ok_or_else(|| {
+            rmcp::ErrorData::internal_error(
+                "the tools this caller may see could not be listed",
+                None,
+            )
+        })
     }
 
     /// Records each tool call's `arguments` and result on its span

@@ -37,6 +37,17 @@ pub async fn connect<C: ClientHandler>(
     .expect("connects")
 }
 
+/// The names `client`'s `tools/list` gives, every page, in the order listed.
+pub async fn tool_names<C: ClientHandler>(client: &RunningService<RoleClient, C>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect()
+}
+
 /// `federation` served (tools, prompts, resources, tasks) behind `issuer`'s authorization on
 /// a free loopback port, and a client made by `client` for each of Alice and Mallory,
 /// `sessionless` as [`connect`] says.

@@ -3,11 +3,12 @@
 //! to read from its [`CallContext`](crate::CallContext). The model holds the verified values
 //! only: checking the token is the server's work.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Who a call is made for, verified by the server from the request's OAuth 2.1 access token
 /// (RFC 9068 JWT claims, or the RFC 7662 introspection response): the token's issuer (`iss`),
-/// subject (`sub`), client (`client_id`, else `azp`) and scopes (`scope`).
+/// subject (`sub`), client (`client_id`, else `azp`), scopes (`scope`) and its other claims of
+/// strings (`groups`, `roles`: [`claim`](Self::claim)).
 ///
 /// A server that checks access tokens puts one on each call's context
 /// ([`CallContext::with_caller`](crate::CallContext::with_caller)); a handler reads it with
@@ -32,6 +33,7 @@ pub struct Caller {
     subject: String,
     client_id: Option<String>,
     scopes: BTreeSet<String>,
+    claims: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Caller {
@@ -44,6 +46,7 @@ impl Caller {
             subject: subject.into(),
             client_id: None,
             scopes: BTreeSet::new(),
+            claims: BTreeMap::new(),
         }
     }
 
@@ -59,6 +62,40 @@ impl Caller {
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes.extend(scopes.into_iter().map(Into::into));
         self
+    }
+
+    /// Another claim of the token whose value is a string or an array of strings (a `groups`
+    /// or `roles` claim, say), its values added to those already set: what a server's tool
+    /// policy may select callers by.
+    ///
+    /// ```
+    /// use toolmodel::Caller;
+    ///
+    /// let caller = Caller::new("https://auth.example.com", "user-42").with_claim("groups", ["eng", "ops"]);
+    /// assert_eq!(caller.claim("groups").collect::<Vec<_>>(), ["eng", "ops"]);
+    /// assert_eq!(caller.claim("roles").count(), 0);
+    /// ```
+    #[must_use]
+    pub fn with_claim<S: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.claims
+            .entry(name.into())
+            .or_default()
+            .extend(values.into_iter().map(Into::into));
+        self
+    }
+
+    /// The values of the claim `name` ([`with_claim`](Self::with_claim)), sorted, each once;
+    /// none when the token has no such claim of strings.
+    pub fn claim(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.claims
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
     }
 
     /// The authorization server that issued the token (`iss`).

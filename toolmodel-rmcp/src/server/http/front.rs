@@ -307,7 +307,12 @@ impl McpHttpService {
             return Err(Refusal::ShuttingDown { session });
         }
         #[cfg(feature = "auth")]
-        front.gate.admit(&mut head, &front.server.toolbox()).await?;
+        front
+            .gate
+            .admit(&mut head, &front.server.toolbox(), &|caller, name| {
+                front.server.sees(caller, name)
+            })
+            .await?;
         let body = if head.method == Method::POST {
             body::read(body, front.max_body_bytes, front.body_read_timeout).await?
         } else {
@@ -322,7 +327,11 @@ impl McpHttpService {
             // that same toolbox: the request carries it to the handler.
             let toolbox = front.server.toolbox();
             if let Some(envelope) = &envelope {
-                front.gate.admit_body(&head, envelope, &toolbox)?;
+                front
+                    .gate
+                    .admit_body(&head, envelope, &toolbox, &|caller, name| {
+                        front.server.sees(caller, name)
+                    })?;
             }
             head.extensions.insert(ScopesCheckedOn(toolbox));
         }

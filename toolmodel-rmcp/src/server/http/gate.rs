@@ -17,9 +17,12 @@
 //!   response: the scopes of each tool a `tools/call` in the body names (MCP 2025-11-25 sends
 //!   no `Mcp-Name`; under 2026-07-28 `rmcp` holds the header to the body), 403 when missing.
 //!
-//! Every authenticated caller sees every tool in `tools/list`: the list does not vary by
-//! caller (so its `cacheScope` stays as the toolbox sets it), and a client learns the scopes
-//! a tool needs from the 403 challenge of its call, the step-up MCP describes.
+//! Without a tool policy every authenticated caller sees every tool in `tools/list`: the list
+//! does not vary by caller (so its `cacheScope` stays as the toolbox sets it), and a client
+//! learns the scopes a tool needs from the 403 challenge of its call, the step-up MCP
+//! describes. Under a policy ([`ToolPolicy`](crate::server::ToolPolicy)) the scopes of a tool
+//! the caller may not see are not checked here: its call is answered as that of an unknown
+//! tool, which a 403 naming its scopes would betray.
 
 use std::sync::Arc;
 
@@ -88,15 +91,20 @@ impl Gate {
         }
     }
 
-    /// Admits the request whose head is `head`, `toolbox` naming the tools' scopes (module
-    /// docs); the verified [`Caller`] goes into `head.extensions`.
+    /// Admits the request whose head is `head`, `toolbox` naming the tools' scopes of those
+    /// the caller `sees` (module docs); the verified [`Caller`] goes into `head.extensions`.
     ///
     /// # Errors
     ///
     /// [`Refusal::Unauthorized`] for a missing or invalid token, [`Refusal::AuthorizationUnavailable`]
     /// when the issuer cannot be reached, [`Refusal::InsufficientScope`] when the token lacks
     /// a scope the server or the tool of `Mcp-Name` needs.
-    pub(super) async fn admit(&self, head: &mut Parts, toolbox: &Toolbox) -> Result<(), Refusal> {
+    pub(super) async fn admit(
+        &self,
+        head: &mut Parts,
+        toolbox: &Toolbox,
+        sees: Sees<'_>,
+    ) -> Result<(), Refusal> {
         let Self::Bearer(verifier) = self else {
             return Ok(());
         };
@@ -109,7 +117,12 @@ impl Gate {
                 rejection => Refusal::Unauthorized(verifier.unauthorized(&rejection)),
             })?;
         let named = header_tool(&head.headers);
-        check(verifier, &caller, toolbox, named)?;
+        check(
+            verifier,
+            &caller,
+            toolbox,
+            named.filter(|name| sees(&caller, name)),
+        )?;
         head.extensions.insert(caller);
         Ok(())
     }
@@ -132,6 +145,7 @@ impl Gate {
         head: &Parts,
         body: &Envelope,
         toolbox: &Toolbox,
+        sees: Sees<'_>,
     ) -> Result<(), Refusal> {
         let Self::Bearer(verifier) = self else {
             return Ok(());
@@ -141,11 +155,20 @@ impl Gate {
         };
         // A body that is no JSON-RPC message calls no tool (`rmcp` refuses it).
         for name in body.tools_called() {
-            check(verifier, caller, toolbox, name)?;
+            check(
+                verifier,
+                caller,
+                toolbox,
+                name.filter(|name| sees(caller, name)),
+            )?;
         }
         Ok(())
     }
 }
+
+/// Whether a caller may see the tool served as a name (a tool policy's answer; always
+/// without one).
+pub(super) type Sees<'a> = &'a (dyn Fn(&Caller, &str) -> bool + Sync);
 
 /// The tool a request's `Mcp-Method: tools/call` and `Mcp-Name` headers name.
 fn header_tool(headers: &HeaderMap) -> Option<&str> {
@@ -197,7 +220,10 @@ mod tests {
                 .unwrap(),
         ] {
             let (mut head, ()) = request.into_parts();
-            assert_eq!(Gate::Open.admit(&mut head, &toolbox()).await, Ok(()));
+            assert_eq!(
+                Gate::Open.admit(&mut head, &toolbox(), &|_, _| true).await,
+                Ok(())
+            );
             assert!(head.extensions.get::<Arc<Caller>>().is_none());
         }
         assert!(!Gate::Open.serves_metadata("/.well-known/oauth-protected-resource"));
@@ -209,7 +235,10 @@ mod tests {
             crate::auth::ResourceServer::new("https://a.example", "https://m.example/mcp").unwrap();
         let gate = Gate::Bearer(Arc::new(Verifier::new(auth)));
         let (mut head, ()) = http::Request::post("/mcp").body(()).unwrap().into_parts();
-        let refusal = gate.admit(&mut head, &toolbox()).await.unwrap_err();
+        let refusal = gate
+            .admit(&mut head, &toolbox(), &|_, _| true)
+            .await
+            .unwrap_err();
         let response = refusal.response();
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
