@@ -171,6 +171,27 @@ async fn http_gateway(
     http_gateway_on(up, file, free_port(), extra, &[]).await
 }
 
+/// `toolmodel gateway --http 127.0.0.1:PORT --config FILE`, not started yet: the upstreams'
+/// commands in its environment (`TIME_SERVER`), killed when dropped.
+fn gateway_command(
+    up: &BTreeMap<String, String>,
+    file: &tempfile::NamedTempFile,
+    port: u16,
+) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"));
+    command
+        .args([
+            "gateway",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(file.path())
+        .env("TIME_SERVER", &up["TIME"])
+        .kill_on_drop(true);
+    command
+}
+
 /// [`http_gateway`] on `port`, with the environment variables `envs`.
 async fn http_gateway_on(
     up: &BTreeMap<String, String>,
@@ -179,19 +200,10 @@ async fn http_gateway_on(
     extra: &[&str],
     envs: &[(&str, &str)],
 ) -> (tokio::process::Child, String) {
-    let gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
-        .args([
-            "gateway",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--config",
-        ])
-        .arg(file.path())
+    let gateway = gateway_command(up, file, port)
         .args(extra)
-        .env("TIME_SERVER", &up["TIME"])
         .envs(envs.iter().copied())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -227,18 +239,10 @@ async fn the_gateway_serves_probes_metrics_and_status_and_writes_json_log_lines(
     let log = tempfile::NamedTempFile::new().unwrap();
     let port = free_port();
     let admin = format!("127.0.0.1:{}", free_port());
-    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
-        .args([
-            "gateway",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--config",
-        ])
-        .arg(file.path())
+    let mut gateway = gateway_command(&up, &file, port)
         .args(["--admin", &admin, "--log-format", "json", "--access-log"])
         .env_remove("RUST_LOG")
         .stderr(log.reopen().unwrap())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -185,3 +185,18 @@ impl Error {
         }
     }
 }
+
+/// `err` and each of its sources, joined by `: `.
+pub(crate) fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+        source = source.and_then(std::error::Error::source);
+    }
+    text
+}

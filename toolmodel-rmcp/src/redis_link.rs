@@ -12,9 +12,7 @@ use futures_util::StreamExt as _;
 use redis::{IntoConnectionInfo as _, io::tcp::TcpSettings};
 use tracing::Instrument as _;
 
-use crate::{
-    Error, server::log_throttle::LogThrottle, store_url::without_password, tasks::StoreFuture,
-};
+use crate::{Error, store_url::without_password, tasks::StoreFuture};
 
 /// How long a lost subscription waits before it subscribes again (and again, until Redis is
 /// back).
@@ -48,31 +46,6 @@ impl Store {
     /// The error of a Redis command that failed while `doing` (`"redis: {doing}"`).
     pub(crate) fn redis_error(self, doing: &str, err: redis::RedisError) -> Error {
         self.error(format!("redis: {doing}"), Some(Box::new(err)))
-    }
-
-    /// One `warn` event of the store's target: the store failed `doing` (the session store's at
-    /// most one per [`EVERY`](crate::server::log_throttle::EVERY)).
-    pub(crate) fn warn_failed(self, doing: &str, err: &redis::RedisError) {
-        match self {
-            Self::Tasks => tracing::warn!(
-                target: "toolmodel_rmcp::tasks",
-                error = %err,
-                "the Redis task store failed {doing}"
-            ),
-            Self::Sessions => {
-                // Every request that needs the store fails while it is out of reach: at most
-                // one line per 10 s, with the count of those not written.
-                static THROTTLE: LogThrottle = LogThrottle::new();
-                if let Some(suppressed) = THROTTLE.admit() {
-                    tracing::warn!(
-                        target: "toolmodel_rmcp::sessions",
-                        error = %err,
-                        suppressed,
-                        "the Redis session store failed {doing}"
-                    );
-                }
-            }
-        }
     }
 
     /// `operation` of the store as a future, inside a DEBUG span (`task_store` or

@@ -132,7 +132,7 @@ impl Admin {
     pub fn with_task_store(self, store: Arc<dyn TaskStore>) -> Self {
         self.with_readiness("task_store", move || {
             let store = Arc::clone(&store);
-            async move { store.ping().await.map_err(|err| error_chain(&err)) }
+            async move { store.ping().await.map_err(|err| crate::error::chain(&err)) }
         })
     }
 
@@ -145,7 +145,7 @@ impl Admin {
     pub fn with_session_store(self, store: Arc<dyn crate::sessions::SessionStore>) -> Self {
         self.with_readiness("session_store", move || {
             let store = Arc::clone(&store);
-            async move { store.ping().await.map_err(|err| error_chain(&err)) }
+            async move { store.ping().await.map_err(|err| crate::error::chain(&err)) }
         })
     }
 
@@ -172,19 +172,4 @@ impl Admin {
             }
         }
     }
-}
-
-/// `err` and each of its sources, joined by `: `.
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause = cause.to_string();
-        if !text.contains(&cause) {
-            text.push_str(": ");
-            text.push_str(&cause);
-        }
-        source = source.and_then(std::error::Error::source);
-    }
-    text
 }

@@ -275,11 +275,10 @@ impl RedisSessionStore {
             .map_err(|err| self.failed(doing, err))
     }
 
-    /// The error of a command that failed while `doing`, and its `warn` event.
+    /// The error of a command that failed while `doing` (logged by whoever meets it: a
+    /// server's relay, at most once per 10 s).
     fn failed(&self, doing: &str, err: redis::RedisError) -> Error {
-        let doing = format!("{doing} ({})", self.shared.shown);
-        STORE.warn_failed(&doing, &err);
-        STORE.redis_error(&doing, err)
+        STORE.redis_error(&format!("{doing} ({})", self.shared.shown), err)
     }
 }
 

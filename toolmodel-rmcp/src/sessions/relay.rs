@@ -73,13 +73,14 @@ pub(crate) fn dropped(replica: &str) {
 }
 
 /// One `warn` event per [`EVERY`](crate::server::log_throttle::EVERY): the shared store
-/// failed while `doing`.
+/// failed while `doing` (every request that needs it fails while it is out of reach), with
+/// the error and its causes (the Redis client's) and the count of lines not written.
 fn store_failed(doing: &str, err: &Error) {
     static THROTTLE: LogThrottle = LogThrottle::new();
     if let Some(suppressed) = THROTTLE.admit() {
         tracing::warn!(
             target: "toolmodel_rmcp::sessions",
-            error = %err,
+            error = crate::error::chain(err),
             suppressed,
             "the session store failed {doing}"
         );

@@ -291,11 +291,15 @@ impl RedisTaskStore {
         format!("{}:{name}", self.prefix)
     }
 
-    /// The error of a command that failed while `doing`; the tasks ended here are forgotten,
-    /// as Redis may have restarted without them.
+    /// The error of a command that failed while `doing`, and its `warn` event; the tasks
+    /// ended here are forgotten, as Redis may have restarted without them.
     fn failed(&self, doing: &str, err: redis::RedisError) -> Error {
         self.finished.clear();
-        STORE.warn_failed(doing, &err);
+        tracing::warn!(
+            target: "toolmodel_rmcp::tasks",
+            error = %err,
+            "the Redis task store failed {doing}"
+        );
         STORE.redis_error(doing, err)
     }
 }
