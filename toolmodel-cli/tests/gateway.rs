@@ -222,6 +222,18 @@ async fn session(url: &str, token: &str) -> RunningService<RoleClient, Client> {
     Client::default().serve(transport).await.unwrap()
 }
 
+/// A session with the gateway at `url` (bearer `token`) calls the time server's
+/// `get_current_time`, which answers without an error.
+async fn assert_time_served(url: &str, token: &str) {
+    let service = session(url, token).await;
+    let time = service
+        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
+        .await
+        .unwrap();
+    assert_ne!(time.is_error, Some(true));
+    service.cancel().await.unwrap();
+}
+
 /// `GET http://ADDR/PATH` on the admin listener: status and body.
 async fn admin_get(admin: &str, path: &str) -> (u16, String) {
     let reply = reqwest::get(format!("http://{admin}{path}")).await.unwrap();
@@ -264,13 +276,7 @@ async fn the_gateway_serves_probes_metrics_and_status_and_writes_json_log_lines(
     assert_eq!(document["upstreams"][0]["state"], "up", "{document}");
     assert_eq!(document["upstreams"][0]["required"], true, "{document}");
 
-    let service = session(&format!("http://127.0.0.1:{port}/mcp"), "any").await;
-    let time = service
-        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
-        .await
-        .unwrap();
-    assert_ne!(time.is_error, Some(true));
-    service.cancel().await.unwrap();
+    assert_time_served(&format!("http://127.0.0.1:{port}/mcp"), "any").await;
 
     let (status, metrics) = admin_get(&admin, "/metrics").await;
     assert_eq!(status, 200);
@@ -349,13 +355,7 @@ async fn the_gateway_over_http_answers_and_leaves_no_child_process_after_sigterm
     assert_eq!(upstream_children.len(), 2, "one child per enabled server");
 
     // The gateway's client's credentials: never sent upstream.
-    let service = session(&url, "client-secret").await;
-    let time = service
-        .call_tool(call("get_current_time", json!({"timezone": "UTC"})))
-        .await
-        .unwrap();
-    assert_ne!(time.is_error, Some(true));
-    service.cancel().await.unwrap();
+    assert_time_served(&url, "client-secret").await;
 
     terminate(gateway).await;
     for child in upstream_children {
