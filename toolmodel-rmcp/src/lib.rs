@@ -92,6 +92,7 @@ mod lock;
 mod pointer;
 #[cfg(feature = "redis")]
 mod redis_link;
+mod reloadable;
 pub mod server;
 pub mod sessions;
 mod store_url;

@@ -37,6 +37,15 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// The most calls waiting for or running on one server; more answer `isError` at once.
 pub const MAX_PENDING_CALLS: usize = 256;
 
+/// How long the upstream of a server that a
+/// [`Federation::reconfigure`](super::Federation::reconfigure) removed or changed keeps taking
+/// calls before it is watched for its last one: a request that took the toolbox just before
+/// the new one was installed still reaches it.
+pub const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
+/// How often a draining upstream is looked at for calls still in flight.
+const DRAIN_POLL: Duration = Duration::from_millis(50);
+
 /// One upstream server.
 pub(crate) struct Upstream {
     pub(crate) config: UpstreamConfig,
@@ -246,6 +255,33 @@ impl Upstream {
                 None,
             ),
         }
+    }
+
+    /// Whether no call is in flight and no request of the gateway waits for its answer.
+    fn idle(&self) -> bool {
+        self.pending.available_permits() == MAX_PENDING_CALLS && self.calls.idle()
+    }
+
+    /// Closes the session once the calls in flight have finished (after [`DRAIN_GRACE`], and
+    /// at most the server's `maxTotalTimeout` later, the longest a call may take): a server
+    /// that a reconfiguration removed or replaced. Its child's process group is killed.
+    pub(crate) async fn drain(&self) {
+        let started = Instant::now();
+        let deadline = started + DRAIN_GRACE + self.config.timeouts.max_total;
+        tokio::time::sleep(DRAIN_GRACE).await;
+        while !self.idle() && Instant::now() < deadline {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+        let in_flight = MAX_PENDING_CALLS - self.pending.available_permits();
+        let drained_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: "toolmodel_rmcp::federation",
+            upstream = %self.config.name,
+            drained_ms,
+            in_flight,
+            "upstream drained after a reconfiguration"
+        );
+        self.close().await;
     }
 
     /// Closes the session: the child's process group is killed.
