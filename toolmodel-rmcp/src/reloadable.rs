@@ -70,7 +70,10 @@ mod tests {
         let (clone, weak) = (cell.clone(), cell.downgrade());
         let held = cell.get();
         assert_eq!(*clone.set(2), 1);
-        assert_eq!((*cell.get(), *held, weak.get().as_deref()), (2, 1, Some(&2)));
+        assert_eq!(
+            (*cell.get(), *held, weak.get().as_deref()),
+            (2, 1, Some(&2))
+        );
         drop((cell, clone));
         assert!(weak.get().is_none());
     }

@@ -84,10 +84,7 @@ async fn eventually(what: &str, check: impl Fn() -> bool) {
 
 /// A file in the temporary directory for this process, `name`, absent.
 fn marker(name: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "toolmodel-reload-{}-{name}",
-        std::process::id()
-    ));
+    let path = std::env::temp_dir().join(format!("toolmodel-reload-{}-{name}", std::process::id()));
     let _ = std::fs::remove_file(&path);
     path
 }
@@ -265,7 +262,11 @@ async fn a_new_policy_applies_to_the_next_request_and_an_added_name_renames_a_ke
         .expect_err("a misspelled key");
     assert!(bad.to_string().contains("/mcpServers/time"), "{bad}");
     assert_eq!(
-        federation.config().enabled().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        federation
+            .config()
+            .enabled()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>(),
         ["clock", "time"]
     );
     let zone = service

@@ -789,8 +789,9 @@ impl Shared {
                 Ok(())
             }
             Err(err) => {
-                *lock(&self.last_error) =
-                    Some(RebuildError::Toolbox(Arc::new(Error::Toolmodel(err.clone()))));
+                *lock(&self.last_error) = Some(RebuildError::Toolbox(Arc::new(Error::Toolmodel(
+                    err.clone(),
+                ))));
                 Err(err)
             }
         }

@@ -71,7 +71,10 @@ impl std::fmt::Display for Renamed {
             after,
         } = self;
         match after {
-            Some(after) => write!(f, "server {server:?} tool {tool:?}: {before:?} -> {after:?}"),
+            Some(after) => write!(
+                f,
+                "server {server:?} tool {tool:?}: {before:?} -> {after:?}"
+            ),
             None => write!(
                 f,
                 "server {server:?} tool {tool:?}: {before:?} is no longer served"
@@ -123,9 +126,8 @@ mod tests {
         for (server, tool, name) in tools {
             let mut tool = Tool::new(*tool, ToolSchema::empty_object());
             tool.namespace = Some((*server).to_owned());
-            builder = builder.with_tool_as(*name, tool, |_, _| async {
-                Ok(CallToolResult::text("ok"))
-            });
+            builder =
+                builder.with_tool_as(*name, tool, |_, _| async { Ok(CallToolResult::text("ok")) });
         }
         builder.build().unwrap()
     }
@@ -155,6 +157,9 @@ mod tests {
             changed: vec!["a".into(), "b".into()],
             ..Reconfigured::default()
         };
-        assert_eq!(report.to_string(), "added [clock] removed [] changed [a, b]");
+        assert_eq!(
+            report.to_string(),
+            "added [clock] removed [] changed [a, b]"
+        );
     }
 }
