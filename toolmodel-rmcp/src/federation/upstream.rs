@@ -77,8 +77,9 @@ enum State {
         retry_at: Instant,
         failures: u32,
     },
-    /// [`close`](Upstream::close) ended it for good.
-    ShutDown,
+    /// [`close`](Upstream::close) or [`drain`](Upstream::drain) ended it for good, for this
+    /// reason (what a call that still reaches it is answered).
+    ShutDown(&'static str),
 }
 
 /// A session's peer, and which session it is.
@@ -149,7 +150,7 @@ impl Upstream {
                 self.history.closed(*generation, "the session closed");
                 (0, *generation)
             }
-            State::ShutDown => return Err(Unavailable("the federation was shut down".into())),
+            State::ShutDown(why) => return Err(Unavailable((*why).into())),
             State::Down {
                 cause,
                 retry_at,
@@ -244,7 +245,7 @@ impl Upstream {
                     )
                 }
             }
-            State::ShutDown => (SessionState::ShutDown, None),
+            State::ShutDown(_) => (SessionState::ShutDown, None),
             State::Down {
                 cause, failures, ..
             } => (
@@ -281,14 +282,20 @@ impl Upstream {
             in_flight,
             "upstream drained after a reconfiguration"
         );
-        self.close().await;
+        self.end("a reconfiguration removed or replaced the server")
+            .await;
     }
 
     /// Closes the session: the child's process group is killed.
     pub(crate) async fn close(&self) {
+        self.end("the federation was shut down").await;
+    }
+
+    /// Closes the session for good (`why` answers the calls that still come).
+    async fn end(&self, why: &'static str) {
         let mut state = self.state.lock().await;
         self.history.shut_down();
-        if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown) {
+        if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown(why)) {
             let Session {
                 listener,
                 service,
