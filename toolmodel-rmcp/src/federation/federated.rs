@@ -410,9 +410,9 @@ impl Federation {
             })
             .collect();
         let retired: Vec<Arc<Upstream>> = diff.removed.into_iter().chain(diff.replaced).collect();
-        let before = self.toolbox();
         let built = {
             let _one = lock(&inner.rebuilding);
+            let before = self.toolbox();
             inner.servers.set(Servers {
                 config: new,
                 upstreams,
@@ -424,7 +424,9 @@ impl Federation {
             for watcher in lock(&inner.reconfigure_watchers).iter() {
                 watcher(self);
             }
-            inner.rebuild()
+            let built = inner.rebuild();
+            report.renamed = renamed(&before, &self.toolbox(), &report.unchanged);
+            built
         };
         lock(&inner.draining).retain(|upstream| upstream.strong_count() > 0);
         for upstream in retired {
@@ -434,7 +436,6 @@ impl Federation {
                 .spawn(async move { upstream.drain().await });
         }
         built?;
-        report.renamed = renamed(&before, &self.toolbox(), &report.unchanged);
         Ok(report)
     }
 
