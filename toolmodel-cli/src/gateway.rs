@@ -110,6 +110,8 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         allowed_hosts,
     } = plan;
     let outcome = runtime.block_on(async {
+        // SIGHUP reloads from now on (its default action would end the process).
+        let hangups = reload::Hangups::register();
         // The HTTP front first: a bad address or authorization configuration starts no server.
         let front = match args.http {
             None => None,
@@ -128,7 +130,6 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             None => None,
             Some(addr) => Some(AdminListener::bind(addr).await?),
         };
-        let hangups = reload::Hangups::register();
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
             if !status.session.is_open() {
