@@ -111,8 +111,14 @@ Over HTTP the Host header must name the gateway (against DNS rebinding): loopbac
 host of --resource, or --allowed-hosts. With --tool-search[=THRESHOLD] a catalog of more \
 tools than THRESHOLD is listed as search_tools and call_tool (and --always-visible tools). \
 Every child process is killed, with its process group, \
-when the gateway stops (end of stdin, SIGINT or SIGTERM). --check-config checks the \
-configuration and the options, starts nothing and exits.",
+when the gateway stops (end of stdin, SIGINT or SIGTERM). The configuration reloads while the \
+gateway serves, on SIGHUP and when the file changes (it is read every second): servers added, \
+removed or changed, and the toolmodelPolicy, without dropping sessions or calls in flight (a \
+changed or removed server's calls finish before its session closes); unchanged servers keep \
+their child process and their tools' names, and clients get notifications/tools/list_changed. \
+A configuration that fails the checks of --check-config is refused with a log line naming each \
+problem, and the running one kept; the options (the address, --auth-issuer, ...) do not \
+reload. --check-config checks the configuration and the options, starts nothing and exits.",
         after_help = format!("{CONFIG}\n\n{GATEWAY_EXIT_STATUS}")
     )]
     Gateway(GatewayArgs),
@@ -175,7 +181,8 @@ Exit status:
 #[derive(Debug, Args)]
 #[non_exhaustive]
 pub struct GatewayArgs {
-    /// The configuration file (`mcpServers` or `servers` JSON).
+    /// The configuration file (`mcpServers` or `servers` JSON); reloaded on SIGHUP and when
+    /// it changes.
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
 

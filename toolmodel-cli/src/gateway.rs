@@ -2,6 +2,8 @@
 //! configuration file, served as one MCP server ([`toolmodel_rmcp::federation::Federation`]
 //! behind a [`ToolboxServer`]), over stdio or Streamable HTTP, as an OAuth 2.1 resource server
 //! with `--auth-issuer` ([`ResourceServer`]); `--check-config` checks all of it and exits.
+//! The configuration file reloads while the gateway serves, on `SIGHUP` and when it changes
+//! (`reload`).
 //!
 //! **Host names.** Over HTTP, a request's `Host` must name the gateway (MCP, Streamable HTTP,
 //! against DNS rebinding; [`ToolboxServer::with_allowed_hosts`]). `--allowed-hosts` lists the
@@ -30,8 +32,10 @@ use toolmodel_rmcp::{
 };
 
 use crate::cli::GatewayArgs;
+use crate::gateway_config::{self, Checked};
+use crate::reload;
 use crate::status::Status;
-use crate::text::{Chain, about_file};
+use crate::text::Chain;
 
 /// The environment variable `--introspection-client-id`'s secret is read from: a secret on
 /// the command line would show in `ps` and in shell histories.
@@ -45,7 +49,12 @@ pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// Runs the gateway until its client leaves (stdio: end of input) or SIGINT/SIGTERM (HTTP),
-/// then closes every upstream session and kills each child's process group. Errors go to
+/// then closes every upstream session and kills each child's process group. Meanwhile the
+/// configuration file is reloaded on SIGHUP and when its content changes (read every second):
+/// checked as `--check-config` checks it, refused with a log line naming each problem (the
+/// running configuration kept), or handed to
+/// [`Federation::reconfigure`] with a log line `reloaded FILE: added [..] removed [..]
+/// changed [..]`. The options (the address, `--auth-issuer`, ...) are not reloaded. Errors go to
 /// `errors` (stdout belongs to the MCP session over stdio). Over HTTP the line
 /// `serving MCP on http://ADDR/mcp` (the address bound, a port 0 resolved) goes to stderr.
 /// With `--check-config`, checks what the gateway would start with (the configuration, each
@@ -64,6 +73,8 @@ const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 ///
 /// Writing to `out` or `errors` failed, or no tokio runtime could be built.
 pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> io::Result<Status> {
+    // What a reload compares the file with: the content the gateway starts with.
+    let seen = reload::read(args);
     let Some(plan) = Plan::read(args, errors)? else {
         return Ok(if args.check_config {
             Status::Findings
@@ -99,6 +110,8 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         allowed_hosts,
     } = plan;
     let outcome = runtime.block_on(async {
+        // SIGHUP reloads from now on (its default action would end the process).
+        let hangups = reload::Hangups::register();
         // The HTTP front first: a bad address or authorization configuration starts no server.
         let front = match args.http {
             None => None,
@@ -150,7 +163,8 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         if let Some(key) = key {
             server = server.with_request_state_key(key);
         }
-        let served = match front {
+        let serving = async {
+            match front {
             None => server.serve_stdio().await,
             Some(front) => {
                 if let Some(hosts) = allowed_hosts {
@@ -171,6 +185,12 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
                     .with_graceful_shutdown(stop_signal())
                     .await
             }
+        }
+        };
+        // The configuration reloads while the gateway serves, and no longer once it stopped.
+        let served = tokio::select! {
+            served = serving => served,
+            never = reload::watch(args, &federation, seen, hangups) => match never {},
         };
         federation.shutdown().await;
         served
@@ -211,14 +231,14 @@ impl Plan {
     ///
     /// Writing to `errors` failed.
     fn read(args: &GatewayArgs, errors: &mut dyn Write) -> io::Result<Option<Self>> {
-        let mut problems: Vec<String> = Vec::new();
-        let config = match FederationConfig::from_path(&args.config) {
-            Ok(config) => Some(config),
-            Err(err) => {
-                problems.push(about_file(&args.config, &err));
-                None
-            }
-        };
+        let Checked {
+            config,
+            mut problems,
+            notes,
+        } = gateway_config::check(args);
+        for note in &notes {
+            writeln!(errors, "note: {note}")?;
+        }
         let key = request_state_key().unwrap_or_else(|problem| {
             problems.push(problem);
             None
@@ -228,34 +248,6 @@ impl Plan {
             if let Err(problem) = authorization(args, args.resource.as_deref().unwrap_or(&resource))
             {
                 problems.push(problem);
-            }
-        }
-        if let Some(config) = &config
-            && args.auth_issuer.is_none()
-            && let Some(Err(err)) = config
-                .tool_policy
-                .as_ref()
-                .map(|policy| policy.check_without_authorization())
-        {
-            problems.push(about_file(&args.config, &err));
-        }
-        if let Some(config) = &config {
-            for server in config.enabled() {
-                if server.required_scopes.is_empty() {
-                    continue;
-                }
-                match (args.http, &args.auth_issuer) {
-                    (Some(_), None) => problems.push(format!(
-                        "server {:?} has requiredScopes {:?}, which only a gateway with --auth-issuer checks: add --auth-issuer, or remove requiredScopes",
-                        server.name, server.required_scopes
-                    )),
-                    (None, _) => writeln!(
-                        errors,
-                        "note: the requiredScopes of server {:?} are not checked over stdio (one local client; they are with --http and --auth-issuer)",
-                        server.name
-                    )?,
-                    (Some(_), Some(_)) => {}
-                }
             }
         }
         let (allowed_hosts, warning) = allowed_hosts(args);

@@ -812,7 +812,8 @@ fn the_summary_names_every_command_and_gateway_help_its_exit_status() {
             "1  with --check-config: a problem in the configuration or the options",
         ))
         .stdout(predicate::str::contains("--allowed-hosts <HOST[,HOST...]>"))
-        .stdout(predicate::str::contains("MCP_INTROSPECTION_CLIENT_SECRET"));
+        .stdout(predicate::str::contains("MCP_INTROSPECTION_CLIENT_SECRET"))
+        .stdout(predicate::str::contains("SIGHUP"));
 }
 
 // ---------------------------------------------------------------------------------------------

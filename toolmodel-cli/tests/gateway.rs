@@ -48,7 +48,7 @@ fn config(up: &BTreeMap<String, String>) -> tempfile::NamedTempFile {
 
 /// Counts `notifications/tools/list_changed`.
 #[derive(Clone, Debug, Default)]
-struct Client(Arc<AtomicUsize>);
+pub(crate) struct Client(pub(crate) Arc<AtomicUsize>);
 
 impl ClientHandler for Client {
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
@@ -64,7 +64,7 @@ impl ClientHandler for Client {
 }
 
 /// The names of every tool the gateway lists.
-async fn tool_names(service: &RunningService<RoleClient, Client>) -> Vec<String> {
+pub(crate) async fn tool_names(service: &RunningService<RoleClient, Client>) -> Vec<String> {
     service
         .list_all_tools()
         .await
@@ -74,14 +74,14 @@ async fn tool_names(service: &RunningService<RoleClient, Client>) -> Vec<String>
         .collect()
 }
 
-fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
+pub(crate) fn call(name: &str, arguments: serde_json::Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = arguments.as_object().cloned();
     params
 }
 
 /// The child processes of `pid` (Linux `/proc`), zombies left out.
-fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -153,7 +153,7 @@ async fn the_gateway_over_stdio_serves_every_servers_tools_and_passes_list_chang
 }
 
 /// A free loopback port.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -173,7 +173,7 @@ async fn http_gateway(
 
 /// `toolmodel gateway --http 127.0.0.1:PORT --config FILE`, not started yet: the upstreams'
 /// commands in its environment (`TIME_SERVER`), killed when dropped.
-fn gateway_command(
+pub(crate) fn gateway_command(
     up: &BTreeMap<String, String>,
     file: &tempfile::NamedTempFile,
     port: u16,
@@ -206,16 +206,21 @@ async fn http_gateway_on(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    (gateway, listening(port).await)
+}
+
+/// Waits (30 s at most) until the gateway listens on `port`; its MCP URL.
+pub(crate) async fn listening(port: u16) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "the gateway did not listen");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    (gateway, format!("http://127.0.0.1:{port}/mcp"))
+    format!("http://127.0.0.1:{port}/mcp")
 }
 
 /// A session with the gateway at `url` sending `Authorization: Bearer <token>`.
-async fn session(url: &str, token: &str) -> RunningService<RoleClient, Client> {
+pub(crate) async fn session(url: &str, token: &str) -> RunningService<RoleClient, Client> {
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
@@ -323,7 +328,7 @@ async fn the_gateway_serves_probes_metrics_and_status_and_writes_json_log_lines(
 }
 
 /// Sends SIGTERM to `gateway` and waits (15 s at most) for it to exit successfully.
-async fn terminate(mut gateway: tokio::process::Child) {
+pub(crate) async fn terminate(mut gateway: tokio::process::Child) {
     let pid = gateway.id().unwrap();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])

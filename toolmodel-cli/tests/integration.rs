@@ -4,6 +4,7 @@
 
 mod cli;
 mod gateway;
+mod gateway_reload;
 mod guide_outputs;
 mod rules;
 mod search;

@@ -51,7 +51,9 @@
 //! | [`guide`] | the guide, one chapter a job |
 //!
 //! Inside, for contributors: `error` ([`Error`], the crate's one error type), `lock` (locks
-//! that outlive a panic) and `task_set` (the tokio tasks a value spawns, owned by it).
+//! that outlive a panic), `reloadable` (a value replaced whole while it is read: a server's
+//! tool list and policy, a federation's servers) and `task_set` (the tokio tasks a value
+//! spawns, owned by it).
 //!
 //! | feature | default | brings |
 //! |---|---|---|
@@ -92,6 +94,7 @@ mod lock;
 mod pointer;
 #[cfg(feature = "redis")]
 mod redis_link;
+mod reloadable;
 pub mod server;
 pub mod sessions;
 mod store_url;

@@ -67,7 +67,7 @@ async fn eventually(federation: &Federation, check: impl Fn(&toolmodel::Toolbox)
 }
 
 /// The process IDs in process group `pgid` (Linux `/proc`).
-fn group_members(pgid: u32) -> Vec<u32> {
+pub(crate) fn group_members(pgid: u32) -> Vec<u32> {
     let mut members = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -116,7 +116,7 @@ fn kill_group(pgid: u32) {
     assert!(status.success());
 }
 
-async fn pid_of(federation: &Federation, server: &str) -> u32 {
+pub(crate) async fn pid_of(federation: &Federation, server: &str) -> u32 {
     federation
         .status()
         .await

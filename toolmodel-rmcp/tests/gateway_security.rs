@@ -477,7 +477,7 @@ async fn tools_two_servers_share_under_never_are_left_out_and_the_rest_served() 
 }
 
 /// A stdio server (`tests/support/fake_upstream.py`) named `name`, listing `tools` as given.
-fn fake_upstream(name: &str, tools: serde_json::Value) -> UpstreamConfig {
+pub(crate) fn fake_upstream(name: &str, tools: serde_json::Value) -> UpstreamConfig {
     UpstreamConfig::stdio(
         name,
         StdioTransport::new("python3")

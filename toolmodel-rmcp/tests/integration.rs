@@ -23,6 +23,8 @@ mod gateway_passthrough;
 #[cfg(all(feature = "federation", feature = "auth"))]
 mod gateway_policy;
 #[cfg(all(feature = "federation", feature = "auth"))]
+mod gateway_reload;
+#[cfg(all(feature = "federation", feature = "auth"))]
 mod gateway_security;
 #[cfg(all(feature = "federation", feature = "auth"))]
 mod gateway_tasks;

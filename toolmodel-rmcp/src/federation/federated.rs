@@ -6,18 +6,22 @@ use std::{
     sync::{Arc, Mutex, RwLock, Weak},
 };
 
+use rmcp::model::ServerCapabilities;
 use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
-use crate::federation::config::FederationConfig;
+use crate::federation::config::{FederationConfig, UpstreamConfig};
 use crate::federation::downstream::Downstream;
-use crate::federation::import::import;
+use crate::federation::import::{Imported, import};
 use crate::federation::names::{Flat, Upstream as Named, flat_names};
 use crate::federation::passthrough::{Declared, Passthrough};
+use crate::federation::reconfigure::{Reconfigured, renamed};
+use crate::federation::servers::{Diff, Servers};
 use crate::federation::task_routes::{RemoteNames, UpstreamTaskRoutes};
 use crate::federation::upstream::Upstream;
 use crate::federation::upstream_call::UpstreamTool;
 use crate::lock::{lock, read, write};
+use crate::reloadable::Reloadable;
 use crate::server::gateway::Backends;
 use crate::server::list_changed::ListChanged;
 use crate::server::tool_search::Describe;
@@ -29,6 +33,9 @@ type Local = Box<dyn Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync>;
 
 /// Runs with every rebuilt toolbox.
 type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
+
+/// Runs with the federation each time its configuration is replaced.
+type Reconfigure = Box<dyn Fn(&Federation) + Send + Sync>;
 
 /// MCP servers as the backends of one [`Toolbox`].
 ///
@@ -53,6 +60,12 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// renamed or left out, never the others: it breaks MCP's rules, its name holds the separator
 /// `__` of prefixed names, or it would share a name with another tool (see
 /// [`NamePolicy`](super::NamePolicy)); [`UpstreamStatus::warnings`] says which and why.
+///
+/// **Configuration changed live.** [`reconfigure`](Self::reconfigure) replaces the
+/// configuration while the federation serves: servers configured as before keep their
+/// session and their tools' names, the others are connected, replaced or drained and closed,
+/// and the toolbox is rebuilt once (the guide's
+/// [Configuration changed live](crate::guide::mcp_backends#configuration-changed-live)).
 ///
 /// **Lifetime.** [`shutdown`](Self::shutdown) closes every session and kills each child's
 /// process group; dropping the last `Federation` (and every [`Toolbox`] built from it) kills
@@ -85,8 +98,9 @@ pub struct Federation {
 }
 
 pub(crate) struct Shared {
-    config: FederationConfig,
-    upstreams: Vec<Arc<Upstream>>,
+    /// The configuration in force and its enabled servers' upstreams, replaced whole by
+    /// [`Federation::reconfigure`].
+    servers: Reloadable<Servers>,
     local: Local,
     /// Each server's imported tools, by server name.
     imported: Mutex<BTreeMap<String, Vec<Tool>>>,
@@ -94,6 +108,17 @@ pub(crate) struct Shared {
     reports: Mutex<BTreeMap<String, Report>>,
     toolbox: RwLock<Toolbox>,
     watchers: Mutex<Vec<Watcher>>,
+    /// Told of each new configuration, before the toolbox built from it is installed.
+    reconfigure_watchers: Mutex<Vec<Reconfigure>>,
+    /// Held from the recording of a server's import to the installation of the toolbox built
+    /// with it, so that a toolbox built from an older state is never installed after a newer
+    /// one (a re-import finishing during a reconfiguration).
+    rebuilding: Mutex<()>,
+    /// One reconfiguration at a time.
+    reconfiguring: tokio::sync::Mutex<()>,
+    /// The upstreams of removed or replaced servers being drained, closed by
+    /// [`Federation::shutdown`] too.
+    draining: Mutex<Vec<Weak<Upstream>>>,
     /// Why the last rebuild failed, if it did (the previous toolbox stays).
     last_error: Mutex<Option<RebuildError>>,
     /// What each server declared at its last `initialize`.
@@ -113,7 +138,7 @@ pub(crate) struct Shared {
 impl std::fmt::Debug for Federation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Federation")
-            .field("config", &self.inner.config)
+            .field("config", &self.inner.servers.get().config)
             .finish_non_exhaustive()
     }
 }
@@ -260,24 +285,19 @@ impl Federation {
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
                 .enabled()
-                .map(|server| {
-                    let weak = weak.clone();
-                    let name = server.name.clone();
-                    Arc::new(Upstream::new(
-                        server.clone(),
-                        Arc::new(move || reimport_later(&weak, &name)),
-                        Arc::clone(&downstream),
-                    ))
-                })
+                .map(|server| new_upstream(weak, server, &downstream))
                 .collect();
             Shared {
-                config,
-                upstreams,
+                servers: Reloadable::new(Servers { config, upstreams }),
                 local,
                 imported: Mutex::default(),
                 reports: Mutex::default(),
                 toolbox: RwLock::new(empty),
                 watchers: Mutex::default(),
+                reconfigure_watchers: Mutex::default(),
+                rebuilding: Mutex::default(),
+                reconfiguring: tokio::sync::Mutex::default(),
+                draining: Mutex::default(),
                 last_error: Mutex::default(),
                 declared: Declared::default(),
                 descriptions: Mutex::default(),
@@ -286,44 +306,137 @@ impl Federation {
                 background: TaskSet::default(),
             }
         });
-        // Every first session at once. One whose task panicked is said on stderr and retried
-        // like a failed one.
-        let mut firsts = tokio::task::JoinSet::new();
-        let mut servers = HashMap::with_capacity(inner.upstreams.len());
-        for (index, upstream) in inner.upstreams.iter().enumerate() {
-            let inner = Arc::clone(&inner);
-            let upstream = Arc::clone(upstream);
-            let task = firsts.spawn(async move { inner.connect_and_import(&upstream).await });
-            servers.insert(task.id(), index);
+        let servers = inner.servers.get();
+        let fetched = fetch_all(&servers.upstreams).await;
+        {
+            let _one = lock(&inner.rebuilding);
+            inner.record_first(&servers.upstreams, fetched);
+            let toolbox = inner.build(&servers)?;
+            inner.install(toolbox);
         }
-        let mut opened = vec![false; inner.upstreams.len()];
-        while let Some(joined) = firsts.join_next_with_id().await {
-            match joined {
-                Ok((id, ok)) => {
-                    if let Some(slot) = servers.get(&id).and_then(|&i| opened.get_mut(i)) {
-                        *slot = ok;
-                    }
-                }
-                Err(err) => {
-                    let server = servers
-                        .get(&err.id())
-                        .and_then(|&i| inner.upstreams.get(i))
-                        .map_or("?", |upstream| upstream.config.name.as_str());
-                    eprintln!(
-                        "warning: server {server:?}: opening its first session failed: {err}"
-                    );
-                }
-            }
-        }
-        for (upstream, ok) in inner.upstreams.iter().zip(opened) {
-            if !ok {
-                spawn_retry(Arc::downgrade(&inner), Arc::clone(upstream));
-            }
-            spawn_reopening(Arc::downgrade(&inner), Arc::clone(upstream));
-        }
-        let toolbox = inner.build()?;
-        inner.install(toolbox);
         Ok(Self { inner })
+    }
+
+    /// Replaces the configuration with `new` while the federation serves, server by server
+    /// (matched by name; a server is unchanged when its whole [`UpstreamConfig`] is equal):
+    ///
+    /// - **unchanged** servers keep their upstream: the same session, the same child process,
+    ///   their calls in flight untouched, their tools' names the same (but see
+    ///   [`Renamed`](super::Renamed));
+    /// - **added** servers are connected and their tools imported, all at once, as
+    ///   [`start`](Self::start) does, while the running toolbox goes on serving; one that does
+    ///   not answer (within its `startupTimeout`) is tried again in the background;
+    /// - **changed** servers get a new session (a new child process) the same way, and the
+    ///   old one is **drained**: the calls in flight on it finish (after
+    ///   [`DRAIN_GRACE`](super::DRAIN_GRACE), at most the server's `maxTotalTimeout` later),
+    ///   then its session is closed and its child's process group killed;
+    /// - **removed** (or disabled) servers are drained and closed the same way.
+    ///
+    /// Once the new servers have answered or failed, the toolbox is rebuilt once and
+    /// installed: [`on_change`](Self::on_change) watchers run (a
+    /// [`ToolboxServer::gateway`](crate::ToolboxServer::gateway) sends
+    /// `notifications/tools/list_changed` and applies the new `toolmodelPolicy` from the
+    /// next request on). Calls that started before finish on the toolbox they started with.
+    /// A task of the tasks extension on a changed or removed server is lost with its
+    /// session. Reconfigurations run one at a time, in the order they were asked for.
+    ///
+    /// The configuration was checked when it was built ([`FederationConfig::from_json`],
+    /// [`FederationConfigBuilder::build`](super::FederationConfigBuilder::build)): a bad one
+    /// never reaches here, and the one in force stays.
+    ///
+    /// ```
+    /// use toolmodel_rmcp::federation::{Federation, FederationConfig};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), toolmodel_rmcp::Error> {
+    /// let federation = Federation::start(FederationConfig::builder().build()?).await?;
+    /// let reloaded = federation.reconfigure(FederationConfig::builder().build()?).await?;
+    /// assert_eq!(reloaded.to_string(), "added [] removed [] changed []");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Toolmodel`] when the toolbox cannot be built from the local tools and the
+    /// imported ones; the new configuration is in force all the same, and the toolbox before
+    /// is served until a rebuild succeeds ([`last_error`](Self::last_error) says why, as
+    /// after any failed rebuild).
+    pub async fn reconfigure(&self, new: FederationConfig) -> Result<Reconfigured, Error> {
+        let inner = &self.inner;
+        let _one_at_a_time = inner.reconfiguring.lock().await;
+        let current = inner.servers.get();
+        let diff = Diff::new(&current, &new);
+        let weak = Arc::downgrade(inner);
+        let fresh: Vec<Arc<Upstream>> = diff
+            .added
+            .iter()
+            .chain(&diff.changed)
+            .map(|server| new_upstream(&weak, server, &inner.downstream))
+            .collect();
+        let fetched = fetch_all(&fresh).await;
+        let names = |servers: &[&UpstreamConfig]| -> Vec<String> {
+            servers.iter().map(|server| server.name.clone()).collect()
+        };
+        let names_of = |upstreams: &[Arc<Upstream>]| -> Vec<String> {
+            upstreams
+                .iter()
+                .map(|upstream| upstream.config.name.clone())
+                .collect()
+        };
+        let mut report = Reconfigured {
+            added: names(&diff.added),
+            removed: names_of(&diff.removed),
+            changed: names(&diff.changed),
+            unchanged: names_of(&diff.kept),
+            unavailable: fresh
+                .iter()
+                .zip(&fetched)
+                .filter(|(_, fetched)| fetched.imported.is_none())
+                .map(|(upstream, _)| upstream.config.name.clone())
+                .collect(),
+            renamed: Vec::new(),
+            tool_policy_changed: current.config.tool_policy != new.tool_policy,
+        };
+        report.unavailable.sort();
+        let upstreams: Vec<Arc<Upstream>> = new
+            .enabled()
+            .filter_map(|server| {
+                diff.kept
+                    .iter()
+                    .chain(&fresh)
+                    .find(|upstream| upstream.config.name == server.name)
+                    .cloned()
+            })
+            .collect();
+        let retired: Vec<Arc<Upstream>> = diff.removed.into_iter().chain(diff.replaced).collect();
+        let built = {
+            let _one = lock(&inner.rebuilding);
+            let before = self.toolbox();
+            inner.servers.set(Servers {
+                config: new,
+                upstreams,
+            });
+            for old in &retired {
+                inner.forget(&old.config.name);
+            }
+            inner.record_first(&fresh, fetched);
+            for watcher in lock(&inner.reconfigure_watchers).iter() {
+                watcher(self);
+            }
+            let built = inner.rebuild();
+            report.renamed = renamed(&before, &self.toolbox(), &report.unchanged);
+            built
+        };
+        lock(&inner.draining).retain(|upstream| upstream.strong_count() > 0);
+        for upstream in retired {
+            lock(&inner.draining).push(Arc::downgrade(&upstream));
+            inner
+                .background
+                .spawn(async move { upstream.drain().await });
+        }
+        built?;
+        Ok(report)
     }
 
     /// The current toolbox (rebuilt when an upstream's tools change).
@@ -337,10 +450,18 @@ impl Federation {
         lock(&self.inner.watchers).push(Box::new(watcher));
     }
 
+    /// The configuration in force: the one it started with, or the last one
+    /// [`reconfigure`](Self::reconfigure) was given.
+    #[must_use]
+    pub fn config(&self) -> FederationConfig {
+        self.inner.servers.get().config.clone()
+    }
+
     /// Each enabled server's state, sorted by name.
     pub async fn status(&self) -> Vec<UpstreamStatus> {
-        let mut all = Vec::with_capacity(self.inner.upstreams.len());
-        for upstream in &self.inner.upstreams {
+        let servers = self.inner.servers.get();
+        let mut all = Vec::with_capacity(servers.upstreams.len());
+        for upstream in &servers.upstreams {
             let report = lock(&self.inner.reports)
                 .get(&upstream.config.name)
                 .cloned()
@@ -366,10 +487,14 @@ impl Federation {
         lock(&self.inner.last_error).clone()
     }
 
-    /// Closes every session and kills each child process's group; calls after this answer
-    /// `isError`.
+    /// Closes every session (those being drained after a [`reconfigure`](Self::reconfigure)
+    /// too) and kills each child process's group; calls after this answer `isError`.
     pub async fn shutdown(&self) {
-        for upstream in &self.inner.upstreams {
+        let draining: Vec<Arc<Upstream>> = lock(&self.inner.draining)
+            .drain(..)
+            .filter_map(|upstream| upstream.upgrade())
+            .collect();
+        for upstream in self.inner.servers.get().upstreams.iter().chain(&draining) {
             upstream.close().await;
         }
     }
@@ -387,10 +512,13 @@ impl Backends for Federation {
         Federation::on_change(self, watcher);
     }
 
+    fn on_reconfigure(&self, watcher: Box<dyn Fn(&Self) + Send + Sync>) {
+        lock(&self.inner.reconfigure_watchers).push(watcher);
+    }
+
     fn handler(&self) -> Passthrough {
         Passthrough::new(
-            &self.inner.upstreams,
-            self.inner.config.tool_names,
+            self.inner.servers.downgrade(),
             Arc::clone(&self.inner.declared),
             Arc::clone(&self.inner.downstream),
         )
@@ -401,7 +529,7 @@ impl Backends for Federation {
     }
 
     fn tool_policy(&self) -> Option<crate::server::ToolPolicy> {
-        self.inner.config.tool_policy.clone()
+        self.inner.servers.get().config.tool_policy.clone()
     }
 
     fn descriptions(&self) -> Describe {
@@ -411,37 +539,110 @@ impl Backends for Federation {
 
     fn tasks(&self) -> Arc<dyn UpstreamTasks> {
         Arc::new(UpstreamTaskRoutes::new(
-            &self.inner.upstreams,
+            self.inner.servers.downgrade(),
             Arc::clone(&self.inner.declared),
             Arc::clone(&self.inner.remote_names),
         ))
     }
 }
 
-impl Shared {
-    /// Opens `upstream`'s session and imports its tools; false when either failed.
-    async fn connect_and_import(&self, upstream: &Upstream) -> bool {
-        let Ok(opened) = upstream.peer().await else {
-            return false;
-        };
-        if let Some(info) = opened.peer.peer_info() {
-            lock(&self.declared).insert(upstream.config.name.clone(), info.capabilities.clone());
-            let mut descriptions = lock(&self.descriptions);
-            let said: Vec<&str> = info
-                .server_info
-                .iter()
-                .flat_map(|server| [&server.title, &server.description])
-                .flatten()
-                .map(String::as_str)
-                .collect();
-            if said.is_empty() {
-                descriptions.remove(&upstream.config.name);
-            } else {
-                descriptions.insert(upstream.config.name.clone(), said.join("\n"));
+/// What opening a server's session and importing its tools gave, before it is recorded.
+#[derive(Default)]
+struct Fetched {
+    /// What the server said of itself at `initialize`: its capabilities, and its
+    /// `serverInfo` `title` and `description` (one per line); `None` when no session opened.
+    declared: Option<(ServerCapabilities, Option<String>)>,
+    /// Its tools, or why they could not be imported; `None` when no session opened.
+    imported: Option<Result<Imported, String>>,
+}
+
+/// Opens `upstream`'s session and imports its tools.
+async fn fetch(upstream: &Upstream) -> Fetched {
+    let Ok(opened) = upstream.peer().await else {
+        return Fetched::default();
+    };
+    let declared = opened.peer.peer_info().map(|info| {
+        let said: Vec<&str> = info
+            .server_info
+            .iter()
+            .flat_map(|server| [&server.title, &server.description])
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        (
+            info.capabilities.clone(),
+            (!said.is_empty()).then(|| said.join("\n")),
+        )
+    });
+    let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;
+    Fetched {
+        declared,
+        imported: Some(imported),
+    }
+}
+
+/// [`fetch`] of every one of `upstreams` at once, in their order. One whose task panicked is
+/// said on stderr and counts as not opened.
+async fn fetch_all(upstreams: &[Arc<Upstream>]) -> Vec<Fetched> {
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut servers = HashMap::with_capacity(upstreams.len());
+    for (index, upstream) in upstreams.iter().enumerate() {
+        let upstream = Arc::clone(upstream);
+        let task = tasks.spawn(async move { fetch(&upstream).await });
+        servers.insert(task.id(), index);
+    }
+    let mut fetched: Vec<Fetched> = upstreams.iter().map(|_| Fetched::default()).collect();
+    while let Some(joined) = tasks.join_next_with_id().await {
+        match joined {
+            Ok((id, done)) => {
+                if let Some(slot) = servers.get(&id).and_then(|&i| fetched.get_mut(i)) {
+                    *slot = done;
+                }
+            }
+            Err(err) => {
+                let server = servers
+                    .get(&err.id())
+                    .and_then(|&i| upstreams.get(i))
+                    .map_or("?", |upstream| upstream.config.name.as_str());
+                eprintln!("warning: server {server:?}: opening its first session failed: {err}");
             }
         }
+    }
+    fetched
+}
+
+/// A new upstream for `server` of the federation `weak`, whose tools are imported again when
+/// it says they changed.
+fn new_upstream(
+    weak: &Weak<Shared>,
+    server: &UpstreamConfig,
+    downstream: &Arc<Downstream>,
+) -> Arc<Upstream> {
+    let weak = weak.clone();
+    let name = server.name.clone();
+    Arc::new(Upstream::new(
+        server.clone(),
+        Arc::new(move || reimport_later(&weak, &name)),
+        Arc::clone(downstream),
+    ))
+}
+
+impl Shared {
+    /// Records what `fetched` gave for `upstream` (what it declared, its tools, its report);
+    /// false when its session did not open or its tools could not be imported.
+    fn record(&self, upstream: &Upstream, fetched: Fetched) -> bool {
         let name = &upstream.config.name;
-        let imported = import(&upstream.config, &upstream.redactor, &opened.peer).await;
+        let Some(imported) = fetched.imported else {
+            return false;
+        };
+        if let Some((capabilities, said)) = fetched.declared {
+            lock(&self.declared).insert(name.clone(), capabilities);
+            let mut descriptions = lock(&self.descriptions);
+            match said {
+                Some(said) => descriptions.insert(name.clone(), said),
+                None => descriptions.remove(name),
+            };
+        }
         let mut reports = lock(&self.reports);
         let report = reports.entry(name.clone()).or_default();
         let old = report.warnings();
@@ -467,13 +668,35 @@ impl Shared {
         ok
     }
 
-    /// A toolbox of the local tools and every imported tool named by the policy (those the
-    /// policy leaves out are reported in their server's [`Report`]).
+    /// Records the first sessions of new `upstreams` ([`fetch_all`]), and keeps each in the
+    /// background: one that did not open (or import) is tried again, and each is opened again
+    /// when its session closes.
+    fn record_first(self: &Arc<Self>, upstreams: &[Arc<Upstream>], fetched: Vec<Fetched>) {
+        for (upstream, fetched) in upstreams.iter().zip(fetched) {
+            if !self.record(upstream, fetched) {
+                spawn_retry(Arc::downgrade(self), Arc::clone(upstream));
+            }
+            spawn_reopening(Arc::downgrade(self), Arc::clone(upstream));
+        }
+    }
+
+    /// Forgets what the server `name` declared and imported (a reconfiguration removed or
+    /// replaced it).
+    fn forget(&self, name: &str) {
+        lock(&self.imported).remove(name);
+        lock(&self.reports).remove(name);
+        lock(&self.declared).remove(name);
+        lock(&self.descriptions).remove(name);
+    }
+
+    /// A toolbox of the local tools and every imported tool of `servers` named by their
+    /// configuration's policy (those the policy leaves out are reported in their server's
+    /// [`Report`]).
     ///
     /// # Errors
     ///
-    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox.
-    fn build(self: &Arc<Self>) -> Result<Toolbox, Error> {
+    /// The builder's error when the local tools do not build into a toolbox.
+    fn build(self: &Arc<Self>, servers: &Servers) -> Result<Toolbox, toolmodel::Error> {
         let local_names: Vec<String> = (self.local)(Toolbox::builder())
             .build()?
             .tools()
@@ -493,7 +716,7 @@ impl Shared {
                 tool: &tool.name,
             })
             .collect();
-        let flat = flat_names(self.config.tool_names, &reserved, &named);
+        let flat = flat_names(servers.config.tool_names, &reserved, &named);
         let mut builder = (self.local)(Toolbox::builder());
         let mut remote_names = HashMap::with_capacity(tools.len());
         let mut names: BTreeMap<&str, (Vec<String>, usize)> = imported
@@ -507,11 +730,7 @@ impl Shared {
                 continue;
             };
             entry.1 += 1;
-            let Some(upstream) = self
-                .upstreams
-                .iter()
-                .find(|upstream| upstream.config.name == server)
-            else {
+            let Some(upstream) = servers.named(server) else {
                 continue;
             };
             remote_names.insert(name.clone(), tool.name.clone());
@@ -547,23 +766,34 @@ impl Shared {
 
     /// Imports `server`'s tools again and rebuilds the toolbox.
     async fn reimport(self: &Arc<Self>, server: &str) {
-        let Some(upstream) = self
-            .upstreams
-            .iter()
-            .find(|upstream| upstream.config.name == server)
-        else {
+        let Some(upstream) = self.servers.get().named(server).cloned() else {
             return;
         };
-        if !self.connect_and_import(upstream).await {
+        let fetched = fetch(&upstream).await;
+        let _one = lock(&self.rebuilding);
+        // A reconfiguration replaced or removed it meanwhile: its tools are not served.
+        if !self.servers.get().holds(&upstream) || !self.record(&upstream, fetched) {
             return;
         }
-        match self.build() {
+        // The failure is in `last_error`.
+        let _ = self.rebuild();
+    }
+
+    /// Builds the toolbox of the servers in force and installs it; on failure the toolbox
+    /// before stays, and [`last_error`](Federation::last_error) says why. The caller holds
+    /// `rebuilding`.
+    fn rebuild(self: &Arc<Self>) -> Result<(), toolmodel::Error> {
+        match self.build(&self.servers.get()) {
             Ok(toolbox) => {
                 *lock(&self.last_error) = None;
                 self.install(toolbox);
+                Ok(())
             }
             Err(err) => {
-                *lock(&self.last_error) = Some(RebuildError::Toolbox(Arc::new(err)));
+                *lock(&self.last_error) = Some(RebuildError::Toolbox(Arc::new(Error::Toolmodel(
+                    err.clone(),
+                ))));
+                Err(err)
             }
         }
     }
@@ -627,7 +857,9 @@ async fn reopen(weak: &Weak<Shared>, upstream: &Upstream) {
             return;
         }
         if upstream.peer().await.is_ok() {
-            inner.reimport(&upstream.config.name).await;
+            if inner.servers.get().holds(upstream) {
+                inner.reimport(&upstream.config.name).await;
+            }
             return;
         }
     }
@@ -651,8 +883,9 @@ impl Federation {
     /// Each enabled server's upstream, in configuration order, with how many of its tools the
     /// toolbox holds.
     pub(crate) fn upstreams_served(&self) -> Vec<(Arc<Upstream>, usize)> {
+        let servers = self.inner.servers.get();
         let reports = lock(&self.inner.reports);
-        self.inner
+        servers
             .upstreams
             .iter()
             .map(|upstream| {

@@ -217,6 +217,8 @@ impl History {
             record.pid = None;
             Self::enter(&mut record, Phase::ShutDown);
             tracing::info!(target: TARGET, upstream = %self.name, "upstream shut down");
+            // The background reopening waiting on it sees the shutdown and ends.
+            self.closed.notify_one();
         }
     }
 

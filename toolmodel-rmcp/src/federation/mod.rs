@@ -12,7 +12,9 @@
 //!   `counting`) and `relay` carries what the server sends during a call to the caller;
 //!   `rounds` relays its MCP 2026-07-28 input rounds; `stderr` passes a child's stderr on to
 //!   the gateway's, and `redact` keeps the configuration's secrets out of every error.
-//! - [`Federation`]: all of it together, kept current.
+//! - [`Federation`]: all of it together, kept current; `servers` holds the configuration in
+//!   force with its upstreams, which [`Federation::reconfigure`] replaces (`reconfigure`:
+//!   what it did, [`Reconfigured`]).
 //! - `passthrough` ([`ToolboxServer::gateway`](crate::ToolboxServer::gateway)): the upstreams' prompts, resources and completion, for a gateway
 //!   (`catalog` lists them and says which server a prompt name or a resource URI belongs to;
 //!   `downstream` relays their announcements to the gateway's clients), and `task_routes`: their
@@ -30,9 +32,11 @@ mod names;
 mod pages;
 mod parse;
 mod passthrough;
+mod reconfigure;
 mod redact;
 mod relay;
 mod rounds;
+mod servers;
 mod session;
 mod stderr;
 mod task_routes;
@@ -48,5 +52,6 @@ pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;
 pub use names::{MAX_FLAT_NAME, NamePolicy, SEPARATOR};
-pub use upstream::{FIRST_BACKOFF, MAX_BACKOFF, MAX_PENDING_CALLS};
+pub use reconfigure::{Reconfigured, Renamed};
+pub use upstream::{DRAIN_GRACE, FIRST_BACKOFF, MAX_BACKOFF, MAX_PENDING_CALLS};
 pub use upstream_call::MAX_INPUT_ROUNDS;

@@ -27,7 +27,7 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Arc, Mutex, Weak},
+    sync::{Arc, Mutex},
 };
 
 use rmcp::{
@@ -47,8 +47,9 @@ use crate::federation::catalog::{self, Live, live, prompt_named, resource_server
 use crate::federation::downstream::Downstream;
 use crate::federation::names::NamePolicy;
 use crate::federation::pages::CacheHint;
-use crate::federation::upstream::Upstream;
+use crate::federation::servers::Servers;
 use crate::lock::lock;
+use crate::reloadable::WeakReloadable;
 use crate::server::{request_state::Sealer, tool_call::caller};
 
 /// What each upstream declared at `initialize`, by server name (updated on each new session).
@@ -74,21 +75,22 @@ pub(crate) type Declared = Arc<Mutex<BTreeMap<String, ServerCapabilities>>>;
 ///   `notifications/resources/updated`: to the sessions subscribed to the URI (the gateway
 ///   subscribes upstream once per URI, and unsubscribes when the last subscriber leaves).
 ///
-/// Each list is one page (the gateway reads every upstream page). The handler holds the
-/// federation weakly: once the federation is dropped it offers nothing.
+/// Each list is one page (the gateway reads every upstream page). Each request reads the
+/// servers in force when it starts (a reconfiguration's are served from the next one). The
+/// handler holds the federation weakly: once the federation is dropped it offers nothing.
 #[derive(Clone)]
 pub(crate) struct Passthrough {
-    upstreams: Vec<Weak<Upstream>>,
-    policy: NamePolicy,
+    servers: WeakReloadable<Servers>,
     declared: Declared,
     downstream: Arc<Downstream>,
 }
 
 impl std::fmt::Debug for Passthrough {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let servers = self.servers.get();
         f.debug_struct("Passthrough")
-            .field("upstreams", &self.upstreams.len())
-            .field("policy", &self.policy)
+            .field("upstreams", &servers.as_ref().map(|s| s.upstreams.len()))
+            .field("policy", &servers.as_ref().map(|s| s.config.tool_names))
             .finish_non_exhaustive()
     }
 }
@@ -144,24 +146,31 @@ pub(crate) fn unexpected(server: &Live, method: &str) -> ErrorData {
 
 impl Passthrough {
     pub(crate) fn new(
-        upstreams: &[Arc<Upstream>],
-        policy: NamePolicy,
+        servers: WeakReloadable<Servers>,
         declared: Declared,
         downstream: Arc<Downstream>,
     ) -> Self {
         Self {
-            upstreams: upstreams.iter().map(Arc::downgrade).collect(),
-            policy,
+            servers,
             declared,
             downstream,
         }
     }
 
+    /// How prompts are named: as tools are, by the configuration in force.
+    fn policy(&self) -> NamePolicy {
+        self.servers
+            .get()
+            .map(|servers| servers.config.tool_names)
+            .unwrap_or_default()
+    }
+
     /// The live upstreams that declared what `offers` looks for.
     async fn servers(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> Vec<Live> {
-        let upstreams: Vec<Arc<Upstream>> =
-            self.upstreams.iter().filter_map(Weak::upgrade).collect();
-        live(&upstreams, offers).await
+        match self.servers.get() {
+            Some(servers) => live(&servers.upstreams, offers).await,
+            None => Vec::new(),
+        }
     }
 
     async fn prompt_servers(&self) -> Vec<Live> {
@@ -205,7 +214,7 @@ impl ServerHandler for Passthrough {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let servers = self.prompt_servers().await;
-        let (prompts, hint) = catalog::prompts(&servers, self.policy).await?;
+        let (prompts, hint) = catalog::prompts(&servers, self.policy()).await?;
         let mut result = ListPromptsResult::with_all_items(
             prompts.into_iter().map(|named| named.prompt).collect(),
         );
@@ -225,7 +234,7 @@ impl ServerHandler for Passthrough {
             request.request_state = Some(sealer.open_relayed(METHOD, &asked, caller, &state)?);
         }
         let servers = self.prompt_servers().await;
-        let (server, name) = prompt_named(&servers, self.policy, &request.name).await?;
+        let (server, name) = prompt_named(&servers, self.policy(), &request.name).await?;
         request.name = name;
         match server
             .ask(ClientRequest::GetPromptRequest(GetPromptRequest::new(
@@ -356,7 +365,7 @@ impl ServerHandler for Passthrough {
         let servers = self.servers(|c| c.completions.is_some()).await;
         let server = match &mut request.r#ref {
             Reference::Prompt(prompt) => {
-                let (server, name) = prompt_named(&servers, self.policy, &prompt.name).await?;
+                let (server, name) = prompt_named(&servers, self.policy(), &prompt.name).await?;
                 prompt.name = name;
                 server
             }

@@ -138,6 +138,11 @@ impl InFlight {
         *lock(&self.wire) = Wire::default();
     }
 
+    /// Whether every request the gateway sent on the session was answered or cancelled.
+    pub(crate) fn idle(&self) -> bool {
+        lock(&self.wire).unanswered.is_empty()
+    }
+
     /// The transport sent the request `id`.
     pub(crate) fn request_sent(&self, id: &RequestId) {
         lock(&self.wire).unanswered.insert(id.clone());

@@ -39,7 +39,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, RwLock, Weak},
+    sync::{Arc, RwLock},
 };
 
 use rmcp::{
@@ -55,8 +55,10 @@ use toolmodel::{Backend, Tool};
 
 use crate::federation::catalog::{Live, live};
 use crate::federation::passthrough::{Declared, unexpected};
+use crate::federation::servers::Servers;
 use crate::federation::upstream::Upstream;
 use crate::lock::lock;
+use crate::reloadable::WeakReloadable;
 use crate::server::upstream_tasks::{Forwarded, Requester, UpstreamTasks};
 
 /// Each upstream tool's name on its server, by its name in the federation's toolbox (kept
@@ -140,7 +142,8 @@ fn meta(capabilities: ClientCapabilities) -> RequestMetaObject {
 /// [`ToolboxServer::gateway`](crate::ToolboxServer::gateway).
 #[derive(Clone)]
 pub(crate) struct UpstreamTaskRoutes {
-    upstreams: Vec<Weak<Upstream>>,
+    /// The servers in force, read by each request.
+    servers: WeakReloadable<Servers>,
     declared: Declared,
     /// Each upstream tool's name on its server, by its name in the toolbox.
     remote_names: RemoteNames,
@@ -149,19 +152,22 @@ pub(crate) struct UpstreamTaskRoutes {
 impl std::fmt::Debug for UpstreamTaskRoutes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UpstreamTaskRoutes")
-            .field("upstreams", &self.upstreams.len())
+            .field(
+                "upstreams",
+                &self.servers.get().map(|servers| servers.upstreams.len()),
+            )
             .finish_non_exhaustive()
     }
 }
 
 impl UpstreamTaskRoutes {
     pub(crate) fn new(
-        upstreams: &[Arc<Upstream>],
+        servers: WeakReloadable<Servers>,
         declared: Declared,
         remote_names: RemoteNames,
     ) -> Self {
         Self {
-            upstreams: upstreams.iter().map(Arc::downgrade).collect(),
+            servers,
             declared,
             remote_names,
         }
@@ -183,10 +189,7 @@ impl UpstreamTaskRoutes {
 
     /// The upstream named `server`, if configured.
     fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
-        self.upstreams
-            .iter()
-            .filter_map(Weak::upgrade)
-            .find(|upstream| upstream.config.name == server)
+        self.servers.get()?.named(server).cloned()
     }
 
     /// `server`'s open session.

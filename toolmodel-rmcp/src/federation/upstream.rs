@@ -37,6 +37,15 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// The most calls waiting for or running on one server; more answer `isError` at once.
 pub const MAX_PENDING_CALLS: usize = 256;
 
+/// How long the upstream of a server that a
+/// [`Federation::reconfigure`](super::Federation::reconfigure) removed or changed keeps taking
+/// calls before it is watched for its last one: a request that took the toolbox just before
+/// the new one was installed still reaches it.
+pub const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
+/// How often a draining upstream is looked at for calls still in flight.
+const DRAIN_POLL: Duration = Duration::from_millis(50);
+
 /// One upstream server.
 pub(crate) struct Upstream {
     pub(crate) config: UpstreamConfig,
@@ -68,8 +77,9 @@ enum State {
         retry_at: Instant,
         failures: u32,
     },
-    /// [`close`](Upstream::close) ended it for good.
-    ShutDown,
+    /// [`close`](Upstream::close) or [`drain`](Upstream::drain) ended it for good, for this
+    /// reason (what a call that still reaches it is answered).
+    ShutDown(&'static str),
 }
 
 /// A session's peer, and which session it is.
@@ -140,7 +150,7 @@ impl Upstream {
                 self.history.closed(*generation, "the session closed");
                 (0, *generation)
             }
-            State::ShutDown => return Err(Unavailable("the federation was shut down".into())),
+            State::ShutDown(why) => return Err(Unavailable((*why).into())),
             State::Down {
                 cause,
                 retry_at,
@@ -235,7 +245,7 @@ impl Upstream {
                     )
                 }
             }
-            State::ShutDown => (SessionState::ShutDown, None),
+            State::ShutDown(_) => (SessionState::ShutDown, None),
             State::Down {
                 cause, failures, ..
             } => (
@@ -248,11 +258,44 @@ impl Upstream {
         }
     }
 
+    /// Whether no call is in flight and no request of the gateway waits for its answer.
+    fn idle(&self) -> bool {
+        self.pending.available_permits() == MAX_PENDING_CALLS && self.calls.idle()
+    }
+
+    /// Closes the session once the calls in flight have finished (after [`DRAIN_GRACE`], and
+    /// at most the server's `maxTotalTimeout` later, the longest a call may take): a server
+    /// that a reconfiguration removed or replaced. Its child's process group is killed.
+    pub(crate) async fn drain(&self) {
+        let started = Instant::now();
+        let deadline = started + DRAIN_GRACE + self.config.timeouts.max_total;
+        tokio::time::sleep(DRAIN_GRACE).await;
+        while !self.idle() && Instant::now() < deadline {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+        let in_flight = MAX_PENDING_CALLS - self.pending.available_permits();
+        let drained_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: "toolmodel_rmcp::federation",
+            upstream = %self.config.name,
+            drained_ms,
+            in_flight,
+            "upstream drained after a reconfiguration"
+        );
+        self.end("a reconfiguration removed or replaced the server")
+            .await;
+    }
+
     /// Closes the session: the child's process group is killed.
     pub(crate) async fn close(&self) {
+        self.end("the federation was shut down").await;
+    }
+
+    /// Closes the session for good (`why` answers the calls that still come).
+    async fn end(&self, why: &'static str) {
         let mut state = self.state.lock().await;
         self.history.shut_down();
-        if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown) {
+        if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown(why)) {
             let Session {
                 listener,
                 service,

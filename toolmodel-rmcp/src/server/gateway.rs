@@ -27,6 +27,11 @@ pub(crate) trait Backends {
     /// Calls `watcher` with each toolbox built from now on.
     fn on_change(&self, watcher: Box<dyn Fn(&Toolbox) + Send + Sync>);
 
+    /// Calls `watcher` with the backends each time their configuration is replaced, before
+    /// the toolbox built from it is installed: what the server reads of the configuration
+    /// ([`tool_policy`](Self::tool_policy), any section added later) is read again there.
+    fn on_reconfigure(&self, watcher: Box<dyn Fn(&Self) + Send + Sync>);
+
     /// The handler of prompts, resources and completion.
     fn handler(&self) -> Self::Handler;
 
@@ -37,7 +42,8 @@ pub(crate) trait Backends {
     /// Where the tasks of the tasks extension live.
     fn tasks(&self) -> Arc<dyn UpstreamTasks>;
 
-    /// Which tools each caller sees and may call, if the backends' configuration says.
+    /// Which tools each caller sees and may call, if the backends' configuration (the one in
+    /// force now) says.
     fn tool_policy(&self) -> Option<ToolPolicy>;
 
     /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
@@ -53,7 +59,10 @@ impl ToolboxServer {
     /// guide, [MCP servers as backends](crate::guide::mcp_backends#gateway).
     ///
     /// Each caller is served only the tools the configuration's `toolmodelPolicy` lets it see
-    /// ([`with_tool_policy`](Self::with_tool_policy)).
+    /// ([`with_tool_policy`](Self::with_tool_policy)); a
+    /// [`Federation::reconfigure`](crate::federation::Federation::reconfigure) serves the new
+    /// servers' tools and applies the new policy from the next request on
+    /// ([`set_tool_policy`](Self::set_tool_policy)), and the clients are told.
     ///
     /// Configure it further as any server (`with_server_info`, `with_allowed_hosts`,
     /// `with_authorization`, ...), then serve it. [`with_handler`](Self::with_handler) would
@@ -80,18 +89,20 @@ impl ToolboxServer {
 
     /// A server wired to `backends` (see [`gateway`](Self::gateway)).
     pub(crate) fn over<B: Backends>(backends: &B) -> Self {
-        let mut server = Self::new(backends.toolbox()).with_handler(backends.handler());
-        if let Some(policy) = backends.tool_policy() {
-            server = server.with_tool_policy(policy);
-        }
+        let server = Self::new(backends.toolbox()).with_handler(backends.handler());
         backends.announce_to(server.list_changed.clone());
         server.route_tasks_upstream(backends.tasks());
         server.search.describe_with(backends.descriptions());
         let watcher = server.clone();
+        backends.on_reconfigure(Box::new(move |backends| {
+            watcher.set_tool_policy(backends.tool_policy());
+        }));
+        let watcher = server.clone();
         backends.on_change(Box::new(move |toolbox| {
             watcher.set_toolbox(toolbox.clone());
         }));
-        // A rebuild between the toolbox read above and the watcher is not missed.
+        // A rebuild or a reconfiguration before the watchers were there is not missed.
+        server.set_tool_policy(backends.tool_policy());
         server.set_toolbox(backends.toolbox());
         server
     }

@@ -6,10 +6,7 @@
 //! never changes a request half way: a `tools/call` in flight finishes on the toolbox it
 //! started with.
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, RwLock},
-};
+use std::{collections::HashMap, sync::Arc};
 
 use rmcp::model::Tool as RmcpTool;
 use toolmodel::Toolbox;
@@ -19,7 +16,7 @@ use toolmodel::Caller;
 use super::tool_policy::{PolicyViews, ToolPolicy, View};
 use super::tool_search::{Disclosed, synthetic::is_synthetic};
 use crate::convert::to_rmcp_lossy;
-use crate::lock::{read, write};
+use crate::reloadable::Reloadable;
 
 /// A toolbox and its tools as `rmcp` holds them; never changed once built.
 #[derive(Debug)]
@@ -53,7 +50,11 @@ impl ToolList {
 
     /// What the toolbox looks like to `caller` under `policy`; `None` when that cannot be
     /// built.
-    pub(crate) fn view(&self, policy: &ToolPolicy, caller: Option<&Caller>) -> Option<Arc<View>> {
+    pub(crate) fn view(
+        &self,
+        policy: &Arc<ToolPolicy>,
+        caller: Option<&Caller>,
+    ) -> Option<Arc<View>> {
         self.views.view(
             policy,
             caller,
@@ -78,32 +79,24 @@ impl ToolList {
     }
 }
 
-/// The [`ToolList`] served now, shared by every clone of a server; replaced whole.
-///
-/// A `std` lock around an `Arc`: a request holds the lock only to clone the `Arc` (a read
-/// lock, so requests do not wait for one another), and a replacement only to store the new
-/// one, built before.
+/// The [`ToolList`] served now, shared by every clone of a server; replaced whole (a
+/// [`Reloadable`]: a request takes the list it starts with and keeps it).
 #[derive(Clone, Debug)]
-pub(crate) struct ServedTools(Arc<RwLock<Arc<ToolList>>>);
+pub(crate) struct ServedTools(Reloadable<ToolList>);
 
 impl ServedTools {
     pub(crate) fn new(toolbox: Toolbox) -> Self {
-        Self(Arc::new(RwLock::new(Arc::new(ToolList::new(
-            toolbox, None,
-        )))))
+        Self(Reloadable::new(ToolList::new(toolbox, None)))
     }
 
     /// The list served now; whoever holds it keeps it as it is.
     pub(crate) fn current(&self) -> Arc<ToolList> {
-        // The lock guards an `Arc` that is only cloned or replaced: a panic cannot leave it
-        // half written, so a poisoned lock holds a whole value.
-        Arc::clone(&read(&self.0))
+        self.0.get()
     }
 
     /// Serves `toolbox` from now on, listed as `disclosed` when tool search discloses it.
     pub(crate) fn replace(&self, toolbox: Toolbox, disclosed: Option<Arc<Disclosed>>) {
-        let list = Arc::new(ToolList::new(toolbox, disclosed));
-        *write(&self.0) = list;
+        self.0.set(ToolList::new(toolbox, disclosed));
     }
 }
 

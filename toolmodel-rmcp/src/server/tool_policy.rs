@@ -414,9 +414,35 @@ impl View {
     }
 }
 
-/// The [`View`]s of one toolbox, by set of rules, built on first use.
+/// The [`View`]s of one toolbox, by set of rules, built on first use, for one policy: a
+/// server's policy replaced (`ToolboxServer::set_tool_policy`) drops them, as a set of rules
+/// is a set of the old policy's rule numbers.
 #[derive(Debug, Default)]
-pub(crate) struct PolicyViews(Mutex<HashMap<RuleSet, Arc<View>>>);
+pub(crate) struct PolicyViews(Mutex<Views>);
+
+/// The views of [`PolicyViews`] and the policy they were built for.
+#[derive(Debug, Default)]
+struct Views {
+    /// Held, so that no other policy is ever allocated at its address while the views are
+    /// kept.
+    policy: Option<Arc<ToolPolicy>>,
+    sets: HashMap<RuleSet, Arc<View>>,
+}
+
+impl Views {
+    /// The views of `policy`: those of another one dropped.
+    fn of(&mut self, policy: &Arc<ToolPolicy>) -> &mut HashMap<RuleSet, Arc<View>> {
+        if !self
+            .policy
+            .as_ref()
+            .is_some_and(|built_for| Arc::ptr_eq(built_for, policy))
+        {
+            self.policy = Some(Arc::clone(policy));
+            self.sets.clear();
+        }
+        &mut self.sets
+    }
+}
 
 impl PolicyViews {
     /// The view of `toolbox` (listed as `disclosed` under tool search) for `caller` under
@@ -424,13 +450,13 @@ impl PolicyViews {
     /// seen in practice).
     pub(crate) fn view(
         &self,
-        policy: &ToolPolicy,
+        policy: &Arc<ToolPolicy>,
         caller: Option<&Caller>,
         toolbox: &Toolbox,
         disclosed: Option<&Toolbox>,
     ) -> Option<Arc<View>> {
         let set = policy.applying(caller);
-        if let Some(view) = lock(&self.0).get(&set) {
+        if let Some(view) = lock(&self.0).of(policy).get(&set) {
             return Some(Arc::clone(view));
         }
         let names: HashSet<String> = toolbox
@@ -477,6 +503,7 @@ impl PolicyViews {
             names,
         });
         let mut views = lock(&self.0);
+        let views = views.of(policy);
         if views.len() >= MAX_VIEWS {
             views.clear();
         }

@@ -45,6 +45,7 @@ use super::{
     tool_search::{ServedSearch, ToolSearch},
     upstream_tasks::UpstreamTasks,
 };
+use crate::reloadable::Reloadable;
 use crate::tasks::TaskStore;
 use crate::telemetry::{ServerTelemetry, session::SessionClock};
 
@@ -108,8 +109,9 @@ pub struct ToolboxServer {
     /// What the spans record beyond the defaults, and the clock of the session this instance
     /// serves (`telemetry`).
     pub(crate) telemetry: ServerTelemetry,
-    /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy)).
-    pub(crate) policy: Option<Arc<ToolPolicy>>,
+    /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy),
+    /// [`set_tool_policy`](Self::set_tool_policy)); each request reads it when it starts.
+    pub(crate) policy: Reloadable<Option<Arc<ToolPolicy>>>,
 }
 
 impl ToolboxServer {
@@ -132,7 +134,7 @@ impl ToolboxServer {
             upstream_tasks: Arc::default(),
             http: HttpSettings::default(),
             telemetry: ServerTelemetry::default(),
-            policy: None,
+            policy: Reloadable::default(),
         }
     }
 
@@ -156,9 +158,38 @@ impl ToolboxServer {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
-        self.policy = Some(Arc::new(policy));
+    pub fn with_tool_policy(self, policy: ToolPolicy) -> Self {
+        self.set_tool_policy(Some(policy));
         self
+    }
+
+    /// Serves each caller the tools `policy` lets it see from the next request on (every tool
+    /// to everyone when `None`), in this server, every clone of it and every session: what
+    /// [`with_tool_policy`](Self::with_tool_policy) sets, replaced while the server serves (a
+    /// [`gateway`](Self::gateway) does it when its federation is
+    /// [reconfigured](crate::federation::Federation::reconfigure) with another
+    /// `toolmodelPolicy`). A request keeps the policy it started with. When `policy` differs
+    /// from the one before, the clients are told that the tool list changed, as
+    /// [`set_toolbox`](Self::set_toolbox) tells them, since what each of them sees may have
+    /// changed.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, server::ToolPolicy};
+    ///
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?);
+    /// let session = server.clone(); // say, serving a session on another task
+    /// server.set_tool_policy(Some(ToolPolicy::from_json(&json!({"rules": [{"allow": ["time.*"]}]}))?));
+    /// server.set_tool_policy(None); // every tool to everyone again, in `session` too
+    /// # let _ = session;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_tool_policy(&self, policy: Option<ToolPolicy>) {
+        let before = self.policy.set(policy.map(Arc::new));
+        if before.as_deref() != self.policy.get().as_deref() {
+            self.list_changed.notify();
+        }
     }
 
     /// Whether `caller` may see the tool served as `name` now (always without a policy; never
@@ -183,10 +214,10 @@ impl ToolboxServer {
         tools: &ToolList,
         caller: Option<&toolmodel::Caller>,
     ) -> Result<Option<Arc<View>>, rmcp::ErrorData> {
-        let Some(policy) = &self.policy else {
+        let Some(policy) = Option::clone(&self.policy.get()) else {
             return Ok(None);
         };
-        tools.view(policy, caller).map(Some).ok_or_else(|| {
+        tools.view(&policy, caller).map(Some).ok_or_else(|| {
             rmcp::ErrorData::internal_error(
                 "the tools this caller may see could not be listed",
                 None,

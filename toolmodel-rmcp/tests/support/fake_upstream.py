@@ -4,7 +4,8 @@ calls overlap and a cancelled call goes on running (as a server slow to honour
 notifications/cancelled does).
 
 Tools by name:
-- wait: sleeps `seconds` (default 1.5), then answers "waited".
+- wait: sleeps `seconds` (default 1.5), then answers "waited"; with `started` (a path), first
+  creates that file, so that a test knows the call reached the server.
 - ask_slowly: sleeps 0.3 s, then sends elicitation/create with `message` and answers with
   what the client answered (or the error it got).
 - any other: answers "<name> answered".
@@ -48,6 +49,8 @@ def call(request_id, params):
     name = params.get("name")
     arguments = params.get("arguments") or {}
     if name == "wait":
+        if arguments.get("started"):
+            open(arguments["started"], "w").close()
         time.sleep(float(arguments.get("seconds", 1.5)))
         text(request_id, "waited")
     elif name == "ask_slowly":
