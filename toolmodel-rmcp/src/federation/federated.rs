@@ -10,6 +10,7 @@ use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
 use crate::federation::config::FederationConfig;
+use crate::federation::credentials::Exchanger;
 use crate::federation::downstream::Downstream;
 use crate::federation::import::import;
 use crate::federation::names::{Flat, Upstream as Named, flat_names};
@@ -249,13 +250,17 @@ impl Federation {
     ///
     /// # Errors
     ///
-    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox.
+    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox;
+    /// [`Error::Config`] at `/mcpServers/<name>/toolmodelCredentials` for a server with
+    /// [`credentials`](crate::federation::UpstreamConfig::credentials) when the configuration
+    /// has no [`exchange_client`](FederationConfig::exchange_client).
     pub async fn start_with(
         config: FederationConfig,
         local: impl Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync + 'static,
     ) -> Result<Self, Error> {
         let local: Local = Box::new(local);
         let empty = local(Toolbox::builder()).build()?;
+        let exchanger = exchanger(&config)?;
         let downstream = Arc::new(Downstream::default());
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
@@ -267,6 +272,7 @@ impl Federation {
                         server.clone(),
                         Arc::new(move || reimport_later(&weak, &name)),
                         Arc::clone(&downstream),
+                        exchanger.as_ref(),
                     ))
                 })
                 .collect();
@@ -389,7 +395,7 @@ impl Backends for Federation {
 
     fn handler(&self) -> Passthrough {
         Passthrough::new(
-            &self.inner.upstreams,
+            &shared_only(&self.inner.upstreams),
             self.inner.config.tool_names,
             Arc::clone(&self.inner.declared),
             Arc::clone(&self.inner.downstream),
@@ -411,7 +417,7 @@ impl Backends for Federation {
 
     fn tasks(&self) -> Arc<dyn UpstreamTasks> {
         Arc::new(UpstreamTaskRoutes::new(
-            &self.inner.upstreams,
+            &shared_only(&self.inner.upstreams),
             Arc::clone(&self.inner.declared),
             Arc::clone(&self.inner.remote_names),
         ))
@@ -567,6 +573,39 @@ impl Shared {
             }
         }
     }
+}
+
+/// The gateway's client for its servers' credentials, when one has
+/// [`credentials`](crate::federation::UpstreamConfig::credentials).
+///
+/// # Errors
+///
+/// [`Error::Config`] about the first such server when `config` has no exchange client, or
+/// when its HTTP client cannot be built.
+fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error> {
+    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+        return Ok(None);
+    };
+    let Some(client) = &config.exchange_client else {
+        return Err(Error::config(
+            &server.name,
+            "/toolmodelCredentials",
+            "the gateway has no OAuth client of its own to obtain users' tokens with: give it one (toolmodel gateway: --auth-issuer, --exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET)".into(),
+        ));
+    };
+    Exchanger::new(client.clone())
+        .map(Some)
+        .map_err(|message| Error::config(&server.name, "/toolmodelCredentials", message))
+}
+
+/// The upstreams whose prompts, resources and tasks the gateway serves: those without
+/// credentials (a credentialed server's shared session is the gateway's own, never a user's).
+fn shared_only(upstreams: &[Arc<Upstream>]) -> Vec<Arc<Upstream>> {
+    upstreams
+        .iter()
+        .filter(|upstream| upstream.config.credentials.is_none())
+        .cloned()
+        .collect()
 }
 
 /// Re-imports `server`'s tools on a task of its own (the caller is an rmcp handler or a call,

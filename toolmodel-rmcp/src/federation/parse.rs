@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::federation::config::{
     FederationConfig, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig, UpstreamTransport,
 };
+use crate::federation::credentials::{Credentials, ExchangeGrant, TokenExchange};
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::pointer::escape;
@@ -58,6 +59,7 @@ impl FederationConfig {
     /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
     /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
+    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of"}}` ([`TokenExchange`](super::TokenExchange)) |
     /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
     ///
@@ -285,6 +287,9 @@ impl Reader<'_> {
         }
         if let Some(scopes) = self.list(entry, "requiredScopes")? {
             server.required_scopes = scopes;
+        }
+        if let Some(credentials) = self.credentials(entry)? {
+            server.credentials = Some(credentials);
         }
         if let Some(required) = self.bool(entry, "required")? {
             server.required = required;
@@ -521,6 +526,82 @@ impl Reader<'_> {
             .map(Some)
     }
 
+    /// `toolmodelCredentials`: `{"tokenExchange": {"resource", "audience", "scope", "grant"}}`,
+    /// each string expanded, a misspelled key refused with its suggestion.
+    fn credentials(&self, entry: &Map<String, Value>) -> Result<Option<Credentials>, Error> {
+        const KEY: &str = "toolmodelCredentials";
+        const KINDS: [&str; 1] = ["tokenExchange"];
+        const EXCHANGE_KEYS: [&str; 4] = ["resource", "audience", "scope", "grant"];
+        let Some(value) = entry.get(KEY) else {
+            return Ok(None);
+        };
+        let members = self.object(&format!("/{KEY}"), value, &KINDS)?;
+        let Some(exchange) = members.get("tokenExchange") else {
+            return Err(self.error(
+                &format!("/{KEY}"),
+                "names no way to obtain credentials: write \"tokenExchange\"",
+            ));
+        };
+        let at = format!("/{KEY}/tokenExchange");
+        let members = self.object(&at, exchange, &EXCHANGE_KEYS)?;
+        let text = |key: &str| -> Result<Option<String>, Error> {
+            let pointer = format!("{at}/{key}");
+            members
+                .get(key)
+                .map(|value| {
+                    let text = value
+                        .as_str()
+                        .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                    self.expand(&pointer, text)
+                })
+                .transpose()
+        };
+        let grant = match text("grant")?.as_deref() {
+            None | Some("token-exchange") => ExchangeGrant::TokenExchange,
+            Some("on-behalf-of") => ExchangeGrant::OnBehalfOf,
+            Some(other) => {
+                return Err(self.error(
+                    &format!("{at}/grant"),
+                    format!("{other:?} is neither \"token-exchange\" (RFC 8693) nor \"on-behalf-of\" (Microsoft Entra ID)"),
+                ));
+            }
+        };
+        let mut exchange = TokenExchange::default().with_grant(grant);
+        exchange.resource = text("resource")?;
+        exchange.audience = text("audience")?;
+        exchange.scope = text("scope")?
+            .map(|scope| {
+                scope
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Some(Credentials::TokenExchange(exchange)))
+    }
+
+    /// `value` at `pointer` as an object whose keys are all of `known` (an unknown one
+    /// refused, with a suggestion when it is near one).
+    fn object<'v>(
+        &self,
+        pointer: &str,
+        value: &'v Value,
+        known: &[&'static str],
+    ) -> Result<&'v Map<String, Value>, Error> {
+        let members = value
+            .as_object()
+            .ok_or_else(|| self.error(pointer, "expected an object"))?;
+        if let Some(key) = members.keys().find(|key| !known.contains(&key.as_str())) {
+            let message =
+                did_you_mean(key, &nearest(key, known.iter().copied())).unwrap_or_else(|| {
+                    format!("unknown key {key:?}: the keys are {}", known.join(", "))
+                });
+            return Err(self.error(&format!("{pointer}/{}", escape(key)), message));
+        }
+        Ok(members)
+    }
+
     /// The first of `keys` present, as a list of strings (tool names: not expanded).
     fn first_list(
         &self,
@@ -669,6 +750,7 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ("disabledTools", Key::Read),
     ("requiredScopes", Key::Read),
     ("required", Key::Read),
+    ("toolmodelCredentials", Key::Read),
     ("startupTimeout", Key::Read),
     ("timeout", Key::Read),
     ("maxTotalTimeout", Key::Read),

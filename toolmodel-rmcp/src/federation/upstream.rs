@@ -19,6 +19,7 @@ use tokio::sync::{Mutex, Semaphore};
 
 use crate::federation::UpstreamTransport;
 use crate::federation::config::UpstreamConfig;
+use crate::federation::credentials::{Bearer, Credentials, Exchanger, Users};
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
 use crate::federation::history::{History, Phase};
@@ -56,6 +57,12 @@ pub(crate) struct Upstream {
     pub(crate) history: History,
     /// Where it is, for its calls' CLIENT spans (read from `config` once).
     pub(crate) peer_address: PeerAddress,
+    /// The token its session sends, for a credentialed server (`toolmodelCredentials`): the
+    /// gateway's own for the shared session, a user's for a user's session.
+    pub(crate) bearer: Option<Arc<Bearer>>,
+    /// A credentialed server's sessions by user (its tool calls go there); `None` otherwise,
+    /// and on a user's session.
+    pub(crate) users: Option<Users>,
 }
 
 enum State {
@@ -93,10 +100,47 @@ pub(crate) struct Unavailable(pub(crate) String);
 
 impl Upstream {
     /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
+    /// `exchanger`: the gateway's client at its authorization server, which a credentialed
+    /// server needs (its sessions send the tokens it obtains).
     pub(crate) fn new(
         config: UpstreamConfig,
         changed: Arc<dyn Fn() + Send + Sync>,
         downstream: Arc<Downstream>,
+        exchanger: Option<&Arc<Exchanger>>,
+    ) -> Self {
+        let (bearer, users) = match (&config.credentials, exchanger) {
+            (Some(Credentials::TokenExchange(exchange)), Some(exchanger)) => (
+                Some(Arc::new(Bearer::gateway(
+                    Arc::clone(exchanger),
+                    &config.name,
+                    exchange.clone(),
+                    config.timeouts.startup / 2,
+                ))),
+                Some(Users::new(Arc::clone(exchanger))),
+            ),
+            _ => (None, None),
+        };
+        let mut upstream = Self::with_bearer(config, changed, downstream, bearer);
+        upstream.users = users;
+        upstream
+    }
+
+    /// A session of `shared`'s server for one user, sending `bearer`'s token: its tool
+    /// list changes and its announcements are not heard (the shared session's are).
+    pub(crate) fn for_user(shared: &Upstream, bearer: Arc<Bearer>) -> Self {
+        Self::with_bearer(
+            shared.config.clone(),
+            Arc::new(|| {}),
+            Arc::new(Downstream::default()),
+            Some(bearer),
+        )
+    }
+
+    fn with_bearer(
+        config: UpstreamConfig,
+        changed: Arc<dyn Fn() + Send + Sync>,
+        downstream: Arc<Downstream>,
+        bearer: Option<Arc<Bearer>>,
     ) -> Self {
         let config_name = config.name.clone();
         let peer_address = match &config.transport {
@@ -118,6 +162,8 @@ impl Upstream {
             downstream,
             history: History::new(&config_name),
             peer_address,
+            bearer,
+            users: None,
         }
     }
 
@@ -169,7 +215,7 @@ impl Upstream {
             list_changed: Arc::clone(&self.changed),
             downstream: Arc::clone(&self.downstream),
         };
-        match open(&self.config, &self.redactor, relay).await {
+        match open(&self.config, &self.redactor, relay, self.bearer.as_ref()).await {
             Ok(session) => {
                 let peer = session.service.peer().clone();
                 let generation = generation.wrapping_add(1);
@@ -250,6 +296,9 @@ impl Upstream {
 
     /// Closes the session: the child's process group is killed.
     pub(crate) async fn close(&self) {
+        if let Some(users) = &self.users {
+            users.close().await;
+        }
         let mut state = self.state.lock().await;
         self.history.shut_down();
         if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown) {

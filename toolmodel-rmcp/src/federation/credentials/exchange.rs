@@ -1,0 +1,283 @@
+//! [`Exchanger`]: the gateway's requests to its authorization server's token endpoint (found
+//! in the issuer's RFC 8414 metadata): each user's token exchanged for one of an upstream's
+//! audience (RFC 8693 §2.1, or Entra's on-behalf-of), the gateway's own token for an
+//! upstream's catalog (`client_credentials`, RFC 6749 §4.4, with RFC 8707's `resource`); each
+//! response read strictly (RFC 8693 §2.2), each refusal read as RFC 6749 §5.2 says (RFC 8693
+//! §2.2.2), each request bounded; the tokens kept until shortly before they expire
+//! ([`cache`](super::cache)). No token is logged, put in a span or shown by `Debug`.
+
+use std::{sync::Arc, time::Duration};
+
+use serde::Deserialize;
+use toolmodel::AccessToken;
+use url::Url;
+
+use super::cache::{Exchanged, Key, Whose};
+use super::config::{ExchangeClient, ExchangeGrant, TokenExchange};
+
+/// RFC 8693 §2.1's `grant_type`.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// RFC 7523's `grant_type`, which Entra's on-behalf-of flow uses.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// RFC 8693 §3's token type of an access token.
+const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+/// How long a token whose response states no `expires_in` is kept.
+const UNSTATED_LIFETIME: Duration = Duration::from_secs(60);
+
+/// Why the gateway has no token of a user for an upstream.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ExchangeError {
+    /// The authorization server refused (RFC 6749 §5.2, RFC 8693 §2.2.2: `invalid_grant`,
+    /// `invalid_target`, `invalid_scope`, `unauthorized_client`, ...).
+    #[error("the authorization server refused the token exchange: {error}{}", .description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Refused {
+        /// Its `error` code.
+        error: String,
+        /// Its `error_description`, when it gave one.
+        description: Option<String>,
+    },
+    /// It could not be reached, or did not answer in time.
+    #[error("the authorization server could not be reached for the token exchange: {0}")]
+    Unreachable(String),
+    /// It answered something RFC 8693 §2.2 does not allow.
+    #[error("the authorization server's token exchange response is not valid: {0}")]
+    Malformed(String),
+}
+
+/// RFC 8693 §2.2.1's response, the members read.
+#[derive(Deserialize)]
+struct Issued {
+    access_token: String,
+    issued_token_type: Option<String>,
+    token_type: String,
+    expires_in: Option<u64>,
+}
+
+/// RFC 6749 §5.2's error response.
+#[derive(Deserialize)]
+struct Refusal {
+    error: String,
+    error_description: Option<String>,
+}
+
+/// The gateway's client at its authorization server, and the tokens it obtained.
+pub(crate) struct Exchanger {
+    client: ExchangeClient,
+    http: reqwest::Client,
+    /// The token endpoint, once discovered.
+    token_endpoint: tokio::sync::Mutex<Option<Url>>,
+    cache: super::cache::Cache,
+}
+
+impl std::fmt::Debug for Exchanger {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Exchanger")
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Exchanger {
+    /// The exchanger of `client` (nothing fetched yet).
+    ///
+    /// # Errors
+    ///
+    /// A sentence when the HTTP client cannot be built (no TLS backend).
+    pub(crate) fn new(client: ExchangeClient) -> Result<Arc<Self>, String> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| format!("cannot build the token exchange's HTTP client: {err}"))?;
+        Ok(Arc::new(Self {
+            cache: super::cache::Cache::new(client.cache_capacity),
+            client,
+            http,
+            token_endpoint: tokio::sync::Mutex::new(None),
+        }))
+    }
+
+    /// The token of the caller `subject` of `issuer` (whose own access token is
+    /// `subject_token`) for `server`, as `exchange` describes it: the one kept, or a new one
+    /// exchanged, waiting at most `limit` for the authorization server.
+    ///
+    /// # Errors
+    ///
+    /// [`ExchangeError`] when the exchange is refused, fails or takes longer than `limit`.
+    pub(crate) async fn for_user(
+        &self,
+        server: &str,
+        exchange: &TokenExchange,
+        (issuer, subject): (&str, &str),
+        subject_token: &AccessToken,
+        limit: Duration,
+    ) -> Result<AccessToken, ExchangeError> {
+        let key = Key::new(
+            Whose::User {
+                issuer: issuer.to_owned(),
+                subject: subject.to_owned(),
+            },
+            server,
+            exchange,
+        );
+        let mut form = vec![];
+        match exchange.grant {
+            ExchangeGrant::TokenExchange => {
+                form.push(("grant_type", TOKEN_EXCHANGE.to_owned()));
+                form.push(("subject_token", subject_token.secret().to_owned()));
+                form.push(("subject_token_type", ACCESS_TOKEN_TYPE.to_owned()));
+                form.push(("requested_token_type", ACCESS_TOKEN_TYPE.to_owned()));
+            }
+            ExchangeGrant::OnBehalfOf => {
+                form.push(("grant_type", JWT_BEARER.to_owned()));
+                form.push(("assertion", subject_token.secret().to_owned()));
+                form.push(("requested_token_use", "on_behalf_of".to_owned()));
+            }
+        }
+        let strict = exchange.grant == ExchangeGrant::TokenExchange;
+        self.kept_or_asked(key, exchange, form, strict, limit).await
+    }
+
+    /// The gateway's own token for `server` (`client_credentials` with `exchange`'s
+    /// `resource`, `audience` and `scope`): what it reads the server's catalog with.
+    ///
+    /// # Errors
+    ///
+    /// As [`for_user`](Self::for_user).
+    pub(crate) async fn for_gateway(
+        &self,
+        server: &str,
+        exchange: &TokenExchange,
+        limit: Duration,
+    ) -> Result<AccessToken, ExchangeError> {
+        let key = Key::new(Whose::Gateway, server, exchange);
+        let form = vec![("grant_type", "client_credentials".to_owned())];
+        self.kept_or_asked(key, exchange, form, false, limit).await
+    }
+
+    /// The token kept under `key`, or the one the token endpoint gives for `form` and
+    /// `exchange`'s target (kept then).
+    async fn kept_or_asked(
+        &self,
+        key: Key,
+        exchange: &TokenExchange,
+        mut form: Vec<(&'static str, String)>,
+        strict: bool,
+        limit: Duration,
+    ) -> Result<AccessToken, ExchangeError> {
+        if let Some(token) = self.cache.get(&key) {
+            return Ok(token);
+        }
+        if let Some(resource) = &exchange.resource {
+            form.push(("resource", resource.clone()));
+        }
+        if let Some(audience) = &exchange.audience {
+            form.push(("audience", audience.clone()));
+        }
+        if !exchange.scope.is_empty() {
+            form.push(("scope", exchange.scope.join(" ")));
+        }
+        let limit = limit.min(self.client.timeout);
+        let asked = tokio::time::timeout(limit, self.ask(&form, strict))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ExchangeError::Unreachable(format!(
+                    "no answer within {} ms",
+                    limit.as_millis()
+                )))
+            })?;
+        self.cache.insert(key, asked.clone());
+        Ok(asked.token)
+    }
+
+    /// The token endpoint, discovered once (again after a failure).
+    async fn endpoint(&self) -> Result<Url, ExchangeError> {
+        let mut endpoint = self.token_endpoint.lock().await;
+        if let Some(url) = &*endpoint {
+            return Ok(url.clone());
+        }
+        let found = crate::auth::discover_at(&self.http, &self.client.issuer, self.client.timeout)
+            .await
+            .ok_or_else(|| {
+                ExchangeError::Unreachable(format!(
+                    "no metadata of issuer {:?} (RFC 8414, OpenID Connect Discovery)",
+                    self.client.issuer
+                ))
+            })?
+            .token_endpoint
+            .ok_or_else(|| {
+                ExchangeError::Malformed(format!(
+                    "the metadata of issuer {:?} names no token_endpoint the gateway may use (https, or http on loopback for a loopback issuer)",
+                    self.client.issuer
+                ))
+            })?;
+        *endpoint = Some(found.clone());
+        Ok(found)
+    }
+
+    /// One request to the token endpoint with `form`, the client authenticated with HTTP
+    /// Basic; `strict`: RFC 8693 §2.2.1's `issued_token_type` must say an access token.
+    async fn ask(
+        &self,
+        form: &[(&'static str, String)],
+        strict: bool,
+    ) -> Result<Exchanged, ExchangeError> {
+        let endpoint = self.endpoint().await?;
+        let unreachable =
+            |err: reqwest::Error| ExchangeError::Unreachable(err.without_url().to_string());
+        let response = self
+            .http
+            .post(endpoint)
+            .basic_auth(
+                form_encode(&self.client.client_id),
+                Some(form_encode(&self.client.client_secret)),
+            )
+            .form(form)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(unreachable)?;
+        if !status.is_success() {
+            return Err(match serde_json::from_slice::<Refusal>(&body) {
+                Ok(refusal) => ExchangeError::Refused {
+                    error: refusal.error,
+                    description: refusal.error_description,
+                },
+                Err(_) => ExchangeError::Malformed(format!(
+                    "HTTP {status} without an RFC 6749 §5.2 error"
+                )),
+            });
+        }
+        let issued: Issued = serde_json::from_slice(&body)
+            .map_err(|err| ExchangeError::Malformed(format!("{err} (RFC 8693 §2.2.1)")))?;
+        if !issued.token_type.eq_ignore_ascii_case("bearer") {
+            return Err(ExchangeError::Malformed(format!(
+                "token_type {:?}, not Bearer",
+                issued.token_type
+            )));
+        }
+        if strict && issued.issued_token_type.as_deref() != Some(ACCESS_TOKEN_TYPE) {
+            return Err(ExchangeError::Malformed(format!(
+                "issued_token_type {:?}, not {ACCESS_TOKEN_TYPE}",
+                issued.issued_token_type
+            )));
+        }
+        if issued.access_token.is_empty() {
+            return Err(ExchangeError::Malformed("an empty access_token".into()));
+        }
+        let lifetime = issued
+            .expires_in
+            .map_or(UNSTATED_LIFETIME, Duration::from_secs);
+        Ok(Exchanged::new(
+            AccessToken::new(issued.access_token),
+            lifetime,
+        ))
+    }
+}
+
+/// `text` encoded as RFC 6749 §2.3.1 has a client ID and secret encoded before HTTP Basic
+/// (`application/x-www-form-urlencoded`).
+fn form_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
