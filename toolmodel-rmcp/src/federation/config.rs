@@ -11,7 +11,7 @@ use std::{
 use toolmodel::{Tool, ToolSchema, Violation};
 
 use crate::error::Error;
-use crate::federation::credentials::{Credentials, ExchangeClient};
+use crate::federation::credentials::{Credentials, ExchangeClient, ExchangeGrant};
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 use crate::server::ToolPolicy;
 
@@ -600,7 +600,7 @@ impl UpstreamConfig {
 
 impl UpstreamConfig {
     /// Checks [`credentials`](Self::credentials): an HTTP server without an `Authorization`
-    /// header, a target named, a `resource` that is an absolute `http(s)` URI without a
+    /// header, a target named (`resource` or `audience`; `scope` for on-behalf-of), a `resource` that is an absolute `http(s)` URI without a
     /// fragment (RFC 8707 §2), scope tokens.
     fn check_credentials(&self, credentials: &Credentials) -> Result<(), Error> {
         const KEY: &str = "/toolmodelCredentials";
@@ -624,12 +624,22 @@ impl UpstreamConfig {
             ));
         }
         let at = format!("{KEY}/tokenExchange");
-        if exchange.audience.is_none() && exchange.resource.is_none() {
-            return Err(Error::config(
-                &self.name,
-                &at,
-                "names neither \"resource\" nor \"audience\": the token the gateway asks for needs a target (RFC 8693 §2.1)".into(),
-            ));
+        let targeted = match exchange.grant {
+            ExchangeGrant::TokenExchange => {
+                exchange.audience.is_some() || exchange.resource.is_some()
+            }
+            ExchangeGrant::OnBehalfOf => !exchange.scope.is_empty(),
+        };
+        if !targeted {
+            let message = match exchange.grant {
+                ExchangeGrant::OnBehalfOf => {
+                    "names no \"scope\": Entra's on-behalf-of request names its target by scope (api://<app>/.default)"
+                }
+                _ => {
+                    "names neither \"resource\" nor \"audience\": the token the gateway asks for needs a target (RFC 8693 §2.1)"
+                }
+            };
+            return Err(Error::config(&self.name, &at, message.into()));
         }
         if let Some(resource) = &exchange.resource {
             let parsed = url::Url::parse(resource);

@@ -1136,7 +1136,7 @@ mod tests {
             err.starts_with(
                 "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
             ) && err.ends_with(
-                "requiredScopes, required, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+                "requiredScopes, required, toolmodelCredentials, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
             ),
             "{err}"
         );
@@ -1254,6 +1254,89 @@ mod tests {
             message(json!({"servers": {"s": {"command": "x", "requiredScopes": "a"}}})),
             "server \"s\", at /servers/s/requiredScopes: expected an array of strings"
         );
+    }
+
+    #[test]
+    fn toolmodel_credentials_are_read_and_every_mistake_is_named_at_its_pointer() {
+        let config = read(json!({"mcpServers": {
+            "notes": {"url": "https://notes.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
+                "resource": "https://notes.example.com/mcp", "audience": "notes", "scope": "notes:read  notes:write"
+            }}},
+            "graph": {"url": "https://graph.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
+                "grant": "on-behalf-of", "scope": "api://graph/.default"
+            }}}
+        }}))
+        .unwrap();
+        let expected = [
+            TokenExchange::default()
+                .with_grant(ExchangeGrant::OnBehalfOf)
+                .with_scopes(["api://graph/.default"]),
+            TokenExchange::for_resource("https://notes.example.com/mcp")
+                .with_audience("notes")
+                .with_scopes(["notes:read", "notes:write"]),
+        ];
+        for (server, exchange) in config.upstreams.iter().zip(expected) {
+            assert_eq!(
+                server.credentials,
+                Some(Credentials::TokenExchange(exchange))
+            );
+        }
+        let at = "/mcpServers/s/toolmodelCredentials";
+        for (entry, expected) in [
+            (
+                json!({"command": "x", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a"}}}),
+                format!("at {at}: a stdio server receives no token: each user's own credentials are for Streamable HTTP servers"),
+            ),
+            (
+                json!({"url": "https://a", "headers": {"authorization": "Bearer x"}, "toolmodelCredentials": {"tokenExchange": {"resource": "https://a"}}}),
+                "at /mcpServers/s/headers/authorization: a static Authorization header beside toolmodelCredentials: the server would receive one credential for every user; remove one of them".to_owned(),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"scope": "a"}}}),
+                format!("at {at}/tokenExchange: names neither \"resource\" nor \"audience\": the token the gateway asks for needs a target (RFC 8693 §2.1)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"grant": "on-behalf-of"}}}),
+                format!("at {at}/tokenExchange: names no \"scope\": Entra's on-behalf-of request names its target by scope (api://<app>/.default)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a/mcp#x"}}}),
+                format!("at {at}/tokenExchange/resource: \"https://a/mcp#x\" is not an absolute http(s) URI without a fragment (RFC 8707 §2)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"audience": "a", "scope": "a\\b"}}}),
+                format!(r#"at {at}/tokenExchange/scope: scope "a\\b" holds '\\' (U+005C) at position 1, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '"' and '\')"#),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a", "grant": "jwt"}}}),
+                format!("at {at}/tokenExchange/grant: \"jwt\" is neither \"token-exchange\" (RFC 8693) nor \"on-behalf-of\" (Microsoft Entra ID)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resorce": "https://a"}}}),
+                format!("at {at}/tokenExchange/resorce: unknown key \"resorce\": did you mean \"resource\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchnge": {}}}),
+                format!("at {at}/tokenExchnge: unknown key \"tokenExchnge\": did you mean \"tokenExchange\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {}}),
+                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": 7}}}),
+                format!("at {at}/tokenExchange/resource: expected a string"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredential": {}}),
+                "at /mcpServers/s/toolmodelCredential: unknown key \"toolmodelCredential\": did you mean \"toolmodelCredentials\"?".to_owned(),
+            ),
+        ] {
+            assert_eq!(
+                message(json!({"mcpServers": {"s": entry}})),
+                format!("server \"s\", {expected}")
+            );
+        }
     }
 
     #[test]

@@ -68,10 +68,15 @@ impl TokenExchange {
         self
     }
 
-    /// The same asking for these scopes too.
+    /// The same asking for these scopes too (each once).
     #[must_use]
     pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-        self.scope.extend(scopes.into_iter().map(Into::into));
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scope.contains(&scope) {
+                self.scope.push(scope);
+            }
+        }
         self
     }
 
