@@ -20,7 +20,7 @@ use toolmodel_rmcp::{
     ToolboxServer,
     admin::Admin,
     auth::ResourceServer,
-    federation::{Federation, FederationConfig},
+    federation::{ExchangeClient, Federation, FederationConfig},
     server::{MCP_PATH, RequestStateKey, ToolSearch},
     sessions::{SESSION_STORE_ENV, session_store_from_url},
     telemetry::{
@@ -36,6 +36,10 @@ use crate::text::{Chain, about_file};
 /// The environment variable `--introspection-client-id`'s secret is read from: a secret on
 /// the command line would show in `ps` and in shell histories.
 pub const INTROSPECTION_SECRET_ENV: &str = "MCP_INTROSPECTION_CLIENT_SECRET";
+
+/// The environment variable `--exchange-client-id`'s secret is read from (never the command
+/// line).
+pub const EXCHANGE_SECRET_ENV: &str = "MCP_EXCHANGE_CLIENT_SECRET";
 
 /// The environment variable of the key replicas of the gateway share for MCP 2026-07-28
 /// input rounds and forwarded task IDs (base64 of at least 32 bytes).
@@ -205,7 +209,9 @@ impl Plan {
     /// `http://ADDR/mcp` when `--resource` is not given), an introspection secret missing from
     /// [`INTROSPECTION_SECRET_ENV`], an `--introspection-rate` of 0, and over HTTP without
     /// `--auth-issuer` a server with `requiredScopes` (nothing would check them), and without
-    /// `--auth-issuer` a `toolmodelPolicy` rule with `when` (no request would have a caller).
+    /// `--auth-issuer` a `toolmodelPolicy` rule with `when` (no request would have a caller);
+    /// a server with `toolmodelCredentials` without `--http`, `--auth-issuer` and
+    /// `--exchange-client-id` (with [`EXCHANGE_SECRET_ENV`] set).
     ///
     /// # Errors
     ///
@@ -258,6 +264,14 @@ impl Plan {
                 }
             }
         }
+        let config = match config.map(|config| with_exchange_client(args, config)) {
+            Some(Ok(config)) => Some(config),
+            Some(Err(problem)) => {
+                problems.push(problem);
+                None
+            }
+            None => None,
+        };
         let (allowed_hosts, warning) = allowed_hosts(args);
         if let Some(warning) = warning {
             writeln!(errors, "warning: {warning}")?;
@@ -292,6 +306,15 @@ impl Plan {
             enabled.join(", ")
         )?;
         for server in self.config.enabled() {
+            if server.credentials.is_some()
+                && let Some(client) = &args.exchange_client_id
+            {
+                writeln!(
+                    out,
+                    "  server {:?}: each user's own token, exchanged as {client}",
+                    server.name
+                )?;
+            }
             if !server.required_scopes.is_empty() {
                 writeln!(
                     out,
@@ -357,6 +380,50 @@ fn request_state_key() -> Result<Option<RequestStateKey>, String> {
             .map_err(|err| format!("{REQUEST_STATE_KEY_ENV}: {}", Chain(&err))),
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(err) => Err(format!("{REQUEST_STATE_KEY_ENV}: {err}")),
+    }
+}
+
+/// `config` with the gateway's exchange client (`--exchange-client-id`, its secret from
+/// [`EXCHANGE_SECRET_ENV`], at `--auth-issuer`) when one is given.
+///
+/// # Errors
+///
+/// A sentence: a server with `toolmodelCredentials` and no `--http`, `--auth-issuer` or
+/// `--exchange-client-id`, or the client without its secret.
+fn with_exchange_client(
+    args: &GatewayArgs,
+    mut config: FederationConfig,
+) -> Result<FederationConfig, String> {
+    if let Some(client) = &args.exchange_client_id {
+        let secret = std::env::var(EXCHANGE_SECRET_ENV)
+            .ok()
+            .filter(|secret| !secret.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "--exchange-client-id {client:?}: {EXCHANGE_SECRET_ENV} is not set (the client's secret is read from it, never from the command line)"
+                )
+            })?;
+        if let Some(issuer) = &args.auth_issuer {
+            config.exchange_client = Some(ExchangeClient::new(issuer, client, secret));
+        }
+    }
+    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+        return Ok(config);
+    };
+    let missing = match (args.http, &args.auth_issuer, &config.exchange_client) {
+        (None, _, _) => Some("--http (over stdio no caller has a token to exchange)"),
+        (_, None, _) => Some("--auth-issuer (the callers' tokens are exchanged at its issuer)"),
+        (_, _, None) => Some(
+            "--exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET (the gateway's own client at the issuer)",
+        ),
+        _ => None,
+    };
+    match missing {
+        Some(missing) => Err(format!(
+            "server {:?} has toolmodelCredentials, which need {missing}",
+            server.name
+        )),
+        None => Ok(config),
     }
 }
 

@@ -486,6 +486,7 @@ fn check_config(
         .arg(file.path())
         .args(extra)
         .env_remove("MCP_INTROSPECTION_CLIENT_SECRET")
+        .env_remove("MCP_EXCHANGE_CLIENT_SECRET")
         .env_remove("MCP_REQUEST_STATE_KEY")
         .envs(envs.iter().copied())
         .assert()
@@ -551,6 +552,49 @@ fn check_config_accepts_a_valid_configuration_and_options_and_starts_nothing() {
     check_config(&file, &[], &[]).code(0).stderr(
         "note: the requiredScopes of server \"time\" are not checked over stdio (one local client; they are with --http and --auth-issuer)\n",
     );
+}
+
+/// Issue 44: a server with `toolmodelCredentials` needs `--http`, `--auth-issuer` and the
+/// gateway's own exchange client with its secret; with them the summary says so.
+#[test]
+fn check_config_refuses_credentials_without_the_gateways_exchange_client() {
+    let file = config_file(&json!({"mcpServers": {
+        "notes": {"url": "https://notes.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {"resource": "https://notes.example.com/mcp"}}}
+    }}));
+    let http = ["--http", "127.0.0.1:0"];
+    let issuer = ["--auth-issuer", "https://auth.example.com"];
+    let client = ["--exchange-client-id", "toolmodel-gateway"];
+    let secret = [("MCP_EXCHANGE_CLIENT_SECRET", "s3cret")];
+    for (args, envs, missing) in [
+        (
+            vec![],
+            &[][..],
+            "--http (over stdio no caller has a token to exchange)",
+        ),
+        (
+            http.to_vec(),
+            &[][..],
+            "--auth-issuer (the callers' tokens are exchanged at its issuer)",
+        ),
+        (
+            [&http[..], &issuer[..]].concat(),
+            &[][..],
+            "--exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET (the gateway's own client at the issuer)",
+        ),
+    ] {
+        check_config(&file, &args, envs).code(1).stderr(format!(
+            "error: server \"notes\" has toolmodelCredentials, which need {missing}\n"
+        ));
+    }
+    let all = [&http[..], &issuer[..], &client[..]].concat();
+    check_config(&file, &all, &[]).code(1).stderr(
+        "error: --exchange-client-id \"toolmodel-gateway\": MCP_EXCHANGE_CLIENT_SECRET is not set (the client's secret is read from it, never from the command line)\n",
+    );
+    check_config(&file, &all, &secret)
+        .code(0)
+        .stdout(predicates::str::contains(
+            "  server \"notes\": each user's own token, exchanged as toolmodel-gateway\n",
+        ));
 }
 
 #[test]

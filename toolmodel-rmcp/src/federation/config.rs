@@ -641,6 +641,13 @@ impl UpstreamConfig {
             };
             return Err(Error::config(&self.name, &at, message.into()));
         }
+        if exchange.grant == ExchangeGrant::OnBehalfOf && exchange.subject_token_type.is_some() {
+            return Err(Error::config(
+                &self.name,
+                &format!("{at}/subjectTokenType"),
+                "on-behalf-of sends the caller's token as an assertion, of no subject_token_type: remove it, or use \"grant\": \"token-exchange\"".into(),
+            ));
+        }
         if let Some(resource) = &exchange.resource {
             let parsed = url::Url::parse(resource);
             let fine = parsed.as_ref().is_ok_and(|url| {

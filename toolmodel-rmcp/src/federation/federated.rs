@@ -431,7 +431,12 @@ impl Shared {
             return false;
         };
         if let Some(info) = opened.peer.peer_info() {
-            lock(&self.declared).insert(upstream.config.name.clone(), info.capabilities.clone());
+            // A credentialed server's prompts, resources and tasks are not served (its shared
+            // session runs as the gateway): its capabilities are not offered either.
+            if upstream.config.credentials.is_none() {
+                lock(&self.declared)
+                    .insert(upstream.config.name.clone(), info.capabilities.clone());
+            }
             let mut descriptions = lock(&self.descriptions);
             let said: Vec<&str> = info
                 .server_info

@@ -59,7 +59,7 @@ impl FederationConfig {
     /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
     /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
-    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of"}}` ([`TokenExchange`](super::TokenExchange)) |
+    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of", "subjectTokenType": URI}}` ([`TokenExchange`](super::TokenExchange)) |
     /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
     ///
@@ -526,12 +526,14 @@ impl Reader<'_> {
             .map(Some)
     }
 
-    /// `toolmodelCredentials`: `{"tokenExchange": {"resource", "audience", "scope", "grant"}}`,
+    /// `toolmodelCredentials`: `{"tokenExchange": {"resource", "audience", "scope", "grant",
+    /// "subjectTokenType"}}`,
     /// each string expanded, a misspelled key refused with its suggestion.
     fn credentials(&self, entry: &Map<String, Value>) -> Result<Option<Credentials>, Error> {
         const KEY: &str = "toolmodelCredentials";
         const KINDS: [&str; 1] = ["tokenExchange"];
-        const EXCHANGE_KEYS: [&str; 4] = ["resource", "audience", "scope", "grant"];
+        const EXCHANGE_KEYS: [&str; 5] =
+            ["resource", "audience", "scope", "grant", "subjectTokenType"];
         let Some(value) = entry.get(KEY) else {
             return Ok(None);
         };
@@ -569,6 +571,7 @@ impl Reader<'_> {
         let mut exchange = TokenExchange::default().with_grant(grant);
         exchange.resource = text("resource")?;
         exchange.audience = text("audience")?;
+        exchange.subject_token_type = text("subjectTokenType")?;
         exchange.scope = text("scope")?
             .map(|scope| {
                 scope
@@ -1260,7 +1263,8 @@ mod tests {
     fn toolmodel_credentials_are_read_and_every_mistake_is_named_at_its_pointer() {
         let config = read(json!({"mcpServers": {
             "notes": {"url": "https://notes.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
-                "resource": "https://notes.example.com/mcp", "audience": "notes", "scope": "notes:read  notes:write"
+                "resource": "https://notes.example.com/mcp", "audience": "notes", "scope": "notes:read  notes:write",
+                "subjectTokenType": "urn:example:gateway"
             }}},
             "graph": {"url": "https://graph.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
                 "grant": "on-behalf-of", "scope": "api://graph/.default"
@@ -1273,6 +1277,7 @@ mod tests {
                 .with_scopes(["api://graph/.default"]),
             TokenExchange::for_resource("https://notes.example.com/mcp")
                 .with_audience("notes")
+                .with_subject_token_type("urn:example:gateway")
                 .with_scopes(["notes:read", "notes:write"]),
         ];
         for (server, exchange) in config.upstreams.iter().zip(expected) {
@@ -1298,6 +1303,10 @@ mod tests {
             (
                 json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"grant": "on-behalf-of"}}}),
                 format!("at {at}/tokenExchange: names no \"scope\": Entra's on-behalf-of request names its target by scope (api://<app>/.default)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"grant": "on-behalf-of", "scope": "s", "subjectTokenType": "urn:x"}}}),
+                format!("at {at}/tokenExchange/subjectTokenType: on-behalf-of sends the caller's token as an assertion, of no subject_token_type: remove it, or use \"grant\": \"token-exchange\""),
             ),
             (
                 json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a/mcp#x"}}}),

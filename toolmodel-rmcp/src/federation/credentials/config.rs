@@ -49,6 +49,11 @@ pub struct TokenExchange {
     /// The scopes asked for (RFC 6749 §3.3 `scope-token`s; JSON `scope`, one string,
     /// space-separated). Entra's on-behalf-of needs one, `api://<app>/.default`.
     pub scope: Vec<String>,
+    /// The `subject_token_type` sent (RFC 8693 §2.1; JSON `subjectTokenType`); `None`:
+    /// `urn:ietf:params:oauth:token-type:access_token` (RFC 8693 §3). Auth0's Custom Token
+    /// Exchange selects its profile by this value, which must be a URI of your own
+    /// (`urn:acme:mcp-gateway`): Auth0 refuses the `urn:ietf` namespace.
+    pub subject_token_type: Option<String>,
 }
 
 impl TokenExchange {
@@ -77,6 +82,13 @@ impl TokenExchange {
                 self.scope.push(scope);
             }
         }
+        self
+    }
+
+    /// The same sending `subject_token_type` ([`subject_token_type`](Self::subject_token_type)).
+    #[must_use]
+    pub fn with_subject_token_type(mut self, uri: impl Into<String>) -> Self {
+        self.subject_token_type = Some(uri.into());
         self
     }
 

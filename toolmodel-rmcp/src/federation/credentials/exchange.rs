@@ -125,7 +125,11 @@ impl Exchanger {
             ExchangeGrant::TokenExchange => {
                 form.push(("grant_type", TOKEN_EXCHANGE.to_owned()));
                 form.push(("subject_token", subject_token.secret().to_owned()));
-                form.push(("subject_token_type", ACCESS_TOKEN_TYPE.to_owned()));
+                let subject_type = exchange.subject_token_type.as_deref();
+                form.push((
+                    "subject_token_type",
+                    subject_type.unwrap_or(ACCESS_TOKEN_TYPE).to_owned(),
+                ));
                 form.push(("requested_token_type", ACCESS_TOKEN_TYPE.to_owned()));
             }
             ExchangeGrant::OnBehalfOf => {
@@ -134,8 +138,7 @@ impl Exchanger {
                 form.push(("requested_token_use", "on_behalf_of".to_owned()));
             }
         }
-        let strict = exchange.grant == ExchangeGrant::TokenExchange;
-        self.kept_or_asked(key, exchange, form, strict, limit).await
+        self.kept_or_asked(key, exchange, form, limit).await
     }
 
     /// The gateway's own token for `server` (`client_credentials` with `exchange`'s
@@ -152,7 +155,7 @@ impl Exchanger {
     ) -> Result<AccessToken, ExchangeError> {
         let key = Key::new(Whose::Gateway, server, exchange);
         let form = vec![("grant_type", "client_credentials".to_owned())];
-        self.kept_or_asked(key, exchange, form, false, limit).await
+        self.kept_or_asked(key, exchange, form, limit).await
     }
 
     /// The token kept under `key`, or the one the token endpoint gives for `form` and
@@ -162,7 +165,6 @@ impl Exchanger {
         key: Key,
         exchange: &TokenExchange,
         mut form: Vec<(&'static str, String)>,
-        strict: bool,
         limit: Duration,
     ) -> Result<AccessToken, ExchangeError> {
         if let Some(token) = self.cache.get(&key) {
@@ -178,7 +180,7 @@ impl Exchanger {
             form.push(("scope", exchange.scope.join(" ")));
         }
         let limit = limit.min(self.client.timeout);
-        let asked = tokio::time::timeout(limit, self.ask(&form, strict))
+        let asked = tokio::time::timeout(limit, self.ask(&form))
             .await
             .unwrap_or_else(|_| {
                 Err(ExchangeError::Unreachable(format!(
@@ -216,12 +218,11 @@ impl Exchanger {
     }
 
     /// One request to the token endpoint with `form`, the client authenticated with HTTP
-    /// Basic; `strict`: RFC 8693 §2.2.1's `issued_token_type` must say an access token.
-    async fn ask(
-        &self,
-        form: &[(&'static str, String)],
-        strict: bool,
-    ) -> Result<Exchanged, ExchangeError> {
+    /// Basic. The answer must be a `Bearer` token (a sender-constrained one could not be
+    /// sent as it is) and, when it states its RFC 8693 §2.2.1 `issued_token_type`, an access
+    /// token (Auth0's Custom Token Exchange and Entra's on-behalf-of answer as RFC 6749 §5.1
+    /// does, without it); a missing `expires_in` is taken as a minute.
+    async fn ask(&self, form: &[(&'static str, String)]) -> Result<Exchanged, ExchangeError> {
         let endpoint = self.endpoint().await?;
         let unreachable =
             |err: reqwest::Error| ExchangeError::Unreachable(err.without_url().to_string());
@@ -257,10 +258,11 @@ impl Exchanger {
                 issued.token_type
             )));
         }
-        if strict && issued.issued_token_type.as_deref() != Some(ACCESS_TOKEN_TYPE) {
+        if let Some(issued_type) = &issued.issued_token_type
+            && issued_type != ACCESS_TOKEN_TYPE
+        {
             return Err(ExchangeError::Malformed(format!(
-                "issued_token_type {:?}, not {ACCESS_TOKEN_TYPE}",
-                issued.issued_token_type
+                "issued_token_type {issued_type:?}, not {ACCESS_TOKEN_TYPE}"
             )));
         }
         if issued.access_token.is_empty() {
