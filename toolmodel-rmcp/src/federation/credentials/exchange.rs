@@ -283,3 +283,44 @@ impl Exchanger {
 fn form_encode(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An issuer that accepts connections and never answers: the exchange ends at its limit
+    /// with [`ExchangeError::Unreachable`], never hangs.
+    #[tokio::test]
+    async fn an_issuer_that_never_answers_is_unreachable_at_the_limit() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let held = tokio::spawn(async move {
+            let mut connections = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                connections.push(connection);
+            }
+        });
+        let exchanger = Exchanger::new(ExchangeClient::new(&issuer, "gateway", "secret")).unwrap();
+        let started = std::time::Instant::now();
+        let err = exchanger
+            .for_user(
+                "notes",
+                &TokenExchange::for_resource("https://notes.example.com/mcp"),
+                (&issuer, "alice"),
+                &AccessToken::new("t"),
+                Duration::from_millis(300),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ExchangeError::Unreachable("no answer within 300 ms".into())
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        held.abort();
+    }
+}
