@@ -39,7 +39,7 @@ usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
 /// audience it was verified for (the server's `--resource`: a token of another audience is
 /// refused before any tool runs).
 #[derive(toolmodel::Tool)]
-#[tool(scopes("profile:read"))]
+#[tool(input = toolmodel::NoArguments, scopes("profile:read"))]
 struct Whoami {
     audience: String,
 }

@@ -115,7 +115,7 @@ when the gateway stops (end of stdin, SIGINT or SIGTERM). --check-config checks 
 configuration and the options, starts nothing and exits.",
         after_help = format!("{CONFIG}\n\n{GATEWAY_EXIT_STATUS}")
     )]
-    Gateway(GatewayArgs),
+    Gateway(Box<GatewayArgs>),
     /// List, lint or convert the live tools of the MCP servers of a configuration file.
     #[command(
         long_about = "Start every enabled server of --config, import their tools under the \
