@@ -349,8 +349,10 @@ impl StdioTransport {
 pub struct HttpTransport {
     /// The MCP endpoint (`url`), `http://` or `https://`.
     pub url: String,
-    /// Headers sent with every request (`headers`): the only credentials the server receives
-    /// (a gateway never forwards its own clients' headers).
+    /// Headers sent with every request (`headers`): with the tokens the gateway obtains for
+    /// each user when the server has [`credentials`](UpstreamConfig::credentials), the only
+    /// credentials the server receives (a gateway never forwards its own clients' headers or
+    /// tokens).
     pub headers: BTreeMap<String, String>,
 }
 

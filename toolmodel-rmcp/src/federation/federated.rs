@@ -75,6 +75,12 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
 /// | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`](toolmodel::CallContext::input), as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
 /// | more than [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) such rounds in one run | `isError` naming the limit |
+/// | a server with [`credentials`](super::UpstreamConfig::credentials): the call has no verified access token | `isError`: `server "<name>" is called with each user's own credentials ...` |
+/// | such a server: the authorization server refuses the token exchange, or does not answer in time | `isError`: `server "<name>": the authorization server refused the token exchange: <error> (<description>)`, or `... could not be reached ...` |
+///
+/// A call of a server with [`credentials`](super::UpstreamConfig::credentials) runs on the
+/// caller's own session with a token obtained for it (the guide's "Each user's own
+/// credentials upstream"); its tools are imported on the gateway's own session.
 ///
 /// Over a 2026-07-28 session each request also carries the caller's client capabilities (when
 /// the gateway knows them: the upstream refuses what the caller cannot answer) and the

@@ -1,8 +1,8 @@
 //! [`Users`]: the sessions of one credentialed server, one per caller (issuer, subject), so
 //! that the server sees each call as its caller's (a toolmodel upstream binds a session to
 //! its token's subject, so one session could not carry several users' tokens). At most
-//! [`MAX_USER_SESSIONS`]; one unused for [`USER_SESSION_IDLE`] is closed, and the least
-//! recently used is closed to make room.
+//! [`MAX_USER_SESSIONS`]; one unused for [`USER_SESSION_IDLE`] is closed by the next call of
+//! the server, and the least recently used is closed to make room.
 
 use std::{
     collections::HashMap,
@@ -21,7 +21,8 @@ use crate::lock::lock;
 /// The most sessions one credentialed server has open at once, one per user.
 pub const MAX_USER_SESSIONS: usize = 256;
 
-/// How long a user's session to a credentialed server stays open unused.
+/// How long a user's session to a credentialed server stays open unused (it is closed by the
+/// next call of that server after).
 pub const USER_SESSION_IDLE: Duration = Duration::from_secs(600);
 
 type User = (String, String);
