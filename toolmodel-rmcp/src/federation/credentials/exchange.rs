@@ -287,6 +287,133 @@ fn form_encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    /// An issuer on loopback whose metadata names its `/token`, which answers `status` and
+    /// `body` to every request; the bodies of the token requests it received.
+    async fn canned(
+        status: u16,
+        body: serde_json::Value,
+    ) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let received = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (url, seen) = (issuer.clone(), Arc::clone(&received));
+        tokio::spawn(async move {
+            while let Ok((mut connection, _)) = listener.accept().await {
+                let mut request = vec![0u8; 16 * 1024];
+                let n = connection.read(&mut request).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&request[..n]).into_owned();
+                let (status, body) = if request
+                    .starts_with("GET /.well-known/oauth-authorization-server")
+                {
+                    (
+                        200,
+                        serde_json::json!({"issuer": url, "token_endpoint": format!("{url}/token")}),
+                    )
+                } else {
+                    seen.lock().unwrap().push(request);
+                    (status, body.clone())
+                };
+                let body = body.to_string();
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = connection
+                    .write_all(format!("{head}{body}").as_bytes())
+                    .await;
+            }
+        });
+        (issuer, received)
+    }
+
+    async fn exchange(issuer: &str) -> Result<AccessToken, ExchangeError> {
+        let exchanger = Exchanger::new(ExchangeClient::new(issuer, "gate way", "s3cr:t")).unwrap();
+        exchanger
+            .for_user(
+                "notes",
+                &TokenExchange::for_resource("https://notes.example.com/mcp")
+                    .with_scopes(["a", "b"]),
+                (issuer, "alice"),
+                &AccessToken::new("the-callers-token"),
+                Duration::from_secs(5),
+            )
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_request_is_rfc_8693_and_the_response_is_read_strictly() {
+        let token = |extra: serde_json::Value| {
+            let mut body = serde_json::json!({"access_token": "new", "token_type": "Bearer", "expires_in": 300});
+            body.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            body
+        };
+        let (issuer, received) = canned(
+            200,
+            token(serde_json::json!({"issued_token_type": ACCESS_TOKEN_TYPE})),
+        )
+        .await;
+        assert_eq!(exchange(&issuer).await.unwrap().secret(), "new");
+        let request = received.lock().unwrap()[0].clone();
+        assert!(request.starts_with("POST /token "), "{request}");
+        // RFC 6749 §2.3.1: the ID and secret form-encoded, then HTTP Basic.
+        let basic = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            "gate+way:s3cr%3At",
+        );
+        assert!(
+            request.contains(&format!("authorization: Basic {basic}")),
+            "{request}"
+        );
+        let body = request.split("\r\n\r\n").nth(1).unwrap();
+        assert_eq!(
+            body,
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=the-callers-token\
+             &subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token\
+             &requested_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token\
+             &resource=https%3A%2F%2Fnotes.example.com%2Fmcp&scope=a+b"
+        );
+        for (status, body, expected) in [
+            (
+                200,
+                token(serde_json::json!({"token_type": "DPoP"})),
+                ExchangeError::Malformed("token_type \"DPoP\", not Bearer".into()),
+            ),
+            (
+                200,
+                token(
+                    serde_json::json!({"issued_token_type": "urn:ietf:params:oauth:token-type:refresh_token"}),
+                ),
+                ExchangeError::Malformed(format!(
+                    "issued_token_type \"urn:ietf:params:oauth:token-type:refresh_token\", not {ACCESS_TOKEN_TYPE}"
+                )),
+            ),
+            (
+                400,
+                serde_json::json!({"error": "invalid_target", "error_description": "no such API"}),
+                ExchangeError::Refused {
+                    error: "invalid_target".into(),
+                    description: Some("no such API".into()),
+                },
+            ),
+            (
+                502,
+                serde_json::json!("bad gateway"),
+                ExchangeError::Malformed(
+                    "HTTP 502 Bad Gateway without an RFC 6749 §5.2 error".into(),
+                ),
+            ),
+        ] {
+            let (issuer, _) = canned(status, body).await;
+            assert_eq!(exchange(&issuer).await.unwrap_err(), expected);
+        }
+        // Auth0 and Entra state no issued_token_type: accepted.
+        let (issuer, _) = canned(200, token(serde_json::json!({}))).await;
+        assert_eq!(exchange(&issuer).await.unwrap().secret(), "new");
+    }
 
     /// An issuer that accepts connections and never answers: the exchange ends at its limit
     /// with [`ExchangeError::Unreachable`], never hangs.
