@@ -1,8 +1,10 @@
 //! [`Users`]: the sessions of one credentialed server, one per caller (issuer, subject), so
 //! that the server sees each call as its caller's (a toolmodel upstream binds a session to
-//! its token's subject, so one session could not carry several users' tokens). At most
-//! [`MAX_USER_SESSIONS`]; one unused for [`USER_SESSION_IDLE`] is closed by the next call of
-//! the server, and the least recently used is closed to make room.
+//! its token's subject, so one session could not carry several users' tokens). A new user's
+//! session past [`MAX_USER_SESSIONS`] closes the least recently used idle one; one unused for
+//! [`USER_SESSION_IDLE`] is closed by the next call of the server. A session a call is using
+//! is never closed (so more users calling at once than the bound exceed it until their calls
+//! end).
 
 use std::{
     collections::HashMap,
@@ -18,7 +20,8 @@ use super::exchange::Exchanger;
 use crate::federation::upstream::Upstream;
 use crate::lock::lock;
 
-/// The most sessions one credentialed server has open at once, one per user.
+/// The most sessions one credentialed server keeps open, one per user: a new user's session
+/// past it closes the least recently used one no call is using.
 pub const MAX_USER_SESSIONS: usize = 256;
 
 /// How long a user's session to a credentialed server stays open unused (it is closed by the
@@ -70,8 +73,10 @@ impl Users {
             let mut sessions = lock(&self.sessions);
             let now = Instant::now();
             let mut closing = Vec::new();
+            // A session a call holds (another reference than this map's) is never closed.
+            let busy = |session: &Arc<Upstream>| Arc::strong_count(session) > 1;
             sessions.retain(|_, (session, used)| {
-                let keep = now.duration_since(*used) < USER_SESSION_IDLE;
+                let keep = busy(session) || now.duration_since(*used) < USER_SESSION_IDLE;
                 if !keep {
                     closing.push(Arc::clone(session));
                 }
@@ -81,6 +86,7 @@ impl Users {
                 && sessions.len() >= MAX_USER_SESSIONS
                 && let Some(oldest) = sessions
                     .iter()
+                    .filter(|(_, (session, _))| !busy(session))
                     .min_by_key(|(_, (_, used))| *used)
                     .map(|(user, _)| user.clone())
                 && let Some((session, _)) = sessions.remove(&oldest)
