@@ -7,7 +7,8 @@
 //! `--auth-issuer URL` (with `--http`) makes it an OAuth 2.1 resource server (MCP,
 //! "Authorization"): every request needs an access token from that issuer for `--resource`
 //! (default `http://ADDRESS/mcp`), and a tool of its own, `whoami`, needs the scope
-//! `profile:read`. `--help` says so.
+//! `profile:read` and says who called: the subject, issuer, client, audience and scopes of
+//! the token. `--help` says so.
 
 // The quickstart example's tools, reused as they are (its `main` is not called here).
 #[allow(dead_code)]
@@ -34,10 +35,14 @@ usage: server [--http 127.0.0.1:PORT [--auth-issuer URL [--resource URL]]]
   --admin ADDRESS     /healthz, /readyz and /metrics on this loopback address
   --help              this text";
 
-/// Says who calls: the subject, client and scopes of the caller's access token.
-#[derive(Default, toolmodel::Tool)]
-#[tool(scopes("profile:read"))]
-struct Whoami;
+/// Says who calls: the subject, client and scopes of the caller's access token, and the
+/// audience it was verified for (the server's `--resource`: a token of another audience is
+/// refused before any tool runs).
+#[derive(toolmodel::Tool)]
+#[tool(input = toolmodel::NoArguments, scopes("profile:read"))]
+struct Whoami {
+    audience: String,
+}
 
 impl SyncToolHandler for Whoami {
     type Reply = String;
@@ -46,10 +51,11 @@ impl SyncToolHandler for Whoami {
             .caller()
             .ok_or_else(|| ToolError::new("no verified caller: serve with --auth-issuer"))?;
         Ok(format!(
-            "subject {} of {}, client {}, scopes {}",
+            "subject {} of {}, client {}, audience {}, scopes {}",
             caller.subject(),
             caller.issuer(),
             caller.client_id().unwrap_or("(none)"),
+            self.audience,
             caller.scopes().collect::<Vec<_>>().join(" ")
         ))
     }
@@ -113,7 +119,9 @@ async fn serve(
         .with(quickstart::GetWeather::default())
         .with(quickstart::SearchDocs::new())
         .with(quickstart::Ping)
-        .with(Whoami)
+        .with(Whoami {
+            audience: resource.clone(),
+        })
         .build()?;
     let server = ToolboxServer::new(toolbox)
         .with_server_info("toolmodel-quickstart", env!("CARGO_PKG_VERSION"))

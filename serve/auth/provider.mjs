@@ -16,6 +16,19 @@
 //                                       loopback pages allowed (CORS): serve/browser/
 //   toolmodel-rmcp / rmcp-secret      client_credentials (client_secret_post), scope profile:read,
 //                                     for rmcp's client (auth_discovery, the `public` guide)
+//   toolmodel-gateway / gateway-secret  a gateway's own client: client_credentials (its catalog
+//                                     token) and token exchange (RFC 8693) of its callers' tokens,
+//                                     every scope
+//
+// Token exchange (RFC 8693 §2.1, grant_type urn:ietf:params:oauth:grant-type:token-exchange), for
+// toolmodel-gateway only: the subject_token must be an access token of this issuer (signature,
+// exp) whose `aud` a test registered as a gateway's (`POST /gateway-audience`, body: the
+// resource); the token issued is a JWT access token (RFC 9068) with the subject's `sub`, `aud` =
+// the requested `resource` (or `audience`), `client_id` = the gateway, `act` = {sub: the gateway}
+// (RFC 8693 §4.1), the scopes asked for among those the provider knows (invalid_scope for
+// another), living 300 s, or 2 s for a resource whose path ends in `/brief`. A resource whose
+// path ends in `/refused` is refused (invalid_target). `GET /exchanges` counts the exchanges
+// made, by "<sub> <resource>".
 //
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
@@ -28,9 +41,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 const SCOPES = 'notes:read notes:write';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 // The scope of examples/server's `whoami`.
 const PROFILE = 'profile:read';
 const port = Number(process.env.PORT || 0);
@@ -88,6 +103,15 @@ const provider = new Provider(issuer, {
       scope: PROFILE,
     },
     {
+      client_id: 'toolmodel-gateway',
+      client_secret: 'gateway-secret',
+      grant_types: ['client_credentials', TOKEN_EXCHANGE],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+      scope: `${SCOPES} ${PROFILE}`,
+    },
+    {
       client_id: 'toolmodel-server',
       client_secret: 'server-secret',
       grant_types: ['client_credentials'],
@@ -117,6 +141,54 @@ const provider = new Provider(issuer, {
     },
   },
 });
+// The audiences a subject token may have (the gateways' resources), and the exchanges made.
+const gatewayAudiences = new Set();
+const exchanges = {};
+
+function sign(head, body) {
+  const input = `${b64(head)}.${b64(body)}`;
+  const signature = crypto.sign('sha256', Buffer.from(input), { key: signing.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return `${input}.${signature}`;
+}
+
+// The claims of `token` when it is an honest, unexpired access token of this issuer.
+function verified(token) {
+  const [head, body, signature] = String(token).split('.');
+  if (!signature) return undefined;
+  const ok = crypto.verify('sha256', Buffer.from(`${head}.${body}`), { key: signing.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  if (!ok) return undefined;
+  const header = JSON.parse(Buffer.from(head, 'base64url'));
+  const claims = JSON.parse(Buffer.from(body, 'base64url'));
+  if (header.typ !== 'at+jwt' || claims.iss !== issuer || !(claims.exp > Date.now() / 1000)) return undefined;
+  return claims;
+}
+
+provider.registerGrantType(TOKEN_EXCHANGE, async (ctx) => {
+  const { params, client } = ctx.oidc;
+  if (client.clientId !== 'toolmodel-gateway') throw new errors.UnauthorizedClient('only the gateway exchanges tokens');
+  if (params.subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be an access token');
+  const subject = verified(params.subject_token);
+  if (!subject) throw new errors.InvalidGrant('the subject token is not a valid access token of this issuer');
+  const audiences = [subject.aud].flat();
+  if (!audiences.some((aud) => gatewayAudiences.has(aud))) throw new errors.InvalidGrant('the subject token is not for the gateway');
+  const target = params.resource || params.audience;
+  if (!target) throw new errors.InvalidTarget('no resource or audience');
+  if (new URL(target, 'http://x').pathname.endsWith('/refused')) throw new errors.InvalidTarget(`tokens for ${target} are not exchanged`);
+  const known = new Set([...SCOPES.split(' '), PROFILE]);
+  const asked = (params.scope || '').split(' ').filter(Boolean);
+  const unknown = asked.find((scope) => !known.has(scope));
+  if (unknown) throw new errors.InvalidScope(`unknown scope ${unknown}`);
+  const ttl = new URL(target, 'http://x').pathname.endsWith('/brief') ? 2 : 300;
+  const now = Math.floor(Date.now() / 1000);
+  const token = sign({ typ: 'at+jwt', alg: 'ES256', kid }, {
+    iss: issuer, sub: subject.sub, aud: target, client_id: client.clientId, act: { sub: client.clientId },
+    scope: asked.join(' '), iat: now, exp: now + ttl, jti: crypto.randomUUID(),
+  });
+  const key = `${subject.sub} ${target}`;
+  exchanges[key] = (exchanges[key] || 0) + 1;
+  ctx.body = { access_token: token, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: ttl, scope: asked.join(' ') };
+}, ['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope', 'actor_token', 'actor_token_type'], ['resource', 'audience']);
+
 provider.on('server_error', (_ctx, err) => console.error('server_error', err));
 
 const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -149,6 +221,19 @@ function forge({ key = 'issuer', header = {}, claims = {} }) {
 
 const callback = provider.callback();
 server.on('request', (req, res) => {
+  if (req.method === 'GET' && req.url === '/exchanges') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(exchanges));
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/gateway-audience') {
+    let text = '';
+    req.on('data', (chunk) => { text += chunk; });
+    req.on('end', () => {
+      gatewayAudiences.add(text);
+      res.writeHead(204).end();
+    });
+    return;
+  }
   if (req.method === 'POST' && req.url === '/forge') {
     let text = '';
     req.on('data', (chunk) => { text += chunk; });

@@ -19,6 +19,9 @@ use tokio::{
 pub const CLIENT: (&str, &str) = ("toolmodel-test", "test-secret");
 /// A second client with the same scopes: another subject.
 pub const OTHER_CLIENT: (&str, &str) = ("toolmodel-other", "other-secret");
+/// A gateway's own client: `client_credentials` and token exchange (RFC 8693) of the tokens
+/// whose audience [`Issuer::allow_exchange_from`] registered.
+pub const GATEWAY_CLIENT: (&str, &str) = ("toolmodel-gateway", "gateway-secret");
 /// The resource server's own client, for introspection.
 pub const SERVER_CLIENT: (&str, &str) = ("toolmodel-server", "server-secret");
 
@@ -117,6 +120,31 @@ impl Issuer {
     /// An access token of the test client for `resource` with `scope`.
     pub async fn token(&self, resource: &str, scope: &str) -> String {
         self.token_for(CLIENT, resource, scope).await
+    }
+
+    /// Lets [`GATEWAY_CLIENT`] exchange the access tokens issued for `resource` (a gateway's
+    /// resource identifier) for tokens of other resources.
+    pub async fn allow_exchange_from(&self, resource: &str) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/gateway-audience", self.url))
+            .body(resource.to_owned())
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+    }
+
+    /// How many token exchanges the provider made for the subject `sub` and `resource`.
+    pub async fn exchanges(&self, sub: &str, resource: &str) -> u64 {
+        let counts: Value = reqwest::Client::new()
+            .get(format!("{}/exchanges", self.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        counts[format!("{sub} {resource}")].as_u64().unwrap_or(0)
     }
 
     /// A token signed as `key` (`issuer`, `rogue`, `none`, `hs256-public`) with `claims`

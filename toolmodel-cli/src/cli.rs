@@ -121,7 +121,7 @@ problem, and the running one kept; the options (the address, --auth-issuer, ...)
 reload. --check-config checks the configuration and the options, starts nothing and exits.",
         after_help = format!("{CONFIG}\n\n{GATEWAY_EXIT_STATUS}")
     )]
-    Gateway(GatewayArgs),
+    Gateway(Box<GatewayArgs>),
     /// List, lint or convert the live tools of the MCP servers of a configuration file.
     #[command(
         long_about = "Start every enabled server of --config, import their tools under the \
@@ -188,7 +188,7 @@ pub struct GatewayArgs {
 
     /// Check the configuration file and the other options as the gateway would start with
     /// them (keys, values, variables, --auth-issuer and --resource, MCP_REQUEST_STATE_KEY,
-    /// the introspection secret), print a summary on stdout and exit: 0 when valid, 1 naming
+    /// the introspection and exchange secrets), print a summary on stdout and exit: 0 when valid, 1 naming
     /// each problem on stderr. No server is started, no address bound.
     #[arg(long)]
     pub check_config: bool,
@@ -236,6 +236,13 @@ pub struct GatewayArgs {
     /// MCP_INTROSPECTION_CLIENT_SECRET, never from the command line.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     pub introspection_client_id: Option<String>,
+
+    /// With --auth-issuer: the gateway's own OAuth client at that issuer, which exchanges each
+    /// caller's token for one of an upstream's audience (RFC 8693 token exchange, for the
+    /// servers whose entry has toolmodelCredentials). Its secret is read from the environment
+    /// variable MCP_EXCHANGE_CLIENT_SECRET, never from the command line.
+    #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
+    pub exchange_client_id: Option<String>,
 
     /// With --introspection-client-id: at most this many introspection requests a second
     /// (beyond it an unknown opaque token gets 503 with Retry-After) [default: 50].

@@ -41,6 +41,10 @@ use crate::text::Chain;
 /// the command line would show in `ps` and in shell histories.
 pub const INTROSPECTION_SECRET_ENV: &str = "MCP_INTROSPECTION_CLIENT_SECRET";
 
+/// The environment variable `--exchange-client-id`'s secret is read from (never the command
+/// line).
+pub const EXCHANGE_SECRET_ENV: &str = "MCP_EXCHANGE_CLIENT_SECRET";
+
 /// The environment variable of the key replicas of the gateway share for MCP 2026-07-28
 /// input rounds and forwarded task IDs (base64 of at least 32 bytes).
 pub const REQUEST_STATE_KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
@@ -225,7 +229,9 @@ impl Plan {
     /// `http://ADDR/mcp` when `--resource` is not given), an introspection secret missing from
     /// [`INTROSPECTION_SECRET_ENV`], an `--introspection-rate` of 0, and over HTTP without
     /// `--auth-issuer` a server with `requiredScopes` (nothing would check them), and without
-    /// `--auth-issuer` a `toolmodelPolicy` rule with `when` (no request would have a caller).
+    /// `--auth-issuer` a `toolmodelPolicy` rule with `when` (no request would have a caller);
+    /// a server with `toolmodelCredentials` without `--http`, `--auth-issuer` and
+    /// `--exchange-client-id` (with [`EXCHANGE_SECRET_ENV`] set).
     ///
     /// # Errors
     ///
@@ -284,6 +290,15 @@ impl Plan {
             enabled.join(", ")
         )?;
         for server in self.config.enabled() {
+            if server.credentials.is_some()
+                && let Some(client) = &args.exchange_client_id
+            {
+                writeln!(
+                    out,
+                    "  server {:?}: each user's own token, exchanged as {client}",
+                    server.name
+                )?;
+            }
             if !server.required_scopes.is_empty() {
                 writeln!(
                     out,

@@ -1,9 +1,10 @@
 //! The configuration file as `toolmodel gateway` runs it, checked against its options: what
 //! `--check-config` checks of the file, at start and at each reload (`reload`).
 
-use toolmodel_rmcp::federation::FederationConfig;
+use toolmodel_rmcp::federation::{ExchangeClient, FederationConfig};
 
 use crate::cli::GatewayArgs;
+use crate::gateway::EXCHANGE_SECRET_ENV;
 use crate::text::about_file;
 
 /// The configuration of `--config` and what its check found.
@@ -31,7 +32,8 @@ impl Checked {
 /// or used (naming the file, the server and the JSON Pointer), without `--auth-issuer` a
 /// `toolmodelPolicy` rule with `when` (no request would have a caller), and over HTTP without
 /// `--auth-issuer` a server with `requiredScopes` (nothing would check them; over stdio a
-/// note says so).
+/// note says so), `toolmodelCredentials` without `--http`, `--auth-issuer` and the exchange
+/// client (whose secret must be set): the configuration comes back with that client.
 pub(crate) fn check(args: &GatewayArgs) -> Checked {
     let mut checked = Checked {
         config: None,
@@ -69,6 +71,53 @@ pub(crate) fn check(args: &GatewayArgs) -> Checked {
             (Some(_), Some(_)) => {}
         }
     }
-    checked.config = Some(config);
+    match with_exchange_client(args, config) {
+        Ok(config) => checked.config = Some(config),
+        Err(problem) => checked.problems.push(problem),
+    }
     checked
+}
+
+/// `config` with the gateway's exchange client (`--exchange-client-id`, its secret from
+/// [`EXCHANGE_SECRET_ENV`](crate::gateway::EXCHANGE_SECRET_ENV), at `--auth-issuer`) when one is given.
+///
+/// # Errors
+///
+/// A sentence: a server with `toolmodelCredentials` and no `--http`, `--auth-issuer` or
+/// `--exchange-client-id`, or the client without its secret.
+fn with_exchange_client(
+    args: &GatewayArgs,
+    mut config: FederationConfig,
+) -> Result<FederationConfig, String> {
+    if let Some(client) = &args.exchange_client_id {
+        let secret = std::env::var(EXCHANGE_SECRET_ENV)
+            .ok()
+            .filter(|secret| !secret.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "--exchange-client-id {client:?}: {EXCHANGE_SECRET_ENV} is not set (the client's secret is read from it, never from the command line)"
+                )
+            })?;
+        if let Some(issuer) = &args.auth_issuer {
+            config.exchange_client = Some(ExchangeClient::new(issuer, client, secret));
+        }
+    }
+    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+        return Ok(config);
+    };
+    let missing = match (args.http, &args.auth_issuer, &config.exchange_client) {
+        (None, _, _) => Some("--http (over stdio no caller has a token to exchange)"),
+        (_, None, _) => Some("--auth-issuer (the callers' tokens are exchanged at its issuer)"),
+        (_, _, None) => Some(
+            "--exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET (the gateway's own client at the issuer)",
+        ),
+        _ => None,
+    };
+    match missing {
+        Some(missing) => Err(format!(
+            "server {:?} has toolmodelCredentials, which need {missing}",
+            server.name
+        )),
+        None => Ok(config),
+    }
 }

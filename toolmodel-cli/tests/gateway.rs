@@ -491,6 +491,7 @@ fn check_config(
         .arg(file.path())
         .args(extra)
         .env_remove("MCP_INTROSPECTION_CLIENT_SECRET")
+        .env_remove("MCP_EXCHANGE_CLIENT_SECRET")
         .env_remove("MCP_REQUEST_STATE_KEY")
         .envs(envs.iter().copied())
         .assert()
@@ -556,6 +557,49 @@ fn check_config_accepts_a_valid_configuration_and_options_and_starts_nothing() {
     check_config(&file, &[], &[]).code(0).stderr(
         "note: the requiredScopes of server \"time\" are not checked over stdio (one local client; they are with --http and --auth-issuer)\n",
     );
+}
+
+/// Issue 44: a server with `toolmodelCredentials` needs `--http`, `--auth-issuer` and the
+/// gateway's own exchange client with its secret; with them the summary says so.
+#[test]
+fn check_config_refuses_credentials_without_the_gateways_exchange_client() {
+    let file = config_file(&json!({"mcpServers": {
+        "notes": {"url": "https://notes.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {"resource": "https://notes.example.com/mcp"}}}
+    }}));
+    let http = ["--http", "127.0.0.1:0"];
+    let issuer = ["--auth-issuer", "https://auth.example.com"];
+    let client = ["--exchange-client-id", "toolmodel-gateway"];
+    let secret = [("MCP_EXCHANGE_CLIENT_SECRET", "s3cret")];
+    for (args, envs, missing) in [
+        (
+            vec![],
+            &[][..],
+            "--http (over stdio no caller has a token to exchange)",
+        ),
+        (
+            http.to_vec(),
+            &[][..],
+            "--auth-issuer (the callers' tokens are exchanged at its issuer)",
+        ),
+        (
+            [&http[..], &issuer[..]].concat(),
+            &[][..],
+            "--exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET (the gateway's own client at the issuer)",
+        ),
+    ] {
+        check_config(&file, &args, envs).code(1).stderr(format!(
+            "error: server \"notes\" has toolmodelCredentials, which need {missing}\n"
+        ));
+    }
+    let all = [&http[..], &issuer[..], &client[..]].concat();
+    check_config(&file, &all, &[]).code(1).stderr(
+        "error: --exchange-client-id \"toolmodel-gateway\": MCP_EXCHANGE_CLIENT_SECRET is not set (the client's secret is read from it, never from the command line)\n",
+    );
+    check_config(&file, &all, &secret)
+        .code(0)
+        .stdout(predicates::str::contains(
+            "  server \"notes\": each user's own token, exchanged as toolmodel-gateway\n",
+        ));
 }
 
 #[test]
@@ -1058,5 +1102,87 @@ async fn behind_nginx_with_a_public_host_name_the_gateway_serves_a_token_and_ref
     // --allowed-hosts replaced the loopback names: the gateway's own address is refused.
     let reply = post(&direct, None, Some(&both), None, &initialize()).await;
     assert_eq!(reply.status(), 403, "{reply:?}");
+    terminate(gateway).await;
+}
+
+/// Issue 44: `toolmodel gateway --exchange-client-id` (its secret from the environment) calls
+/// a server whose entry has `toolmodelCredentials` as each caller: the upstream (behind the
+/// same issuer, for its own resource) sees A's and B's own subjects, and the gateway as the
+/// client that exchanged their tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_calls_a_credentialed_server_as_each_user_with_exchanged_tokens() {
+    let Some(issuer) = Issuer::start(0).await else {
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let whoami = toolmodel::Tool::from_mcp_json(
+        &json!({"name": "whoami", "inputSchema": {"type": "object"}}),
+    )
+    .unwrap();
+    let toolbox = toolmodel::Toolbox::builder()
+        .with_tool(whoami, |_, cx| {
+            let caller = cx.caller().cloned();
+            async move {
+                let caller = caller.expect("a verified caller");
+                Ok(toolmodel::CallToolResult::text(format!(
+                    "subject {}, client {}",
+                    caller.subject(),
+                    caller.client_id().unwrap_or("-")
+                )))
+            }
+        })
+        .build()
+        .unwrap();
+    let server = toolmodel_rmcp::ToolboxServer::new(toolbox).with_authorization(
+        toolmodel_rmcp::auth::ResourceServer::new(&issuer.url, &upstream).unwrap(),
+    );
+    tokio::spawn(server.serve_http(listener).into_future());
+    let file = config_file(&json!({"mcpServers": {"notes": {
+        "url": upstream,
+        "toolmodelCredentials": {"tokenExchange": {"resource": upstream, "scope": "profile:read"}}
+    }}}));
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    issuer.allow_exchange_from(&url).await;
+    let (client_id, secret) = issuer::GATEWAY_CLIENT;
+    let gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
+        .args([
+            "gateway",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(file.path())
+        .args([
+            "--auth-issuer",
+            &issuer.url,
+            "--exchange-client-id",
+            client_id,
+        ])
+        .env("MCP_EXCHANGE_CLIENT_SECRET", secret)
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the gateway did not listen");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for user in [issuer::CLIENT, issuer::OTHER_CLIENT] {
+        let token = issuer.token_for(user, &url, "notes:read").await;
+        let service = session(&url, &token).await;
+        let answer = service
+            .call_tool(CallToolRequestParams::new("whoami"))
+            .await
+            .unwrap();
+        assert_ne!(answer.is_error, Some(true), "{answer:?}");
+        assert_eq!(
+            answer.content[0].as_text().unwrap().text,
+            format!("subject {}, client {client_id}", user.0)
+        );
+        service.cancel().await.unwrap();
+    }
     terminate(gateway).await;
 }

@@ -17,6 +17,8 @@ mod federation;
 #[cfg(feature = "federation")]
 mod federation_children;
 #[cfg(feature = "federation")]
+mod gateway_credentials;
+#[cfg(feature = "federation")]
 mod gateway_headers;
 #[cfg(feature = "federation")]
 mod gateway_passthrough;

@@ -124,7 +124,7 @@ pub mod search;
 pub mod validate;
 pub mod wire;
 
-pub use call::caller::Caller;
+pub use call::caller::{AccessToken, Caller};
 pub use call::cancellation::Cancellation;
 pub use call::content;
 pub use call::context::CallContext;

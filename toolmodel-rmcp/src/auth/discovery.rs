@@ -16,6 +16,7 @@ struct Metadata {
     issuer: String,
     jwks_uri: Option<String>,
     introspection_endpoint: Option<String>,
+    token_endpoint: Option<String>,
 }
 
 /// What the server uses of the issuer's metadata: the endpoints it may fetch.
@@ -26,6 +27,9 @@ pub(crate) struct Endpoints {
     pub(crate) jwks_uri: Option<Url>,
     /// RFC 7662's endpoint (RFC 8414 §2); `None` as for `jwks_uri`.
     pub(crate) introspection_endpoint: Option<Url>,
+    /// RFC 6749's token endpoint (RFC 8414 §2), for a gateway's token exchange (RFC 8693);
+    /// `None` as for `jwks_uri`.
+    pub(crate) token_endpoint: Option<Url>,
 }
 
 /// Whether the server may fetch `endpoint`, named by the metadata of `issuer`: `https` (RFC
@@ -72,9 +76,18 @@ fn candidates(issuer: &Url) -> Vec<Url> {
 /// The issuer's endpoints, from the first metadata document found whose `issuer` is the
 /// configured one; `None` when none is (unreachable, not found, or a foreign `issuer`).
 pub(crate) async fn discover(auth: &ResourceServer) -> Option<Endpoints> {
-    let issuer = Url::parse(&auth.issuer).ok()?;
+    discover_at(&auth.client, &auth.issuer, auth.http_timeout).await
+}
+
+/// [`discover`] for the issuer `issuer` with `client`, each request bounded by `timeout`.
+pub(crate) async fn discover_at(
+    client: &reqwest::Client,
+    issuer_id: &str,
+    timeout: std::time::Duration,
+) -> Option<Endpoints> {
+    let issuer = Url::parse(issuer_id).ok()?;
     for url in candidates(&issuer) {
-        let response = auth.client.get(url).timeout(auth.http_timeout).send().await;
+        let response = client.get(url).timeout(timeout).send().await;
         let Ok(response) = response else { continue };
         if !response.status().is_success() {
             continue;
@@ -82,10 +95,11 @@ pub(crate) async fn discover(auth: &ResourceServer) -> Option<Endpoints> {
         let Ok(metadata) = response.json::<Metadata>().await else {
             continue;
         };
-        if metadata.issuer == auth.issuer {
+        if metadata.issuer == issuer_id {
             return Some(Endpoints {
                 jwks_uri: allowed(&issuer, metadata.jwks_uri),
                 introspection_endpoint: allowed(&issuer, metadata.introspection_endpoint),
+                token_endpoint: allowed(&issuer, metadata.token_endpoint),
             });
         }
     }

@@ -45,6 +45,8 @@ pub use config::{
     DEFAULT_HTTP_TIMEOUT, DEFAULT_INTROSPECTION_RATE, DEFAULT_KEY_REFETCH_INTERVAL, DEFAULT_LEEWAY,
     DEFAULT_TOKEN_CACHE_CAPACITY, ResourceServer,
 };
+#[cfg(feature = "federation")]
+pub(crate) use discovery::discover_at;
 pub(crate) use metadata::{document as metadata_document, is_metadata_path};
 pub(crate) use rejection::Rejection;
 pub(crate) use scopes::{needed as needed_scopes, satisfied as scopes_satisfied};

@@ -88,7 +88,8 @@ impl Verifier {
                 .verify(&self.auth, &self.keys, token)
                 .await?
         };
-        let caller = Arc::new(caller);
+        // Kept for a gateway's token exchange (RFC 8693); redacted from `Debug`.
+        let caller = Arc::new(caller.with_access_token(toolmodel::AccessToken::new(token)));
         self.cache
             .insert(token, Arc::clone(&caller), expiry(exp), now);
         Ok(caller)

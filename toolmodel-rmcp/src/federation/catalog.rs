@@ -197,13 +197,18 @@ listing!(
 );
 
 /// The upstreams of `upstreams` with an open session (one is opened where the backoff delay
-/// allows) that declared what `offers` looks for, in configuration order.
+/// allows) that declared what `offers` looks for, in configuration order. A credentialed
+/// server (`toolmodelCredentials`) is never one: its shared session runs as the gateway, not
+/// as the caller, so its prompts, resources, completion and tasks are not served.
 pub(crate) async fn live(
     upstreams: &[Arc<Upstream>],
     offers: impl Fn(&ServerCapabilities) -> bool,
 ) -> Vec<Live> {
     let mut all = Vec::new();
     for upstream in upstreams {
+        if upstream.config.credentials.is_some() {
+            continue;
+        }
         let Ok(opened) = upstream.peer().await else {
             continue;
         };

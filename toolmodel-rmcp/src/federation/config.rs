@@ -11,6 +11,7 @@ use std::{
 use toolmodel::{Tool, ToolSchema, Violation};
 
 use crate::error::Error;
+use crate::federation::credentials::{Credentials, ExchangeClient, ExchangeGrant};
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
 use crate::server::ToolPolicy;
 
@@ -42,6 +43,11 @@ pub struct FederationConfig {
     /// Which tools each caller sees and may call (JSON: top-level `toolmodelPolicy`); every
     /// tool to everyone when `None`.
     pub tool_policy: Option<ToolPolicy>,
+    /// The gateway's own OAuth client at its authorization server, which obtains the tokens
+    /// of servers with [`credentials`](UpstreamConfig::credentials) (not JSON: the
+    /// gateway's flags give it); [`Federation::start`](super::Federation::start) refuses
+    /// such a server without it.
+    pub exchange_client: Option<ExchangeClient>,
 }
 
 impl FederationConfig {
@@ -51,6 +57,7 @@ impl FederationConfig {
             upstreams: Vec::new(),
             tool_names: NamePolicy::default(),
             tool_policy: None,
+            exchange_client: None,
         }
     }
 
@@ -67,9 +74,17 @@ pub struct FederationConfigBuilder {
     upstreams: Vec<UpstreamConfig>,
     tool_names: NamePolicy,
     tool_policy: Option<ToolPolicy>,
+    exchange_client: Option<ExchangeClient>,
 }
 
 impl FederationConfigBuilder {
+    /// The gateway's own client for its servers' [`credentials`](UpstreamConfig::credentials)
+    /// ([`FederationConfig::exchange_client`]).
+    pub fn with_exchange_client(mut self, client: ExchangeClient) -> Self {
+        self.exchange_client = Some(client);
+        self
+    }
+
     /// Serves each caller only the tools `policy` lets it see (see [`ToolPolicy`]).
     pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
         self.tool_policy = Some(policy);
@@ -136,6 +151,7 @@ impl FederationConfigBuilder {
             upstreams: servers,
             tool_names: self.tool_names,
             tool_policy: self.tool_policy,
+            exchange_client: self.exchange_client,
         })
     }
 }
@@ -180,6 +196,13 @@ pub struct UpstreamConfig {
     /// characters is not searched for in free text). The values of `headers` and `env`, and
     /// the userinfo, query and fragment of `url`, are hidden without being listed here.
     pub secrets: BTreeSet<String>,
+    /// How the gateway calls the server with each user's own credentials (JSON:
+    /// `toolmodelCredentials`, a key of toolmodel's; Streamable HTTP servers only, and not
+    /// beside an `Authorization` header): its tool calls run on a session of the caller's,
+    /// with a token obtained for the caller ([`Credentials`]); its catalog is read with the
+    /// gateway's own token (`client_credentials`); its prompts, resources and tasks are not
+    /// served. `None`: every call on the one session, with the configured `headers`.
+    pub credentials: Option<Credentials>,
 }
 
 /// How to reach a server.
@@ -326,8 +349,10 @@ impl StdioTransport {
 pub struct HttpTransport {
     /// The MCP endpoint (`url`), `http://` or `https://`.
     pub url: String,
-    /// Headers sent with every request (`headers`): the only credentials the server receives
-    /// (a gateway never forwards its own clients' headers).
+    /// Headers sent with every request (`headers`): with the tokens the gateway obtains for
+    /// each user when the server has [`credentials`](UpstreamConfig::credentials), the only
+    /// credentials the server receives (a gateway never forwards its own clients' headers or
+    /// tokens).
     pub headers: BTreeMap<String, String>,
 }
 
@@ -395,7 +420,16 @@ impl UpstreamConfig {
             required_scopes: Vec::new(),
             required: false,
             secrets: BTreeSet::new(),
+            credentials: None,
         }
+    }
+
+    /// Calls the server with each user's own credentials
+    /// ([`credentials`](Self::credentials)).
+    #[must_use]
+    pub fn with_credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
     }
 
     /// Adds a value never to show in an error or a log line about this server
@@ -543,6 +577,9 @@ impl UpstreamConfig {
             }
             _ => {}
         }
+        if let Some(credentials) = &self.credentials {
+            self.check_credentials(credentials)?;
+        }
         if let Some((index, message)) = scope_problem(&self.required_scopes) {
             return Err(Error::config(
                 &self.name,
@@ -558,6 +595,78 @@ impl UpstreamConfig {
             if value.is_zero() {
                 return Err(Error::config(&self.name, key, "a timeout of 0".into()));
             }
+        }
+        Ok(())
+    }
+}
+
+impl UpstreamConfig {
+    /// Checks [`credentials`](Self::credentials): an HTTP server without an `Authorization`
+    /// header, a target named (`resource` or `audience`; `scope` for on-behalf-of), a `resource` that is an absolute `http(s)` URI without a
+    /// fragment (RFC 8707 §2), scope tokens.
+    fn check_credentials(&self, credentials: &Credentials) -> Result<(), Error> {
+        const KEY: &str = "/toolmodelCredentials";
+        let Credentials::TokenExchange(exchange) = credentials;
+        let UpstreamTransport::Http(http) = &self.transport else {
+            return Err(Error::config(
+                &self.name,
+                KEY,
+                "a stdio server receives no token: each user's own credentials are for Streamable HTTP servers".into(),
+            ));
+        };
+        if let Some(name) = http
+            .headers
+            .keys()
+            .find(|name| name.eq_ignore_ascii_case("authorization"))
+        {
+            return Err(Error::config(
+                &self.name,
+                &format!("/headers/{}", crate::pointer::escape(name)),
+                "a static Authorization header beside toolmodelCredentials: the server would receive one credential for every user; remove one of them".into(),
+            ));
+        }
+        let at = format!("{KEY}/tokenExchange");
+        let targeted = match exchange.grant {
+            ExchangeGrant::TokenExchange => {
+                exchange.audience.is_some() || exchange.resource.is_some()
+            }
+            ExchangeGrant::OnBehalfOf => !exchange.scope.is_empty(),
+        };
+        if !targeted {
+            let message = match exchange.grant {
+                ExchangeGrant::OnBehalfOf => {
+                    "names no \"scope\": Entra's on-behalf-of request names its target by scope (api://<app>/.default)"
+                }
+                _ => {
+                    "names neither \"resource\" nor \"audience\": the token the gateway asks for needs a target (RFC 8693 §2.1)"
+                }
+            };
+            return Err(Error::config(&self.name, &at, message.into()));
+        }
+        if exchange.grant == ExchangeGrant::OnBehalfOf && exchange.subject_token_type.is_some() {
+            return Err(Error::config(
+                &self.name,
+                &format!("{at}/subjectTokenType"),
+                "on-behalf-of sends the caller's token as an assertion, of no subject_token_type: remove it, or use \"grant\": \"token-exchange\"".into(),
+            ));
+        }
+        if let Some(resource) = &exchange.resource {
+            let parsed = url::Url::parse(resource);
+            let fine = parsed.as_ref().is_ok_and(|url| {
+                matches!(url.scheme(), "http" | "https") && url.fragment().is_none()
+            });
+            if !fine {
+                return Err(Error::config(
+                    &self.name,
+                    &format!("{at}/resource"),
+                    format!(
+                        "{resource:?} is not an absolute http(s) URI without a fragment (RFC 8707 §2)"
+                    ),
+                ));
+            }
+        }
+        if let Some((_, message)) = scope_problem(&exchange.scope) {
+            return Err(Error::config(&self.name, &format!("{at}/scope"), message));
         }
         Ok(())
     }

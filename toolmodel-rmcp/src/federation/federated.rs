@@ -11,6 +11,7 @@ use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
 use crate::federation::config::{FederationConfig, UpstreamConfig};
+use crate::federation::credentials::Exchanger;
 use crate::federation::downstream::Downstream;
 use crate::federation::import::{Imported, import};
 use crate::federation::names::{Flat, Upstream as Named, flat_names};
@@ -87,6 +88,12 @@ type Reconfigure = Box<dyn Fn(&Federation) + Send + Sync>;
 /// | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
 /// | the server asks for input with an `InputRequiredResult` (MCP 2026-07-28) | the requests, through [`CallContext::input`](toolmodel::CallContext::input), as local handlers ask: a 2025-11-25 caller is asked and the gateway retries upstream with the answers; a 2026-07-28 caller gets the gateway's own `InputRequiredResult` and its retry goes upstream |
 /// | more than [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) such rounds in one run | `isError` naming the limit |
+/// | a server with [`credentials`](super::UpstreamConfig::credentials): the call has no verified access token | `isError`: `server "<name>" is called with each user's own credentials ...` |
+/// | such a server: the authorization server refuses the token exchange, or does not answer in time | `isError`: `server "<name>": the authorization server refused the token exchange: <error> (<description>)`, or `... could not be reached ...` |
+///
+/// A call of a server with [`credentials`](super::UpstreamConfig::credentials) runs on the
+/// caller's own session with a token obtained for it (the guide's "Each user's own
+/// credentials upstream"); its tools are imported on the gateway's own session.
 ///
 /// Over a 2026-07-28 session each request also carries the caller's client capabilities (when
 /// the gateway knows them: the upstream refuses what the caller cannot answer) and the
@@ -274,21 +281,29 @@ impl Federation {
     ///
     /// # Errors
     ///
-    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox.
+    /// [`Error::Toolmodel`] when the local tools do not build into a toolbox;
+    /// [`Error::Config`] at `/mcpServers/<name>/toolmodelCredentials` for a server with
+    /// [`credentials`](crate::federation::UpstreamConfig::credentials) when the configuration
+    /// has no [`exchange_client`](FederationConfig::exchange_client).
     pub async fn start_with(
         config: FederationConfig,
         local: impl Fn(ToolboxBuilder) -> ToolboxBuilder + Send + Sync + 'static,
     ) -> Result<Self, Error> {
         let local: Local = Box::new(local);
         let empty = local(Toolbox::builder()).build()?;
+        let exchanger = exchanger(&config)?;
         let downstream = Arc::new(Downstream::default());
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
                 .enabled()
-                .map(|server| new_upstream(weak, server, &downstream))
+                .map(|server| new_upstream(weak, server, &downstream, exchanger.as_ref()))
                 .collect();
             Shared {
-                servers: Reloadable::new(Servers { config, upstreams }),
+                servers: Reloadable::new(Servers {
+                    config,
+                    upstreams,
+                    exchanger,
+                }),
                 local,
                 imported: Mutex::default(),
                 reports: Mutex::default(),
@@ -366,13 +381,24 @@ impl Federation {
         let inner = &self.inner;
         let _one_at_a_time = inner.reconfiguring.lock().await;
         let current = inner.servers.get();
-        let diff = Diff::new(&current, &new);
+        // The exchange client's tokens stay cached while the client is the same.
+        let exchanger = match &current.exchanger {
+            Some(old) if new.exchange_client == current.config.exchange_client => {
+                Some(Arc::clone(old))
+            }
+            _ => exchanger(&new)?,
+        };
+        let new_exchanger = match (&current.exchanger, &exchanger) {
+            (Some(old), Some(now)) => !Arc::ptr_eq(old, now),
+            (old, now) => old.is_some() != now.is_some(),
+        };
+        let diff = Diff::new(&current, &new, new_exchanger);
         let weak = Arc::downgrade(inner);
         let fresh: Vec<Arc<Upstream>> = diff
             .added
             .iter()
             .chain(&diff.changed)
-            .map(|server| new_upstream(&weak, server, &inner.downstream))
+            .map(|server| new_upstream(&weak, server, &inner.downstream, exchanger.as_ref()))
             .collect();
         let fetched = fetch_all(&fresh).await;
         let names = |servers: &[&UpstreamConfig]| -> Vec<String> {
@@ -416,6 +442,7 @@ impl Federation {
             inner.servers.set(Servers {
                 config: new,
                 upstreams,
+                exchanger,
             });
             for old in &retired {
                 inner.forget(&old.config.name);
@@ -613,10 +640,12 @@ async fn fetch_all(upstreams: &[Arc<Upstream>]) -> Vec<Fetched> {
 
 /// A new upstream for `server` of the federation `weak`, whose tools are imported again when
 /// it says they changed.
+/// `exchanger`: the gateway's exchange client, for a credentialed server.
 fn new_upstream(
     weak: &Weak<Shared>,
     server: &UpstreamConfig,
     downstream: &Arc<Downstream>,
+    exchanger: Option<&Arc<Exchanger>>,
 ) -> Arc<Upstream> {
     let weak = weak.clone();
     let name = server.name.clone();
@@ -624,6 +653,7 @@ fn new_upstream(
         server.clone(),
         Arc::new(move || reimport_later(&weak, &name)),
         Arc::clone(downstream),
+        exchanger,
     ))
 }
 
@@ -636,7 +666,11 @@ impl Shared {
             return false;
         };
         if let Some((capabilities, said)) = fetched.declared {
-            lock(&self.declared).insert(name.clone(), capabilities);
+            // A credentialed server's prompts, resources and tasks are not served (its shared
+            // session runs as the gateway): its capabilities are not offered either.
+            if upstream.config.credentials.is_none() {
+                lock(&self.declared).insert(name.clone(), capabilities);
+            }
             let mut descriptions = lock(&self.descriptions);
             match said {
                 Some(said) => descriptions.insert(name.clone(), said),
@@ -797,6 +831,29 @@ impl Shared {
             }
         }
     }
+}
+
+/// The gateway's client for its servers' credentials, when one has
+/// [`credentials`](crate::federation::UpstreamConfig::credentials).
+///
+/// # Errors
+///
+/// [`Error::Config`] about the first such server when `config` has no exchange client, or
+/// when its HTTP client cannot be built.
+fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error> {
+    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+        return Ok(None);
+    };
+    let Some(client) = &config.exchange_client else {
+        return Err(Error::config(
+            &server.name,
+            "/toolmodelCredentials",
+            "the gateway has no OAuth client of its own to obtain users' tokens with: give it one (toolmodel gateway: --auth-issuer, --exchange-client-id and MCP_EXCHANGE_CLIENT_SECRET)".into(),
+        ));
+    };
+    Exchanger::new(client.clone())
+        .map(Some)
+        .map_err(|message| Error::config(&server.name, "/toolmodelCredentials", message))
 }
 
 /// Re-imports `server`'s tools on a task of its own (the caller is an rmcp handler or a call,

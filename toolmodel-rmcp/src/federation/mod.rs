@@ -12,6 +12,8 @@
 //!   `counting`) and `relay` carries what the server sends during a call to the caller;
 //!   `rounds` relays its MCP 2026-07-28 input rounds; `stderr` passes a child's stderr on to
 //!   the gateway's, and `redact` keeps the configuration's secrets out of every error.
+//! - `credentials`: each user's own credentials upstream (`toolmodelCredentials`): tokens
+//!   exchanged for the caller's at the gateway's authorization server, a session per user.
 //! - [`Federation`]: all of it together, kept current; `servers` holds the configuration in
 //!   force with its upstreams, which [`Federation::reconfigure`] replaces (`reconfigure`:
 //!   what it did, [`Reconfigured`]).
@@ -23,6 +25,7 @@
 mod catalog;
 mod config;
 mod counting;
+mod credentials;
 mod downstream;
 mod expand;
 mod federated;
@@ -47,6 +50,10 @@ mod uri_template;
 pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
     InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
+};
+pub use credentials::{
+    Credentials, DEFAULT_EXCHANGE_TIMEOUT, DEFAULT_EXCHANGED_TOKENS, ExchangeClient, ExchangeGrant,
+    MAX_USER_SESSIONS, TokenExchange, USER_SESSION_IDLE,
 };
 pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};

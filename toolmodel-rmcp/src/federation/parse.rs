@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::federation::config::{
     FederationConfig, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig, UpstreamTransport,
 };
+use crate::federation::credentials::{Credentials, ExchangeGrant, TokenExchange};
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::pointer::escape;
@@ -58,6 +59,7 @@ impl FederationConfig {
     /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
     /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
+    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of", "subjectTokenType": URI}}` ([`TokenExchange`](super::TokenExchange)) |
     /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
     ///
@@ -285,6 +287,9 @@ impl Reader<'_> {
         }
         if let Some(scopes) = self.list(entry, "requiredScopes")? {
             server.required_scopes = scopes;
+        }
+        if let Some(credentials) = self.credentials(entry)? {
+            server.credentials = Some(credentials);
         }
         if let Some(required) = self.bool(entry, "required")? {
             server.required = required;
@@ -521,6 +526,85 @@ impl Reader<'_> {
             .map(Some)
     }
 
+    /// `toolmodelCredentials`: `{"tokenExchange": {"resource", "audience", "scope", "grant",
+    /// "subjectTokenType"}}`,
+    /// each string expanded, a misspelled key refused with its suggestion.
+    fn credentials(&self, entry: &Map<String, Value>) -> Result<Option<Credentials>, Error> {
+        const KEY: &str = "toolmodelCredentials";
+        const KINDS: [&str; 1] = ["tokenExchange"];
+        const EXCHANGE_KEYS: [&str; 5] =
+            ["resource", "audience", "scope", "grant", "subjectTokenType"];
+        let Some(value) = entry.get(KEY) else {
+            return Ok(None);
+        };
+        let members = self.object(&format!("/{KEY}"), value, &KINDS)?;
+        let Some(exchange) = members.get("tokenExchange") else {
+            return Err(self.error(
+                &format!("/{KEY}"),
+                "names no way to obtain credentials: write \"tokenExchange\"",
+            ));
+        };
+        let at = format!("/{KEY}/tokenExchange");
+        let members = self.object(&at, exchange, &EXCHANGE_KEYS)?;
+        let text = |key: &str| -> Result<Option<String>, Error> {
+            let pointer = format!("{at}/{key}");
+            members
+                .get(key)
+                .map(|value| {
+                    let text = value
+                        .as_str()
+                        .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                    self.expand(&pointer, text)
+                })
+                .transpose()
+        };
+        let grant = match text("grant")?.as_deref() {
+            None | Some("token-exchange") => ExchangeGrant::TokenExchange,
+            Some("on-behalf-of") => ExchangeGrant::OnBehalfOf,
+            Some(other) => {
+                return Err(self.error(
+                    &format!("{at}/grant"),
+                    format!("{other:?} is neither \"token-exchange\" (RFC 8693) nor \"on-behalf-of\" (Microsoft Entra ID)"),
+                ));
+            }
+        };
+        let mut exchange = TokenExchange::default().with_grant(grant);
+        exchange.resource = text("resource")?;
+        exchange.audience = text("audience")?;
+        exchange.subject_token_type = text("subjectTokenType")?;
+        exchange.scope = text("scope")?
+            .map(|scope| {
+                scope
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Some(Credentials::TokenExchange(exchange)))
+    }
+
+    /// `value` at `pointer` as an object whose keys are all of `known` (an unknown one
+    /// refused, with a suggestion when it is near one).
+    fn object<'v>(
+        &self,
+        pointer: &str,
+        value: &'v Value,
+        known: &[&'static str],
+    ) -> Result<&'v Map<String, Value>, Error> {
+        let members = value
+            .as_object()
+            .ok_or_else(|| self.error(pointer, "expected an object"))?;
+        if let Some(key) = members.keys().find(|key| !known.contains(&key.as_str())) {
+            let message =
+                did_you_mean(key, &nearest(key, known.iter().copied())).unwrap_or_else(|| {
+                    format!("unknown key {key:?}: the keys are {}", known.join(", "))
+                });
+            return Err(self.error(&format!("{pointer}/{}", escape(key)), message));
+        }
+        Ok(members)
+    }
+
     /// The first of `keys` present, as a list of strings (tool names: not expanded).
     fn first_list(
         &self,
@@ -669,6 +753,7 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ("disabledTools", Key::Read),
     ("requiredScopes", Key::Read),
     ("required", Key::Read),
+    ("toolmodelCredentials", Key::Read),
     ("startupTimeout", Key::Read),
     ("timeout", Key::Read),
     ("maxTotalTimeout", Key::Read),
@@ -1054,7 +1139,7 @@ mod tests {
             err.starts_with(
                 "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
             ) && err.ends_with(
-                "requiredScopes, required, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+                "requiredScopes, required, toolmodelCredentials, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
             ),
             "{err}"
         );
@@ -1172,6 +1257,95 @@ mod tests {
             message(json!({"servers": {"s": {"command": "x", "requiredScopes": "a"}}})),
             "server \"s\", at /servers/s/requiredScopes: expected an array of strings"
         );
+    }
+
+    #[test]
+    fn toolmodel_credentials_are_read_and_every_mistake_is_named_at_its_pointer() {
+        let config = read(json!({"mcpServers": {
+            "notes": {"url": "https://notes.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
+                "resource": "https://notes.example.com/mcp", "audience": "notes", "scope": "notes:read  notes:write",
+                "subjectTokenType": "urn:example:gateway"
+            }}},
+            "graph": {"url": "https://graph.example.com/mcp", "toolmodelCredentials": {"tokenExchange": {
+                "grant": "on-behalf-of", "scope": "api://graph/.default"
+            }}}
+        }}))
+        .unwrap();
+        let expected = [
+            TokenExchange::default()
+                .with_grant(ExchangeGrant::OnBehalfOf)
+                .with_scopes(["api://graph/.default"]),
+            TokenExchange::for_resource("https://notes.example.com/mcp")
+                .with_audience("notes")
+                .with_subject_token_type("urn:example:gateway")
+                .with_scopes(["notes:read", "notes:write"]),
+        ];
+        for (server, exchange) in config.upstreams.iter().zip(expected) {
+            assert_eq!(
+                server.credentials,
+                Some(Credentials::TokenExchange(exchange))
+            );
+        }
+        let at = "/mcpServers/s/toolmodelCredentials";
+        for (entry, expected) in [
+            (
+                json!({"command": "x", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a"}}}),
+                format!("at {at}: a stdio server receives no token: each user's own credentials are for Streamable HTTP servers"),
+            ),
+            (
+                json!({"url": "https://a", "headers": {"authorization": "Bearer x"}, "toolmodelCredentials": {"tokenExchange": {"resource": "https://a"}}}),
+                "at /mcpServers/s/headers/authorization: a static Authorization header beside toolmodelCredentials: the server would receive one credential for every user; remove one of them".to_owned(),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"scope": "a"}}}),
+                format!("at {at}/tokenExchange: names neither \"resource\" nor \"audience\": the token the gateway asks for needs a target (RFC 8693 §2.1)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"grant": "on-behalf-of"}}}),
+                format!("at {at}/tokenExchange: names no \"scope\": Entra's on-behalf-of request names its target by scope (api://<app>/.default)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"grant": "on-behalf-of", "scope": "s", "subjectTokenType": "urn:x"}}}),
+                format!("at {at}/tokenExchange/subjectTokenType: on-behalf-of sends the caller's token as an assertion, of no subject_token_type: remove it, or use \"grant\": \"token-exchange\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a/mcp#x"}}}),
+                format!("at {at}/tokenExchange/resource: \"https://a/mcp#x\" is not an absolute http(s) URI without a fragment (RFC 8707 §2)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"audience": "a", "scope": "a\\b"}}}),
+                format!(r#"at {at}/tokenExchange/scope: scope "a\\b" holds '\\' (U+005C) at position 1, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '"' and '\')"#),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": "https://a", "grant": "jwt"}}}),
+                format!("at {at}/tokenExchange/grant: \"jwt\" is neither \"token-exchange\" (RFC 8693) nor \"on-behalf-of\" (Microsoft Entra ID)"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resorce": "https://a"}}}),
+                format!("at {at}/tokenExchange/resorce: unknown key \"resorce\": did you mean \"resource\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchnge": {}}}),
+                format!("at {at}/tokenExchnge: unknown key \"tokenExchnge\": did you mean \"tokenExchange\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {}}),
+                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": 7}}}),
+                format!("at {at}/tokenExchange/resource: expected a string"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredential": {}}),
+                "at /mcpServers/s/toolmodelCredential: unknown key \"toolmodelCredential\": did you mean \"toolmodelCredentials\"?".to_owned(),
+            ),
+        ] {
+            assert_eq!(
+                message(json!({"mcpServers": {"s": entry}})),
+                format!("server \"s\", {expected}")
+            );
+        }
     }
 
     #[test]

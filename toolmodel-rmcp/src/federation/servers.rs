@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::federation::config::{FederationConfig, UpstreamConfig};
+use crate::federation::credentials::Exchanger;
 use crate::federation::upstream::Upstream;
 
 /// The configuration in force and one upstream per enabled server, in configuration order
@@ -12,6 +13,9 @@ use crate::federation::upstream::Upstream;
 pub(crate) struct Servers {
     pub(crate) config: FederationConfig,
     pub(crate) upstreams: Vec<Arc<Upstream>>,
+    /// The gateway's client at its authorization server, which the credentialed servers'
+    /// sessions obtain their tokens from (`None` without credentialed servers).
+    pub(crate) exchanger: Option<Arc<Exchanger>>,
 }
 
 impl Servers {
@@ -47,8 +51,10 @@ pub(crate) struct Diff<'a> {
 }
 
 impl<'a> Diff<'a> {
-    /// What `new` does to `current`.
-    pub(crate) fn new(current: &Servers, new: &'a FederationConfig) -> Self {
+    /// What `new` does to `current`. With `new_exchanger` (the gateway's exchange client
+    /// changed) every credentialed server counts as changed: its sessions obtain their tokens
+    /// from the new client.
+    pub(crate) fn new(current: &Servers, new: &'a FederationConfig, new_exchanger: bool) -> Self {
         let mut diff = Self {
             kept: Vec::new(),
             added: Vec::new(),
@@ -59,7 +65,12 @@ impl<'a> Diff<'a> {
         for server in new.enabled() {
             match current.named(&server.name) {
                 None => diff.added.push(server),
-                Some(old) if old.config == *server => diff.kept.push(Arc::clone(old)),
+                Some(old)
+                    if old.config == *server
+                        && !(new_exchanger && server.credentials.is_some()) =>
+                {
+                    diff.kept.push(Arc::clone(old));
+                }
                 Some(old) => {
                     diff.changed.push(server);
                     diff.replaced.push(Arc::clone(old));
@@ -87,6 +98,7 @@ mod tests {
             config,
             Arc::new(|| {}),
             Arc::new(Downstream::default()),
+            None,
         ))
     }
 
@@ -113,6 +125,7 @@ mod tests {
         let current = Servers {
             upstreams: old.enabled().cloned().map(upstream).collect(),
             config: old,
+            exchanger: None,
         };
         let mut disabled = server("disabled", "1");
         disabled.enabled = false;
@@ -123,7 +136,7 @@ mod tests {
             .with_upstream(disabled)
             .build()
             .unwrap();
-        let diff = Diff::new(&current, &new);
+        let diff = Diff::new(&current, &new, false);
         assert_eq!(names(&diff.kept), ["kept"]);
         assert!(Arc::ptr_eq(&diff.kept[0], current.named("kept").unwrap()));
         let added: Vec<&str> = diff.added.iter().map(|s| s.name.as_str()).collect();

@@ -25,6 +25,7 @@ use crate::federation::config::{
     UpstreamTransport,
 };
 use crate::federation::counting::Counting;
+use crate::federation::credentials::{Bearer, BearerClient};
 use crate::federation::redact::Redactor;
 use crate::federation::relay::Relay;
 
@@ -80,8 +81,9 @@ pub(crate) async fn open(
     server: &UpstreamConfig,
     redactor: &Redactor,
     relay: Relay,
+    bearer: Option<&std::sync::Arc<Bearer>>,
 ) -> Result<Session, String> {
-    open_session(server, redactor, relay)
+    open_session(server, redactor, relay, bearer)
         .await
         .map_err(|cause| redactor.text(&cause))
 }
@@ -91,6 +93,7 @@ async fn open_session(
     server: &UpstreamConfig,
     redactor: &Redactor,
     relay: Relay,
+    bearer: Option<&std::sync::Arc<Bearer>>,
 ) -> Result<Session, String> {
     let changed = std::sync::Arc::clone(&relay.list_changed);
     let calls = std::sync::Arc::clone(&relay.calls);
@@ -98,28 +101,27 @@ async fn open_session(
     let (served, group) = match &server.transport {
         UpstreamTransport::Stdio(stdio) => {
             let (transport, group) = spawn(&server.name, stdio, redactor)?;
-            (
-                tokio::time::timeout(
-                    limit,
-                    relay
-                        .serve_with_lifecycle(Counting::new(transport, calls.clone()), lifecycle()),
-                )
-                .await,
-                group,
-            )
+            (handshake(relay, transport, calls, limit).await, group)
         }
         UpstreamTransport::Http(http) => {
-            let transport =
-                StreamableHttpClientTransport::with_client(http_client()?, http_config(http)?);
-            (
-                tokio::time::timeout(
-                    limit,
-                    relay
-                        .serve_with_lifecycle(Counting::new(transport, calls.clone()), lifecycle()),
-                )
-                .await,
-                None,
-            )
+            let config = http_config(http)?;
+            let served = match bearer {
+                // A credentialed server: each request with the session's current token.
+                Some(bearer) => {
+                    let client = BearerClient {
+                        http: http_client()?,
+                        bearer: std::sync::Arc::clone(bearer),
+                    };
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    handshake(relay, transport, calls, limit).await
+                }
+                None => {
+                    let transport =
+                        StreamableHttpClientTransport::with_client(http_client()?, config);
+                    handshake(relay, transport, calls, limit).await
+                }
+            };
+            (served, None)
         }
     };
     match served {
@@ -140,6 +142,26 @@ async fn open_session(
             limit.as_millis()
         )),
     }
+}
+
+/// The session over `transport` (counted by `calls`), its handshake bounded by `limit`.
+async fn handshake<T>(
+    relay: Relay,
+    transport: T,
+    calls: std::sync::Arc<crate::federation::relay::InFlight>,
+    limit: std::time::Duration,
+) -> Result<
+    Result<RunningService<RoleClient, Relay>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>
+where
+    T: rmcp::transport::Transport<RoleClient> + Send + 'static,
+{
+    tokio::time::timeout(
+        limit,
+        relay.serve_with_lifecycle(Counting::new(transport, calls), lifecycle()),
+    )
+    .await
 }
 
 /// Opens a `subscriptions/listen` stream for `notifications/tools/list_changed` (MCP

@@ -189,7 +189,12 @@ impl UpstreamTaskRoutes {
 
     /// The upstream named `server`, if configured.
     fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
-        self.servers.get()?.named(server).cloned()
+        // A credentialed server's tasks are not served (its shared session is the gateway's).
+        self.servers
+            .get()?
+            .named(server)
+            .filter(|upstream| upstream.config.credentials.is_none())
+            .cloned()
     }
 
     /// `server`'s open session.

@@ -19,6 +19,7 @@ use tokio::sync::{Mutex, Semaphore};
 
 use crate::federation::UpstreamTransport;
 use crate::federation::config::UpstreamConfig;
+use crate::federation::credentials::{Bearer, Credentials, Exchanger, Users};
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
 use crate::federation::history::{History, Phase};
@@ -65,6 +66,12 @@ pub(crate) struct Upstream {
     pub(crate) history: History,
     /// Where it is, for its calls' CLIENT spans (read from `config` once).
     pub(crate) peer_address: PeerAddress,
+    /// The token its session sends, for a credentialed server (`toolmodelCredentials`): the
+    /// gateway's own for the shared session, a user's for a user's session.
+    pub(crate) bearer: Option<Arc<Bearer>>,
+    /// A credentialed server's sessions by user (its tool calls go there); `None` otherwise,
+    /// and on a user's session.
+    pub(crate) users: Option<Users>,
 }
 
 enum State {
@@ -103,10 +110,47 @@ pub(crate) struct Unavailable(pub(crate) String);
 
 impl Upstream {
     /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
+    /// `exchanger`: the gateway's client at its authorization server, which a credentialed
+    /// server needs (its sessions send the tokens it obtains).
     pub(crate) fn new(
         config: UpstreamConfig,
         changed: Arc<dyn Fn() + Send + Sync>,
         downstream: Arc<Downstream>,
+        exchanger: Option<&Arc<Exchanger>>,
+    ) -> Self {
+        let (bearer, users) = match (&config.credentials, exchanger) {
+            (Some(Credentials::TokenExchange(exchange)), Some(exchanger)) => (
+                Some(Arc::new(Bearer::gateway(
+                    Arc::clone(exchanger),
+                    &config.name,
+                    exchange.clone(),
+                    config.timeouts.startup / 2,
+                ))),
+                Some(Users::new(Arc::clone(exchanger))),
+            ),
+            _ => (None, None),
+        };
+        let mut upstream = Self::with_bearer(config, changed, downstream, bearer);
+        upstream.users = users;
+        upstream
+    }
+
+    /// A session of `shared`'s server for one user, sending `bearer`'s token: its tool
+    /// list changes and its announcements are not heard (the shared session's are).
+    pub(crate) fn for_user(shared: &Upstream, bearer: Arc<Bearer>) -> Self {
+        Self::with_bearer(
+            shared.config.clone(),
+            Arc::new(|| {}),
+            Arc::new(Downstream::default()),
+            Some(bearer),
+        )
+    }
+
+    fn with_bearer(
+        config: UpstreamConfig,
+        changed: Arc<dyn Fn() + Send + Sync>,
+        downstream: Arc<Downstream>,
+        bearer: Option<Arc<Bearer>>,
     ) -> Self {
         let config_name = config.name.clone();
         let peer_address = match &config.transport {
@@ -128,6 +172,8 @@ impl Upstream {
             downstream,
             history: History::new(&config_name),
             peer_address,
+            bearer,
+            users: None,
         }
     }
 
@@ -179,7 +225,7 @@ impl Upstream {
             list_changed: Arc::clone(&self.changed),
             downstream: Arc::clone(&self.downstream),
         };
-        match open(&self.config, &self.redactor, relay).await {
+        match open(&self.config, &self.redactor, relay, self.bearer.as_ref()).await {
             Ok(session) => {
                 let peer = session.service.peer().clone();
                 let generation = generation.wrapping_add(1);
@@ -258,9 +304,12 @@ impl Upstream {
         }
     }
 
-    /// Whether no call is in flight and no request of the gateway waits for its answer.
+    /// Whether no call is in flight and no request of the gateway waits for its answer, on
+    /// this session or (a credentialed server) on a user's.
     fn idle(&self) -> bool {
-        self.pending.available_permits() == MAX_PENDING_CALLS && self.calls.idle()
+        self.pending.available_permits() == MAX_PENDING_CALLS
+            && self.calls.idle()
+            && self.users.as_ref().is_none_or(Users::idle)
     }
 
     /// Closes the session once the calls in flight have finished (after [`DRAIN_GRACE`], and
@@ -291,8 +340,12 @@ impl Upstream {
         self.end("the federation was shut down").await;
     }
 
-    /// Closes the session for good (`why` answers the calls that still come).
+    /// Closes the session for good, and each user's session of a credentialed server (`why`
+    /// answers the calls that still come).
     async fn end(&self, why: &'static str) {
+        if let Some(users) = &self.users {
+            users.close().await;
+        }
         let mut state = self.state.lock().await;
         self.history.shut_down();
         if let State::Up(session, _) = std::mem::replace(&mut *state, State::ShutDown(why)) {

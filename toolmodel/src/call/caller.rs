@@ -34,6 +34,46 @@ pub struct Caller {
     client_id: Option<String>,
     scopes: BTreeSet<String>,
     claims: BTreeMap<String, BTreeSet<String>>,
+    access_token: Option<AccessToken>,
+}
+
+/// The access token a [`Caller`] was verified from, as the request carried it: for a gateway
+/// to exchange for a token of an upstream's own audience (OAuth 2.0 Token Exchange, RFC 8693
+/// §2.1 `subject_token`), never to pass on as it is (MCP "Security Best Practices", token
+/// passthrough is forbidden).
+///
+/// Its [`Debug`] output is `AccessToken(***)`: a token never reaches a log line or an error
+/// through a `{:?}`. It is not serializable, so no task store or session store can hold it.
+///
+/// ```
+/// use toolmodel::AccessToken;
+///
+/// let token = AccessToken::new("eyJhbGciOi.secret.sig");
+/// assert_eq!(token.secret(), "eyJhbGciOi.secret.sig");
+/// assert_eq!(format!("{token:?}"), "AccessToken(***)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct AccessToken(std::sync::Arc<str>);
+
+impl AccessToken {
+    /// The token `value`, as it came in the request's `Authorization: Bearer` header.
+    #[must_use]
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(std::sync::Arc::from(value.into()))
+    }
+
+    /// The token itself: to send to the authorization server that issued it, and nowhere
+    /// else.
+    #[must_use]
+    pub fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AccessToken {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("AccessToken(***)")
+    }
 }
 
 impl Caller {
@@ -47,7 +87,32 @@ impl Caller {
             client_id: None,
             scopes: BTreeSet::new(),
             claims: BTreeMap::new(),
+            access_token: None,
         }
+    }
+
+    /// The access token the caller was verified from ([`AccessToken`], its `Debug` redacted):
+    /// a server that checks tokens sets it, so that a gateway can exchange it for a token of
+    /// an upstream (RFC 8693).
+    ///
+    /// ```
+    /// use toolmodel::{AccessToken, Caller};
+    ///
+    /// let caller = Caller::new("https://auth.example.com", "user-42").with_access_token(AccessToken::new("t0k3n"));
+    /// assert_eq!(caller.access_token().map(AccessToken::secret), Some("t0k3n"));
+    /// assert!(!format!("{caller:?}").contains("t0k3n"));
+    /// ```
+    #[must_use]
+    pub fn with_access_token(mut self, token: AccessToken) -> Self {
+        self.access_token = Some(token);
+        self
+    }
+
+    /// The access token the caller was verified from, when the server that verified it
+    /// kept it ([`with_access_token`](Self::with_access_token)).
+    #[must_use]
+    pub fn access_token(&self) -> Option<&AccessToken> {
+        self.access_token.as_ref()
     }
 
     /// The OAuth client the token was issued to (`client_id`, RFC 9068 §2.2; RFC 7662 §2.2).
