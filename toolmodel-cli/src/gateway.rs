@@ -94,7 +94,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         .enable_all()
         .build()?;
     let Plan {
-        config,
+        mut config,
         key,
         allowed_hosts,
     } = plan;
@@ -117,6 +117,13 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             None => None,
             Some(addr) => Some(AdminListener::bind(addr).await?),
         };
+        // Rate limits shared by the replicas through the Redis MCP_LIMIT_STORE names (else
+        // MCP_SESSION_STORE's, when that is Redis); this process's own otherwise.
+        if let Some(url) = limit_store_url()
+            && let Some(limits) = config.rate_limits.take()
+        {
+            config.rate_limits = Some(limits.shared_through_redis(&url).await?);
+        }
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
             if !status.session.is_open() {
@@ -185,6 +192,26 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             Ok(Status::Failure)
         }
     }
+}
+
+/// The environment variable naming the Redis server that shares the rate limits
+/// (`toolmodelLimits`) of the replicas of a gateway: `redis://HOST:PORT[/DB]`.
+pub const LIMIT_STORE_ENV: &str = "MCP_LIMIT_STORE";
+
+/// The Redis URL the rate limits are shared through: [`LIMIT_STORE_ENV`]'s, else the
+/// session store's ([`SESSION_STORE_ENV`]) when that is a Redis URL; `None`: each process
+/// keeps its own buckets.
+fn limit_store_url() -> Option<String> {
+    let set = |name| {
+        std::env::var(name)
+            .ok()
+            .map(|url| url.trim().to_owned())
+            .filter(|url| !url.is_empty())
+    };
+    set(LIMIT_STORE_ENV).or_else(|| {
+        set(SESSION_STORE_ENV)
+            .filter(|url| url.starts_with("redis://") || url.starts_with("rediss://"))
+    })
 }
 
 /// What a gateway starts with, checked: the configuration, the `requestState` key, and the
@@ -291,6 +318,14 @@ impl Plan {
             enabled.len(),
             enabled.join(", ")
         )?;
+        if let Some(limits) = &self.config.rate_limits {
+            let shared = if limit_store_url().is_some() {
+                "shared through Redis"
+            } else {
+                "this process's own buckets"
+            };
+            writeln!(out, "  rate limits: {} rules, {shared}", limits.len())?;
+        }
         for server in self.config.enabled() {
             if !server.required_scopes.is_empty() {
                 writeln!(

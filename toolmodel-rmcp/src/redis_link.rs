@@ -28,6 +28,9 @@ pub(crate) enum Store {
     /// [`RedisSessionStore`](crate::sessions::RedisSessionStore): target
     /// `toolmodel_rmcp::sessions`, span `session_store`.
     Sessions,
+    /// Shared [`RateLimits`](crate::server::RateLimits): target `toolmodel_rmcp::limits`,
+    /// span `limit_store`.
+    Limits,
 }
 
 impl Store {
@@ -40,6 +43,7 @@ impl Store {
         match self {
             Self::Tasks => Error::TaskStore { message, source },
             Self::Sessions => Error::SessionStore { message, source },
+            Self::Limits => Error::LimitStore { message, source },
         }
     }
 
@@ -66,6 +70,12 @@ impl Store {
             Self::Sessions => tracing::debug_span!(
                 target: "toolmodel_rmcp::sessions",
                 "session_store",
+                db.system.name = "redis",
+                db.operation.name = operation,
+            ),
+            Self::Limits => tracing::debug_span!(
+                target: "toolmodel_rmcp::limits",
+                "limit_store",
                 db.system.name = "redis",
                 db.operation.name = operation,
             ),

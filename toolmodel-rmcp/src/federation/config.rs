@@ -12,7 +12,7 @@ use toolmodel::{Tool, ToolSchema, Violation};
 
 use crate::error::Error;
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
-use crate::server::ToolPolicy;
+use crate::server::{RateLimits, ToolPolicy};
 
 /// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
 /// named.
@@ -42,6 +42,9 @@ pub struct FederationConfig {
     /// Which tools each caller sees and may call (JSON: top-level `toolmodelPolicy`); every
     /// tool to everyone when `None`.
     pub tool_policy: Option<ToolPolicy>,
+    /// The rate limits of calls and requests (JSON: top-level `toolmodelLimits`); none when
+    /// `None`.
+    pub rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfig {
@@ -51,6 +54,7 @@ impl FederationConfig {
             upstreams: Vec::new(),
             tool_names: NamePolicy::default(),
             tool_policy: None,
+            rate_limits: None,
         }
     }
 
@@ -67,9 +71,16 @@ pub struct FederationConfigBuilder {
     upstreams: Vec<UpstreamConfig>,
     tool_names: NamePolicy,
     tool_policy: Option<ToolPolicy>,
+    rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfigBuilder {
+    /// Limits the rate of calls and requests (see [`RateLimits`]).
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rate_limits = Some(limits);
+        self
+    }
+
     /// Serves each caller only the tools `policy` lets it see (see [`ToolPolicy`]).
     pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
         self.tool_policy = Some(policy);
@@ -136,6 +147,7 @@ impl FederationConfigBuilder {
             upstreams: servers,
             tool_names: self.tool_names,
             tool_policy: self.tool_policy,
+            rate_limits: self.rate_limits,
         })
     }
 }
@@ -174,6 +186,11 @@ pub struct UpstreamConfig {
     /// until its session is open, and again whenever it is down. A gateway whose servers are
     /// all optional is ready once started, and serves the tools of those that answer.
     pub required: bool,
+    /// The most calls waiting for or running on this server at once (JSON:
+    /// `maxConcurrentCalls`, a key of toolmodel's; default
+    /// [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)): a call past it is answered at once
+    /// with an `isError` result naming the limit, and never reaches the server.
+    pub max_concurrent_calls: usize,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
     /// those [`with_secret`](Self::with_secret) adds. Each is replaced by `***` (one of fewer than 6
@@ -394,6 +411,7 @@ impl UpstreamConfig {
             timeouts: Timeouts::default(),
             required_scopes: Vec::new(),
             required: false,
+            max_concurrent_calls: super::MAX_PENDING_CALLS,
             secrets: BTreeSet::new(),
         }
     }

@@ -404,6 +404,10 @@ impl Backends for Federation {
         self.inner.config.tool_policy.clone()
     }
 
+    fn rate_limits(&self) -> Option<crate::server::RateLimits> {
+        self.inner.config.rate_limits.clone()
+    }
+
     fn descriptions(&self) -> Describe {
         let inner = Arc::downgrade(&self.inner);
         Arc::new(move |server: &str| lock(&inner.upgrade()?.descriptions).get(server).cloned())

@@ -12,8 +12,8 @@ use rmcp::ServerHandler;
 use toolmodel::Toolbox;
 
 use super::{
-    list_changed::ListChanged, tool_policy::ToolPolicy, tool_search::Describe,
-    toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
+    list_changed::ListChanged, rate_limits::RateLimits, tool_policy::ToolPolicy,
+    tool_search::Describe, toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
 };
 
 /// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).
@@ -40,6 +40,9 @@ pub(crate) trait Backends {
     /// Which tools each caller sees and may call, if the backends' configuration says.
     fn tool_policy(&self) -> Option<ToolPolicy>;
 
+    /// The rate limits of calls and requests, if the backends' configuration says.
+    fn rate_limits(&self) -> Option<RateLimits>;
+
     /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
     /// name: what tool search finds its tools by, beside the name.
     fn descriptions(&self) -> Describe;
@@ -53,7 +56,9 @@ impl ToolboxServer {
     /// guide, [MCP servers as backends](crate::guide::mcp_backends#gateway).
     ///
     /// Each caller is served only the tools the configuration's `toolmodelPolicy` lets it see
-    /// ([`with_tool_policy`](Self::with_tool_policy)).
+    /// ([`with_tool_policy`](Self::with_tool_policy)), within the rate limits of its
+    /// `toolmodelLimits` ([`with_rate_limits`](Self::with_rate_limits), which replaces them:
+    /// [`RateLimits::shared_through_redis`] shares them across replicas).
     ///
     /// Configure it further as any server (`with_server_info`, `with_allowed_hosts`,
     /// `with_authorization`, ...), then serve it. [`with_handler`](Self::with_handler) would
@@ -83,6 +88,9 @@ impl ToolboxServer {
         let mut server = Self::new(backends.toolbox()).with_handler(backends.handler());
         if let Some(policy) = backends.tool_policy() {
             server = server.with_tool_policy(policy);
+        }
+        if let Some(limits) = backends.rate_limits() {
+            server = server.with_rate_limits(limits);
         }
         backends.announce_to(server.list_changed.clone());
         server.route_tasks_upstream(backends.tasks());

@@ -123,6 +123,7 @@ pub(crate) mod tool_call;
 #[cfg(feature = "federation")]
 pub(crate) use compat::misrouted::kind as json_kind;
 mod peer;
+mod rate_limits;
 pub(crate) mod request_state;
 pub(crate) mod running_tasks;
 mod task_call;
@@ -135,6 +136,9 @@ mod transport;
 pub(crate) mod upstream_tasks;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
+#[cfg(feature = "redis")]
+pub use rate_limits::DEFAULT_REDIS_LIMIT_PREFIX;
+pub use rate_limits::{LIMITS_KEY, MAX_LOCAL_BUCKETS, RateLimits};
 pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};
 pub use tool_policy::{POLICY_KEY, ToolPolicy};
 pub use tool_search::{CALL_TOOL, DEFAULT_MAX_RESULTS, SEARCH_TOOLS, ToolSearch};

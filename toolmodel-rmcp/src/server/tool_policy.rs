@@ -95,7 +95,7 @@ struct When {
 /// A glob over tool IDs, cut at its `*`s once: `pieces` holds the literal text between them
 /// (one piece: no `*`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Glob {
+pub(super) struct Glob {
     pieces: Vec<String>,
 }
 
@@ -104,7 +104,7 @@ const WHEN_KEYS: [&str; 6] = ["sub", "client_id", "scope", "groups", "roles", "c
 
 impl Glob {
     /// The glob `text`, at `pointer`.
-    fn new(text: &str, pointer: &str) -> Result<Self, Error> {
+    pub(super) fn new(text: &str, pointer: &str) -> Result<Self, Error> {
         if text.is_empty() {
             return Err(policy_error(pointer, "an empty glob matches no tool ID"));
         }
@@ -126,7 +126,7 @@ impl Glob {
 
     /// Whether `id` matches: the first piece begins it, the last ends it, and the others
     /// follow in order between them (each at its leftmost place, which is enough for `*`).
-    fn matches(&self, id: &str) -> bool {
+    pub(super) fn matches(&self, id: &str) -> bool {
         let Some((first, rest)) = self.pieces.split_first() else {
             return false;
         };
@@ -167,7 +167,7 @@ impl When {
 }
 
 /// [`Error::Config`] about the policy at `pointer`.
-fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
+pub(super) fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
     Error::Config {
         server: None,
         pointer: pointer.to_owned(),
@@ -177,7 +177,11 @@ fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
 }
 
 /// Refuses the keys of `object` (at `pointer`) that are not `known`, naming the nearest.
-fn check_keys(object: &Map<String, Value>, known: &[&str], pointer: &str) -> Result<(), Error> {
+pub(super) fn check_keys(
+    object: &Map<String, Value>,
+    known: &[&str],
+    pointer: &str,
+) -> Result<(), Error> {
     for key in object.keys() {
         if known.contains(&key.as_str()) {
             continue;
@@ -192,7 +196,7 @@ fn check_keys(object: &Map<String, Value>, known: &[&str], pointer: &str) -> Res
 }
 
 /// The non-empty array of strings `value`, at `pointer`.
-fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
+pub(super) fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
     let items = value
         .as_array()
         .filter(|items| !items.is_empty())
@@ -209,7 +213,7 @@ fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
 }
 
 /// The object `value`, at `pointer`.
-fn object<'a>(
+pub(super) fn object<'a>(
     value: &'a Value,
     pointer: &str,
     what: &str,

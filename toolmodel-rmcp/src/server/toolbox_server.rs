@@ -38,6 +38,7 @@ use super::{
     compose::Composed,
     http::{HttpLimits, HttpSettings, default_port},
     list_changed::ListChanged,
+    rate_limits::RateLimits,
     request_state::{RequestStateKey, Sealer},
     running_tasks::Tasks,
     tool_list::{ServedTools, ToolList},
@@ -110,6 +111,8 @@ pub struct ToolboxServer {
     pub(crate) telemetry: ServerTelemetry,
     /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy)).
     pub(crate) policy: Option<Arc<ToolPolicy>>,
+    /// The rate limits of calls and requests ([`with_rate_limits`](Self::with_rate_limits)).
+    pub(crate) rate_limits: Option<RateLimits>,
 }
 
 impl ToolboxServer {
@@ -133,6 +136,7 @@ impl ToolboxServer {
             http: HttpSettings::default(),
             telemetry: ServerTelemetry::default(),
             policy: None,
+            rate_limits: None,
         }
     }
 
@@ -158,6 +162,31 @@ impl ToolboxServer {
     #[must_use]
     pub fn with_tool_policy(mut self, policy: ToolPolicy) -> Self {
         self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Limits the rate of calls and requests ([`RateLimits`]: token buckets per user, per
+    /// tool, per upstream): a `tools/call` over a call rule is answered with an `isError`
+    /// result naming the rule and when to retry, before it reaches the tool's handler (or a
+    /// gateway's upstream); an HTTP request over a request rule is refused whole, `429 Too
+    /// Many Requests` with `Retry-After`. The limits are checked after the
+    /// [policy](Self::with_tool_policy): a tool the caller may not see stays unknown. A
+    /// gateway takes the limits of its configuration (`toolmodelLimits`). Clones of `limits`
+    /// share their buckets: give one to several servers and they share the limits.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, server::RateLimits};
+    ///
+    /// let limits = RateLimits::from_json(&json!({"rules": [{"per": ["user"], "rate": 5, "burst": 10}]}))?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_rate_limits(limits);
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rate_limits = Some(limits);
         self
     }
 

@@ -37,7 +37,10 @@ use super::{
 #[cfg(feature = "auth")]
 use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
 use crate::{
-    server::{ToolboxServer, compat},
+    server::{
+        ToolboxServer, compat,
+        rate_limits::{Counted, RateLimits},
+    },
     sessions::{
         manager::{ReplicaSessions, StoreAdapter},
         relay::Relay,
@@ -173,6 +176,8 @@ struct Front {
     callers: Arc<CallerTable>,
     /// With a shared session store: this replica's side of it.
     relay: Option<Arc<Relay>>,
+    /// The server's rate limits, when some rule is a request rule.
+    rate_limits: Option<RateLimits>,
     rmcp: StreamableHttpService<ToolboxServer, ReplicaSessions>,
 }
 
@@ -209,6 +214,10 @@ impl McpHttpService {
             Gate::Bearer(Arc::new(Verifier::new(auth)))
         });
         let session_server = server.clone();
+        let rate_limits = server
+            .rate_limits
+            .clone()
+            .filter(RateLimits::has_request_rules);
         let mut config = allow.rmcp_config(settings.limits.max_body_bytes);
         if let Some(relay) = &relay {
             config.session_store = Some(Arc::new(StoreAdapter(Arc::clone(relay))));
@@ -229,6 +238,7 @@ impl McpHttpService {
             sessions: Arc::new(SessionTable::new(manager, &settings.limits)),
             callers: Arc::new(CallerTable::new(&settings.limits)),
             relay,
+            rate_limits,
             rmcp,
         };
         Self {
@@ -334,6 +344,15 @@ impl McpHttpService {
                     })?;
             }
             head.extensions.insert(ScopesCheckedOn(toolbox));
+        }
+        if let Some(limits) = &front.rate_limits
+            && envelope.as_ref().is_some_and(Envelope::has_request)
+        {
+            let caller = head.extensions.get::<Arc<toolmodel::Caller>>();
+            limits
+                .check(caller.map(Arc::as_ref), Counted::Request)
+                .await
+                .map_err(Refusal::RateLimited)?;
         }
         let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
         let session = admission::session_id(&head.headers);
