@@ -301,9 +301,9 @@ impl RateLimits {
     ///
     /// [`Error::Config`] naming the JSON Pointer of the value (under `/toolmodelLimits`): a
     /// value of the wrong type, an empty `rules` or `tools`, a `per` value other than
-    /// `"user"`, `"tool"`, `"upstream"` (or one listed twice), a `rate` that is not a number
-    /// > 0, a `burst` that is not an integer >= 1, a glob with a character no tool ID holds,
-    /// an unknown key (with the nearest known one: `"brust"`: did you mean `"burst"`?).
+    /// `"user"`, `"tool"`, `"upstream"` (or one listed twice), a `rate` that is not a
+    /// positive number, a `burst` that is not an integer of at least 1, a glob with a
+    /// character no tool ID holds, an unknown key (with the nearest known one: `"brust"`: did you mean `"burst"`?).
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         let base = format!("/{LIMITS_KEY}");
         let root: &Map<String, Value> = object(value, &base, "an object with \"rules\"")?;
