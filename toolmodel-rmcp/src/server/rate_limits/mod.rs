@@ -138,14 +138,14 @@ impl Rule {
                     Some("tool") => &mut tool,
                     Some("upstream") => &mut upstream,
                     Some(other) => {
-                        let message = crate::suggest::did_you_mean(
-                            other,
-                            &crate::suggest::nearest(other, PER_VALUES),
-                        )
-                        .unwrap_or_else(|| {
-                            format!("{other:?}: expected \"user\", \"tool\" or \"upstream\"")
-                        });
-                        return Err(policy_error(&at, message));
+                        let near = match crate::suggest::nearest(other, PER_VALUES).first() {
+                            Some(near) => format!(": did you mean {near:?}?"),
+                            None => String::new(),
+                        };
+                        return Err(policy_error(
+                            &at,
+                            format!("{other:?} is not \"user\", \"tool\" or \"upstream\"{near}"),
+                        ));
                     }
                     None => return Err(policy_error(&at, "expected a string")),
                 };
@@ -522,7 +522,7 @@ mod tests {
             ),
             (
                 json!({"rules": [{"rate": 1, "burst": 1, "per": ["usr"]}]}),
-                "at /toolmodelLimits/rules/0/per/0: unknown key \"usr\": did you mean \"user\"?",
+                "at /toolmodelLimits/rules/0/per/0: \"usr\" is not \"user\", \"tool\" or \"upstream\": did you mean \"user\"?",
             ),
             (
                 json!({"rules": [{"rate": 1, "burst": 1, "per": ["user", "user"]}]}),
