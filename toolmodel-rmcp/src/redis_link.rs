@@ -109,6 +109,35 @@ impl Store {
     }
 }
 
+impl Store {
+    /// A client of `url` ([`client`](Self::client)) and its connection manager, connected:
+    /// `TCP_NODELAY`, `timeout` to connect and to each answer, one attempt per connection (a
+    /// command fails at once rather than after retries, and the next command connects
+    /// again; the manager reconnects by itself). `shown` is the URL as errors show it.
+    ///
+    /// # Errors
+    ///
+    /// The store's error when `url` is not a Redis URL, or the server cannot be reached within
+    /// `timeout` or refuses the URL's password or database.
+    pub(crate) async fn connect(
+        self,
+        url: &str,
+        shown: &str,
+        timeout: Duration,
+    ) -> Result<(redis::Client, redis::aio::ConnectionManager), Error> {
+        let client = self.client(url)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_response_timeout(Some(timeout))
+            .set_connection_timeout(Some(timeout))
+            .set_number_of_retries(0);
+        let connection = client
+            .get_connection_manager_with_config(config)
+            .await
+            .map_err(|err| self.redis_error(&format!("connecting to {shown}"), err))?;
+        Ok((client, connection))
+    }
+}
+
 /// A pub/sub connection of `client` subscribed to `channels` (the subscription confirmed by
 /// the server), within `within` when given.
 ///

@@ -195,6 +195,27 @@ pub(super) fn check_keys(
     Ok(())
 }
 
+/// The rules of `value`, the top-level `key` of a configuration: `{"rules": [...]}`, each
+/// rule read by `read` at its pointer (`/<key>/rules/<i>`).
+pub(super) fn read_rules<R>(
+    value: &Value,
+    key: &str,
+    read: impl Fn(&Value, &str) -> Result<R, Error>,
+) -> Result<Vec<R>, Error> {
+    let base = format!("/{key}");
+    let root = object(value, &base, "an object with \"rules\"")?;
+    check_keys(root, &["rules"], &base)?;
+    let rules_pointer = format!("{base}/rules");
+    root.get("rules")
+        .and_then(Value::as_array)
+        .filter(|rules| !rules.is_empty())
+        .ok_or_else(|| policy_error(&rules_pointer, "expected a non-empty array of rules"))?
+        .iter()
+        .enumerate()
+        .map(|(index, rule)| read(rule, &format!("{rules_pointer}/{index}")))
+        .collect()
+}
+
 /// The non-empty array of strings `value`, at `pointer`.
 pub(super) fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
     let items = value
@@ -235,21 +256,9 @@ impl ToolPolicy {
     /// a glob with a character no tool ID holds (only `*` is a wildcard), an unknown key
     /// (with the nearest known one: `"grops"`: did you mean `"groups"`?).
     pub fn from_json(value: &Value) -> Result<Self, Error> {
-        let base = format!("/{POLICY_KEY}");
-        let root = object(value, &base, "an object with \"rules\"")?;
-        check_keys(root, &["rules"], &base)?;
-        let rules_pointer = format!("{base}/rules");
-        let rules = root
-            .get("rules")
-            .and_then(Value::as_array)
-            .filter(|rules| !rules.is_empty())
-            .ok_or_else(|| policy_error(&rules_pointer, "expected a non-empty array of rules"))?;
-        let rules = rules
-            .iter()
-            .enumerate()
-            .map(|(index, rule)| Rule::read(rule, &format!("{rules_pointer}/{index}")))
-            .collect::<Result<_, _>>()?;
-        Ok(Self { rules })
+        Ok(Self {
+            rules: read_rules(value, POLICY_KEY, Rule::read)?,
+        })
     }
 
     /// The number of rules.

@@ -13,13 +13,13 @@ mod shared;
 
 use std::{fmt, sync::Arc};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use toolmodel::Caller;
 
 use self::bucket::{Limit, Verdict};
 use self::local::LocalBuckets;
 pub use self::local::MAX_LOCAL_BUCKETS;
-use super::tool_policy::{Glob, check_keys, object, policy_error, strings};
+use super::tool_policy::{Glob, check_keys, object, policy_error, read_rules, strings};
 use crate::error::Error;
 
 /// The top-level key of a federation configuration that holds [`RateLimits`].
@@ -303,22 +303,10 @@ impl RateLimits {
     /// value of the wrong type, an empty `rules` or `tools`, a `per` value other than
     /// `"user"`, `"tool"`, `"upstream"` (or one listed twice), a `rate` that is not a
     /// positive number, a `burst` that is not an integer of at least 1, a glob with a
-    /// character no tool ID holds, an unknown key (with the nearest known one: `"brust"`: did you mean `"burst"`?).
+    /// character no tool ID holds, an unknown key (with the nearest known one: `"brust"`:
+    /// did you mean `"burst"`?).
     pub fn from_json(value: &Value) -> Result<Self, Error> {
-        let base = format!("/{LIMITS_KEY}");
-        let root: &Map<String, Value> = object(value, &base, "an object with \"rules\"")?;
-        check_keys(root, &["rules"], &base)?;
-        let rules_pointer = format!("{base}/rules");
-        let rules = root
-            .get("rules")
-            .and_then(Value::as_array)
-            .filter(|rules| !rules.is_empty())
-            .ok_or_else(|| policy_error(&rules_pointer, "expected a non-empty array of rules"))?;
-        let rules = rules
-            .iter()
-            .enumerate()
-            .map(|(index, rule)| Rule::read(rule, &format!("{rules_pointer}/{index}")))
-            .collect::<Result<_, _>>()?;
+        let rules = read_rules(value, LIMITS_KEY, Rule::read)?;
         Ok(Self {
             inner: Arc::new(Inner {
                 rules,

@@ -7,10 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use redis::{
-    Script,
-    aio::{ConnectionManager, ConnectionManagerConfig},
-};
+use redis::{Script, aio::ConnectionManager};
 
 use super::bucket::{Limit, Verdict};
 use crate::{Error, lock::lock, redis_link::Store, store_url::without_password};
@@ -78,15 +75,7 @@ impl Shared {
     /// Connects to `url`, keys under `prefix`.
     pub(super) async fn connect(url: &str, prefix: &str) -> Result<Self, Error> {
         let shown = without_password(url);
-        let client = STORE.client(url)?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(TIMEOUT))
-            .set_connection_timeout(Some(TIMEOUT))
-            .set_number_of_retries(0);
-        let connection = client
-            .get_connection_manager_with_config(config)
-            .await
-            .map_err(|err| STORE.redis_error(&format!("connecting to {shown}"), err))?;
+        let (_, connection) = STORE.connect(url, &shown, TIMEOUT).await?;
         Ok(Self {
             connection,
             script: Script::new(TAKE),
