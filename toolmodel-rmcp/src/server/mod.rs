@@ -47,7 +47,9 @@
 //!   protocol version ([`CallToolResult::to_json_for`](toolmodel::CallToolResult::to_json_for)). An unknown tool is JSON-RPC `-32602`, a
 //!   handler's [`ToolError::protocol`](toolmodel::ToolError::protocol) its own code, anything
 //!   else (an output that fails its schema, a cancelled call) `-32603`
-//!   ([`toolmodel::Error::jsonrpc_code`]).
+//!   ([`toolmodel::Error::jsonrpc_code`]). Under [`RateLimits`]
+//!   ([`with_rate_limits`](ToolboxServer::with_rate_limits)) a call over a limit gets an
+//!   `isError` result naming the rule and when to retry, before the handler runs.
 //! - The handler's [`CallContext`](toolmodel::CallContext) reaches the client through `rmcp`'s peer: progress
 //!   notifications for the request's `progressToken`, log messages (`notifications/message`,
 //!   filtered by `logging/setLevel` or the request's `io.modelcontextprotocol/logLevel`),

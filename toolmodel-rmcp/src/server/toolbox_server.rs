@@ -9,7 +9,8 @@
 //! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
 //!    toolbox from), `tool_policy` (the [`ToolPolicy`] and the view of a toolbox each set of
-//!    its rules sees, kept in the [`ToolList`]), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
+//!    its rules sees, kept in the [`ToolList`]), `rate_limits` (the [`RateLimits`] and their
+//!    buckets), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
 //!    servers), `tool_search` (the [`ServedSearch`] index, kept in step with `tool_list`),

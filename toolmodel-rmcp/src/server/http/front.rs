@@ -89,7 +89,10 @@ use crate::{
 ///    connection closed), then the scopes of each tool a `tools/call` in it names (403),
 ///    against the toolbox served once the body is in, which the call then runs on (a tool
 ///    whose scopes change meanwhile never runs under its old ones);
-/// 7. the session: with a shared session store
+/// 7. for a body that holds a JSON-RPC request, the request rules of the server's
+///    [`RateLimits`](crate::server::RateLimits) (per user, or one bucket for everyone): 429
+///    Too Many Requests with `Retry-After` (the whole seconds until a token) over the limit;
+///    then the session: with a shared session store
 ///    ([`ToolboxServer::with_session_store`](crate::ToolboxServer::with_session_store)), one
 ///    this replica does not hold is read from the store (404, 503) and a `DELETE` ends it
 ///    everywhere (202); room for an `initialize`
