@@ -68,7 +68,7 @@ type Watcher = Box<dyn Fn(&Toolbox) + Send + Sync>;
 /// | the server answers | its `CallToolResult` (then checked against the `outputSchema` by the toolbox) |
 /// | the server answers a JSON-RPC error | that error ([`ToolError::protocol`](toolmodel::ToolError::protocol)) |
 /// | the server is down, or its session cannot be opened | `isError`: `server "<name>" is unavailable: <cause>` |
-/// | more than [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS) calls on the server | `isError`, at once |
+/// | more than the server's `maxConcurrentCalls` calls on it (default [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)) | `isError`, at once |
 /// | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
 /// | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
 /// | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
