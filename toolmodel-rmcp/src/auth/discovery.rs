@@ -29,6 +29,7 @@ pub(crate) struct Endpoints {
     pub(crate) introspection_endpoint: Option<Url>,
     /// RFC 6749's token endpoint (RFC 8414 §2), for a gateway's token exchange (RFC 8693);
     /// `None` as for `jwks_uri`.
+    #[cfg_attr(not(feature = "federation"), allow(dead_code))]
     pub(crate) token_endpoint: Option<Url>,
 }
 
