@@ -474,7 +474,18 @@ impl Reader<'_> {
     }
 
     fn string(&self, entry: &Map<String, Value>, key: &str) -> Result<Option<String>, Error> {
-        let pointer = format!("/{key}");
+        self.string_in("", entry, key)
+    }
+
+    /// The string member `key` of the object at `at` (a JSON Pointer within the entry),
+    /// its variables expanded.
+    fn string_in(
+        &self,
+        at: &str,
+        entry: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<String>, Error> {
+        let pointer = format!("{at}/{key}");
         entry
             .get(key)
             .map(|value| {
@@ -562,18 +573,7 @@ impl Reader<'_> {
         };
         let at = format!("/{KEY}/tokenExchange");
         let members = self.object(&at, exchange, &EXCHANGE_KEYS)?;
-        let text = |key: &str| -> Result<Option<String>, Error> {
-            let pointer = format!("{at}/{key}");
-            members
-                .get(key)
-                .map(|value| {
-                    let text = value
-                        .as_str()
-                        .ok_or_else(|| self.error(&pointer, "expected a string"))?;
-                    self.expand(&pointer, text)
-                })
-                .transpose()
-        };
+        let text = |key: &str| self.string_in(&at, members, key);
         let grant = match text("grant")?.as_deref() {
             None | Some("token-exchange") => ExchangeGrant::TokenExchange,
             Some("on-behalf-of") => ExchangeGrant::OnBehalfOf,
