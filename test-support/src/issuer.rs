@@ -22,6 +22,10 @@ pub const OTHER_CLIENT: (&str, &str) = ("toolmodel-other", "other-secret");
 /// A gateway's own client: `client_credentials` and token exchange (RFC 8693) of the tokens
 /// whose audience [`Issuer::allow_exchange_from`] registered.
 pub const GATEWAY_CLIENT: (&str, &str) = ("toolmodel-gateway", "gateway-secret");
+/// The client of a third-party authorization server ([`Issuer::start_third_party`]):
+/// `authorization_code` with PKCE to its one redirect URI, `refresh_token`,
+/// `client_credentials`, scope `profile:read`.
+pub const UPSTREAM_CLIENT: (&str, &str) = ("toolmodel-upstream", "upstream-secret");
 /// The resource server's own client, for introspection.
 pub const SERVER_CLIENT: (&str, &str) = ("toolmodel-server", "server-secret");
 
@@ -41,7 +45,19 @@ impl Issuer {
     /// Starts the provider on `port` (0: any free one). `None` (with a notice) when it cannot
     /// start outside CI.
     pub async fn start(port: u16) -> Option<Self> {
-        match Self::try_start(port).await {
+        Self::start_with(port, None).await
+    }
+
+    /// Starts another provider as a third-party upstream's own authorization server: its
+    /// client [`UPSTREAM_CLIENT`] may redirect to `redirect_uri` only, and a user signs in at
+    /// `/interaction/<uid>` by posting the form field `login` (their subject); the consent is
+    /// granted at once. `None` (with a notice) when it cannot start outside CI.
+    pub async fn start_third_party(redirect_uri: &str) -> Option<Self> {
+        Self::start_with(0, Some(redirect_uri)).await
+    }
+
+    async fn start_with(port: u16, redirect_uri: Option<&str>) -> Option<Self> {
+        match Self::try_start(port, redirect_uri).await {
             Ok(issuer) => Some(issuer),
             Err(why) if std::env::var_os("CI").is_some() => {
                 panic!("the authorization server did not start under CI: {why}")
@@ -55,12 +71,16 @@ impl Issuer {
         }
     }
 
-    async fn try_start(port: u16) -> Result<Self, String> {
+    async fn try_start(port: u16, redirect_uri: Option<&str>) -> Result<Self, String> {
         let root = repo();
         if !root.join("serve/auth/node_modules/oidc-provider").is_dir() {
             return Err("serve/auth/node_modules/oidc-provider is not installed".into());
         }
-        let mut child = Command::new("node")
+        let mut command = Command::new("node");
+        if let Some(redirect_uri) = redirect_uri {
+            command.env("AUTH_CODE_REDIRECT_URI", redirect_uri);
+        }
+        let mut child = command
             .arg(root.join("serve/auth/provider.mjs"))
             .env("PORT", port.to_string())
             .stdout(Stdio::piped())
@@ -94,7 +114,9 @@ impl Issuer {
         let port = self.port;
         self.child.kill().await.unwrap();
         let _ = self.child.wait().await;
-        Self::try_start(port).await.expect("the provider restarts")
+        Self::try_start(port, None)
+            .await
+            .expect("the provider restarts")
     }
 
     /// An access token of `client` for `resource` with `scope` (client_credentials, RFC 8707).
