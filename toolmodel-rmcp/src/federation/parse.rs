@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::federation::config::{
     FederationConfig, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig, UpstreamTransport,
 };
-use crate::federation::credentials::{Credentials, ExchangeGrant, TokenExchange};
+use crate::federation::credentials::{Credentials, ExchangeGrant, OAuthClient, TokenExchange};
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::pointer::escape;
@@ -531,17 +531,26 @@ impl Reader<'_> {
     /// each string expanded, a misspelled key refused with its suggestion.
     fn credentials(&self, entry: &Map<String, Value>) -> Result<Option<Credentials>, Error> {
         const KEY: &str = "toolmodelCredentials";
-        const KINDS: [&str; 1] = ["tokenExchange"];
+        const KINDS: [&str; 2] = ["tokenExchange", "oauth"];
         const EXCHANGE_KEYS: [&str; 5] =
             ["resource", "audience", "scope", "grant", "subjectTokenType"];
         let Some(value) = entry.get(KEY) else {
             return Ok(None);
         };
         let members = self.object(&format!("/{KEY}"), value, &KINDS)?;
+        if members.len() > 1 {
+            return Err(self.error(
+                &format!("/{KEY}"),
+                "names two ways to obtain credentials: keep \"tokenExchange\" or \"oauth\"",
+            ));
+        }
+        if let Some(oauth) = members.get("oauth") {
+            return self.oauth(&format!("/{KEY}/oauth"), oauth).map(Some);
+        }
         let Some(exchange) = members.get("tokenExchange") else {
             return Err(self.error(
                 &format!("/{KEY}"),
-                "names no way to obtain credentials: write \"tokenExchange\"",
+                "names no way to obtain credentials: write \"tokenExchange\" or \"oauth\"",
             ));
         };
         let at = format!("/{KEY}/tokenExchange");
@@ -582,6 +591,45 @@ impl Reader<'_> {
             })
             .unwrap_or_default();
         Ok(Some(Credentials::TokenExchange(exchange)))
+    }
+
+    /// `toolmodelCredentials.oauth` at `at`: `{"clientId", "clientSecret", "scope"}`, each
+    /// string expanded; the secret must come from the environment (`${env:NAME}`).
+    fn oauth(&self, at: &str, value: &Value) -> Result<Credentials, Error> {
+        const KEYS: [&str; 3] = ["clientId", "clientSecret", "scope"];
+        let members = self.object(at, value, &KEYS)?;
+        let text = |key: &str| -> Result<Option<(String, String)>, Error> {
+            let pointer = format!("{at}/{key}");
+            members
+                .get(key)
+                .map(|value| {
+                    let raw = value
+                        .as_str()
+                        .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                    Ok((raw.to_owned(), self.expand(&pointer, raw)?))
+                })
+                .transpose()
+        };
+        let Some((_, client_id)) = text("clientId")?.filter(|(_, id)| !id.is_empty()) else {
+            return Err(self.error(
+                at,
+                "names no \"clientId\": the client the upstream's authorization server registered for the gateway",
+            ));
+        };
+        let mut client = OAuthClient::new(client_id);
+        if let Some((raw, secret)) = text("clientSecret")? {
+            if !raw.contains("${") {
+                return Err(self.error(
+                    &format!("{at}/clientSecret"),
+                    "a secret written in the file: write \"${env:NAME}\" and set NAME in the gateway's environment",
+                ));
+            }
+            client = client.with_secret(secret);
+        }
+        if let Some((_, scope)) = text("scope")? {
+            client = client.with_scopes(scope.split(' ').filter(|s| !s.is_empty()));
+        }
+        Ok(Credentials::OAuth(client))
     }
 
     /// `value` at `pointer` as an object whose keys are all of `known` (an unknown one

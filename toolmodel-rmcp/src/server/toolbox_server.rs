@@ -112,6 +112,10 @@ pub struct ToolboxServer {
     /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy),
     /// [`set_tool_policy`](Self::set_tool_policy)); each request reads it when it starts.
     pub(crate) policy: Reloadable<Option<Arc<ToolPolicy>>>,
+    /// A gateway's OAuth redirect endpoint, served on its HTTP listener before the MCP
+    /// endpoint's path check ([`ToolboxServer::gateway`]).
+    #[cfg(feature = "federation")]
+    pub(crate) redirect: Option<Arc<crate::federation::Callbacks>>,
 }
 
 impl ToolboxServer {
@@ -135,6 +139,8 @@ impl ToolboxServer {
             http: HttpSettings::default(),
             telemetry: ServerTelemetry::default(),
             policy: Reloadable::default(),
+            #[cfg(feature = "federation")]
+            redirect: None,
         }
     }
 
