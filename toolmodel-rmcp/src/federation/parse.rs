@@ -1334,6 +1334,21 @@ mod tests {
                 Some(Credentials::TokenExchange(exchange))
             );
         }
+        let env = |name: &str| (name == "SAAS_SECRET").then(|| "from-env".to_owned());
+        let oauth = FederationConfig::from_json_with(
+            &json!({"mcpServers": {"saas": {"url": "https://saas.example.com/mcp", "toolmodelCredentials": {"oauth": {
+                "clientId": "toolmodel-gateway", "clientSecret": "${env:SAAS_SECRET}", "scope": "read  write"}}}}}),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            oauth.upstreams[0].credentials,
+            Some(Credentials::OAuth(
+                OAuthClient::new("toolmodel-gateway")
+                    .with_secret("from-env")
+                    .with_scopes(["read", "write"])
+            ))
+        );
         let at = "/mcpServers/s/toolmodelCredentials";
         for (entry, expected) in [
             (
@@ -1378,7 +1393,31 @@ mod tests {
             ),
             (
                 json!({"url": "https://a", "toolmodelCredentials": {}}),
-                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\""),
+                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\" or \"oauth\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g"}, "tokenExchange": {"resource": "https://a"}}}),
+                format!("at {at}: names two ways to obtain credentials: keep \"tokenExchange\" or \"oauth\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"scope": "a"}}}),
+                format!("at {at}/oauth: names no \"clientId\": the client the upstream's authorization server registered for the gateway"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "clientSecret": "s3cr3t"}}}),
+                format!("at {at}/oauth/clientSecret: a secret written in the file: write \"${{env:NAME}}\" and set NAME in the gateway's environment"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "scopes": "a"}}}),
+                format!("at {at}/oauth/scopes: unknown key \"scopes\": did you mean \"scope\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "scope": "a\\b"}}}),
+                format!(r#"at {at}/oauth/scope: scope "a\\b" holds '\\' (U+005C) at position 1, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '"' and '\')"#),
+            ),
+            (
+                json!({"command": "x", "toolmodelCredentials": {"oauth": {"clientId": "g"}}}),
+                format!("at {at}: a stdio server receives no token: each user's own credentials are for Streamable HTTP servers"),
             ),
             (
                 json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": 7}}}),
