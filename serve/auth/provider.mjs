@@ -36,7 +36,8 @@
 // (the gateway's catalog token), scope profile:read. Its login is a form at /interaction/<uid>
 // (GET: an HTML form with a `login` field; POST login=<name>: signed in as subject <name>); the
 // consent that follows is granted at once (every scope and resource asked for). Refresh tokens
-// are issued without offline_access.
+// are issued without offline_access. ACCESS_TOKEN_TTL (seconds, default 300) sets the lifetime of
+// the access tokens for resources.
 //
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
@@ -157,7 +158,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: async (_ctx, resource) => ({
         scope: `${SCOPES} ${PROFILE}`,
         audience: resource,
-        accessTokenTTL: 300,
+        accessTokenTTL: Number(process.env.ACCESS_TOKEN_TTL || 300),
         accessTokenFormat: resource.endsWith('/opaque') ? 'opaque' : 'jwt',
         jwt: { sign: { alg: 'ES256' } },
       }),

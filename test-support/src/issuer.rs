@@ -51,12 +51,13 @@ impl Issuer {
     /// Starts another provider as a third-party upstream's own authorization server: its
     /// client [`UPSTREAM_CLIENT`] may redirect to `redirect_uri` only, and a user signs in at
     /// `/interaction/<uid>` by posting the form field `login` (their subject); the consent is
-    /// granted at once. `None` (with a notice) when it cannot start outside CI.
-    pub async fn start_third_party(redirect_uri: &str) -> Option<Self> {
-        Self::start_with(0, Some(redirect_uri)).await
+    /// granted at once; its access tokens live `token_ttl_secs`. `None` (with a notice) when
+    /// it cannot start outside CI.
+    pub async fn start_third_party(redirect_uri: &str, token_ttl_secs: u64) -> Option<Self> {
+        Self::start_with(0, Some((redirect_uri, token_ttl_secs))).await
     }
 
-    async fn start_with(port: u16, redirect_uri: Option<&str>) -> Option<Self> {
+    async fn start_with(port: u16, redirect_uri: Option<(&str, u64)>) -> Option<Self> {
         match Self::try_start(port, redirect_uri).await {
             Ok(issuer) => Some(issuer),
             Err(why) if std::env::var_os("CI").is_some() => {
@@ -71,14 +72,16 @@ impl Issuer {
         }
     }
 
-    async fn try_start(port: u16, redirect_uri: Option<&str>) -> Result<Self, String> {
+    async fn try_start(port: u16, redirect_uri: Option<(&str, u64)>) -> Result<Self, String> {
         let root = repo();
         if !root.join("serve/auth/node_modules/oidc-provider").is_dir() {
             return Err("serve/auth/node_modules/oidc-provider is not installed".into());
         }
         let mut command = Command::new("node");
-        if let Some(redirect_uri) = redirect_uri {
-            command.env("AUTH_CODE_REDIRECT_URI", redirect_uri);
+        if let Some((redirect_uri, ttl)) = redirect_uri {
+            command
+                .env("AUTH_CODE_REDIRECT_URI", redirect_uri)
+                .env("ACCESS_TOKEN_TTL", ttl.to_string());
         }
         let mut child = command
             .arg(root.join("serve/auth/provider.mjs"))

@@ -181,14 +181,15 @@ struct Setup {
 
 /// The gateway on a port bound first (its redirect endpoint's URL is the third-party
 /// client's one redirect URI), the third-party authorization server, an upstream `saas`
-/// behind it with `whoami`, configured with `toolmodelCredentials.oauth`.
-async fn setup() -> Option<Setup> {
+/// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
+/// access tokens live `token_ttl_secs`.
+async fn setup(token_ttl_secs: u64) -> Option<Setup> {
     let issuer = Issuer::start(0).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
     let gateway = format!("{origin}/mcp");
     let redirect_uri = format!("{origin}{REDIRECT_PATH}");
-    let third_party = Issuer::start_third_party(&redirect_uri).await?;
+    let third_party = Issuer::start_third_party(&redirect_uri, token_ttl_secs).await?;
     let (url, resource, seen) = upstream(&third_party, "mcp").await;
     let secret = issuer::UPSTREAM_CLIENT.1.to_owned();
     let mut config = FederationConfig::from_json_with(
@@ -230,7 +231,7 @@ async fn whoami<C: ClientHandler>(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
-    let Some(setup) = setup().await else { return };
+    let Some(setup) = setup(300).await else { return };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("alice"), true);
     let client = connect(&setup.gateway, token.clone(), browser.clone(), false).await;
@@ -281,7 +282,7 @@ async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitation_gets_32042() {
-    let Some(setup) = setup().await else { return };
+    let Some(setup) = setup(300).await else { return };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let decliner = Browser::new(Answer::Decline, true);
     let client = connect(&setup.gateway, token.clone(), decliner, false).await;
@@ -310,7 +311,7 @@ async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_2026_07_28_the_authorization_is_an_input_round() {
-    let Some(setup) = setup().await else { return };
+    let Some(setup) = setup(300).await else { return };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("bob"), true);
     let client = connect(&setup.gateway, token, browser.clone(), true).await;
@@ -318,4 +319,22 @@ async fn under_2026_07_28_the_authorization_is_an_input_round() {
     assert_ne!(result.is_error, Some(true), "{result:?}");
     assert!(text(&result).starts_with("subject bob,"), "{result:?}");
     assert_eq!(browser.seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
+    // Tokens of 2 s are used for 1 s (the skew), then refreshed (RFC 6749 §6).
+    let Some(setup) = setup(2).await else { return };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("carol"), true);
+    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject carol,"), "{first:?}");
+    let before = setup.seen.lock().unwrap().last().cloned();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let second = whoami(&client).await.expect("a result");
+    assert!(text(&second).starts_with("subject carol,"), "{second:?}");
+    assert_eq!(browser.seen.lock().unwrap().len(), 1, "asked once only");
+    let after = setup.seen.lock().unwrap().last().cloned();
+    assert_ne!(before, after, "a new access token after the refresh");
 }
