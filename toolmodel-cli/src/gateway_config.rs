@@ -1,7 +1,9 @@
 //! The configuration file as `toolmodel gateway` runs it, checked against its options: what
 //! `--check-config` checks of the file, at start and at each reload (`reload`).
 
-use toolmodel_rmcp::federation::{ExchangeClient, FederationConfig};
+use toolmodel_rmcp::federation::{
+    Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH,
+};
 
 use crate::cli::GatewayArgs;
 use crate::gateway::EXCHANGE_SECRET_ENV;
@@ -102,7 +104,11 @@ fn with_exchange_client(
             config.exchange_client = Some(ExchangeClient::new(issuer, client, secret));
         }
     }
-    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+    let config = with_redirect_uri(args, config)?;
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::TokenExchange(_))))
+    else {
         return Ok(config);
     };
     let missing = match (args.http, &args.auth_issuer, &config.exchange_client) {
@@ -120,4 +126,43 @@ fn with_exchange_client(
         )),
         None => Ok(config),
     }
+}
+
+/// `config` with the gateway's OAuth redirect endpoint when a server has
+/// `toolmodelCredentials.oauth`: the origin of `--resource` (else of `http://<--http>`)
+/// followed by [`REDIRECT_PATH`].
+///
+/// # Errors
+///
+/// A sentence: such a server and no `--http` or `--auth-issuer` (the users are told apart by
+/// their tokens), or a `--resource` that is not an absolute URL.
+fn with_redirect_uri(
+    args: &GatewayArgs,
+    mut config: FederationConfig,
+) -> Result<FederationConfig, String> {
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::OAuth(_))))
+    else {
+        return Ok(config);
+    };
+    let (Some(addr), Some(_)) = (args.http, &args.auth_issuer) else {
+        return Err(format!(
+            "server {:?} has toolmodelCredentials.oauth, which needs --http and --auth-issuer (each user's authorization is kept for the subject of their token)",
+            server.name
+        ));
+    };
+    let base = args
+        .resource
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let origin = base
+        .split_once("://")
+        .and_then(|(scheme, rest)| {
+            let authority = rest.split(['/', '?', '#']).next()?;
+            (!authority.is_empty()).then(|| format!("{scheme}://{authority}"))
+        })
+        .ok_or_else(|| format!("--resource {base:?} is not an absolute URL"))?;
+    config.redirect_uri = Some(format!("{origin}{REDIRECT_PATH}"));
+    Ok(config)
 }

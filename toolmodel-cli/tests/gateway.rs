@@ -602,6 +602,32 @@ fn check_config_refuses_credentials_without_the_gateways_exchange_client() {
         ));
 }
 
+/// Issue 44: a server with `toolmodelCredentials.oauth` needs `--http` and `--auth-issuer`;
+/// the gateway's redirect endpoint is the origin of `--resource` followed by
+/// `/oauth/callback`, which the summary names.
+#[test]
+fn check_config_derives_the_oauth_redirect_endpoint_from_the_resource() {
+    let file = config_file(&json!({"mcpServers": {
+        "saas": {"url": "https://saas.example.com/mcp", "toolmodelCredentials": {"oauth": {"clientId": "toolmodel-gateway"}}}
+    }}));
+    check_config(&file, &["--http", "127.0.0.1:0"], &[]).code(1).stderr(
+        "error: server \"saas\" has toolmodelCredentials.oauth, which needs --http and --auth-issuer (each user's authorization is kept for the subject of their token)\n",
+    );
+    let args = [
+        "--http",
+        "127.0.0.1:0",
+        "--auth-issuer",
+        "https://auth.example.com",
+        "--resource",
+        "https://mcp.example.com/mcp",
+    ];
+    check_config(&file, &args, &[])
+        .code(0)
+        .stdout(predicates::str::contains(
+            "  server \"saas\": each user authorizes toolmodel-gateway at its authorization server, redirected to https://mcp.example.com/oauth/callback\n",
+        ));
+}
+
 #[test]
 fn check_config_names_each_problem_of_the_options() {
     let file = config_file(&json!({"mcpServers": {
