@@ -1,9 +1,7 @@
 //! The configuration file as `toolmodel gateway` runs it, checked against its options: what
 //! `--check-config` checks of the file, at start and at each reload (`reload`).
 
-use toolmodel_rmcp::federation::{
-    Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH,
-};
+use toolmodel_rmcp::federation::{Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH};
 
 use crate::cli::GatewayArgs;
 use crate::gateway::EXCHANGE_SECRET_ENV;

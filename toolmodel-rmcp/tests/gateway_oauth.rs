@@ -108,11 +108,7 @@ async fn sign_in(url: &str, subject: &str) -> (u16, String) {
         }
         let page = response.text().await.unwrap_or_default();
         if method == reqwest::Method::GET && page.contains("name=\"login\"") {
-            next = (
-                reqwest::Method::POST,
-                at,
-                Some(format!("login={subject}")),
-            );
+            next = (reqwest::Method::POST, at, Some(format!("login={subject}")));
             continue;
         }
         return (status, page);
@@ -231,7 +227,9 @@ async fn whoami<C: ClientHandler>(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
-    let Some(setup) = setup(300).await else { return };
+    let Some(setup) = setup(300).await else {
+        return;
+    };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("alice"), true);
     let client = connect(&setup.gateway, token.clone(), browser.clone(), false).await;
@@ -256,7 +254,11 @@ async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
     assert_eq!(landed[0].0, 200, "{landed:?}");
     assert!(landed[0].1.contains("You may close this tab"), "{landed:?}");
     let completed = browser.completed.lock().unwrap().clone();
-    assert_eq!(completed.len(), 1, "notifications/elicitation/complete: {completed:?}");
+    assert_eq!(
+        completed.len(),
+        1,
+        "notifications/elicitation/complete: {completed:?}"
+    );
     // A second call: the kept token, no new authorization.
     let again = whoami(&client).await.expect("a result");
     assert_ne!(again.is_error, Some(true), "{again:?}");
@@ -282,7 +284,9 @@ async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitation_gets_32042() {
-    let Some(setup) = setup(300).await else { return };
+    let Some(setup) = setup(300).await else {
+        return;
+    };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let decliner = Browser::new(Answer::Decline, true);
     let client = connect(&setup.gateway, token.clone(), decliner, false).await;
@@ -297,7 +301,11 @@ async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitat
     let Err(ServiceError::McpError(error)) = whoami(&client).await else {
         panic!("a JSON-RPC error")
     };
-    assert_eq!(i64::from(error.code.0), URL_ELICITATION_REQUIRED, "{error:?}");
+    assert_eq!(
+        i64::from(error.code.0),
+        URL_ELICITATION_REQUIRED,
+        "{error:?}"
+    );
     let data = error.data.expect("data");
     let elicitation = &data["elicitations"][0];
     assert_eq!(elicitation["mode"], "url");
@@ -311,7 +319,9 @@ async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_2026_07_28_the_authorization_is_an_input_round() {
-    let Some(setup) = setup(300).await else { return };
+    let Some(setup) = setup(300).await else {
+        return;
+    };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("bob"), true);
     let client = connect(&setup.gateway, token, browser.clone(), true).await;

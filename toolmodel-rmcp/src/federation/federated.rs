@@ -865,9 +865,10 @@ impl Shared {
 /// [`Error::Config`] about the first such server when `config` has no exchange client, or
 /// when its HTTP client cannot be built.
 fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error> {
-    let Some(server) = config.enabled().find(|server| {
-        matches!(server.credentials, Some(Credentials::TokenExchange(_)))
-    }) else {
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::TokenExchange(_))))
+    else {
         return Ok(None);
     };
     let Some(client) = &config.exchange_client else {

@@ -51,13 +51,13 @@ pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
     InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
 };
+pub use credentials::AUTHORIZATION_TTL;
+pub(crate) use credentials::Callbacks;
 pub use credentials::{
     Credentials, DEFAULT_EXCHANGE_TIMEOUT, DEFAULT_EXCHANGED_TOKENS, ExchangeClient, ExchangeGrant,
     MAX_USER_SESSIONS, OAuthClient, REDIRECT_PATH, TokenExchange, URL_ELICITATION_REQUIRED,
     USER_SESSION_IDLE,
 };
-pub use credentials::AUTHORIZATION_TTL;
-pub(crate) use credentials::Callbacks;
 pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;

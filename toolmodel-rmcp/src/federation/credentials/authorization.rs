@@ -493,9 +493,9 @@ impl Authorizer {
             pending.elicitation_id.clone(),
         ));
         let answers = cx.input(InputRequests::new().with(&key, ask)).await?;
-        let accepted = answers.elicit(&key).is_some_and(|answer| {
-            matches!(answer.action, toolmodel::input::ElicitAction::Accept)
-        });
+        let accepted = answers
+            .elicit(&key)
+            .is_some_and(|answer| matches!(answer.action, toolmodel::input::ElicitAction::Accept));
         if !accepted {
             return Err(ToolError::new(format!(
                 "the user declined authorization of server {server:?}"

@@ -113,7 +113,11 @@ impl Callbacks {
     /// `state`, or §4.1.2.1's `error`. The state is used up whatever the outcome.
     pub(crate) async fn answer(&self, query: Option<&str>) -> Page {
         let params: HashMap<String, String> = query
-            .map(|query| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect())
+            .map(|query| {
+                url::form_urlencoded::parse(query.as_bytes())
+                    .into_owned()
+                    .collect()
+            })
             .unwrap_or_default();
         let invalid = || {
             Page::new(
@@ -149,15 +153,11 @@ impl Callbacks {
                 .filter(|c| c.is_ascii_graphic())
                 .take(64)
                 .collect();
-            pending.finish(Err(format!(
-                "the authorization server answered {code}"
-            )));
+            pending.finish(Err(format!("the authorization server answered {code}")));
             return Page::new(
                 200,
                 "Authorization not granted",
-                &format!(
-                    "Server {server:?} was not authorized ({code}). You may close this tab."
-                ),
+                &format!("Server {server:?} was not authorized ({code}). You may close this tab."),
             );
         }
         let Some(code) = params.get("code") else {

@@ -222,7 +222,10 @@ impl Exchanger {
     /// Basic ([`request_token`]).
     async fn ask(&self, form: &[(&'static str, String)]) -> Result<Exchanged, ExchangeError> {
         let endpoint = self.endpoint().await?;
-        let client = (self.client.client_id.as_str(), Some(self.client.client_secret.as_str()));
+        let client = (
+            self.client.client_id.as_str(),
+            Some(self.client.client_secret.as_str()),
+        );
         let issued = request_token(&self.http, endpoint, client, form).await?;
         Ok(Exchanged::new(issued.access_token, issued.lifetime))
     }
@@ -279,9 +282,9 @@ pub(crate) async fn request_token(
                 error: refusal.error,
                 description: refusal.error_description,
             },
-            Err(_) => ExchangeError::Malformed(format!(
-                "HTTP {status} without an RFC 6749 §5.2 error"
-            )),
+            Err(_) => {
+                ExchangeError::Malformed(format!("HTTP {status} without an RFC 6749 §5.2 error"))
+            }
         });
     }
     let issued: Response = serde_json::from_slice(&body)

@@ -22,11 +22,11 @@ mod config;
 mod exchange;
 mod users;
 
-pub use authorization::{AUTHORIZATION_TTL, URL_ELICITATION_REQUIRED};
 pub(crate) use authorization::Authorizer;
+pub use authorization::{AUTHORIZATION_TTL, URL_ELICITATION_REQUIRED};
+pub(crate) use bearer::{Bearer, BearerClient};
 pub(crate) use callback::Callbacks;
 pub use callback::REDIRECT_PATH;
-pub(crate) use bearer::{Bearer, BearerClient};
 pub use config::{
     Credentials, DEFAULT_EXCHANGE_TIMEOUT, DEFAULT_EXCHANGED_TOKENS, ExchangeClient, ExchangeGrant,
     OAuthClient, TokenExchange,

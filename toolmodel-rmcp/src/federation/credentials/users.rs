@@ -77,11 +77,11 @@ impl Users {
         let user = (caller.issuer().to_owned(), caller.subject().to_owned());
         let bearer = || match &self.issuing {
             Issuing::Exchange(exchanger, exchange) => Bearer::user(
-                    Arc::clone(exchanger),
-                    server,
-                    exchange.clone(),
-                    limit,
-                    (&user.0, &user.1),
+                Arc::clone(exchanger),
+                server,
+                exchange.clone(),
+                limit,
+                (&user.0, &user.1),
                 token.clone(),
             ),
             Issuing::OAuth(authorizer) => {

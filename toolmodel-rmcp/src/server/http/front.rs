@@ -309,8 +309,8 @@ impl McpHttpService {
                 ));
             }
             let page = callbacks.answer(head.uri.query()).await;
-            let status = http::StatusCode::from_u16(page.status)
-                .unwrap_or(http::StatusCode::BAD_REQUEST);
+            let status =
+                http::StatusCode::from_u16(page.status).unwrap_or(http::StatusCode::BAD_REQUEST);
             return Ok(super::response::page(status, page.html));
         }
         path::check(self.path.as_deref(), &head.uri)?;

@@ -82,7 +82,10 @@ pub(in crate::server) fn page(status: StatusCode, html: String) -> Response<Body
         (header::CACHE_CONTROL, "no-store"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
-        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; frame-ancestors 'none'"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; frame-ancestors 'none'",
+        ),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
     }
