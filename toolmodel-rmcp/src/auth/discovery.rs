@@ -30,10 +30,12 @@ pub(crate) struct Endpoints {
     pub(crate) introspection_endpoint: Option<Url>,
     /// RFC 6749's token endpoint (RFC 8414 §2), for a gateway's token exchange (RFC 8693);
     /// `None` as for `jwks_uri`.
+    #[cfg_attr(not(feature = "federation"), allow(dead_code))]
     pub(crate) token_endpoint: Option<Url>,
     /// RFC 6749's authorization endpoint (RFC 8414 §2), where a gateway sends a user to
     /// authorize it at a third-party upstream's authorization server; `None` as for
     /// `jwks_uri`.
+    #[cfg_attr(not(feature = "federation"), allow(dead_code))]
     pub(crate) authorization_endpoint: Option<Url>,
 }
 

@@ -119,11 +119,13 @@ struct ResourceMetadata {
     authorization_servers: Vec<String>,
 }
 
-/// 256 random bits, base64url without padding (RFC 7636 §4.1's `code_verifier` alphabet).
-fn random() -> String {
+/// 256 random bits from the operating system, base64url without padding (RFC 7636 §4.1's
+/// `code_verifier` alphabet); a sentence when it has none to give.
+fn random() -> Result<String, String> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).expect("the operating system's random source");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    getrandom::fill(&mut bytes)
+        .map_err(|err| format!("the operating system gave no random bytes: {err}"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 impl Authorizer {
@@ -411,10 +413,10 @@ impl Authorizer {
             return Ok(Arc::clone(pending));
         }
         let found = self.found().await?;
-        let verifier = random();
+        let verifier = random()?;
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(Sha256::digest(verifier.as_bytes()));
-        let state = random();
+        let state = random()?;
         let mut url = found.authorization_endpoint.clone();
         {
             let mut query = url.query_pairs_mut();
@@ -433,7 +435,7 @@ impl Authorizer {
         let pending = Arc::new(Pending {
             state,
             url: url.to_string(),
-            elicitation_id: random(),
+            elicitation_id: random()?,
             verifier,
             user: user.clone(),
             expires: now + AUTHORIZATION_TTL,
@@ -578,7 +580,7 @@ mod tests {
 
     #[test]
     fn a_verifier_and_a_state_are_256_random_bits_in_base64url() {
-        let (a, b) = (random(), random());
+        let (a, b) = (random().unwrap(), random().unwrap());
         assert_eq!(a.len(), 43);
         assert_ne!(a, b);
         assert!(

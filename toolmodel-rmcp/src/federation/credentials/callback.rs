@@ -21,13 +21,16 @@ use crate::lock::lock;
 /// is `<origin>` followed by it).
 pub const REDIRECT_PATH: &str = "/oauth/callback";
 
+/// A state's authorization, and the client that asked for it.
+type Issued = (Weak<Authorizer>, Arc<Pending>);
+
 /// The states issued and not yet come back.
 pub(crate) struct Callbacks {
     redirect_uri: Url,
     /// The HTTP client of every [`Authorizer`]: no redirect followed, each request bounded
     /// by [`DEFAULT_EXCHANGE_TIMEOUT`].
     http: reqwest::Client,
-    states: Mutex<HashMap<String, (Weak<Authorizer>, Arc<Pending>)>>,
+    states: Mutex<HashMap<String, Issued>>,
 }
 
 impl std::fmt::Debug for Callbacks {

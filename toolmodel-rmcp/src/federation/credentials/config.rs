@@ -45,7 +45,7 @@ pub struct OAuthClient {
     /// Its secret (JSON `clientSecret`, which must come from the environment:
     /// `"${env:NAME}"`), sent with HTTP Basic authentication (RFC 6749 §2.3.1); `None`: a
     /// public client (PKCE only), whose catalog cannot be read (see
-    /// [`Federation`](super::Federation)).
+    /// [`Federation`](crate::federation::Federation)).
     pub client_secret: Option<String>,
     /// The scopes asked for (JSON `scope`, one string, space-separated).
     pub scope: Vec<String>,
