@@ -53,6 +53,16 @@
 #   legacy-gateway: replicas=2 sessions=<n> calls=<c> cross_replica_answers=<a> lost=<l> reinitialized=<r>
 # Bounded: the client gives up after 60 s (killed after 70).
 #
+# Limits run (issue 44), right after it on the same gateways and nginx: their configuration has a
+# rate limit (toolmodelLimits: 4 calls/s, burst 8) on test_image_content, which no other client
+# calls, shared through the Redis of the tasks phase (MCP_LIMIT_STORE). Four curl loops call it
+# through nginx for 4 s (sessionless MCP 2026-07-28 requests, half on each gateway); a call is
+# admitted (the tool's image) or refused (an isError result naming the rule). The line, and a
+# non-zero exit status when more were admitted than burst + rate x the run's seconds (what one
+# shared bucket allows; two unshared would admit up to twice that), when none was refused, or
+# when a call failed (not HTTP 200):
+#   limits: replicas=2 admitted=<n> allowed_max=<m> refused=<k> calls=<c> failed=<f> secs=4
+#
 # Legacy phase (issue 43): MCP 2025-11-25 sessions on any replica. The three replicas are
 # restarted (same ports) with MCP_SESSION_STORE naming the Redis of the tasks phase (sessions
 # and tasks in one Redis), behind a third nginx like the first (round-robin, no stickiness, no
@@ -303,13 +313,19 @@ deadline=$((SECONDS + 30))
 gateway_key="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 upstream_key="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 gateway_names=(g1 g2)
+limits_tool=test_image_content limits_rate=4 limits_burst=8 limits_secs=4
 for name in "${gateway_names[@]}"; do
+    # The limits run's rule (below) names a tool no other client calls.
     cat >"$work/$name.json" <<EOF
 {"mcpServers": {"conformance": {"command": "$server_bin",
-  "env": {"MCP_REPLICA": "$name", "MCP_REQUEST_STATE_KEY": "$upstream_key"}}}}
+  "env": {"MCP_REPLICA": "$name", "MCP_REQUEST_STATE_KEY": "$upstream_key"}}},
+ "toolmodelLimits": {"rules": [{"per": ["tool"], "tools": ["conformance.$limits_tool"],
+  "rate": $limits_rate, "burst": $limits_burst}]}}
 EOF
-    # Their 2025-era sessions (the legacy-gateway run below) in the Redis of the tasks phase.
-    MCP_REQUEST_STATE_KEY="$gateway_key" MCP_SESSION_STORE="$MCP_TASK_STORE" "$cli_bin" gateway \
+    # Their 2025-era sessions (the legacy-gateway run below) and their rate limits in the
+    # Redis of the tasks phase.
+    MCP_REQUEST_STATE_KEY="$gateway_key" MCP_SESSION_STORE="$MCP_TASK_STORE" \
+        MCP_LIMIT_STORE="$MCP_TASK_STORE" "$cli_bin" gateway \
         --config "$work/$name.json" --http 127.0.0.1:0 2>"$work/$name.log" &
     pid[$name]=$!
     pids+=("$!")
@@ -363,6 +379,49 @@ if [[ "$legacy_gateway_summary" != legacy-gateway:* ]] || [ "$legacy_gateway_sta
     exit 1
 fi
 
+echo "== limits run: one rate limit shared by the two gateways through Redis, calls through nginx for ${limits_secs} s"
+# Four loops of sessionless (MCP 2026-07-28) calls of $limits_tool through nginx (round-robin:
+# half on each gateway); each reply is admitted (the tool's image) or refused (an isError
+# result naming the rule). Shared, the two admit at most burst + rate x (the run's seconds) in
+# all; each on its own would admit up to twice that.
+limits_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$limits_tool"'","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"limits","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}'
+limits_loop() {
+    local until=$1 out=$2
+    while [ "$(date +%s%N)" -lt "$until" ]; do
+        curl -s -m 5 -X POST "http://127.0.0.1:$gateway_port/mcp" \
+            -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+            -H 'Mcp-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+            -H "Mcp-Name: $limits_tool" -d "$limits_body" -w '\nstatus=%{http_code}\n' >>"$out" || echo "status=curl" >>"$out"
+    done
+}
+limits_start="$(date +%s%N)"
+limits_until=$((limits_start + limits_secs * 1000000000))
+limits_loops=()
+for i in 1 2 3 4; do
+    limits_loop "$limits_until" "$work/limits.$i.out" &
+    limits_loops+=("$!")
+done
+wait "${limits_loops[@]}"
+limits_end="$(date +%s%N)"
+cat "$work"/limits.*.out >"$work/limits.out"
+limits_admitted="$(grep -c '"type":"image"' "$work/limits.out" || true)"
+limits_refused="$(grep -c 'rate limit /toolmodelLimits/rules/0' "$work/limits.out" || true)"
+limits_calls="$(grep -c '^status=' "$work/limits.out" || true)"
+limits_failed="$(grep '^status=' "$work/limits.out" | grep -vc '^status=200$' || true)"
+limits_max="$(awk -v b="$limits_burst" -v r="$limits_rate" -v ns="$((limits_end - limits_start))" \
+    'BEGIN { printf "%d", b + r * ns / 1e9 }')"
+limits_summary="limits: replicas=2 admitted=$limits_admitted allowed_max=$limits_max refused=$limits_refused calls=$limits_calls failed=$limits_failed secs=$limits_secs"
+echo "$limits_summary"
+if [ "$limits_admitted" -gt "$limits_max" ] || [ "$limits_refused" -eq 0 ] || [ "$limits_failed" -ne 0 ] \
+    || [ "$((limits_admitted + limits_refused))" -ne "$limits_calls" ]; then
+    echo "error: the limits run: more admitted than the shared limit allows, nothing refused, or calls failed" >&2
+    echo "$summary"
+    echo "$tasks_summary"
+    echo "$gateway_summary"
+    echo "$legacy_gateway_summary"
+    exit 1
+fi
+
 echo "== legacy phase: 2025-11-25 sessions on any replica, the replicas restarted on one Redis session store"
 # Sessions in the Redis of the tasks phase, beside the tasks.
 MCP_SESSION_STORE="$MCP_TASK_STORE"
@@ -388,6 +447,7 @@ echo "$summary"
 echo "$tasks_summary"
 echo "$gateway_summary"
 echo "$legacy_gateway_summary"
+echo "$limits_summary"
 if [[ "$legacy_summary" != legacy:* ]]; then
     echo "error: the legacy client failed (status $legacy_status) and printed no summary" >&2
     exit 1

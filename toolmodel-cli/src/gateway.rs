@@ -109,7 +109,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
         .enable_all()
         .build()?;
     let Plan {
-        config,
+        mut config,
         key,
         allowed_hosts,
     } = plan;
@@ -134,6 +134,7 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             None => None,
             Some(addr) => Some(AdminListener::bind(addr).await?),
         };
+        share_rate_limits(&mut config).await?;
         let federation = Federation::start(config).await?;
         for status in federation.status().await {
             if !status.session.is_open() {
@@ -209,6 +210,45 @@ pub fn run(args: &GatewayArgs, out: &mut dyn Write, errors: &mut dyn Write) -> i
             Ok(Status::Failure)
         }
     }
+}
+
+/// The environment variable naming the Redis server that shares the rate limits
+/// (`toolmodelLimits`) of the replicas of a gateway: `redis://HOST:PORT[/DB]`.
+pub const LIMIT_STORE_ENV: &str = "MCP_LIMIT_STORE";
+
+/// Shares the rate limits of `config` with the other replicas through the Redis
+/// [`LIMIT_STORE_ENV`] names (else [`SESSION_STORE_ENV`]'s, when that is Redis); without
+/// either they stay this process's own.
+///
+/// # Errors
+///
+/// What [`RateLimits::shared_through_redis`](toolmodel_rmcp::server::RateLimits::shared_through_redis)
+/// returns for a URL that cannot be used.
+pub(crate) async fn share_rate_limits(
+    config: &mut FederationConfig,
+) -> Result<(), toolmodel_rmcp::Error> {
+    if let Some(url) = limit_store_url()
+        && let Some(limits) = config.rate_limits.take()
+    {
+        config.rate_limits = Some(limits.shared_through_redis(&url).await?);
+    }
+    Ok(())
+}
+
+/// The Redis URL the rate limits are shared through: [`LIMIT_STORE_ENV`]'s, else the
+/// session store's ([`SESSION_STORE_ENV`]) when that is a Redis URL; `None`: each process
+/// keeps its own buckets.
+fn limit_store_url() -> Option<String> {
+    let set = |name| {
+        std::env::var(name)
+            .ok()
+            .map(|url| url.trim().to_owned())
+            .filter(|url| !url.is_empty())
+    };
+    set(LIMIT_STORE_ENV).or_else(|| {
+        set(SESSION_STORE_ENV)
+            .filter(|url| url.starts_with("redis://") || url.starts_with("rediss://"))
+    })
 }
 
 /// What a gateway starts with, checked: the configuration, the `requestState` key, and the
@@ -289,6 +329,14 @@ impl Plan {
             enabled.len(),
             enabled.join(", ")
         )?;
+        if let Some(limits) = &self.config.rate_limits {
+            let shared = if limit_store_url().is_some() {
+                "shared through Redis"
+            } else {
+                "this process's own buckets"
+            };
+            writeln!(out, "  rate limits: {} rules, {shared}", limits.len())?;
+        }
         for server in self.config.enabled() {
             match &server.credentials {
                 Some(Credentials::TokenExchange(_)) => {

@@ -131,7 +131,7 @@ async fn reload(args: &GatewayArgs, federation: &Federation, trigger: Trigger) {
     for note in &checked.notes {
         tracing::info!(target: TARGET, file, "note: {note}");
     }
-    let config = match checked.usable() {
+    let mut config = match checked.usable() {
         Ok(config) => config,
         Err(problems) => {
             tracing::error!(
@@ -144,6 +144,20 @@ async fn reload(args: &GatewayArgs, federation: &Federation, trigger: Trigger) {
             return;
         }
     };
+    // New rules share through Redis as those at start did; the same rules keep theirs
+    // (`reconfigure` keeps the limits in force when they are equal).
+    if federation.config().rate_limits != config.rate_limits
+        && let Err(err) = crate::gateway::share_rate_limits(&mut config).await
+    {
+        tracing::error!(
+            target: TARGET,
+            file,
+            trigger,
+            "reload of {file} refused, the running configuration is kept: {}",
+            Chain(&err)
+        );
+        return;
+    }
     match federation.reconfigure(config).await {
         Ok(report) => {
             tracing::info!(

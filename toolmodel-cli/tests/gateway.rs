@@ -515,6 +515,33 @@ fn check_config_refuses_a_misspelled_key_naming_the_known_one_and_exits_1() {
 }
 
 #[test]
+fn check_config_reads_rate_limits_and_refuses_a_bad_one_at_its_pointer() {
+    let file = config_file(&json!({
+        "mcpServers": {"time": {"command": "/nonexistent/server", "maxConcurrentCalls": 8}},
+        "toolmodelLimits": {"rules": [{"per": ["user"], "rate": 5, "burst": 10}]}
+    }));
+    check_config(&file, &[], &[("MCP_LIMIT_STORE", ""), ("MCP_SESSION_STORE", "")])
+        .code(0)
+        .stdout(format!(
+            "ok: {}: 1 servers, 1 enabled (time)\n  rate limits: 1 rules, this process's own buckets\n  over stdio\n",
+            file.path().display()
+        ));
+    check_config(&file, &[], &[("MCP_LIMIT_STORE", "redis://127.0.0.1:6379")])
+        .code(0)
+        .stdout(predicates::str::contains(
+            "rate limits: 1 rules, shared through Redis",
+        ));
+    let file = config_file(&json!({
+        "mcpServers": {"time": {"command": "x", "maxConcurrentCalls": 0}},
+        "toolmodelLimits": {"rules": [{"per": ["usr"], "rate": 5, "burst": 10}]}
+    }));
+    check_config(&file, &[], &[]).code(1).stderr(format!(
+        "error: {}: at /toolmodelLimits/rules/0/per/0: \"usr\" is not \"user\", \"tool\" or \"upstream\": did you mean \"user\"?\n",
+        file.path().display()
+    ));
+}
+
+#[test]
 fn check_config_accepts_a_valid_configuration_and_options_and_starts_nothing() {
     let file = config_file(&json!({"mcpServers": {
         "time": {"command": "/nonexistent/server", "requiredScopes": ["notes:write"], "autoApprove": []},

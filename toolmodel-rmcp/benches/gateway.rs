@@ -13,9 +13,11 @@
 //!
 //! A third side calls the same gateway under a 100-rule [`ToolPolicy`] (99 rules whose globs
 //! miss the tool, the last allowing it; no authorization, so every rule applies to every
-//! request and each call pays the whole pass over the rules and the view lookup), reported
-//! against the gateway without one: `gateway: policy/none calls_per_s=<a> p50=<b>` (goals:
-//! >= 0.95, <= 1.05).
+//! request and each call pays the whole pass over the rules and the view lookup) and under
+//! [`RateLimits`] high enough to refuse nothing (a request rule per user, a call rule per user
+//! and tool, a call rule per upstream, in this process's buckets: each call takes a token from
+//! three buckets, one of them at the HTTP front), reported against the gateway without either:
+//! `gateway: policy/none calls_per_s=<a> p50=<b>` (goals: >= 0.95, <= 1.05).
 //!
 //! `cargo bench -p toolmodel-rmcp --features federation --bench gateway`;
 //! `GATEWAY_BENCH_CALLS` sets the calls per round (default 2,000), `GATEWAY_BENCH_ROUNDS` the
@@ -38,8 +40,18 @@ use serde_json::json;
 use toolmodel_rmcp::{
     ToolboxServer,
     federation::{Federation, FederationConfig, HttpTransport, UpstreamConfig},
-    server::ToolPolicy,
+    server::{RateLimits, ToolPolicy},
 };
+
+/// Limits that refuse nothing at the bench's rate: one request rule and two call rules.
+fn limits() -> RateLimits {
+    RateLimits::from_json(&json!({"rules": [
+        {"per": ["user"], "rate": 1_000_000, "burst": 1_000_000},
+        {"per": ["user", "tool"], "tools": ["quickstart.*"], "rate": 1_000_000, "burst": 1_000_000},
+        {"per": ["upstream"], "rate": 1_000_000, "burst": 1_000_000}
+    ]}))
+    .expect("limits")
+}
 
 /// 100 rules: 99 whose globs miss `quickstart.weather.get_weather`, then one that allows it.
 fn hundred_rules() -> ToolPolicy {
@@ -179,7 +191,9 @@ fn main() {
         let mut urls = Vec::new();
         for gateway in [
             ToolboxServer::gateway(&federation),
-            ToolboxServer::gateway(&federation).with_tool_policy(hundred_rules()),
+            ToolboxServer::gateway(&federation)
+                .with_tool_policy(hundred_rules())
+                .with_rate_limits(limits()),
         ] {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
@@ -209,7 +223,7 @@ fn main() {
         println!("cores={cores} calls_per_round={calls} rounds={rounds}");
         let (direct_rate, direct_p50, direct_p99) = direct_side.report("direct");
         let (via_rate, via_p50, via_p99) = via_side.report("via");
-        let (policy_rate, policy_p50, _) = policy_side.report("via, 100-rule policy");
+        let (policy_rate, policy_p50, _) = policy_side.report("via, 100-rule policy, rate limits");
         federation.shutdown().await;
         println!(
             "gateway: via/direct calls_per_s={:.2} p50={:.2} p99={:.2}",

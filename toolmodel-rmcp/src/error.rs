@@ -91,6 +91,20 @@ pub enum Error {
         source: Option<BoxError>,
     },
 
+    /// The Redis server that shares [`RateLimits`](crate::server::RateLimits) across replicas
+    /// cannot be used at the start
+    /// ([`shared_through_redis`](crate::server::RateLimits::shared_through_redis)): `url` is
+    /// not a Redis URL, or the server cannot be reached; `message` says which. Once started,
+    /// an outage is not an error: each replica counts in its own buckets until Redis answers.
+    #[error("rate limit store: {message}")]
+    LimitStore {
+        /// What failed.
+        message: String,
+        /// The cause: the Redis client's error.
+        #[source]
+        source: Option<BoxError>,
+    },
+
     /// A session store refused a new session: it keeps `limit` sessions not expired yet
     /// already (over every replica). The `initialize` gets `503 Service Unavailable`.
     #[error("too many sessions: the session store keeps at most {limit}; retry once some expire")]

@@ -28,6 +28,9 @@ pub(crate) enum Store {
     /// [`RedisSessionStore`](crate::sessions::RedisSessionStore): target
     /// `toolmodel_rmcp::sessions`, span `session_store`.
     Sessions,
+    /// Shared [`RateLimits`](crate::server::RateLimits): target `toolmodel_rmcp::limits`,
+    /// span `limit_store`.
+    Limits,
 }
 
 impl Store {
@@ -40,6 +43,7 @@ impl Store {
         match self {
             Self::Tasks => Error::TaskStore { message, source },
             Self::Sessions => Error::SessionStore { message, source },
+            Self::Limits => Error::LimitStore { message, source },
         }
     }
 
@@ -66,6 +70,12 @@ impl Store {
             Self::Sessions => tracing::debug_span!(
                 target: "toolmodel_rmcp::sessions",
                 "session_store",
+                db.system.name = "redis",
+                db.operation.name = operation,
+            ),
+            Self::Limits => tracing::debug_span!(
+                target: "toolmodel_rmcp::limits",
+                "limit_store",
                 db.system.name = "redis",
                 db.operation.name = operation,
             ),
@@ -96,6 +106,35 @@ impl Store {
             // first (Nagle's algorithm, RFC 896).
             .set_tcp_settings(TcpSettings::default().set_nodelay(true));
         redis::Client::open(info).map_err(url_error)
+    }
+}
+
+impl Store {
+    /// A client of `url` ([`client`](Self::client)) and its connection manager, connected:
+    /// `TCP_NODELAY`, `timeout` to connect and to each answer, one attempt per connection (a
+    /// command fails at once rather than after retries, and the next command connects
+    /// again; the manager reconnects by itself). `shown` is the URL as errors show it.
+    ///
+    /// # Errors
+    ///
+    /// The store's error when `url` is not a Redis URL, or the server cannot be reached within
+    /// `timeout` or refuses the URL's password or database.
+    pub(crate) async fn connect(
+        self,
+        url: &str,
+        shown: &str,
+        timeout: Duration,
+    ) -> Result<(redis::Client, redis::aio::ConnectionManager), Error> {
+        let client = self.client(url)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_response_timeout(Some(timeout))
+            .set_connection_timeout(Some(timeout))
+            .set_number_of_retries(0);
+        let connection = client
+            .get_connection_manager_with_config(config)
+            .await
+            .map_err(|err| self.redis_error(&format!("connecting to {shown}"), err))?;
+        Ok((client, connection))
     }
 }
 

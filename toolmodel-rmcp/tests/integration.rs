@@ -35,6 +35,7 @@ mod gateway_tasks;
 mod http;
 mod http_service;
 mod list_and_call;
+mod rate_limits;
 mod refused_requests;
 mod session_store;
 mod sessions_across_replicas;

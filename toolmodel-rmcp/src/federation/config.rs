@@ -13,7 +13,7 @@ use toolmodel::{Tool, ToolSchema, Violation};
 use crate::error::Error;
 use crate::federation::credentials::{Credentials, ExchangeClient, ExchangeGrant};
 use crate::federation::names::{NamePolicy, SEPARATOR, holds_separator};
-use crate::server::ToolPolicy;
+use crate::server::{RateLimits, ToolPolicy};
 
 /// The MCP servers a [`Federation`](super::Federation) connects to, and how their tools are
 /// named.
@@ -55,6 +55,9 @@ pub struct FederationConfig {
     /// `--resource`). [`Federation::start`](super::Federation::start) refuses such a server
     /// without it; read at start only (a reconfiguration keeps the first).
     pub redirect_uri: Option<String>,
+    /// The rate limits of calls and requests (JSON: top-level `toolmodelLimits`); none when
+    /// `None`.
+    pub rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfig {
@@ -66,6 +69,7 @@ impl FederationConfig {
             tool_policy: None,
             exchange_client: None,
             redirect_uri: None,
+            rate_limits: None,
         }
     }
 
@@ -84,6 +88,7 @@ pub struct FederationConfigBuilder {
     tool_policy: Option<ToolPolicy>,
     exchange_client: Option<ExchangeClient>,
     redirect_uri: Option<String>,
+    rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfigBuilder {
@@ -98,6 +103,12 @@ impl FederationConfigBuilder {
     /// ([`FederationConfig::exchange_client`]).
     pub fn with_exchange_client(mut self, client: ExchangeClient) -> Self {
         self.exchange_client = Some(client);
+        self
+    }
+
+    /// Limits the rate of calls and requests (see [`RateLimits`]).
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rate_limits = Some(limits);
         self
     }
 
@@ -169,6 +180,7 @@ impl FederationConfigBuilder {
             tool_policy: self.tool_policy,
             exchange_client: self.exchange_client,
             redirect_uri: self.redirect_uri,
+            rate_limits: self.rate_limits,
         })
     }
 }
@@ -207,6 +219,11 @@ pub struct UpstreamConfig {
     /// until its session is open, and again whenever it is down. A gateway whose servers are
     /// all optional is ready once started, and serves the tools of those that answer.
     pub required: bool,
+    /// The most calls waiting for or running on this server at once (JSON:
+    /// `maxConcurrentCalls`, a key of toolmodel's; default
+    /// [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)): a call past it is answered at once
+    /// with an `isError` result naming the limit, and never reaches the server.
+    pub max_concurrent_calls: usize,
     /// Values never shown in an error or a log line about this server: every value a `${VAR}`
     /// expansion put into its configuration ([`FederationConfig::from_json`] fills it in), and
     /// those [`with_secret`](Self::with_secret) adds. Each is replaced by `***` (one of fewer than 6
@@ -436,6 +453,7 @@ impl UpstreamConfig {
             timeouts: Timeouts::default(),
             required_scopes: Vec::new(),
             required: false,
+            max_concurrent_calls: super::MAX_PENDING_CALLS,
             secrets: BTreeSet::new(),
             credentials: None,
         }

@@ -82,7 +82,7 @@ type Reconfigure = Box<dyn Fn(&Federation) + Send + Sync>;
 /// | the server answers | its `CallToolResult` (then checked against the `outputSchema` by the toolbox) |
 /// | the server answers a JSON-RPC error | that error ([`ToolError::protocol`](toolmodel::ToolError::protocol)) |
 /// | the server is down, or its session cannot be opened | `isError`: `server "<name>" is unavailable: <cause>` |
-/// | more than [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS) calls on the server | `isError`, at once |
+/// | more than the server's `maxConcurrentCalls` calls on it (default [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)) | `isError`, at once |
 /// | no answer within the server's `timeout` (restarted by progress) or `maxTotalTimeout` | `isError` naming the limit; `notifications/cancelled` sent upstream |
 /// | the connection closes during the call (a child process killed) | `isError` naming the cause; the next call opens a new session |
 /// | the caller cancels, or the call is dropped (a [`Tool::timeout`](toolmodel::Tool::timeout) fired) | `notifications/cancelled` sent upstream |
@@ -396,10 +396,14 @@ impl Federation {
     /// imported ones; the new configuration is in force all the same, and the toolbox before
     /// is served until a rebuild succeeds ([`last_error`](Self::last_error) says why, as
     /// after any failed rebuild).
-    pub async fn reconfigure(&self, new: FederationConfig) -> Result<Reconfigured, Error> {
+    pub async fn reconfigure(&self, mut new: FederationConfig) -> Result<Reconfigured, Error> {
         let inner = &self.inner;
         let _one_at_a_time = inner.reconfiguring.lock().await;
         let current = inner.servers.get();
+        // The same rules keep their buckets (and their sharing through Redis).
+        if new.rate_limits == current.config.rate_limits {
+            new.rate_limits.clone_from(&current.config.rate_limits);
+        }
         // The exchange client's tokens stay cached while the client is the same.
         let exchanger = match &current.exchanger {
             Some(old) if new.exchange_client == current.config.exchange_client => {
@@ -580,6 +584,10 @@ impl Backends for Federation {
 
     fn tool_policy(&self) -> Option<crate::server::ToolPolicy> {
         self.inner.servers.get().config.tool_policy.clone()
+    }
+
+    fn rate_limits(&self) -> Option<crate::server::RateLimits> {
+        self.inner.servers.get().config.rate_limits.clone()
     }
 
     fn descriptions(&self) -> Describe {

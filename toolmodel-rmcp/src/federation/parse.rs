@@ -13,7 +13,7 @@ use crate::federation::credentials::{Credentials, ExchangeGrant, OAuthClient, To
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::pointer::escape;
-use crate::server::{POLICY_KEY, ToolPolicy};
+use crate::server::{LIMITS_KEY, POLICY_KEY, RateLimits, ToolPolicy};
 use crate::suggest::{did_you_mean, nearest};
 
 impl FederationConfig {
@@ -61,6 +61,7 @@ impl FederationConfig {
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
     /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of", "subjectTokenType": URI}}` ([`TokenExchange`](super::TokenExchange)) |
     /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
+    /// | `maxConcurrentCalls` (toolmodel's) | the most calls waiting for or running on the server at once, an integer from 1 to 2^20 ([`UpstreamConfig::max_concurrent_calls`]; default [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |
     ///
     /// **Other clients' keys.** A key another client defines for its own use is accepted, and
@@ -191,6 +192,9 @@ impl FederationConfig {
         if let Some(policy) = root.get(POLICY_KEY) {
             builder = builder.with_tool_policy(ToolPolicy::from_json(policy)?);
         }
+        if let Some(limits) = root.get(LIMITS_KEY) {
+            builder = builder.with_rate_limits(RateLimits::from_json(limits)?);
+        }
         for (name, entry) in servers {
             let reader = Reader {
                 server: name,
@@ -293,6 +297,18 @@ impl Reader<'_> {
         }
         if let Some(required) = self.bool(entry, "required")? {
             server.required = required;
+        }
+        if let Some(max) = entry.get("maxConcurrentCalls") {
+            server.max_concurrent_calls = max
+                .as_u64()
+                .filter(|max| (1..=MAX_CONCURRENT_CALLS_LIMIT).contains(max))
+                .and_then(|max| usize::try_from(max).ok())
+                .ok_or_else(|| {
+                    self.error(
+                        "/maxConcurrentCalls",
+                        format!("{max} is not an integer from 1 to {MAX_CONCURRENT_CALLS_LIMIT}"),
+                    )
+                })?;
         }
         if let Some(ms) = self.millis(entry, "startupTimeout")? {
             server.timeouts.startup = ms;
@@ -774,6 +790,10 @@ enum Key {
     },
 }
 
+/// The largest `maxConcurrentCalls` (a `tokio` semaphore holds at most about 2^61 permits;
+/// no server takes this many calls at once anyway).
+const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1 << 20;
+
 /// What to write instead of a client's own way to authenticate to a server.
 const HEADERS_INSTEAD: &str = "the gateway sends only \"headers\": write the credentials there (\"Authorization\": \"Bearer ${TOKEN}\")";
 
@@ -802,6 +822,7 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
     ("requiredScopes", Key::Read),
     ("required", Key::Read),
     ("toolmodelCredentials", Key::Read),
+    ("maxConcurrentCalls", Key::Read),
     ("startupTimeout", Key::Read),
     ("timeout", Key::Read),
     ("maxTotalTimeout", Key::Read),
@@ -907,7 +928,14 @@ const ENTRY_KEYS: &[(&str, Key)] = &[
 
 /// The top-level keys of a configuration: the two forms, toolmodel's `toolNames` and
 /// `toolmodelPolicy`, and VS Code's `inputs`.
-const TOP_KEYS: [&str; 5] = ["mcpServers", "servers", "toolNames", POLICY_KEY, "inputs"];
+const TOP_KEYS: [&str; 6] = [
+    "mcpServers",
+    "servers",
+    "toolNames",
+    POLICY_KEY,
+    LIMITS_KEY,
+    "inputs",
+];
 
 /// Refuses a top-level key that is a likely misspelling of one of [`TOP_KEYS`]; other keys
 /// are the client's other settings, accepted (see the [module docs](self)).
@@ -1181,13 +1209,40 @@ mod tests {
     }
 
     #[test]
+    fn rate_limits_and_concurrent_calls_are_read_and_bad_ones_refused() {
+        let config = read(json!({
+            "mcpServers": {"a": {"command": "x", "maxConcurrentCalls": 4}, "b": {"command": "y"}},
+            "toolmodelLimits": {"rules": [{"per": ["user"], "rate": 2, "burst": 3}]}
+        }))
+        .unwrap();
+        assert_eq!(config.upstreams[0].max_concurrent_calls, 4);
+        assert_eq!(
+            config.upstreams[1].max_concurrent_calls,
+            super::super::MAX_PENDING_CALLS
+        );
+        assert_eq!(config.rate_limits.map(|limits| limits.len()), Some(1));
+        assert_eq!(
+            message(json!({"mcpServers": {"a": {"command": "x", "maxConcurrentCalls": 0}}})),
+            "server \"a\", at /mcpServers/a/maxConcurrentCalls: 0 is not an integer from 1 to 1048576"
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {}, "toolmodelLimits": {"rules": [{"rate": 1}]}})),
+            "at /toolmodelLimits/rules/0/burst: expected \"burst\": the most calls admitted at once, an integer >= 1"
+        );
+        assert_eq!(
+            message(json!({"mcpServers": {}, "toolmodelLimit": {}})),
+            "at /toolmodelLimit: unknown key \"toolmodelLimit\": did you mean \"toolmodelLimits\"?"
+        );
+    }
+
+    #[test]
     fn a_key_near_no_known_one_is_refused_with_the_keys_toolmodel_reads() {
         let err = message(json!({"mcpServers": {"a~b": {"command": "x", "colour/x": "red"}}}));
         assert!(
             err.starts_with(
                 "server \"a~b\", at /mcpServers/a~0b/colour~1x: unknown key \"colour/x\": neither one toolmodel reads (type, transport, transportType, command, "
             ) && err.ends_with(
-                "requiredScopes, required, toolmodelCredentials, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
+                "requiredScopes, required, toolmodelCredentials, maxConcurrentCalls, startupTimeout, timeout, maxTotalTimeout) nor one another client defines for mcpServers entries"
             ),
             "{err}"
         );
@@ -1219,7 +1274,7 @@ mod tests {
                 "serverUrl": "http://h", "httpUrl": "http://h", "url": "http://h", "headers": {},
                 "disabled": false, "enabled": true, "allowedTools": ["a"], "includeTools": ["a"],
                 "hiddenTools": [], "excludeTools": [], "disabledTools": [], "requiredScopes": ["s"],
-                "startupTimeout": 1, "timeout": 1, "maxTotalTimeout": 1});
+                "maxConcurrentCalls": 8, "startupTimeout": 1, "timeout": 1, "maxTotalTimeout": 1});
             read(json!({form: {"s": entry}})).unwrap();
         }
     }

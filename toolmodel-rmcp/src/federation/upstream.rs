@@ -37,7 +37,9 @@ pub const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// The longest delay between two attempts to open a session.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
-/// The most calls waiting for or running on one server; more answer `isError` at once.
+/// The most calls waiting for or running on one server unless its `maxConcurrentCalls` says
+/// otherwise ([`UpstreamConfig::max_concurrent_calls`](super::UpstreamConfig::max_concurrent_calls));
+/// more answer `isError` at once.
 pub const MAX_PENDING_CALLS: usize = 256;
 
 /// How long the upstream of a server that a
@@ -179,6 +181,7 @@ impl Upstream {
             UpstreamTransport::Stdio(_) => PeerAddress::pipe(),
             UpstreamTransport::Http(http) => PeerAddress::http(&http.url),
         };
+        let pending = Semaphore::new(config.max_concurrent_calls);
         Self {
             redactor: Redactor::new(&config),
             calls: Arc::new(InFlight::new(config.timeouts.request)),
@@ -188,7 +191,7 @@ impl Upstream {
                 retry_at: Instant::now(),
                 failures: 0,
             }),
-            pending: Semaphore::new(MAX_PENDING_CALLS),
+            pending,
             generation: AtomicU64::new(0),
             changed,
             downstream,

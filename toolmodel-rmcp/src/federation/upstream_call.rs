@@ -82,8 +82,8 @@ pub(crate) async fn call_upstream(
     let server = &upstream.config.name;
     let Ok(_permit) = upstream.pending.try_acquire() else {
         return Ok(CallToolResult::error(format!(
-            "server {server:?} has too many calls pending ({}); try again later",
-            super::MAX_PENDING_CALLS
+            "server {server:?} has {} calls pending, its limit (maxConcurrentCalls); try again later",
+            upstream.config.max_concurrent_calls
         )));
     };
     // The upstream's input round this call continues (MCP 2026-07-28), if any.

@@ -12,8 +12,8 @@ use rmcp::ServerHandler;
 use toolmodel::Toolbox;
 
 use super::{
-    list_changed::ListChanged, tool_policy::ToolPolicy, tool_search::Describe,
-    toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
+    list_changed::ListChanged, rate_limits::RateLimits, tool_policy::ToolPolicy,
+    tool_search::Describe, toolbox_server::ToolboxServer, upstream_tasks::UpstreamTasks,
 };
 
 /// What a gateway's [`ToolboxServer`] is wired to ([`ToolboxServer::over`]).
@@ -46,6 +46,9 @@ pub(crate) trait Backends {
     /// force now) says.
     fn tool_policy(&self) -> Option<ToolPolicy>;
 
+    /// The rate limits of calls and requests, if the backends' configuration says.
+    fn rate_limits(&self) -> Option<RateLimits>;
+
     /// What each upstream says of itself (its `serverInfo` `title` and `description`), by its
     /// name: what tool search finds its tools by, beside the name.
     fn descriptions(&self) -> Describe;
@@ -59,10 +62,13 @@ impl ToolboxServer {
     /// guide, [MCP servers as backends](crate::guide::mcp_backends#gateway).
     ///
     /// Each caller is served only the tools the configuration's `toolmodelPolicy` lets it see
-    /// ([`with_tool_policy`](Self::with_tool_policy)); a
+    /// ([`with_tool_policy`](Self::with_tool_policy)), within the rate limits of its
+    /// `toolmodelLimits` ([`with_rate_limits`](Self::with_rate_limits), which replaces them:
+    /// [`RateLimits::shared_through_redis`] shares them across replicas); a
     /// [`Federation::reconfigure`](crate::federation::Federation::reconfigure) serves the new
-    /// servers' tools and applies the new policy from the next request on
-    /// ([`set_tool_policy`](Self::set_tool_policy)), and the clients are told.
+    /// servers' tools and applies the new policy and limits from the next request on
+    /// ([`set_tool_policy`](Self::set_tool_policy), [`set_rate_limits`](Self::set_rate_limits)),
+    /// and the clients are told.
     ///
     /// Configure it further as any server (`with_server_info`, `with_allowed_hosts`,
     /// `with_authorization`, ...), then serve it. [`with_handler`](Self::with_handler) would
@@ -98,6 +104,7 @@ impl ToolboxServer {
         let watcher = server.clone();
         backends.on_reconfigure(Box::new(move |backends| {
             watcher.set_tool_policy(backends.tool_policy());
+            watcher.set_rate_limits(backends.rate_limits());
         }));
         let watcher = server.clone();
         backends.on_change(Box::new(move |toolbox| {
@@ -105,6 +112,7 @@ impl ToolboxServer {
         }));
         // A rebuild or a reconfiguration before the watchers were there is not missed.
         server.set_tool_policy(backends.tool_policy());
+        server.set_rate_limits(backends.rate_limits());
         server.set_toolbox(backends.toolbox());
         server
     }

@@ -19,8 +19,8 @@ use rmcp::{
 };
 
 use super::{
-    compat, disclosure::Routed, list_changed::ListChanged, task_call, tool_call,
-    toolbox_server::ToolboxServer,
+    compat, disclosure::Routed, list_changed::ListChanged, rate_limits::Counted, task_call,
+    tool_call, toolbox_server::ToolboxServer,
 };
 use crate::convert::message::{self, error_data};
 use crate::lock::lock;
@@ -350,6 +350,33 @@ impl ServerHandler for ToolboxServer {
 }
 
 impl ToolboxServer {
+    /// The `isError` result of a `tools/call` of the tool served as `name` that a rate limit
+    /// refuses (the call rules, and over stdio the request rules too); `None` when it may
+    /// run, or the tool does not exist (its call fails as unknown).
+    async fn rate_limited(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<rmcp::model::CallToolResult> {
+        let limits = self.rate_limits.get();
+        let limits = Option::as_ref(&limits)?;
+        let tools = self.tools.current();
+        let (id, upstream) = tools.tool_id(name)?;
+        let over_http = context.extensions.get::<http::request::Parts>().is_some();
+        let counted = Counted::Call {
+            id,
+            upstream,
+            with_request_rules: !over_http,
+        };
+        let refused = limits
+            .check(tool_call::caller(context), counted)
+            .await
+            .err()?;
+        Some(rmcp::model::CallToolResult::error(vec![
+            rmcp::model::ContentBlock::text(format!("{refused}")),
+        ]))
+    }
+
     /// `tools/call`, inside its span ([`ServerHandler::call_tool`]).
     async fn call_tool_traced(
         &self,
@@ -372,6 +399,9 @@ impl ToolboxServer {
             && !view.sees(&request.name)
         {
             return Err(error_data(view.unknown(&request.name)));
+        }
+        if let Some(refused) = self.rate_limited(&request.name, &context).await {
+            return Ok(CallToolResponse::Complete(refused));
         }
         if let Some(forwarded) = self.call_tool_upstream(&toolbox, &request, &context).await {
             return forwarded;

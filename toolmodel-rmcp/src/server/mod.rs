@@ -47,7 +47,9 @@
 //!   protocol version ([`CallToolResult::to_json_for`](toolmodel::CallToolResult::to_json_for)). An unknown tool is JSON-RPC `-32602`, a
 //!   handler's [`ToolError::protocol`](toolmodel::ToolError::protocol) its own code, anything
 //!   else (an output that fails its schema, a cancelled call) `-32603`
-//!   ([`toolmodel::Error::jsonrpc_code`]).
+//!   ([`toolmodel::Error::jsonrpc_code`]). Under [`RateLimits`]
+//!   ([`with_rate_limits`](ToolboxServer::with_rate_limits)) a call over a limit gets an
+//!   `isError` result naming the rule and when to retry, before the handler runs.
 //! - The handler's [`CallContext`](toolmodel::CallContext) reaches the client through `rmcp`'s peer: progress
 //!   notifications for the request's `progressToken`, log messages (`notifications/message`,
 //!   filtered by `logging/setLevel` or the request's `io.modelcontextprotocol/logLevel`),
@@ -123,6 +125,7 @@ pub(crate) mod tool_call;
 #[cfg(feature = "federation")]
 pub(crate) use compat::misrouted::kind as json_kind;
 mod peer;
+mod rate_limits;
 pub(crate) mod request_state;
 pub(crate) mod running_tasks;
 mod task_call;
@@ -135,6 +138,9 @@ mod transport;
 pub(crate) mod upstream_tasks;
 
 pub use http::{HttpLimits, MCP_PATH, McpHttpBody, McpHttpService, ServeHttp};
+#[cfg(feature = "redis")]
+pub use rate_limits::DEFAULT_REDIS_LIMIT_PREFIX;
+pub use rate_limits::{LIMITS_KEY, MAX_LOCAL_BUCKETS, RateLimits};
 pub use request_state::{DEFAULT_REQUEST_STATE_LIMIT, DEFAULT_REQUEST_STATE_TTL, RequestStateKey};
 pub use tool_policy::{POLICY_KEY, ToolPolicy};
 pub use tool_search::{CALL_TOOL, DEFAULT_MAX_RESULTS, SEARCH_TOOLS, ToolSearch};

@@ -31,6 +31,9 @@ pub(crate) struct ToolList {
     /// What the toolbox looks like to each set of a [`ToolPolicy`]'s rules, built on first
     /// use and dropped with the toolbox.
     views: PolicyViews,
+    /// Each listed tool's ID (`namespace.name`, or `name`) and the length of its namespace,
+    /// by MCP name: what rate limits count a call under.
+    ids: HashMap<String, (String, usize)>,
 }
 
 impl ToolList {
@@ -40,12 +43,35 @@ impl ToolList {
             .iter()
             .map(|tool| (tool.name.clone(), to_rmcp_lossy(tool).0))
             .collect();
+        let ids = toolbox
+            .tools()
+            .iter()
+            .zip(toolbox.definitions())
+            .map(|(listed, definition)| {
+                let id = match &definition.namespace {
+                    Some(namespace) => {
+                        (format!("{namespace}.{}", definition.name), namespace.len())
+                    }
+                    None => (definition.name.clone(), 0),
+                };
+                (listed.name.clone(), id)
+            })
+            .collect();
         Self {
             toolbox,
             rmcp_tools,
             disclosed,
             views: PolicyViews::default(),
+            ids,
         }
+    }
+
+    /// The ID (`server.tool`) of the tool served as `name` and its upstream (the namespace:
+    /// the server's name for a gateway's tool, empty for a local tool without one).
+    pub(crate) fn tool_id(&self, name: &str) -> Option<(&str, &str)> {
+        self.ids
+            .get(name)
+            .map(|(id, namespace)| (id.as_str(), id.get(..*namespace).unwrap_or_default()))
     }
 
     /// What the toolbox looks like to `caller` under `policy`; `None` when that cannot be

@@ -95,7 +95,7 @@ struct When {
 /// A glob over tool IDs, cut at its `*`s once: `pieces` holds the literal text between them
 /// (one piece: no `*`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Glob {
+pub(super) struct Glob {
     pieces: Vec<String>,
 }
 
@@ -104,7 +104,7 @@ const WHEN_KEYS: [&str; 6] = ["sub", "client_id", "scope", "groups", "roles", "c
 
 impl Glob {
     /// The glob `text`, at `pointer`.
-    fn new(text: &str, pointer: &str) -> Result<Self, Error> {
+    pub(super) fn new(text: &str, pointer: &str) -> Result<Self, Error> {
         if text.is_empty() {
             return Err(policy_error(pointer, "an empty glob matches no tool ID"));
         }
@@ -126,7 +126,7 @@ impl Glob {
 
     /// Whether `id` matches: the first piece begins it, the last ends it, and the others
     /// follow in order between them (each at its leftmost place, which is enough for `*`).
-    fn matches(&self, id: &str) -> bool {
+    pub(super) fn matches(&self, id: &str) -> bool {
         let Some((first, rest)) = self.pieces.split_first() else {
             return false;
         };
@@ -167,7 +167,7 @@ impl When {
 }
 
 /// [`Error::Config`] about the policy at `pointer`.
-fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
+pub(super) fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
     Error::Config {
         server: None,
         pointer: pointer.to_owned(),
@@ -177,7 +177,11 @@ fn policy_error(pointer: &str, message: impl Into<String>) -> Error {
 }
 
 /// Refuses the keys of `object` (at `pointer`) that are not `known`, naming the nearest.
-fn check_keys(object: &Map<String, Value>, known: &[&str], pointer: &str) -> Result<(), Error> {
+pub(super) fn check_keys(
+    object: &Map<String, Value>,
+    known: &[&str],
+    pointer: &str,
+) -> Result<(), Error> {
     for key in object.keys() {
         if known.contains(&key.as_str()) {
             continue;
@@ -191,8 +195,29 @@ fn check_keys(object: &Map<String, Value>, known: &[&str], pointer: &str) -> Res
     Ok(())
 }
 
+/// The rules of `value`, the top-level `key` of a configuration: `{"rules": [...]}`, each
+/// rule read by `read` at its pointer (`/<key>/rules/<i>`).
+pub(super) fn read_rules<R>(
+    value: &Value,
+    key: &str,
+    read: impl Fn(&Value, &str) -> Result<R, Error>,
+) -> Result<Vec<R>, Error> {
+    let base = format!("/{key}");
+    let root = object(value, &base, "an object with \"rules\"")?;
+    check_keys(root, &["rules"], &base)?;
+    let rules_pointer = format!("{base}/rules");
+    root.get("rules")
+        .and_then(Value::as_array)
+        .filter(|rules| !rules.is_empty())
+        .ok_or_else(|| policy_error(&rules_pointer, "expected a non-empty array of rules"))?
+        .iter()
+        .enumerate()
+        .map(|(index, rule)| read(rule, &format!("{rules_pointer}/{index}")))
+        .collect()
+}
+
 /// The non-empty array of strings `value`, at `pointer`.
-fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
+pub(super) fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
     let items = value
         .as_array()
         .filter(|items| !items.is_empty())
@@ -209,7 +234,7 @@ fn strings(value: &Value, pointer: &str) -> Result<Vec<String>, Error> {
 }
 
 /// The object `value`, at `pointer`.
-fn object<'a>(
+pub(super) fn object<'a>(
     value: &'a Value,
     pointer: &str,
     what: &str,
@@ -231,21 +256,9 @@ impl ToolPolicy {
     /// a glob with a character no tool ID holds (only `*` is a wildcard), an unknown key
     /// (with the nearest known one: `"grops"`: did you mean `"groups"`?).
     pub fn from_json(value: &Value) -> Result<Self, Error> {
-        let base = format!("/{POLICY_KEY}");
-        let root = object(value, &base, "an object with \"rules\"")?;
-        check_keys(root, &["rules"], &base)?;
-        let rules_pointer = format!("{base}/rules");
-        let rules = root
-            .get("rules")
-            .and_then(Value::as_array)
-            .filter(|rules| !rules.is_empty())
-            .ok_or_else(|| policy_error(&rules_pointer, "expected a non-empty array of rules"))?;
-        let rules = rules
-            .iter()
-            .enumerate()
-            .map(|(index, rule)| Rule::read(rule, &format!("{rules_pointer}/{index}")))
-            .collect::<Result<_, _>>()?;
-        Ok(Self { rules })
+        Ok(Self {
+            rules: read_rules(value, POLICY_KEY, Rule::read)?,
+        })
     }
 
     /// The number of rules.

@@ -9,7 +9,8 @@
 //! 1. state that knows nothing of `ToolboxServer`: `http`'s settings, limits and stages,
 //!    `request_state` (the [`Sealer`]), `tool_list` (the [`ServedTools`] a server reads its
 //!    toolbox from), `tool_policy` (the [`ToolPolicy`] and the view of a toolbox each set of
-//!    its rules sees, kept in the [`ToolList`]), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
+//!    its rules sees, kept in the [`ToolList`]), `rate_limits` (the [`RateLimits`] and their
+//!    buckets), `list_changed` (the [`ListChanged`] sessions and subscriptions), `compose`
 //!    (the [`Composed`] handler), `running_tasks` (the [`Tasks`] on their store, the peer of
 //!    a task and the worker that runs it), `upstream_tasks` (the `UpstreamTasks` of other
 //!    servers), `tool_search` (the [`ServedSearch`] index, kept in step with `tool_list`),
@@ -38,6 +39,7 @@ use super::{
     compose::Composed,
     http::{HttpLimits, HttpSettings, default_port},
     list_changed::ListChanged,
+    rate_limits::RateLimits,
     request_state::{RequestStateKey, Sealer},
     running_tasks::Tasks,
     tool_list::{ServedTools, ToolList},
@@ -116,6 +118,9 @@ pub struct ToolboxServer {
     /// endpoint's path check ([`ToolboxServer::gateway`]).
     #[cfg(feature = "federation")]
     pub(crate) redirect: Option<Arc<crate::federation::Callbacks>>,
+    /// The rate limits of calls and requests ([`with_rate_limits`](Self::with_rate_limits),
+    /// [`set_rate_limits`](Self::set_rate_limits)); each request reads them when it starts.
+    pub(crate) rate_limits: Reloadable<Option<RateLimits>>,
 }
 
 impl ToolboxServer {
@@ -141,6 +146,7 @@ impl ToolboxServer {
             policy: Reloadable::default(),
             #[cfg(feature = "federation")]
             redirect: None,
+            rate_limits: Reloadable::default(),
         }
     }
 
@@ -196,6 +202,41 @@ impl ToolboxServer {
         if before.as_deref() != self.policy.get().as_deref() {
             self.list_changed.notify();
         }
+    }
+
+    /// Limits the rate of calls and requests ([`RateLimits`]: token buckets per user, per
+    /// tool, per upstream): a `tools/call` over a call rule is answered with an `isError`
+    /// result naming the rule and when to retry, before it reaches the tool's handler (or a
+    /// gateway's upstream); an HTTP request over a request rule is refused whole, `429 Too
+    /// Many Requests` with `Retry-After`. The limits are checked after the
+    /// [policy](Self::with_tool_policy): a tool the caller may not see stays unknown. A
+    /// gateway takes the limits of its configuration (`toolmodelLimits`). Clones of `limits`
+    /// share their buckets: give one to several servers and they share the limits.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolmodel::Toolbox;
+    /// use toolmodel_rmcp::{ToolboxServer, server::RateLimits};
+    ///
+    /// let limits = RateLimits::from_json(&json!({"rules": [{"per": ["user"], "rate": 5, "burst": 10}]}))?;
+    /// let server = ToolboxServer::new(Toolbox::builder().build()?).with_rate_limits(limits);
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_rate_limits(self, limits: RateLimits) -> Self {
+        self.set_rate_limits(Some(limits));
+        self
+    }
+
+    /// Replaces the rate limits of this server, every clone of it and every session from the
+    /// next request on (none when `None`): what [`with_rate_limits`](Self::with_rate_limits)
+    /// sets, replaced while the server serves (a [`gateway`](Self::gateway) does it when its
+    /// federation is [reconfigured](crate::federation::Federation::reconfigure) with other
+    /// `toolmodelLimits`). The buckets of the limits before are dropped with them: give the
+    /// same [`RateLimits`] (a clone) to keep what they counted.
+    pub fn set_rate_limits(&self, limits: Option<RateLimits>) {
+        self.rate_limits.set(limits);
     }
 
     /// Whether `caller` may see the tool served as `name` now (always without a policy; never

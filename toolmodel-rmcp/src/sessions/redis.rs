@@ -4,10 +4,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use redis::{
-    Script, ToRedisArgs,
-    aio::{ConnectionManager, ConnectionManagerConfig},
-};
+use redis::{Script, ToRedisArgs, aio::ConnectionManager};
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 use super::store::{
@@ -27,11 +24,9 @@ pub const DEFAULT_REDIS_SESSION_PREFIX: &str = "toolmodel:sessions";
 /// The store's error variant, `tracing` target and span.
 const STORE: Store = Store::Sessions;
 
-/// How long a command waits for its answer before it fails.
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// How long one attempt to connect (TCP, then the URL's `AUTH` and `SELECT`) may take.
-const CONNECTION_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long a command waits for its answer before it fails, and how long one attempt to
+/// connect (TCP, then the URL's `AUTH` and `SELECT`) may take.
+const TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How long a subscription (a new pub/sub connection and its `SUBSCRIBE`) may take.
 const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -198,17 +193,7 @@ impl RedisSessionStore {
     /// As [`connect`](Self::connect).
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, Error> {
         let shown = without_password(url);
-        let client = STORE.client(url)?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
-            // One attempt per connection: a command fails at once rather than after retries,
-            // and the next command connects again.
-            .set_number_of_retries(0);
-        let connection = client
-            .get_connection_manager_with_config(config)
-            .await
-            .map_err(|err| STORE.redis_error(&format!("connecting to {shown}"), err))?;
+        let (client, connection) = STORE.connect(url, &shown, TIMEOUT).await?;
         Ok(Self {
             connection,
             shared: Arc::new(Shared {

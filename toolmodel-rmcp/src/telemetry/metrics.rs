@@ -10,7 +10,9 @@
 //! | `mcp.server.session.duration` | histogram, s | `mcp.protocol.version`, `network.transport`: a 2025-era session (one that began with `initialize`), from `initialize` to its end |
 //! | `mcp.client.session.duration` | histogram, s | `error.type` (`session_closed` when it closed under the gateway: a crashed child, a dropped connection): a gateway's session with an upstream, from its opening to its end |
 //! | `toolmodel.server.sessions` | up-down counter | `network.transport`: 2025-era sessions open |
-//! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `connections` (`max_connections`: a connection refused, or an idle one closed to make room), `header_timeout` (a request header slower than `header_read_timeout`: slowloris), `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight; a shared session store's limit), `session` (a `DELETE` of an unknown session; with a shared session store, any request in a session the store does not have, and a client's answer no replica waits for), `session_store` (a shared session store out of reach), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `shutting_down` |
+//! | `toolmodel.http.refusals` | counter | `toolmodel.refusal`: requests the HTTP front refused, by reason: `connections` (`max_connections`: a connection refused, or an idle one closed to make room), `header_timeout` (a request header slower than `header_read_timeout`: slowloris), `path` (not the MCP path), `host` (`Host` missing, malformed or not allowed), `origin`, `body` (too large, too slow, unreadable), `limit` (`HttpLimits`' sessions and calls in flight; a shared session store's limit), `session` (a `DELETE` of an unknown session; with a shared session store, any request in a session the store does not have, and a client's answer no replica waits for), `session_store` (a shared session store out of reach), `authorization` (401), `scope` (403 `insufficient_scope`), `authorization_unavailable` (the authorization server unreachable), `rate` (introspection rate spent), `rate_limit` (a [`RateLimits`](crate::server::RateLimits) request rule's bucket empty: 429), `shutting_down` |
+//! | `toolmodel.rate_limits.refused` | counter | calls and requests [`RateLimits`](crate::server::RateLimits) refused (`isError` results and 429s; the 429s are counted in `toolmodel.http.refusals` too, reason `rate_limit`) |
+//! | `toolmodel.rate_limits.fallbacks` | counter | checks of shared rate limits counted in this replica's own buckets because Redis was out of reach |
 //! | `toolmodel.tasks.running` | up-down counter | tasks running on this replica |
 //! | `toolmodel.tasks.finished` | counter | `toolmodel.task.status`: `completed`, `failed`, `cancelled`, `input_required` |
 //! | `toolmodel.upstream.up` | gauge (1 or 0) | `toolmodel.upstream`, `toolmodel.upstream.state` (`starting`, `up`, `restarting`, `down`, `shut_down`) ([`observe_federation`](super::observe_federation)) |
@@ -58,6 +60,9 @@ mod recorded {
         pub(super) refusals: Counter<u64>,
         pub(super) tasks_running: UpDownCounter<i64>,
         pub(super) tasks_finished: Counter<u64>,
+        pub(super) rate_limited: Counter<u64>,
+        #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+        pub(super) rate_limit_fallbacks: Counter<u64>,
     }
 
     pub(super) fn instruments() -> &'static Instruments {
@@ -108,6 +113,18 @@ mod recorded {
                     .u64_counter("toolmodel.tasks.finished")
                     .with_unit("{task}")
                     .with_description("Tasks that ended on this server, by status.")
+                    .build(),
+                rate_limited: meter
+                    .u64_counter("toolmodel.rate_limits.refused")
+                    .with_unit("{call}")
+                    .with_description("Calls and requests the rate limits refused.")
+                    .build(),
+                rate_limit_fallbacks: meter
+                    .u64_counter("toolmodel.rate_limits.fallbacks")
+                    .with_unit("{check}")
+                    .with_description(
+                        "Checks of shared rate limits counted locally: Redis out of reach.",
+                    )
                     .build(),
             }
         })
@@ -240,4 +257,17 @@ pub(crate) fn task_finished(status: &'static str) {
             status,
         )],
     );
+}
+
+/// A call or request was refused by a rate limit.
+pub(crate) fn rate_limited() {
+    #[cfg(feature = "otel")]
+    recorded::instruments().rate_limited.add(1, &[]);
+}
+
+/// A check of shared rate limits was counted locally (Redis out of reach).
+#[cfg(feature = "redis")]
+pub(crate) fn rate_limit_fallback() {
+    #[cfg(feature = "otel")]
+    recorded::instruments().rate_limit_fallbacks.add(1, &[]);
 }

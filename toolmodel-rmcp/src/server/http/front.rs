@@ -37,7 +37,7 @@ use super::{
 #[cfg(feature = "auth")]
 use crate::{auth::Verifier, server::tool_call::ScopesCheckedOn};
 use crate::{
-    server::{ToolboxServer, compat},
+    server::{ToolboxServer, compat, rate_limits::Counted},
     sessions::{
         manager::{ReplicaSessions, StoreAdapter},
         relay::Relay,
@@ -86,7 +86,10 @@ use crate::{
 ///    connection closed), then the scopes of each tool a `tools/call` in it names (403),
 ///    against the toolbox served once the body is in, which the call then runs on (a tool
 ///    whose scopes change meanwhile never runs under its old ones);
-/// 7. the session: with a shared session store
+/// 7. for a body that holds a JSON-RPC request, the request rules of the server's
+///    [`RateLimits`](crate::server::RateLimits) (per user, or one bucket for everyone): 429
+///    Too Many Requests with `Retry-After` (the whole seconds until a token) over the limit;
+///    then the session: with a shared session store
 ///    ([`ToolboxServer::with_session_store`](crate::ToolboxServer::with_session_store)), one
 ///    this replica does not hold is read from the store (404, 503) and a `DELETE` ends it
 ///    everywhere (202); room for an `initialize`
@@ -164,8 +167,7 @@ struct Front {
     allow: AllowList,
     #[cfg(feature = "auth")]
     gate: Gate,
-    /// The server, for the tools' scopes the gate checks.
-    #[cfg(feature = "auth")]
+    /// The server, for the tools' scopes the gate checks and the rate limits in force.
     server: ToolboxServer,
     max_body_bytes: usize,
     body_read_timeout: Duration,
@@ -222,7 +224,6 @@ impl McpHttpService {
             allow,
             #[cfg(feature = "auth")]
             gate,
-            #[cfg(feature = "auth")]
             server,
             max_body_bytes: settings.limits.max_body_bytes,
             body_read_timeout: settings.limits.body_read_timeout,
@@ -350,6 +351,17 @@ impl McpHttpService {
                     })?;
             }
             head.extensions.insert(ScopesCheckedOn(toolbox));
+        }
+        // The limits in force when the request came (a reconfiguration may replace them).
+        let limits = front.server.rate_limits.get();
+        if let Some(limits) = Option::as_ref(&limits).filter(|limits| limits.has_request_rules())
+            && envelope.as_ref().is_some_and(Envelope::has_request)
+        {
+            let caller = head.extensions.get::<Arc<toolmodel::Caller>>();
+            limits
+                .check(caller.map(Arc::as_ref), Counted::Request)
+                .await
+                .map_err(Refusal::RateLimited)?;
         }
         let initialize = envelope.as_ref().is_some_and(Envelope::is_initialize);
         let session = admission::session_id(&head.headers);

@@ -92,6 +92,14 @@ impl Envelope {
         }
     }
 
+    /// Whether it holds a JSON-RPC request (a `method` and an `id`), not only notifications
+    /// or responses: what a rate limit's request rule counts.
+    pub(crate) fn has_request(&self) -> bool {
+        self.heads()
+            .iter()
+            .any(|head| head.method.is_some() && head.id.is_some())
+    }
+
     /// Whether it is an `initialize` request.
     pub(crate) fn is_initialize(&self) -> bool {
         matches!(self.heads(), [head] if head.method.as_deref() == Some("initialize"))

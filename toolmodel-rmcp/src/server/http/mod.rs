@@ -18,7 +18,8 @@
 //!    message's method, tool name and id, carried in the request's extensions as an
 //!    `Envelope`), for the gate's scope check of each `tools/call` it holds, admission and
 //!    the fix of `rmcp`'s answer (step 8);
-//! 6. `admission`: the session limits, over the `sessions` table, and the limit of a
+//! 6. the request rules of the server's [`RateLimits`](crate::server::RateLimits) (429 with
+//!    `Retry-After`), for a body that holds a JSON-RPC request; then `admission`: the session limits, over the `sessions` table, and the limit of a
 //!    caller's requests that name no session, over the `callers` table;
 //! 7. `rmcp`'s service;
 //! 8. `compat::json_errors` ([`compat`](super::compat), every workaround of `rmcp` 3.11 in one

@@ -25,7 +25,7 @@ use crate::auth::Challenge;
 const RETRY_AFTER_SECS: u64 = 1;
 
 /// Why a stage refused a request (each variant says its status).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub(super) enum Refusal {
     /// 404: the path is not the one served (this one).
     NotServedPath(String),
@@ -81,6 +81,10 @@ pub(super) enum Refusal {
     /// ([`ResourceServer::with_introspection_rate`](crate::auth::ResourceServer::with_introspection_rate)).
     #[cfg(feature = "auth")]
     IntrospectionBusy,
+    /// 429: a rate limit's request rule has no token left for the caller
+    /// ([`RateLimits`](crate::server::RateLimits)): which rule, and when to retry
+    /// (`Retry-After`, whole seconds).
+    RateLimited(crate::server::rate_limits::Refused),
     /// The server is shutting down ([`McpHttpService::close_sessions`](super::McpHttpService::close_sessions)
     /// was called): 404 to a request that names a session, which has ended (MCP, Streamable
     /// HTTP, "Session Management": a client then starts a new session, on the restarted
@@ -100,10 +104,13 @@ enum Then {
     KeepAlive,
 }
 
-/// Whether a refusal tells the client when to try again (`Retry-After: 1`).
+/// Whether a refusal tells the client when to try again (`Retry-After`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Retry {
+    /// In [`RETRY_AFTER_SECS`].
     After,
+    /// In this many seconds.
+    In(u64),
     No,
 }
 
@@ -265,6 +272,12 @@ impl Refusal {
                  (with_introspection_rate); retry later"
                     .to_owned(),
             ),
+            Self::RateLimited(refused) => answer(
+                S::TOO_MANY_REQUESTS,
+                KeepAlive,
+                In(refused.retry_after_secs()),
+                format!("Too Many Requests: {refused}"),
+            ),
             Self::ShuttingDown { session: true } => answer(
                 S::NOT_FOUND,
                 Close,
@@ -308,6 +321,7 @@ impl Refusal {
             Self::AuthorizationUnavailable => "authorization_unavailable",
             #[cfg(feature = "auth")]
             Self::IntrospectionBusy => "rate",
+            Self::RateLimited(_) => "rate_limit",
             Self::ShuttingDown { .. } => "shutting_down",
         }
     }
@@ -342,8 +356,14 @@ impl Refusal {
             _ => plain(status, message),
         };
         let headers = response.headers_mut();
-        if retry == Retry::After {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        match retry {
+            Retry::After => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+            }
+            Retry::In(secs) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            }
+            Retry::No => {}
         }
         #[cfg(feature = "auth")]
         if let Self::Unauthorized(challenge) | Self::InsufficientScope(challenge) = self {
