@@ -1,7 +1,13 @@
 //! The configuration file as `toolmodel gateway` runs it, checked against its options: what
 //! `--check-config` checks of the file, at start and at each reload (`reload`).
 
-use toolmodel_rmcp::federation::{Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH};
+use toolmodel_rmcp::{
+    federation::{
+        Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH, TOKEN_STORE_KEY_ENV,
+        TokenStore,
+    },
+    sessions::SESSION_STORE_ENV,
+};
 
 use crate::cli::GatewayArgs;
 use crate::gateway::EXCHANGE_SECRET_ENV;
@@ -128,12 +134,14 @@ fn with_exchange_client(
 
 /// `config` with the gateway's OAuth redirect endpoint when a server has
 /// `toolmodelCredentials.oauth`: the origin of `--resource` (else of `http://<--http>`)
-/// followed by [`REDIRECT_PATH`].
+/// followed by [`REDIRECT_PATH`]; with [`TOKEN_STORE_KEY_ENV`] set, the users' tokens kept
+/// encrypted in the Redis of [`SESSION_STORE_ENV`] too.
 ///
 /// # Errors
 ///
 /// A sentence: such a server and no `--http` or `--auth-issuer` (the users are told apart by
-/// their tokens), or a `--resource` that is not an absolute URL.
+/// their tokens), a `--resource` that is not an absolute URL, or a token store key that is
+/// not 32 bytes of base64 or without a Redis session store.
 fn with_redirect_uri(
     args: &GatewayArgs,
     mut config: FederationConfig,
@@ -162,5 +170,20 @@ fn with_redirect_uri(
         })
         .ok_or_else(|| format!("--resource {base:?} is not an absolute URL"))?;
     config.redirect_uri = Some(format!("{origin}{REDIRECT_PATH}"));
+    let key = std::env::var(TOKEN_STORE_KEY_ENV)
+        .ok()
+        .filter(|key| !key.trim().is_empty());
+    if let Some(key) = key {
+        let url = std::env::var(SESSION_STORE_ENV)
+            .ok()
+            .map(|url| url.trim().to_owned())
+            .filter(|url| url.starts_with("redis://") || url.starts_with("rediss://"))
+            .ok_or_else(|| {
+                format!(
+                    "{TOKEN_STORE_KEY_ENV} is set, but {SESSION_STORE_ENV} names no Redis server to keep the users' tokens in"
+                )
+            })?;
+        config.token_store = Some(TokenStore::new(url, &key).map_err(|err| err.to_string())?);
+    }
     Ok(config)
 }

@@ -7,7 +7,8 @@
 //! completes as `alice` at the third-party server, `notifications/elicitation/complete`
 //! arrives, and a second call asks nothing. A client that declines gets a tool error; one
 //! without `elicitation.url` gets `-32042` with the URL; a replayed `state` is a 400 page;
-//! under MCP 2026-07-28 the elicitation is an input round.
+//! under MCP 2026-07-28 the elicitation is an input round; tokens about to expire are
+//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key.
 
 use std::{
     collections::HashMap,
@@ -29,9 +30,14 @@ use tokio::net::TcpListener;
 use toolmodel_rmcp::{
     ToolboxServer,
     auth::ResourceServer,
-    federation::{Federation, FederationConfig, REDIRECT_PATH, URL_ELICITATION_REQUIRED},
+    federation::{
+        Federation, FederationConfig, REDIRECT_PATH, TokenStore, URL_ELICITATION_REQUIRED,
+    },
 };
-use toolmodel_test_support::issuer::{self, Issuer};
+use toolmodel_test_support::{
+    issuer::{self, Issuer},
+    redis::RedisServer,
+};
 
 use crate::gateway_credentials::{Seen, text, upstream};
 use crate::support::two_users::connect;
@@ -171,22 +177,23 @@ struct Setup {
     _third_party: Issuer,
     gateway: String,
     origin: String,
+    /// The upstream's MCP URL.
+    url: String,
     resource: String,
     seen: Seen,
 }
 
-/// The gateway on a port bound first (its redirect endpoint's URL is the third-party
-/// client's one redirect URI), the third-party authorization server, an upstream `saas`
-/// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
-/// access tokens live `token_ttl_secs`.
-async fn setup(token_ttl_secs: u64) -> Option<Setup> {
-    let issuer = Issuer::start(0).await?;
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let origin = format!("http://{}", listener.local_addr().expect("an address"));
-    let gateway = format!("{origin}/mcp");
-    let redirect_uri = format!("{origin}{REDIRECT_PATH}");
-    let third_party = Issuer::start_third_party(&redirect_uri, token_ttl_secs).await?;
-    let (url, resource, seen) = upstream(&third_party, "mcp").await;
+/// The federation of one server `saas` at `url` with `toolmodelCredentials.oauth`,
+/// redirecting to `redirect_uri`, its tokens kept in `store` too when given; served on
+/// `listener` behind `issuer`.
+async fn gateway(
+    issuer: &Issuer,
+    listener: TcpListener,
+    url: &str,
+    redirect_uri: &str,
+    store: Option<TokenStore>,
+) -> Federation {
+    let gateway = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     let secret = issuer::UPSTREAM_CLIENT.1.to_owned();
     let mut config = FederationConfig::from_json_with(
         &json!({"mcpServers": {"saas": {"url": url, "toolmodelCredentials": {"oauth": {
@@ -197,22 +204,44 @@ async fn setup(token_ttl_secs: u64) -> Option<Setup> {
         &|name| (name == "SAAS_CLIENT_SECRET").then(|| secret.clone()),
     )
     .expect("the configuration reads");
-    config.redirect_uri = Some(redirect_uri);
+    config.redirect_uri = Some(redirect_uri.to_owned());
+    config.token_store = store;
     let federation = Federation::start(config)
         .await
         .expect("the federation starts");
     let server = ToolboxServer::gateway(&federation)
         .with_authorization(ResourceServer::new(&issuer.url, &gateway).expect("authorization"));
     tokio::spawn(server.serve_http(listener).into_future());
+    federation
+}
+
+/// The gateway on a port bound first (its redirect endpoint's URL is the third-party
+/// client's one redirect URI), the third-party authorization server, an upstream `saas`
+/// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
+/// access tokens live `token_ttl_secs`; the users' tokens kept in `store` too when given.
+async fn setup_with(token_ttl_secs: u64, store: Option<TokenStore>) -> Option<Setup> {
+    let issuer = Issuer::start(0).await?;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let origin = format!("http://{}", listener.local_addr().expect("an address"));
+    let redirect_uri = format!("{origin}{REDIRECT_PATH}");
+    let third_party = Issuer::start_third_party(&redirect_uri, token_ttl_secs).await?;
+    let (url, resource, seen) = upstream(&third_party, "mcp").await;
+    let federation = gateway(&issuer, listener, &url, &redirect_uri, store).await;
     Some(Setup {
         _federation: federation,
         issuer,
         _third_party: third_party,
-        gateway,
+        gateway: format!("{origin}/mcp"),
         origin,
+        url,
         resource,
         seen,
     })
+}
+
+/// [`setup_with`] without a token store.
+async fn setup(token_ttl_secs: u64) -> Option<Setup> {
+    setup_with(token_ttl_secs, None).await
 }
 
 /// `client`'s call of `saas__whoami`, bounded by 20 s.
@@ -347,4 +376,73 @@ async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
     assert_eq!(browser.seen.lock().unwrap().len(), 1, "asked once only");
     let after = setup.seen.lock().unwrap().last().cloned();
     assert_ne!(before, after, "a new access token after the refresh");
+}
+
+/// Two keys of 32 bytes, base64.
+const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypted_at_rest() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = TokenStore::new(&redis.url, KEY).expect("a key");
+    let Some(setup) = setup_with(300, Some(store.clone())).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("dave"), true);
+    let client = connect(&setup.gateway, token, browser, false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject dave,"), "{first:?}");
+    // Another gateway (another process, say) with the same Redis and key: the same user is
+    // not asked (its client would decline), the call runs as dave.
+    let redirect_uri = format!("{}{REDIRECT_PATH}", setup.origin);
+    let other = |store| async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        let federation = gateway(&setup.issuer, listener, &setup.url, &redirect_uri, store).await;
+        (federation, url)
+    };
+    let (_second, second_url) = other(Some(store)).await;
+    let token = setup.issuer.token(&second_url, "notes:read").await;
+    let decliner = Browser::new(Answer::Decline, true);
+    let client = connect(&second_url, token, decliner.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert!(text(&result).starts_with("subject dave,"), "{result:?}");
+    assert!(decliner.seen.lock().unwrap().is_empty(), "asked again");
+    // Redis holds ciphertext: no token the upstream received is in it.
+    let mut connection = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("toolmodel:oauth-tokens:*")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    let value: Vec<u8> = redis::cmd("GET")
+        .arg(&keys[0])
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let value = String::from_utf8_lossy(&value).into_owned();
+    for header in setup.seen.lock().unwrap().iter() {
+        let sent = header.trim_start_matches("Bearer ");
+        assert!(!value.contains(sent), "a token in clear in Redis");
+    }
+    assert!(!value.contains("dave") && !value.contains("refresh"));
+    // A gateway with another key cannot open them: the user is asked (and declines).
+    let other_store = TokenStore::new(&redis.url, OTHER_KEY).expect("a key");
+    let (_third, third_url) = other(Some(other_store)).await;
+    let token = setup.issuer.token(&third_url, "notes:read").await;
+    let client = connect(&third_url, token, decliner.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_eq!(
+        text(&result),
+        "the user declined authorization of server \"saas\""
+    );
 }

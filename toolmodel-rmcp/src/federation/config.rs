@@ -55,6 +55,12 @@ pub struct FederationConfig {
     /// `--resource`). [`Federation::start`](super::Federation::start) refuses such a server
     /// without it; read at start only (a reconfiguration keeps the first).
     pub redirect_uri: Option<String>,
+    /// Where the users' tokens of servers with [`OAuth`](Credentials::OAuth) credentials are
+    /// kept besides memory: Redis, encrypted (feature `redis`; `toolmodel gateway`: the Redis
+    /// of `MCP_SESSION_STORE` with the key of [`TOKEN_STORE_KEY_ENV`](super::TOKEN_STORE_KEY_ENV));
+    /// in memory only when `None`. Read at start only.
+    #[cfg(feature = "redis")]
+    pub token_store: Option<super::TokenStore>,
     /// The rate limits of calls and requests (JSON: top-level `toolmodelLimits`); none when
     /// `None`.
     pub rate_limits: Option<RateLimits>,
@@ -69,6 +75,8 @@ impl FederationConfig {
             tool_policy: None,
             exchange_client: None,
             redirect_uri: None,
+            #[cfg(feature = "redis")]
+            token_store: None,
             rate_limits: None,
         }
     }
@@ -88,10 +96,20 @@ pub struct FederationConfigBuilder {
     tool_policy: Option<ToolPolicy>,
     exchange_client: Option<ExchangeClient>,
     redirect_uri: Option<String>,
+    #[cfg(feature = "redis")]
+    token_store: Option<super::TokenStore>,
     rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfigBuilder {
+    /// Keeps the users' third-party tokens in `store` too
+    /// ([`FederationConfig::token_store`]).
+    #[cfg(feature = "redis")]
+    pub fn with_token_store(mut self, store: super::TokenStore) -> Self {
+        self.token_store = Some(store);
+        self
+    }
+
     /// The public URL of the gateway's redirect endpoint
     /// ([`FederationConfig::redirect_uri`]).
     pub fn with_redirect_uri(mut self, url: impl Into<String>) -> Self {
@@ -180,6 +198,8 @@ impl FederationConfigBuilder {
             tool_policy: self.tool_policy,
             exchange_client: self.exchange_client,
             redirect_uri: self.redirect_uri,
+            #[cfg(feature = "redis")]
+            token_store: self.token_store,
             rate_limits: self.rate_limits,
         })
     }

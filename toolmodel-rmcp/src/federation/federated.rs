@@ -302,7 +302,7 @@ impl Federation {
         let local: Local = Box::new(local);
         let empty = local(Toolbox::builder()).build()?;
         let exchanger = exchanger(&config)?;
-        let callbacks = callbacks(&config)?;
+        let callbacks = callbacks(&config).await?;
         let downstream = Arc::new(Downstream::default());
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
@@ -897,8 +897,10 @@ fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error>
 ///
 /// [`Error::Config`] about the first server of `oauth` credentials when `config` names no
 /// redirect URI ([`check_no_oauth`]), or one that is not an absolute `http(s)` URL without a
-/// fragment (RFC 6749 §3.1.2), or when its HTTP client cannot be built.
-fn callbacks(config: &FederationConfig) -> Result<Option<Arc<Callbacks>>, Error> {
+/// fragment (RFC 6749 §3.1.2), or when its HTTP client cannot be built;
+/// [`Error::TokenStore`] when its [`token_store`](FederationConfig::token_store) cannot be
+/// reached.
+async fn callbacks(config: &FederationConfig) -> Result<Option<Arc<Callbacks>>, Error> {
     let Some(redirect_uri) = &config.redirect_uri else {
         check_no_oauth(config)?;
         return Ok(None);
@@ -923,7 +925,18 @@ fn callbacks(config: &FederationConfig) -> Result<Option<Arc<Callbacks>>, Error>
                 "the gateway's redirect URI {redirect_uri:?} is not an absolute http(s) URL without a fragment (RFC 6749 §3.1.2)"
             ))
         })?;
-    Callbacks::new(url).map(Some).map_err(at)
+    #[cfg(feature = "redis")]
+    let store = match &config.token_store {
+        Some(store) => Some(crate::federation::credentials::Sealed::connect(store).await?),
+        None => None,
+    };
+    Callbacks::new(
+        url,
+        #[cfg(feature = "redis")]
+        store,
+    )
+    .map(Some)
+    .map_err(at)
 }
 
 /// [`Error::Config`] about the first server of `oauth` credentials in `config`, which the

@@ -58,6 +58,8 @@ pub use credentials::{
     MAX_USER_SESSIONS, OAuthClient, REDIRECT_PATH, TokenExchange, URL_ELICITATION_REQUIRED,
     USER_SESSION_IDLE,
 };
+#[cfg(feature = "redis")]
+pub use credentials::{STORED_REFRESH_TTL, TOKEN_STORE_KEY_ENV, TokenStore};
 pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;

@@ -95,6 +95,9 @@ pub(crate) struct Authorizer {
     client: OAuthClient,
     callbacks: Arc<Callbacks>,
     http: reqwest::Client,
+    /// The Redis store of the tokens, when the gateway has one (feature `redis`).
+    #[cfg(feature = "redis")]
+    store: Option<Arc<super::store::Sealed>>,
     found: tokio::sync::Mutex<Option<Arc<Found>>>,
     tokens: Mutex<HashMap<User, Held>>,
     gateway: Mutex<Option<Exchanged>>,
@@ -142,6 +145,8 @@ impl Authorizer {
             url: url.to_owned(),
             client,
             http: callbacks.http().clone(),
+            #[cfg(feature = "redis")]
+            store: callbacks.store(),
             callbacks,
             found: tokio::sync::Mutex::new(None),
             tokens: Mutex::new(HashMap::new()),
@@ -296,6 +301,8 @@ impl Authorizer {
     /// A sentence when the refresh failed otherwise (the server unreachable, its answer not
     /// valid).
     pub(crate) async fn token(&self, user: &User) -> Result<Option<AccessToken>, String> {
+        #[cfg(feature = "redis")]
+        self.load(user).await;
         let refresh = {
             let tokens = lock(&self.tokens);
             match tokens.get(user) {
@@ -307,17 +314,17 @@ impl Authorizer {
             }
         };
         let Some(refresh) = refresh else {
-            lock(&self.tokens).remove(user);
+            self.drop_tokens(user).await;
             return Ok(None);
         };
         match self.refresh(&refresh).await {
             Ok(issued) => {
                 let token = issued.access_token.clone();
-                self.keep(user, issued, Some(refresh));
+                self.keep(user, issued, Some(refresh)).await;
                 Ok(Some(token))
             }
             Err(Refresh::Refused) => {
-                lock(&self.tokens).remove(user);
+                self.drop_tokens(user).await;
                 Ok(None)
             }
             Err(Refresh::Failed(why)) => Err(why),
@@ -351,13 +358,52 @@ impl Authorizer {
     }
 
     /// Keeps `issued` for `user` (its refresh token, or `previous` when none was issued:
-    /// RFC 6749 §6 lets the server keep the old one).
-    fn keep(&self, user: &User, issued: Issued, previous: Option<String>) {
+    /// RFC 6749 §6 lets the server keep the old one), in memory and in the store.
+    async fn keep(&self, user: &User, issued: Issued, previous: Option<String>) {
+        let refresh = issued.refresh_token.or(previous);
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store {
+            let record = super::store::Record {
+                access_token: issued.access_token.secret().to_owned(),
+                refresh_token: refresh.clone(),
+                expires_at: super::store::now_unix() + issued.lifetime.as_secs(),
+            };
+            store.put(&self.server, user, &record).await;
+        }
         let held = Held {
             access: Exchanged::new(issued.access_token, issued.lifetime),
-            refresh: issued.refresh_token.or(previous),
+            refresh,
         };
         lock(&self.tokens).insert(user.clone(), held);
+    }
+
+    /// Forgets `user`'s tokens, in memory and in the store.
+    async fn drop_tokens(&self, user: &User) {
+        lock(&self.tokens).remove(user);
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store {
+            store.remove(&self.server, user).await;
+        }
+    }
+
+    /// Reads `user`'s tokens from the store into memory when memory has none (another
+    /// replica, or this one before a restart, obtained them).
+    #[cfg(feature = "redis")]
+    async fn load(&self, user: &User) {
+        let Some(store) = &self.store else { return };
+        if lock(&self.tokens).contains_key(user) {
+            return;
+        }
+        let Some(record) = store.get(&self.server, user).await else {
+            return;
+        };
+        let lifetime =
+            Duration::from_secs(record.expires_at.saturating_sub(super::store::now_unix()));
+        let held = Held {
+            access: Exchanged::new(AccessToken::new(record.access_token), lifetime),
+            refresh: record.refresh_token,
+        };
+        lock(&self.tokens).entry(user.clone()).or_insert(held);
     }
 
     /// Redeems `code` for `pending`'s user (RFC 6749 §4.1.3 with RFC 7636's `code_verifier`
@@ -386,7 +432,7 @@ impl Authorizer {
         )
         .await
         .map_err(|err| described(&err))?;
-        self.keep(&pending.user, issued, None);
+        self.keep(&pending.user, issued, None).await;
         Ok(())
     }
 

@@ -30,6 +30,9 @@ pub(crate) struct Callbacks {
     /// The HTTP client of every [`Authorizer`]: no redirect followed, each request bounded
     /// by [`DEFAULT_EXCHANGE_TIMEOUT`].
     http: reqwest::Client,
+    /// Where the users' tokens are kept besides memory (feature `redis`).
+    #[cfg(feature = "redis")]
+    store: Option<Arc<super::store::Sealed>>,
     states: Mutex<HashMap<String, Issued>>,
 }
 
@@ -71,12 +74,16 @@ impl Page {
 }
 
 impl Callbacks {
-    /// The endpoint at `redirect_uri`, no state issued.
+    /// The endpoint at `redirect_uri`, no state issued, the users' tokens kept in `store` too
+    /// (feature `redis`).
     ///
     /// # Errors
     ///
     /// A sentence when the HTTP client cannot be built (no TLS backend).
-    pub(crate) fn new(redirect_uri: Url) -> Result<Arc<Self>, String> {
+    pub(crate) fn new(
+        redirect_uri: Url,
+        #[cfg(feature = "redis")] store: Option<Arc<super::store::Sealed>>,
+    ) -> Result<Arc<Self>, String> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(DEFAULT_EXCHANGE_TIMEOUT)
@@ -85,8 +92,16 @@ impl Callbacks {
         Ok(Arc::new(Self {
             redirect_uri,
             http,
+            #[cfg(feature = "redis")]
+            store,
             states: Mutex::new(HashMap::new()),
         }))
+    }
+
+    /// The store of the users' tokens, when the gateway has one.
+    #[cfg(feature = "redis")]
+    pub(crate) fn store(&self) -> Option<Arc<super::store::Sealed>> {
+        self.store.clone()
     }
 
     /// The HTTP client of the authorizers.

@@ -12,6 +12,7 @@
 //!   discovery from the upstream's `401`, each user's authorization through URL-mode
 //!   elicitation, their tokens kept and refreshed; `callback`: the gateway's redirect
 //!   endpoint, which receives the codes;
+//! - `store` (feature `redis`): those tokens in Redis too, encrypted (AES-256-GCM);
 //! - `users`: a session per (user, server), bounded, idle ones closed.
 
 mod authorization;
@@ -20,6 +21,8 @@ mod cache;
 mod callback;
 mod config;
 mod exchange;
+#[cfg(feature = "redis")]
+mod store;
 mod users;
 
 pub(crate) use authorization::Authorizer;
@@ -32,5 +35,9 @@ pub use config::{
     OAuthClient, TokenExchange,
 };
 pub(crate) use exchange::Exchanger;
+#[cfg(feature = "redis")]
+pub(crate) use store::Sealed;
+#[cfg(feature = "redis")]
+pub use store::{STORED_REFRESH_TTL, TOKEN_STORE_KEY_ENV, TokenStore};
 pub(crate) use users::{Issuing, Users};
 pub use users::{MAX_USER_SESSIONS, USER_SESSION_IDLE};
