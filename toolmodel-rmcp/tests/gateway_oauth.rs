@@ -30,14 +30,9 @@ use tokio::net::TcpListener;
 use toolmodel_rmcp::{
     ToolboxServer,
     auth::ResourceServer,
-    federation::{
-        Federation, FederationConfig, REDIRECT_PATH, TokenStore, URL_ELICITATION_REQUIRED,
-    },
+    federation::{Federation, FederationConfig, REDIRECT_PATH, URL_ELICITATION_REQUIRED},
 };
-use toolmodel_test_support::{
-    issuer::{self, Issuer},
-    redis::RedisServer,
-};
+use toolmodel_test_support::issuer::{self, Issuer};
 
 use crate::gateway_credentials::{Seen, text, upstream};
 use crate::support::two_users::connect;
@@ -184,14 +179,14 @@ struct Setup {
 }
 
 /// The federation of one server `saas` at `url` with `toolmodelCredentials.oauth`,
-/// redirecting to `redirect_uri`, its tokens kept in `store` too when given; served on
+/// redirecting to `redirect_uri`, its configuration finished by `configure`; served on
 /// `listener` behind `issuer`.
 async fn gateway(
     issuer: &Issuer,
     listener: TcpListener,
     url: &str,
     redirect_uri: &str,
-    store: Option<TokenStore>,
+    configure: impl FnOnce(&mut FederationConfig),
 ) -> Federation {
     let gateway = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     let secret = issuer::UPSTREAM_CLIENT.1.to_owned();
@@ -205,7 +200,7 @@ async fn gateway(
     )
     .expect("the configuration reads");
     config.redirect_uri = Some(redirect_uri.to_owned());
-    config.token_store = store;
+    configure(&mut config);
     let federation = Federation::start(config)
         .await
         .expect("the federation starts");
@@ -218,15 +213,18 @@ async fn gateway(
 /// The gateway on a port bound first (its redirect endpoint's URL is the third-party
 /// client's one redirect URI), the third-party authorization server, an upstream `saas`
 /// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
-/// access tokens live `token_ttl_secs`; the users' tokens kept in `store` too when given.
-async fn setup_with(token_ttl_secs: u64, store: Option<TokenStore>) -> Option<Setup> {
+/// access tokens live `token_ttl_secs`; the configuration finished by `configure`.
+async fn setup_with(
+    token_ttl_secs: u64,
+    configure: impl FnOnce(&mut FederationConfig),
+) -> Option<Setup> {
     let issuer = Issuer::start(0).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
     let redirect_uri = format!("{origin}{REDIRECT_PATH}");
     let third_party = Issuer::start_third_party(&redirect_uri, token_ttl_secs).await?;
     let (url, resource, seen) = upstream(&third_party, "mcp").await;
-    let federation = gateway(&issuer, listener, &url, &redirect_uri, store).await;
+    let federation = gateway(&issuer, listener, &url, &redirect_uri, configure).await;
     Some(Setup {
         _federation: federation,
         issuer,
@@ -239,9 +237,9 @@ async fn setup_with(token_ttl_secs: u64, store: Option<TokenStore>) -> Option<Se
     })
 }
 
-/// [`setup_with`] without a token store.
+/// [`setup_with`] with the configuration as it is.
 async fn setup(token_ttl_secs: u64) -> Option<Setup> {
-    setup_with(token_ttl_secs, None).await
+    setup_with(token_ttl_secs, |_| {}).await
 }
 
 /// `client`'s call of `saas__whoami`, bounded by 20 s.
@@ -278,6 +276,10 @@ async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
     let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
     assert_eq!(query["code_challenge_method"], "S256");
     assert_eq!(query["resource"], setup.resource);
+    assert_eq!(
+        setup.resource, setup.url,
+        "RFC 9728: the resource is the upstream's URL"
+    );
     assert_eq!(query["client_id"], issuer::UPSTREAM_CLIENT.0);
     let landed = browser.landed.lock().unwrap().clone();
     assert_eq!(landed[0].0, 200, "{landed:?}");
@@ -378,17 +380,21 @@ async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
     assert_ne!(before, after, "a new access token after the refresh");
 }
 
-/// Two keys of 32 bytes, base64.
-const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
-const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
-
+#[cfg(feature = "redis")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypted_at_rest() {
+    use toolmodel_rmcp::federation::TokenStore;
+    use toolmodel_test_support::redis::RedisServer;
+    // Two keys of 32 bytes, base64.
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
+
     let Some(redis) = RedisServer::start() else {
         return;
     };
     let store = TokenStore::new(&redis.url, KEY).expect("a key");
-    let Some(setup) = setup_with(300, Some(store.clone())).await else {
+    let kept = store.clone();
+    let Some(setup) = setup_with(300, move |config| config.token_store = Some(kept)).await else {
         return;
     };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
@@ -399,13 +405,21 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     // Another gateway (another process, say) with the same Redis and key: the same user is
     // not asked (its client would decline), the call runs as dave.
     let redirect_uri = format!("{}{REDIRECT_PATH}", setup.origin);
-    let other = |store| async {
+    let other = |store: TokenStore| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
         let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-        let federation = gateway(&setup.issuer, listener, &setup.url, &redirect_uri, store).await;
+        let configure = move |config: &mut FederationConfig| config.token_store = Some(store);
+        let federation = gateway(
+            &setup.issuer,
+            listener,
+            &setup.url,
+            &redirect_uri,
+            configure,
+        )
+        .await;
         (federation, url)
     };
-    let (_second, second_url) = other(Some(store)).await;
+    let (_second, second_url) = other(store).await;
     let token = setup.issuer.token(&second_url, "notes:read").await;
     let decliner = Browser::new(Answer::Decline, true);
     let client = connect(&second_url, token, decliner.clone(), false).await;
@@ -437,7 +451,7 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     assert!(!value.contains("dave") && !value.contains("refresh"));
     // A gateway with another key cannot open them: the user is asked (and declines).
     let other_store = TokenStore::new(&redis.url, OTHER_KEY).expect("a key");
-    let (_third, third_url) = other(Some(other_store)).await;
+    let (_third, third_url) = other(other_store).await;
     let token = setup.issuer.token(&third_url, "notes:read").await;
     let client = connect(&third_url, token, decliner.clone(), false).await;
     let result = whoami(&client).await.expect("a result");
