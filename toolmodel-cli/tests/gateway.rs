@@ -653,6 +653,18 @@ fn check_config_derives_the_oauth_redirect_endpoint_from_the_resource() {
         .stdout(predicates::str::contains(
             "  server \"saas\": each user authorizes toolmodel-gateway at its authorization server, redirected to https://mcp.example.com/oauth/callback\n",
         ));
+    // The token store's key needs a Redis session store, and 32 bytes.
+    let key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", key)]).code(1).stderr(
+        "error: MCP_TOKEN_STORE_KEY is set, but MCP_SESSION_STORE names no Redis server to keep the users' tokens in\n",
+    );
+    let redis = ("MCP_SESSION_STORE", "redis://127.0.0.1:1");
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", "c2hvcnQ="), redis])
+        .code(1)
+        .stderr(
+            "error: token store: the key (MCP_TOKEN_STORE_KEY) is not 32 bytes in base64 (make one with: openssl rand -base64 32)\n",
+        );
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", key), redis]).code(0);
 }
 
 #[test]
