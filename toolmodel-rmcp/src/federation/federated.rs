@@ -90,6 +90,9 @@ type Reconfigure = Box<dyn Fn(&Federation) + Send + Sync>;
 /// | more than [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) such rounds in one run | `isError` naming the limit |
 /// | a server with [`credentials`](super::UpstreamConfig::credentials): the call has no verified access token | `isError`: `server "<name>" is called with each user's own credentials ...` |
 /// | such a server: the authorization server refuses the token exchange, or does not answer in time | `isError`: `server "<name>": the authorization server refused the token exchange: <error> (<description>)`, or `... could not be reached ...` |
+/// | a server of [`OAuth`](super::Credentials::OAuth) credentials, a user it holds no token for, whose client declared no `elicitation.url` | JSON-RPC error [`URL_ELICITATION_REQUIRED`](super::URL_ELICITATION_REQUIRED) (`-32042`), `data.elicitations` the URL to open |
+/// | such a user declines or cancels the URL-mode elicitation | `isError`: `the user declined authorization of server "<name>"` |
+/// | such a user's authorization fails (an `error` back from the authorization server, the code refused) or is not finished in [`AUTHORIZATION_TTL`](super::AUTHORIZATION_TTL) | `isError`: `server "<name>": the user's authorization failed: ...` |
 ///
 /// A call of a server with [`credentials`](super::UpstreamConfig::credentials) runs on the
 /// caller's own session with a token obtained for it (the guide's "Each user's own
