@@ -37,7 +37,7 @@
 // (GET: an HTML form with a `login` field; POST login=<name>: signed in as subject <name>); the
 // consent that follows is granted at once (every scope and resource asked for). Refresh tokens
 // are issued without offline_access. ACCESS_TOKEN_TTL (seconds, default 300) sets the lifetime of
-// the access tokens for resources.
+// the access tokens for resources, REFRESH_TOKEN_TTL (seconds) that of the refresh tokens.
 //
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
@@ -80,6 +80,8 @@ const authCodeClients = redirectUri ? [{
 }] : [];
 
 const provider = new Provider(issuer, {
+  // REFRESH_TOKEN_TTL (seconds): refresh tokens that expire soon (a refresh then refused).
+  ...(process.env.REFRESH_TOKEN_TTL ? { ttl: { RefreshToken: Number(process.env.REFRESH_TOKEN_TTL) } } : {}),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   jwks: { keys: [jwk] },

@@ -213,16 +213,18 @@ async fn gateway(
 /// The gateway on a port bound first (its redirect endpoint's URL is the third-party
 /// client's one redirect URI), the third-party authorization server, an upstream `saas`
 /// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
-/// access tokens live `token_ttl_secs`; the configuration finished by `configure`.
+/// access tokens live `token_ttl_secs`, its refresh tokens `refresh_ttl_secs` (`None`: 14
+/// days); the configuration finished by `configure`.
 async fn setup_with(
-    token_ttl_secs: u64,
+    (token_ttl_secs, refresh_ttl_secs): (u64, Option<u64>),
     configure: impl FnOnce(&mut FederationConfig),
 ) -> Option<Setup> {
     let issuer = Issuer::start(0).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
     let redirect_uri = format!("{origin}{REDIRECT_PATH}");
-    let third_party = Issuer::start_third_party(&redirect_uri, token_ttl_secs).await?;
+    let third_party =
+        Issuer::start_third_party(&redirect_uri, token_ttl_secs, refresh_ttl_secs).await?;
     let (url, resource, seen) = upstream(&third_party, "mcp").await;
     let federation = gateway(&issuer, listener, &url, &redirect_uri, configure).await;
     Some(Setup {
@@ -239,7 +241,7 @@ async fn setup_with(
 
 /// [`setup_with`] with the configuration as it is.
 async fn setup(token_ttl_secs: u64) -> Option<Setup> {
-    setup_with(token_ttl_secs, |_| {}).await
+    setup_with((token_ttl_secs, None), |_| {}).await
 }
 
 /// `client`'s call of `saas__whoami`, bounded by 20 s.
@@ -380,6 +382,27 @@ async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
     assert_ne!(before, after, "a new access token after the refresh");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_refresh_asks_the_user_again_by_elicitation() {
+    // Access tokens of 2 s (used for 1 s), refresh tokens of 1 s: refused after 1.5 s.
+    let Some(setup) = setup_with((2, Some(1)), |_| {}).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("erin"), true);
+    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject erin,"), "{first:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let second = whoami(&client).await.expect("a result");
+    assert!(text(&second).starts_with("subject erin,"), "{second:?}");
+    assert_eq!(
+        browser.seen.lock().unwrap().len(),
+        2,
+        "asked again once the refresh was refused"
+    );
+}
+
 #[cfg(feature = "redis")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypted_at_rest() {
@@ -394,7 +417,8 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     };
     let store = TokenStore::new(&redis.url, KEY).expect("a key");
     let kept = store.clone();
-    let Some(setup) = setup_with(300, move |config| config.token_store = Some(kept)).await else {
+    let Some(setup) = setup_with((300, None), move |config| config.token_store = Some(kept)).await
+    else {
         return;
     };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
