@@ -30,6 +30,15 @@
 // path ends in `/refused` is refused (invalid_target). `GET /exchanges` counts the exchanges
 // made, by "<sub> <resource>".
 //
+// With AUTH_CODE_REDIRECT_URI set (a third-party upstream's own authorization server, for the
+// gateway's per-user authorization tests): the client toolmodel-upstream / upstream-secret,
+// authorization_code with PKCE (S256) to that redirect URI, refresh_token, and client_credentials
+// (the gateway's catalog token), scope profile:read. Its login is a form at /interaction/<uid>
+// (GET: an HTML form with a `login` field; POST login=<name>: signed in as subject <name>); the
+// consent that follows is granted at once (every scope and resource asked for). Refresh tokens
+// are issued without offline_access. ACCESS_TOKEN_TTL (seconds, default 300) sets the lifetime of
+// the access tokens for resources, REFRESH_TOKEN_TTL (seconds) that of the refresh tokens.
+//
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
 //
@@ -58,7 +67,23 @@ const kid = crypto.randomUUID();
 const jwk = { ...signing.privateKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' };
 const rogue = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
+// The third-party mode's client (AUTH_CODE_REDIRECT_URI).
+const redirectUri = process.env.AUTH_CODE_REDIRECT_URI;
+const authCodeClients = redirectUri ? [{
+  client_id: 'toolmodel-upstream',
+  client_secret: 'upstream-secret',
+  grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+  redirect_uris: [redirectUri],
+  response_types: ['code'],
+  id_token_signed_response_alg: 'ES256',
+  scope: PROFILE,
+}] : [];
+
 const provider = new Provider(issuer, {
+  // REFRESH_TOKEN_TTL (seconds): refresh tokens that expire soon (a refresh then refused).
+  ...(process.env.REFRESH_TOKEN_TTL ? { ttl: { RefreshToken: Number(process.env.REFRESH_TOKEN_TTL) } } : {}),
+  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   jwks: { keys: [jwk] },
   // An opaque client_credentials token's introspection names the client as its subject, as
   // oidc-provider's JWT access tokens do (RFC 9068 §2.2): resource servers require `sub`.
@@ -119,6 +144,7 @@ const provider = new Provider(issuer, {
       response_types: [],
       id_token_signed_response_alg: 'ES256',
     },
+    ...authCodeClients,
   ],
   scopes: [...SCOPES.split(' '), PROFILE],
   clientBasedCORS: (_ctx, origin, client) => client.clientId === 'toolmodel-browser'
@@ -134,7 +160,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: async (_ctx, resource) => ({
         scope: `${SCOPES} ${PROFILE}`,
         audience: resource,
-        accessTokenTTL: 300,
+        accessTokenTTL: Number(process.env.ACCESS_TOKEN_TTL || 300),
         accessTokenFormat: resource.endsWith('/opaque') ? 'opaque' : 'jwt',
         jwt: { sign: { alg: 'ES256' } },
       }),
@@ -219,8 +245,46 @@ function forge({ key = 'issuer', header = {}, claims = {} }) {
   return `${input}.${signature}`;
 }
 
+// The login form of the third-party mode, and the consent granted at once.
+async function interaction(req, res) {
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name === 'consent') {
+    const { prompt: { details: missing }, params, session: { accountId } } = details;
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: params.client_id });
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes || {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return;
+  }
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/html' }).end(
+      `<!doctype html><title>Sign in</title><form method="post" action="/interaction/${details.uid}">`
+      + '<input name="login" autofocus><button>Sign in</button></form>',
+    );
+    return;
+  }
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const login = new URLSearchParams(text).get('login');
+  if (!login) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('login is required');
+    return;
+  }
+  await provider.interactionFinished(req, res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
+}
+
 const callback = provider.callback();
 server.on('request', (req, res) => {
+  if (redirectUri && req.url.startsWith('/interaction/')) {
+    interaction(req, res).catch((err) => {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end(String(err));
+    });
+    return;
+  }
   if (req.method === 'GET' && req.url === '/exchanges') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(exchanges));
     return;

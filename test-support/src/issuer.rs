@@ -22,8 +22,19 @@ pub const OTHER_CLIENT: (&str, &str) = ("toolmodel-other", "other-secret");
 /// A gateway's own client: `client_credentials` and token exchange (RFC 8693) of the tokens
 /// whose audience [`Issuer::allow_exchange_from`] registered.
 pub const GATEWAY_CLIENT: (&str, &str) = ("toolmodel-gateway", "gateway-secret");
+/// The client of a third-party authorization server ([`Issuer::start_third_party`]):
+/// `authorization_code` with PKCE to its one redirect URI, `refresh_token`,
+/// `client_credentials`, scope `profile:read`.
+pub const UPSTREAM_CLIENT: (&str, &str) = ("toolmodel-upstream", "upstream-secret");
 /// The resource server's own client, for introspection.
 pub const SERVER_CLIENT: (&str, &str) = ("toolmodel-server", "server-secret");
+
+/// The third-party mode of `provider.mjs` ([`Issuer::start_third_party`]).
+struct ThirdParty<'a> {
+    redirect_uri: &'a str,
+    token_ttl_secs: u64,
+    refresh_ttl_secs: Option<u64>,
+}
 
 /// A running `provider.mjs`.
 pub struct Issuer {
@@ -41,7 +52,30 @@ impl Issuer {
     /// Starts the provider on `port` (0: any free one). `None` (with a notice) when it cannot
     /// start outside CI.
     pub async fn start(port: u16) -> Option<Self> {
-        match Self::try_start(port).await {
+        Self::start_with(port, None).await
+    }
+
+    /// Starts another provider as a third-party upstream's own authorization server: its
+    /// client [`UPSTREAM_CLIENT`] may redirect to `redirect_uri` only, and a user signs in at
+    /// `/interaction/<uid>` by posting the form field `login` (their subject); the consent is
+    /// granted at once; its access tokens live `token_ttl_secs`, its refresh tokens
+    /// `refresh_ttl_secs` (`None`: oidc-provider's default, 14 days). `None` (with a notice)
+    /// when it cannot start outside CI.
+    pub async fn start_third_party(
+        redirect_uri: &str,
+        token_ttl_secs: u64,
+        refresh_ttl_secs: Option<u64>,
+    ) -> Option<Self> {
+        let third_party = ThirdParty {
+            redirect_uri,
+            token_ttl_secs,
+            refresh_ttl_secs,
+        };
+        Self::start_with(0, Some(third_party)).await
+    }
+
+    async fn start_with(port: u16, third_party: Option<ThirdParty<'_>>) -> Option<Self> {
+        match Self::try_start(port, third_party).await {
             Ok(issuer) => Some(issuer),
             Err(why) if std::env::var_os("CI").is_some() => {
                 panic!("the authorization server did not start under CI: {why}")
@@ -55,12 +89,21 @@ impl Issuer {
         }
     }
 
-    async fn try_start(port: u16) -> Result<Self, String> {
+    async fn try_start(port: u16, third_party: Option<ThirdParty<'_>>) -> Result<Self, String> {
         let root = repo();
         if !root.join("serve/auth/node_modules/oidc-provider").is_dir() {
             return Err("serve/auth/node_modules/oidc-provider is not installed".into());
         }
-        let mut child = Command::new("node")
+        let mut command = Command::new("node");
+        if let Some(third_party) = third_party {
+            command
+                .env("AUTH_CODE_REDIRECT_URI", third_party.redirect_uri)
+                .env("ACCESS_TOKEN_TTL", third_party.token_ttl_secs.to_string());
+            if let Some(ttl) = third_party.refresh_ttl_secs {
+                command.env("REFRESH_TOKEN_TTL", ttl.to_string());
+            }
+        }
+        let mut child = command
             .arg(root.join("serve/auth/provider.mjs"))
             .env("PORT", port.to_string())
             .stdout(Stdio::piped())
@@ -94,7 +137,9 @@ impl Issuer {
         let port = self.port;
         self.child.kill().await.unwrap();
         let _ = self.child.wait().await;
-        Self::try_start(port).await.expect("the provider restarts")
+        Self::try_start(port, None)
+            .await
+            .expect("the provider restarts")
     }
 
     /// An access token of `client` for `resource` with `scope` (client_credentials, RFC 8707).

@@ -221,7 +221,11 @@ pub struct GatewayArgs {
     pub auth_issuer: Option<String>,
 
     /// With --auth-issuer: the audience tokens must be issued for (RFC 8707), the URL clients
-    /// connect to [default: http://ADDR/mcp, with the port bound when ADDR's is 0].
+    /// connect to [default: http://ADDR/mcp, with the port bound when ADDR's is 0]. Its
+    /// origin followed by /oauth/callback is the gateway's OAuth redirect endpoint, where the
+    /// users of a server with toolmodelCredentials.oauth come back after authorizing it; with
+    /// MCP_TOKEN_STORE_KEY (32 bytes, base64) their tokens are kept encrypted in the Redis of
+    /// MCP_SESSION_STORE too.
     #[arg(long, value_name = "URL", requires = "auth_issuer")]
     pub resource: Option<String>,
 

@@ -22,7 +22,7 @@ use toolmodel_rmcp::{
     ToolboxServer,
     admin::Admin,
     auth::ResourceServer,
-    federation::{Federation, FederationConfig},
+    federation::{Credentials, Federation, FederationConfig},
     server::{MCP_PATH, RequestStateKey, ToolSearch},
     sessions::{SESSION_STORE_ENV, session_store_from_url},
     telemetry::{
@@ -338,14 +338,24 @@ impl Plan {
             writeln!(out, "  rate limits: {} rules, {shared}", limits.len())?;
         }
         for server in self.config.enabled() {
-            if server.credentials.is_some()
-                && let Some(client) = &args.exchange_client_id
-            {
-                writeln!(
+            match &server.credentials {
+                Some(Credentials::TokenExchange(_)) => {
+                    if let Some(client) = &args.exchange_client_id {
+                        writeln!(
+                            out,
+                            "  server {:?}: each user's own token, exchanged as {client}",
+                            server.name
+                        )?;
+                    }
+                }
+                Some(Credentials::OAuth(client)) => writeln!(
                     out,
-                    "  server {:?}: each user's own token, exchanged as {client}",
-                    server.name
-                )?;
+                    "  server {:?}: each user authorizes {} at its authorization server, redirected to {}",
+                    server.name,
+                    client.client_id,
+                    self.config.redirect_uri.as_deref().unwrap_or("-")
+                )?,
+                _ => {}
             }
             if !server.required_scopes.is_empty() {
                 writeln!(

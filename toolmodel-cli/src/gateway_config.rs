@@ -1,7 +1,13 @@
 //! The configuration file as `toolmodel gateway` runs it, checked against its options: what
 //! `--check-config` checks of the file, at start and at each reload (`reload`).
 
-use toolmodel_rmcp::federation::{ExchangeClient, FederationConfig};
+use toolmodel_rmcp::{
+    federation::{
+        Credentials, ExchangeClient, FederationConfig, REDIRECT_PATH, TOKEN_STORE_KEY_ENV,
+        TokenStore,
+    },
+    sessions::SESSION_STORE_ENV,
+};
 
 use crate::cli::GatewayArgs;
 use crate::gateway::EXCHANGE_SECRET_ENV;
@@ -102,7 +108,11 @@ fn with_exchange_client(
             config.exchange_client = Some(ExchangeClient::new(issuer, client, secret));
         }
     }
-    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+    let config = with_redirect_uri(args, config)?;
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::TokenExchange(_))))
+    else {
         return Ok(config);
     };
     let missing = match (args.http, &args.auth_issuer, &config.exchange_client) {
@@ -120,4 +130,60 @@ fn with_exchange_client(
         )),
         None => Ok(config),
     }
+}
+
+/// `config` with the gateway's OAuth redirect endpoint when a server has
+/// `toolmodelCredentials.oauth`: the origin of `--resource` (else of `http://<--http>`)
+/// followed by [`REDIRECT_PATH`]; with [`TOKEN_STORE_KEY_ENV`] set, the users' tokens kept
+/// encrypted in the Redis of [`SESSION_STORE_ENV`] too.
+///
+/// # Errors
+///
+/// A sentence: such a server and no `--http` or `--auth-issuer` (the users are told apart by
+/// their tokens), a `--resource` that is not an absolute URL, or a token store key that is
+/// not 32 bytes of base64 or without a Redis session store.
+fn with_redirect_uri(
+    args: &GatewayArgs,
+    mut config: FederationConfig,
+) -> Result<FederationConfig, String> {
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::OAuth(_))))
+    else {
+        return Ok(config);
+    };
+    let (Some(addr), Some(_)) = (args.http, &args.auth_issuer) else {
+        return Err(format!(
+            "server {:?} has toolmodelCredentials.oauth, which needs --http and --auth-issuer (each user's authorization is kept for the subject of their token)",
+            server.name
+        ));
+    };
+    let base = args
+        .resource
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let origin = base
+        .split_once("://")
+        .and_then(|(scheme, rest)| {
+            let authority = rest.split(['/', '?', '#']).next()?;
+            (!authority.is_empty()).then(|| format!("{scheme}://{authority}"))
+        })
+        .ok_or_else(|| format!("--resource {base:?} is not an absolute URL"))?;
+    config.redirect_uri = Some(format!("{origin}{REDIRECT_PATH}"));
+    let key = std::env::var(TOKEN_STORE_KEY_ENV)
+        .ok()
+        .filter(|key| !key.trim().is_empty());
+    if let Some(key) = key {
+        let url = std::env::var(SESSION_STORE_ENV)
+            .ok()
+            .map(|url| url.trim().to_owned())
+            .filter(|url| url.starts_with("redis://") || url.starts_with("rediss://"))
+            .ok_or_else(|| {
+                format!(
+                    "{TOKEN_STORE_KEY_ENV} is set, but {SESSION_STORE_ENV} names no Redis server to keep the users' tokens in"
+                )
+            })?;
+        config.token_store = Some(TokenStore::new(url, &key).map_err(|err| err.to_string())?);
+    }
+    Ok(config)
 }

@@ -629,6 +629,44 @@ fn check_config_refuses_credentials_without_the_gateways_exchange_client() {
         ));
 }
 
+/// Issue 44: a server with `toolmodelCredentials.oauth` needs `--http` and `--auth-issuer`;
+/// the gateway's redirect endpoint is the origin of `--resource` followed by
+/// `/oauth/callback`, which the summary names.
+#[test]
+fn check_config_derives_the_oauth_redirect_endpoint_from_the_resource() {
+    let file = config_file(&json!({"mcpServers": {
+        "saas": {"url": "https://saas.example.com/mcp", "toolmodelCredentials": {"oauth": {"clientId": "toolmodel-gateway"}}}
+    }}));
+    check_config(&file, &["--http", "127.0.0.1:0"], &[]).code(1).stderr(
+        "error: server \"saas\" has toolmodelCredentials.oauth, which needs --http and --auth-issuer (each user's authorization is kept for the subject of their token)\n",
+    );
+    let args = [
+        "--http",
+        "127.0.0.1:0",
+        "--auth-issuer",
+        "https://auth.example.com",
+        "--resource",
+        "https://mcp.example.com/mcp",
+    ];
+    check_config(&file, &args, &[])
+        .code(0)
+        .stdout(predicates::str::contains(
+            "  server \"saas\": each user authorizes toolmodel-gateway at its authorization server, redirected to https://mcp.example.com/oauth/callback\n",
+        ));
+    // The token store's key needs a Redis session store, and 32 bytes.
+    let key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", key)]).code(1).stderr(
+        "error: MCP_TOKEN_STORE_KEY is set, but MCP_SESSION_STORE names no Redis server to keep the users' tokens in\n",
+    );
+    let redis = ("MCP_SESSION_STORE", "redis://127.0.0.1:1");
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", "c2hvcnQ="), redis])
+        .code(1)
+        .stderr(
+            "error: token store: the key (MCP_TOKEN_STORE_KEY) is not 32 bytes in base64 (make one with: openssl rand -base64 32)\n",
+        );
+    check_config(&file, &args, &[("MCP_TOKEN_STORE_KEY", key), redis]).code(0);
+}
+
 #[test]
 fn check_config_names_each_problem_of_the_options() {
     let file = config_file(&json!({"mcpServers": {

@@ -105,6 +105,18 @@ pub enum Error {
         source: Option<BoxError>,
     },
 
+    /// The store of users' third-party tokens (`federation::TokenStore`, features
+    /// `federation` and `redis`): its key is not 32 bytes of base64, or its Redis cannot be
+    /// reached when the federation starts.
+    #[error("token store: {message}")]
+    TokenStore {
+        /// What failed.
+        message: String,
+        /// The cause: the Redis client's error.
+        #[source]
+        source: Option<BoxError>,
+    },
+
     /// A session store refused a new session: it keeps `limit` sessions not expired yet
     /// already (over every replica). The `initialize` gets `503 Service Unavailable`.
     #[error("too many sessions: the session store keeps at most {limit}; retry once some expire")]

@@ -31,6 +31,10 @@ pub(crate) enum Store {
     /// Shared [`RateLimits`](crate::server::RateLimits): target `toolmodel_rmcp::limits`,
     /// span `limit_store`.
     Limits,
+    /// Users' third-party tokens ([`TokenStore`](crate::federation::TokenStore)): target
+    /// `toolmodel_rmcp::federation`, span `token_store`.
+    #[cfg(feature = "federation")]
+    Tokens,
 }
 
 impl Store {
@@ -44,6 +48,8 @@ impl Store {
             Self::Tasks => Error::TaskStore { message, source },
             Self::Sessions => Error::SessionStore { message, source },
             Self::Limits => Error::LimitStore { message, source },
+            #[cfg(feature = "federation")]
+            Self::Tokens => Error::TokenStore { message, source },
         }
     }
 
@@ -76,6 +82,13 @@ impl Store {
             Self::Limits => tracing::debug_span!(
                 target: "toolmodel_rmcp::limits",
                 "limit_store",
+                db.system.name = "redis",
+                db.operation.name = operation,
+            ),
+            #[cfg(feature = "federation")]
+            Self::Tokens => tracing::debug_span!(
+                target: "toolmodel_rmcp::federation",
+                "token_store",
                 db.system.name = "redis",
                 db.operation.name = operation,
             ),

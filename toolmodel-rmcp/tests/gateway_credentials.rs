@@ -32,12 +32,12 @@ use tower_http::trace::TraceLayer;
 use crate::support::two_users::connect;
 
 /// Every `Authorization` header an upstream received.
-type Seen = Arc<Mutex<Vec<String>>>;
+pub(crate) type Seen = Arc<Mutex<Vec<String>>>;
 
 /// An upstream with one tool, `whoami` (the subject, client and scopes of the caller's
 /// token, and the audience the server checked), behind `issuer` for the resource
 /// `http://<addr>/<path>`; its MCP URL, its resource, and what it received.
-async fn upstream(issuer: &Issuer, path: &str) -> (String, String, Seen) {
+pub(crate) async fn upstream(issuer: &Issuer, path: &str) -> (String, String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let addr: SocketAddr = listener.local_addr().expect("an address");
     let resource = format!("http://{addr}/{path}");
@@ -148,7 +148,7 @@ async fn whoami(client: &RunningService<RoleClient, ()>, server: &str) -> CallTo
 }
 
 /// The text of a result.
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result.content[0].as_text().expect("text").text.clone()
 }
 

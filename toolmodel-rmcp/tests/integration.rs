@@ -21,6 +21,8 @@ mod gateway_credentials;
 #[cfg(feature = "federation")]
 mod gateway_headers;
 #[cfg(feature = "federation")]
+mod gateway_oauth;
+#[cfg(feature = "federation")]
 mod gateway_passthrough;
 #[cfg(all(feature = "federation", feature = "auth"))]
 mod gateway_policy;

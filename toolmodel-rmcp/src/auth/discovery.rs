@@ -17,6 +17,7 @@ struct Metadata {
     jwks_uri: Option<String>,
     introspection_endpoint: Option<String>,
     token_endpoint: Option<String>,
+    authorization_endpoint: Option<String>,
 }
 
 /// What the server uses of the issuer's metadata: the endpoints it may fetch.
@@ -31,6 +32,11 @@ pub(crate) struct Endpoints {
     /// `None` as for `jwks_uri`.
     #[cfg_attr(not(feature = "federation"), allow(dead_code))]
     pub(crate) token_endpoint: Option<Url>,
+    /// RFC 6749's authorization endpoint (RFC 8414 §2), where a gateway sends a user to
+    /// authorize it at a third-party upstream's authorization server; `None` as for
+    /// `jwks_uri`.
+    #[cfg_attr(not(feature = "federation"), allow(dead_code))]
+    pub(crate) authorization_endpoint: Option<Url>,
 }
 
 /// Whether the server may fetch `endpoint`, named by the metadata of `issuer`: `https` (RFC
@@ -101,6 +107,7 @@ pub(crate) async fn discover_at(
                 jwks_uri: allowed(&issuer, metadata.jwks_uri),
                 introspection_endpoint: allowed(&issuer, metadata.introspection_endpoint),
                 token_endpoint: allowed(&issuer, metadata.token_endpoint),
+                authorization_endpoint: allowed(&issuer, metadata.authorization_endpoint),
             });
         }
     }

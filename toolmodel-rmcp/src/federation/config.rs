@@ -48,6 +48,19 @@ pub struct FederationConfig {
     /// gateway's flags give it); [`Federation::start`](super::Federation::start) refuses
     /// such a server without it.
     pub exchange_client: Option<ExchangeClient>,
+    /// The public URL of the gateway's OAuth redirect endpoint (RFC 6749 §3.1.2), which the
+    /// servers of [`OAuth`](Credentials::OAuth) credentials send their users' browsers back
+    /// to: `<origin of the gateway's resource>` followed by
+    /// [`REDIRECT_PATH`](super::REDIRECT_PATH) (not JSON: `toolmodel gateway` derives it from
+    /// `--resource`). [`Federation::start`](super::Federation::start) refuses such a server
+    /// without it; read at start only (a reconfiguration keeps the first).
+    pub redirect_uri: Option<String>,
+    /// Where the users' tokens of servers with [`OAuth`](Credentials::OAuth) credentials are
+    /// kept besides memory: Redis, encrypted (feature `redis`; `toolmodel gateway`: the Redis
+    /// of `MCP_SESSION_STORE` with the key of [`TOKEN_STORE_KEY_ENV`](super::TOKEN_STORE_KEY_ENV));
+    /// in memory only when `None`. Read at start only.
+    #[cfg(feature = "redis")]
+    pub token_store: Option<super::TokenStore>,
     /// The rate limits of calls and requests (JSON: top-level `toolmodelLimits`); none when
     /// `None`.
     pub rate_limits: Option<RateLimits>,
@@ -61,6 +74,9 @@ impl FederationConfig {
             tool_names: NamePolicy::default(),
             tool_policy: None,
             exchange_client: None,
+            redirect_uri: None,
+            #[cfg(feature = "redis")]
+            token_store: None,
             rate_limits: None,
         }
     }
@@ -79,10 +95,28 @@ pub struct FederationConfigBuilder {
     tool_names: NamePolicy,
     tool_policy: Option<ToolPolicy>,
     exchange_client: Option<ExchangeClient>,
+    redirect_uri: Option<String>,
+    #[cfg(feature = "redis")]
+    token_store: Option<super::TokenStore>,
     rate_limits: Option<RateLimits>,
 }
 
 impl FederationConfigBuilder {
+    /// Keeps the users' third-party tokens in `store` too
+    /// ([`FederationConfig::token_store`]).
+    #[cfg(feature = "redis")]
+    pub fn with_token_store(mut self, store: super::TokenStore) -> Self {
+        self.token_store = Some(store);
+        self
+    }
+
+    /// The public URL of the gateway's redirect endpoint
+    /// ([`FederationConfig::redirect_uri`]).
+    pub fn with_redirect_uri(mut self, url: impl Into<String>) -> Self {
+        self.redirect_uri = Some(url.into());
+        self
+    }
+
     /// The gateway's own client for its servers' [`credentials`](UpstreamConfig::credentials)
     /// ([`FederationConfig::exchange_client`]).
     pub fn with_exchange_client(mut self, client: ExchangeClient) -> Self {
@@ -163,6 +197,9 @@ impl FederationConfigBuilder {
             tool_names: self.tool_names,
             tool_policy: self.tool_policy,
             exchange_client: self.exchange_client,
+            redirect_uri: self.redirect_uri,
+            #[cfg(feature = "redis")]
+            token_store: self.token_store,
             rate_limits: self.rate_limits,
         })
     }
@@ -624,7 +661,6 @@ impl UpstreamConfig {
     /// fragment (RFC 8707 §2), scope tokens.
     fn check_credentials(&self, credentials: &Credentials) -> Result<(), Error> {
         const KEY: &str = "/toolmodelCredentials";
-        let Credentials::TokenExchange(exchange) = credentials;
         let UpstreamTransport::Http(http) = &self.transport else {
             return Err(Error::config(
                 &self.name,
@@ -643,6 +679,19 @@ impl UpstreamConfig {
                 "a static Authorization header beside toolmodelCredentials: the server would receive one credential for every user; remove one of them".into(),
             ));
         }
+        let exchange = match credentials {
+            Credentials::TokenExchange(exchange) => exchange,
+            Credentials::OAuth(client) => {
+                return match scope_problem(&client.scope) {
+                    Some((_, message)) => Err(Error::config(
+                        &self.name,
+                        &format!("{KEY}/oauth/scope"),
+                        message,
+                    )),
+                    None => Ok(()),
+                };
+            }
+        };
         let at = format!("{KEY}/tokenExchange");
         let targeted = match exchange.grant {
             ExchangeGrant::TokenExchange => {

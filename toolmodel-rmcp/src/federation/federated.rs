@@ -11,7 +11,7 @@ use toolmodel::{Tool, Toolbox, ToolboxBuilder};
 
 use crate::error::Error;
 use crate::federation::config::{FederationConfig, UpstreamConfig};
-use crate::federation::credentials::Exchanger;
+use crate::federation::credentials::{Callbacks, Credentials, Exchanger, REDIRECT_PATH};
 use crate::federation::downstream::Downstream;
 use crate::federation::import::{Imported, import};
 use crate::federation::names::{Flat, Upstream as Named, flat_names};
@@ -90,6 +90,9 @@ type Reconfigure = Box<dyn Fn(&Federation) + Send + Sync>;
 /// | more than [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) such rounds in one run | `isError` naming the limit |
 /// | a server with [`credentials`](super::UpstreamConfig::credentials): the call has no verified access token | `isError`: `server "<name>" is called with each user's own credentials ...` |
 /// | such a server: the authorization server refuses the token exchange, or does not answer in time | `isError`: `server "<name>": the authorization server refused the token exchange: <error> (<description>)`, or `... could not be reached ...` |
+/// | a server of [`OAuth`](super::Credentials::OAuth) credentials, a user it holds no token for, whose client declared no `elicitation.url` | JSON-RPC error [`URL_ELICITATION_REQUIRED`](super::URL_ELICITATION_REQUIRED) (`-32042`), `data.elicitations` the URL to open |
+/// | such a user declines or cancels the URL-mode elicitation | `isError`: `the user declined authorization of server "<name>"` |
+/// | such a user's authorization fails (an `error` back from the authorization server, the code refused) or is not finished in [`AUTHORIZATION_TTL`](super::AUTHORIZATION_TTL) | `isError`: `server "<name>": the user's authorization failed: ...` |
 ///
 /// A call of a server with [`credentials`](super::UpstreamConfig::credentials) runs on the
 /// caller's own session with a token obtained for it (the guide's "Each user's own
@@ -135,6 +138,9 @@ pub(crate) struct Shared {
     descriptions: Mutex<BTreeMap<String, String>>,
     /// The gateway's sessions, told of the servers' prompt and resource announcements.
     downstream: Arc<Downstream>,
+    /// The gateway's OAuth redirect endpoint, when the configuration at start named one
+    /// ([`FederationConfig::redirect_uri`]).
+    callbacks: Option<Arc<Callbacks>>,
     /// Each upstream tool's name on its server, by its name in the toolbox.
     remote_names: RemoteNames,
     /// The retries and re-imports running in the background, aborted when the federation
@@ -274,6 +280,13 @@ impl Federation {
         Self::start_with(config, |builder| builder).await
     }
 
+    /// The gateway's OAuth redirect endpoint, which its HTTP listener serves at the path of
+    /// [`FederationConfig::redirect_uri`] ([`ToolboxServer::gateway`](crate::ToolboxServer::gateway)
+    /// mounts it).
+    pub(crate) fn callbacks(&self) -> Option<Arc<Callbacks>> {
+        self.inner.callbacks.clone()
+    }
+
     /// Starts a federation whose toolbox also holds the local tools `local` adds to a builder
     /// (run again each time the toolbox is rebuilt). A server that cannot be reached is not an
     /// error (see the [type docs](Self)), nor is a server's tool that cannot be served (it is
@@ -292,11 +305,19 @@ impl Federation {
         let local: Local = Box::new(local);
         let empty = local(Toolbox::builder()).build()?;
         let exchanger = exchanger(&config)?;
+        let callbacks = callbacks(&config).await?;
         let downstream = Arc::new(Downstream::default());
         let inner = Arc::new_cyclic(|weak: &Weak<Shared>| {
             let upstreams = config
                 .enabled()
-                .map(|server| new_upstream(weak, server, &downstream, exchanger.as_ref()))
+                .map(|server| {
+                    new_upstream(
+                        weak,
+                        server,
+                        &downstream,
+                        (exchanger.as_ref(), callbacks.as_ref()),
+                    )
+                })
                 .collect();
             Shared {
                 servers: Reloadable::new(Servers {
@@ -317,6 +338,7 @@ impl Federation {
                 declared: Declared::default(),
                 descriptions: Mutex::default(),
                 downstream,
+                callbacks,
                 remote_names: RemoteNames::default(),
                 background: TaskSet::default(),
             }
@@ -396,13 +418,17 @@ impl Federation {
             (Some(old), Some(now)) => !Arc::ptr_eq(old, now),
             (old, now) => old.is_some() != now.is_some(),
         };
+        if inner.callbacks.is_none() {
+            check_no_oauth(&new)?;
+        }
         let diff = Diff::new(&current, &new, new_exchanger);
         let weak = Arc::downgrade(inner);
+        let issuers = (exchanger.as_ref(), inner.callbacks.as_ref());
         let fresh: Vec<Arc<Upstream>> = diff
             .added
             .iter()
             .chain(&diff.changed)
-            .map(|server| new_upstream(&weak, server, &inner.downstream, exchanger.as_ref()))
+            .map(|server| new_upstream(&weak, server, &inner.downstream, issuers))
             .collect();
         let fetched = fetch_all(&fresh).await;
         let names = |servers: &[&UpstreamConfig]| -> Vec<String> {
@@ -648,12 +674,13 @@ async fn fetch_all(upstreams: &[Arc<Upstream>]) -> Vec<Fetched> {
 
 /// A new upstream for `server` of the federation `weak`, whose tools are imported again when
 /// it says they changed.
-/// `exchanger`: the gateway's exchange client, for a credentialed server.
+/// `issuers`: the gateway's exchange client and its redirect endpoint, for a credentialed
+/// server.
 fn new_upstream(
     weak: &Weak<Shared>,
     server: &UpstreamConfig,
     downstream: &Arc<Downstream>,
-    exchanger: Option<&Arc<Exchanger>>,
+    issuers: (Option<&Arc<Exchanger>>, Option<&Arc<Callbacks>>),
 ) -> Arc<Upstream> {
     let weak = weak.clone();
     let name = server.name.clone();
@@ -661,7 +688,7 @@ fn new_upstream(
         server.clone(),
         Arc::new(move || reimport_later(&weak, &name)),
         Arc::clone(downstream),
-        exchanger,
+        issuers,
     ))
 }
 
@@ -849,7 +876,10 @@ impl Shared {
 /// [`Error::Config`] about the first such server when `config` has no exchange client, or
 /// when its HTTP client cannot be built.
 fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error> {
-    let Some(server) = config.enabled().find(|server| server.credentials.is_some()) else {
+    let Some(server) = config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::TokenExchange(_))))
+    else {
         return Ok(None);
     };
     let Some(client) = &config.exchange_client else {
@@ -862,6 +892,72 @@ fn exchanger(config: &FederationConfig) -> Result<Option<Arc<Exchanger>>, Error>
     Exchanger::new(client.clone())
         .map(Some)
         .map_err(|message| Error::config(&server.name, "/toolmodelCredentials", message))
+}
+
+/// The gateway's redirect endpoint, when `config` names its URL.
+///
+/// # Errors
+///
+/// [`Error::Config`] about the first server of `oauth` credentials when `config` names no
+/// redirect URI ([`check_no_oauth`]), or one that is not an absolute `http(s)` URL without a
+/// fragment (RFC 6749 §3.1.2), or when its HTTP client cannot be built;
+/// [`Error::TokenStore`] when its [`token_store`](FederationConfig::token_store) cannot be
+/// reached.
+async fn callbacks(config: &FederationConfig) -> Result<Option<Arc<Callbacks>>, Error> {
+    let Some(redirect_uri) = &config.redirect_uri else {
+        check_no_oauth(config)?;
+        return Ok(None);
+    };
+    let at = |message: String| match config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::OAuth(_))))
+    {
+        Some(server) => Error::config(&server.name, "/toolmodelCredentials/oauth", message),
+        None => Error::Config {
+            server: None,
+            pointer: String::new(),
+            message,
+            source: None,
+        },
+    };
+    let url = url::Url::parse(redirect_uri)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https") && url.fragment().is_none())
+        .ok_or_else(|| {
+            at(format!(
+                "the gateway's redirect URI {redirect_uri:?} is not an absolute http(s) URL without a fragment (RFC 6749 §3.1.2)"
+            ))
+        })?;
+    #[cfg(feature = "redis")]
+    let store = match &config.token_store {
+        Some(store) => Some(crate::federation::credentials::Sealed::connect(store).await?),
+        None => None,
+    };
+    Callbacks::new(
+        url,
+        #[cfg(feature = "redis")]
+        store,
+    )
+    .map(Some)
+    .map_err(at)
+}
+
+/// [`Error::Config`] about the first server of `oauth` credentials in `config`, which the
+/// gateway cannot serve without a redirect endpoint.
+fn check_no_oauth(config: &FederationConfig) -> Result<(), Error> {
+    match config
+        .enabled()
+        .find(|server| matches!(server.credentials, Some(Credentials::OAuth(_))))
+    {
+        Some(server) => Err(Error::config(
+            &server.name,
+            "/toolmodelCredentials/oauth",
+            format!(
+                "the gateway has no OAuth redirect endpoint for its users' authorizations: give it a public URL (toolmodel gateway: --resource, whose origin followed by {REDIRECT_PATH} is the endpoint)"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Re-imports `server`'s tools on a task of its own (the caller is an rmcp handler or a call,

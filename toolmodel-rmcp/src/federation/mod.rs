@@ -51,10 +51,15 @@ pub use config::{
     DEFAULT_INHERITED_ENV_VARS, FederationConfig, FederationConfigBuilder, HttpTransport,
     InheritEnv, StdioTransport, Timeouts, UpstreamConfig, UpstreamTransport,
 };
+pub use credentials::AUTHORIZATION_TTL;
+pub(crate) use credentials::Callbacks;
 pub use credentials::{
     Credentials, DEFAULT_EXCHANGE_TIMEOUT, DEFAULT_EXCHANGED_TOKENS, ExchangeClient, ExchangeGrant,
-    MAX_USER_SESSIONS, TokenExchange, USER_SESSION_IDLE,
+    MAX_USER_SESSIONS, OAuthClient, REDIRECT_PATH, TokenExchange, URL_ELICITATION_REQUIRED,
+    USER_SESSION_IDLE,
 };
+#[cfg(feature = "redis")]
+pub use credentials::{STORED_REFRESH_TTL, TOKEN_STORE_KEY_ENV, TokenStore};
 pub use expand::Env;
 pub use federated::{Federation, RebuildError, SessionState, UpstreamStatus};
 pub use import::MAX_PAGES;

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::federation::config::{
     FederationConfig, HttpTransport, InheritEnv, StdioTransport, UpstreamConfig, UpstreamTransport,
 };
-use crate::federation::credentials::{Credentials, ExchangeGrant, TokenExchange};
+use crate::federation::credentials::{Credentials, ExchangeGrant, OAuthClient, TokenExchange};
 use crate::federation::expand::{Env, expand_into};
 use crate::federation::names::NamePolicy;
 use crate::pointer::escape;
@@ -558,17 +558,26 @@ impl Reader<'_> {
     /// each string expanded, a misspelled key refused with its suggestion.
     fn credentials(&self, entry: &Map<String, Value>) -> Result<Option<Credentials>, Error> {
         const KEY: &str = "toolmodelCredentials";
-        const KINDS: [&str; 1] = ["tokenExchange"];
+        const KINDS: [&str; 2] = ["tokenExchange", "oauth"];
         const EXCHANGE_KEYS: [&str; 5] =
             ["resource", "audience", "scope", "grant", "subjectTokenType"];
         let Some(value) = entry.get(KEY) else {
             return Ok(None);
         };
         let members = self.object(&format!("/{KEY}"), value, &KINDS)?;
+        if members.len() > 1 {
+            return Err(self.error(
+                &format!("/{KEY}"),
+                "names two ways to obtain credentials: keep \"tokenExchange\" or \"oauth\"",
+            ));
+        }
+        if let Some(oauth) = members.get("oauth") {
+            return self.oauth(&format!("/{KEY}/oauth"), oauth).map(Some);
+        }
         let Some(exchange) = members.get("tokenExchange") else {
             return Err(self.error(
                 &format!("/{KEY}"),
-                "names no way to obtain credentials: write \"tokenExchange\"",
+                "names no way to obtain credentials: write \"tokenExchange\" or \"oauth\"",
             ));
         };
         let at = format!("/{KEY}/tokenExchange");
@@ -598,6 +607,45 @@ impl Reader<'_> {
             })
             .unwrap_or_default();
         Ok(Some(Credentials::TokenExchange(exchange)))
+    }
+
+    /// `toolmodelCredentials.oauth` at `at`: `{"clientId", "clientSecret", "scope"}`, each
+    /// string expanded; the secret must come from the environment (`${env:NAME}`).
+    fn oauth(&self, at: &str, value: &Value) -> Result<Credentials, Error> {
+        const KEYS: [&str; 3] = ["clientId", "clientSecret", "scope"];
+        let members = self.object(at, value, &KEYS)?;
+        let text = |key: &str| -> Result<Option<(String, String)>, Error> {
+            let pointer = format!("{at}/{key}");
+            members
+                .get(key)
+                .map(|value| {
+                    let raw = value
+                        .as_str()
+                        .ok_or_else(|| self.error(&pointer, "expected a string"))?;
+                    Ok((raw.to_owned(), self.expand(&pointer, raw)?))
+                })
+                .transpose()
+        };
+        let Some((_, client_id)) = text("clientId")?.filter(|(_, id)| !id.is_empty()) else {
+            return Err(self.error(
+                at,
+                "names no \"clientId\": the client the upstream's authorization server registered for the gateway",
+            ));
+        };
+        let mut client = OAuthClient::new(client_id);
+        if let Some((raw, secret)) = text("clientSecret")? {
+            if !raw.contains("${") {
+                return Err(self.error(
+                    &format!("{at}/clientSecret"),
+                    "a secret written in the file: write \"${env:NAME}\" and set NAME in the gateway's environment",
+                ));
+            }
+            client = client.with_secret(secret);
+        }
+        if let Some((_, scope)) = text("scope")? {
+            client = client.with_scopes(scope.split(' ').filter(|s| !s.is_empty()));
+        }
+        Ok(Credentials::OAuth(client))
     }
 
     /// `value` at `pointer` as an object whose keys are all of `known` (an unknown one
@@ -1341,6 +1389,21 @@ mod tests {
                 Some(Credentials::TokenExchange(exchange))
             );
         }
+        let env = |name: &str| (name == "SAAS_SECRET").then(|| "from-env".to_owned());
+        let oauth = FederationConfig::from_json_with(
+            &json!({"mcpServers": {"saas": {"url": "https://saas.example.com/mcp", "toolmodelCredentials": {"oauth": {
+                "clientId": "toolmodel-gateway", "clientSecret": "${env:SAAS_SECRET}", "scope": "read  write"}}}}}),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            oauth.upstreams[0].credentials,
+            Some(Credentials::OAuth(
+                OAuthClient::new("toolmodel-gateway")
+                    .with_secret("from-env")
+                    .with_scopes(["read", "write"])
+            ))
+        );
         let at = "/mcpServers/s/toolmodelCredentials";
         for (entry, expected) in [
             (
@@ -1385,7 +1448,31 @@ mod tests {
             ),
             (
                 json!({"url": "https://a", "toolmodelCredentials": {}}),
-                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\""),
+                format!("at {at}: names no way to obtain credentials: write \"tokenExchange\" or \"oauth\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g"}, "tokenExchange": {"resource": "https://a"}}}),
+                format!("at {at}: names two ways to obtain credentials: keep \"tokenExchange\" or \"oauth\""),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"scope": "a"}}}),
+                format!("at {at}/oauth: names no \"clientId\": the client the upstream's authorization server registered for the gateway"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "clientSecret": "s3cr3t"}}}),
+                format!("at {at}/oauth/clientSecret: a secret written in the file: write \"${{env:NAME}}\" and set NAME in the gateway's environment"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "scopes": "a"}}}),
+                format!("at {at}/oauth/scopes: unknown key \"scopes\": did you mean \"scope\"?"),
+            ),
+            (
+                json!({"url": "https://a", "toolmodelCredentials": {"oauth": {"clientId": "g", "scope": "a\\b"}}}),
+                format!(r#"at {at}/oauth/scope: scope "a\\b" holds '\\' (U+005C) at position 1, not an RFC 6749 §3.3 scope-token character (printable ASCII except space, '"' and '\')"#),
+            ),
+            (
+                json!({"command": "x", "toolmodelCredentials": {"oauth": {"clientId": "g"}}}),
+                format!("at {at}: a stdio server receives no token: each user's own credentials are for Streamable HTTP servers"),
             ),
             (
                 json!({"url": "https://a", "toolmodelCredentials": {"tokenExchange": {"resource": 7}}}),

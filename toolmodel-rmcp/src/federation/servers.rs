@@ -98,7 +98,7 @@ mod tests {
             config,
             Arc::new(|| {}),
             Arc::new(Downstream::default()),
-            None,
+            (None, None),
         ))
     }
 

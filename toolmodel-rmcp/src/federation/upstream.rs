@@ -19,7 +19,9 @@ use tokio::sync::{Mutex, Semaphore};
 
 use crate::federation::UpstreamTransport;
 use crate::federation::config::UpstreamConfig;
-use crate::federation::credentials::{Bearer, Credentials, Exchanger, Users};
+use crate::federation::credentials::{
+    Authorizer, Bearer, Callbacks, Credentials, Exchanger, Issuing, Users,
+};
 use crate::federation::downstream::Downstream;
 use crate::federation::federated::SessionState;
 use crate::federation::history::{History, Phase};
@@ -112,24 +114,44 @@ pub(crate) struct Unavailable(pub(crate) String);
 
 impl Upstream {
     /// An upstream not connected yet (the first [`peer`](Self::peer) connects).
-    /// `exchanger`: the gateway's client at its authorization server, which a credentialed
-    /// server needs (its sessions send the tokens it obtains).
+    /// `exchanger`: the gateway's client at its authorization server, which a server of
+    /// `tokenExchange` credentials needs; `callbacks`: the gateway's redirect endpoint, which
+    /// a server of `oauth` credentials needs (its sessions send the tokens they obtain).
     pub(crate) fn new(
         config: UpstreamConfig,
         changed: Arc<dyn Fn() + Send + Sync>,
         downstream: Arc<Downstream>,
-        exchanger: Option<&Arc<Exchanger>>,
+        (exchanger, callbacks): (Option<&Arc<Exchanger>>, Option<&Arc<Callbacks>>),
     ) -> Self {
-        let (bearer, users) = match (&config.credentials, exchanger) {
-            (Some(Credentials::TokenExchange(exchange)), Some(exchanger)) => (
+        let (bearer, users) = match (&config.credentials, exchanger, callbacks) {
+            (Some(Credentials::TokenExchange(exchange)), Some(exchanger), _) => (
                 Some(Arc::new(Bearer::gateway(
                     Arc::clone(exchanger),
                     &config.name,
                     exchange.clone(),
                     config.timeouts.startup / 2,
                 ))),
-                Some(Users::new(Arc::clone(exchanger))),
+                Some(Users::new(Issuing::Exchange(
+                    Arc::clone(exchanger),
+                    exchange.clone(),
+                ))),
             ),
+            (Some(Credentials::OAuth(client)), _, Some(callbacks)) => {
+                let url = match &config.transport {
+                    UpstreamTransport::Http(http) => http.url.as_str(),
+                    UpstreamTransport::Stdio(_) => "",
+                };
+                let authorizer =
+                    Authorizer::new(&config.name, url, client.clone(), Arc::clone(callbacks));
+                (
+                    Some(Arc::new(Bearer::authorized(
+                        Arc::clone(&authorizer),
+                        config.timeouts.startup / 2,
+                        None,
+                    ))),
+                    Some(Users::new(Issuing::OAuth(authorizer))),
+                )
+            }
             _ => (None, None),
         };
         let mut upstream = Self::with_bearer(config, changed, downstream, bearer);

@@ -53,10 +53,8 @@ impl UpstreamTool {
         if let Some(users) = &self.upstream.users {
             // A credentialed server: on the caller's own session, with its own token; its
             // tools are imported by the shared session.
-            return match users.session_for(&self.upstream, &cx).await {
-                Ok(session) => call_upstream(&session, &self.remote, arguments, cx, &|| {}).await,
-                Err(refused) => Ok(refused),
-            };
+            let session = users.session_for(&self.upstream, &cx).await?;
+            return call_upstream(&session, &self.remote, arguments, cx, &|| {}).await;
         }
         let server = self.upstream.config.name.clone();
         let reopened = self.reopened;

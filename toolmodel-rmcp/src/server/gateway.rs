@@ -90,7 +90,9 @@ impl ToolboxServer {
     #[cfg(feature = "federation")]
     #[must_use]
     pub fn gateway(federation: &crate::federation::Federation) -> Self {
-        Self::over(federation)
+        let mut server = Self::over(federation);
+        server.redirect = federation.callbacks();
+        server
     }
 
     /// A server wired to `backends` (see [`gateway`](Self::gateway)).

@@ -313,6 +313,20 @@ impl CallPeer for RmcpPeer {
         })
     }
 
+    fn elicitation_complete(&self, elicitation_id: &str) -> BoxFuture<'_, Result<(), Error>> {
+        const METHOD: &str = "notifications/elicitation/complete";
+        let params = serde_json::json!({"elicitationId": elicitation_id});
+        Box::pin(async move {
+            let notification = rmcp::model::CustomNotification::new(METHOD, Some(params));
+            self.peer
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                    notification,
+                ))
+                .await
+                .map_err(|err| peer_error(METHOD, err))
+        })
+    }
+
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {
         const METHOD: &str = "sampling/createMessage";
         Box::pin(async move {

@@ -114,6 +114,10 @@ pub struct ToolboxServer {
     /// Which tools each caller sees and may call ([`with_tool_policy`](Self::with_tool_policy),
     /// [`set_tool_policy`](Self::set_tool_policy)); each request reads it when it starts.
     pub(crate) policy: Reloadable<Option<Arc<ToolPolicy>>>,
+    /// A gateway's OAuth redirect endpoint, served on its HTTP listener before the MCP
+    /// endpoint's path check ([`ToolboxServer::gateway`]).
+    #[cfg(feature = "federation")]
+    pub(crate) redirect: Option<Arc<crate::federation::Callbacks>>,
     /// The rate limits of calls and requests ([`with_rate_limits`](Self::with_rate_limits),
     /// [`set_rate_limits`](Self::set_rate_limits)); each request reads them when it starts.
     pub(crate) rate_limits: Reloadable<Option<RateLimits>>,
@@ -140,6 +144,8 @@ impl ToolboxServer {
             http: HttpSettings::default(),
             telemetry: ServerTelemetry::default(),
             policy: Reloadable::default(),
+            #[cfg(feature = "federation")]
+            redirect: None,
             rate_limits: Reloadable::default(),
         }
     }

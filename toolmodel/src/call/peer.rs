@@ -147,6 +147,15 @@ pub trait CallPeer: Send + Sync {
         Box::pin(async { Ok(()) })
     }
 
+    /// Sends `notifications/elicitation/complete` (MCP 2025-11-25, "Elicitation", URL mode
+    /// completion notifications): the out-of-band interaction of the URL-mode elicitation
+    /// `elicitation_id` is over, so a client that waits on it may retry or go on. The default
+    /// drops it (`Ok`).
+    fn elicitation_complete(&self, elicitation_id: &str) -> BoxFuture<'_, Result<(), Error>> {
+        let _ = elicitation_id;
+        Box::pin(async { Ok(()) })
+    }
+
     /// Sends `sampling/createMessage` with `params` (MCP `CreateMessageRequestParams`) and
     /// returns the client's result (MCP `CreateMessageResult`).
     fn create_message(&self, params: Value) -> BoxFuture<'_, Result<Value, Error>> {

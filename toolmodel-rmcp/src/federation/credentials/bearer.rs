@@ -17,19 +17,34 @@ use rmcp::{
 use sse_stream::Sse;
 use toolmodel::AccessToken;
 
+use super::authorization::{Authorizer, User};
 use super::config::TokenExchange;
 use super::exchange::{ExchangeError, Exchanger};
 use crate::lock::lock;
 
-/// Whose token a credentialed server's session sends.
+/// Whose token a credentialed server's session sends, and where it comes from.
 #[derive(Debug)]
 pub(crate) struct Bearer {
-    exchanger: Arc<Exchanger>,
     server: String,
-    exchange: TokenExchange,
     /// The longest one request waits for the authorization server.
     limit: Duration,
-    whose: Whose,
+    source: Source,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// Exchanged at the gateway's authorization server (`tokenExchange`).
+    Exchange {
+        exchanger: Arc<Exchanger>,
+        exchange: TokenExchange,
+        whose: Whose,
+    },
+    /// From the upstream's own authorization server (`oauth`): the gateway's own token
+    /// (`None`) or a user's, which it authorized.
+    OAuth {
+        authorizer: Arc<Authorizer>,
+        user: Option<User>,
+    },
 }
 
 #[derive(Debug)]
@@ -54,11 +69,13 @@ impl Bearer {
         limit: Duration,
     ) -> Self {
         Self {
-            exchanger,
             server: server.to_owned(),
-            exchange,
             limit,
-            whose: Whose::Gateway,
+            source: Source::Exchange {
+                exchanger,
+                exchange,
+                whose: Whose::Gateway,
+            },
         }
     }
 
@@ -73,21 +90,40 @@ impl Bearer {
         subject_token: AccessToken,
     ) -> Self {
         Self {
-            exchanger,
             server: server.to_owned(),
-            exchange,
             limit,
-            whose: Whose::User {
-                issuer: issuer.to_owned(),
-                subject: subject.to_owned(),
-                subject_token: std::sync::Mutex::new(subject_token),
+            source: Source::Exchange {
+                exchanger,
+                exchange,
+                whose: Whose::User {
+                    issuer: issuer.to_owned(),
+                    subject: subject.to_owned(),
+                    subject_token: std::sync::Mutex::new(subject_token),
+                },
             },
+        }
+    }
+
+    /// The token of `authorizer`'s server: `user`'s, or the gateway's own (`None`).
+    pub(crate) fn authorized(
+        authorizer: Arc<Authorizer>,
+        limit: Duration,
+        user: Option<User>,
+    ) -> Self {
+        Self {
+            server: authorizer.server().to_owned(),
+            limit,
+            source: Source::OAuth { authorizer, user },
         }
     }
 
     /// Keeps the caller's latest access token, for the next exchange.
     pub(crate) fn renew(&self, token: &AccessToken) {
-        if let Whose::User { subject_token, .. } = &self.whose {
+        if let Source::Exchange {
+            whose: Whose::User { subject_token, .. },
+            ..
+        } = &self.source
+        {
             *lock(subject_token) = token.clone();
         }
     }
@@ -97,12 +133,43 @@ impl Bearer {
     /// # Errors
     ///
     /// [`ExchangeError`] when a new one is needed and the authorization server refuses it or
-    /// does not answer in time.
+    /// does not answer in time; for a user of an `oauth` server, when the user must authorize
+    /// again (their refresh token refused).
     pub(crate) async fn token(&self) -> Result<AccessToken, ExchangeError> {
-        match &self.whose {
+        let (exchanger, exchange, whose) = match &self.source {
+            Source::Exchange {
+                exchanger,
+                exchange,
+                whose,
+            } => (exchanger, exchange, whose),
+            Source::OAuth { authorizer, user } => {
+                let asked = async {
+                    match user {
+                        None => authorizer.for_gateway().await,
+                        Some(user) => match authorizer.token(user).await {
+                            Ok(Some(token)) => Ok(token),
+                            Ok(None) => Err(ExchangeError::Refused {
+                                error: "invalid_grant".into(),
+                                description: Some("the user must authorize the gateway again: call the tool again".into()),
+                            }),
+                            Err(why) => Err(ExchangeError::Unreachable(why)),
+                        },
+                    }
+                };
+                return tokio::time::timeout(self.limit, asked)
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(ExchangeError::Unreachable(format!(
+                            "no answer within {} ms",
+                            self.limit.as_millis()
+                        )))
+                    });
+            }
+        };
+        match whose {
             Whose::Gateway => {
-                self.exchanger
-                    .for_gateway(&self.server, &self.exchange, self.limit)
+                exchanger
+                    .for_gateway(&self.server, exchange, self.limit)
                     .await
             }
             Whose::User {
@@ -111,10 +178,10 @@ impl Bearer {
                 subject_token,
             } => {
                 let subject_token = lock(subject_token).clone();
-                self.exchanger
+                exchanger
                     .for_user(
                         &self.server,
-                        &self.exchange,
+                        exchange,
                         (issuer, subject),
                         &subject_token,
                         self.limit,

@@ -14,6 +14,81 @@ pub enum Credentials {
     /// The caller's access token exchanged at the gateway's authorization server for one of
     /// the upstream's audience (JSON: `"tokenExchange": {...}`).
     TokenExchange(TokenExchange),
+    /// The gateway as the upstream's own OAuth client, each user authorizing it once at the
+    /// upstream's authorization server through URL-mode elicitation (JSON:
+    /// `"oauth": {...}`).
+    OAuth(OAuthClient),
+}
+
+/// The gateway's client at a third-party upstream's own authorization server (JSON:
+/// `toolmodelCredentials.oauth`), found from the upstream's `401` (RFC 9728 protected
+/// resource metadata, then RFC 8414 authorization server metadata): each user authorizes it
+/// with the authorization code grant (RFC 6749 §4.1) and PKCE S256 (RFC 7636), its token for
+/// the upstream's resource (RFC 8707) kept for that user and refreshed. Its `Debug` output
+/// leaves the secret out.
+///
+/// ```
+/// use toolmodel_rmcp::federation::OAuthClient;
+///
+/// let client = OAuthClient::new("toolmodel-gateway")
+///     .with_secret("s3cr3t-value")
+///     .with_scopes(["notes:read"]);
+/// assert_eq!(client.scope, ["notes:read"]);
+/// assert!(!format!("{client:?}").contains("s3cr3t"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OAuthClient {
+    /// The client ID the upstream's authorization server registered for the gateway (JSON
+    /// `clientId`).
+    pub client_id: String,
+    /// Its secret (JSON `clientSecret`, which must come from the environment:
+    /// `"${env:NAME}"`), sent with HTTP Basic authentication (RFC 6749 §2.3.1); `None`: a
+    /// public client (PKCE only), whose catalog cannot be read (see
+    /// [`Federation`](crate::federation::Federation)).
+    pub client_secret: Option<String>,
+    /// The scopes asked for (JSON `scope`, one string, space-separated).
+    pub scope: Vec<String>,
+}
+
+impl OAuthClient {
+    /// The public client `client_id`, no scope.
+    pub fn new(client_id: impl Into<String>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            scope: Vec::new(),
+        }
+    }
+
+    /// The same with a secret.
+    #[must_use]
+    pub fn with_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(secret.into());
+        self
+    }
+
+    /// The same asking for these scopes too (each once).
+    #[must_use]
+    pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scope.contains(&scope) {
+                self.scope.push(scope);
+            }
+        }
+        self
+    }
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Which grant the gateway asks its authorization server for (JSON: `tokenExchange.grant`).

@@ -44,13 +44,14 @@ pub(crate) enum ExchangeError {
     Malformed(String),
 }
 
-/// RFC 8693 §2.2.1's response, the members read.
+/// RFC 8693 §2.2.1's response (RFC 6749 §5.1's), the members read.
 #[derive(Deserialize)]
-struct Issued {
+struct Response {
     access_token: String,
     issued_token_type: Option<String>,
     token_type: String,
     expires_in: Option<u64>,
+    refresh_token: Option<String>,
 }
 
 /// RFC 6749 §5.2's error response.
@@ -218,64 +219,99 @@ impl Exchanger {
     }
 
     /// One request to the token endpoint with `form`, the client authenticated with HTTP
-    /// Basic. The answer must be a `Bearer` token (a sender-constrained one could not be
-    /// sent as it is) and, when it states its RFC 8693 §2.2.1 `issued_token_type`, an access
-    /// token (Auth0's Custom Token Exchange and Entra's on-behalf-of answer as RFC 6749 §5.1
-    /// does, without it); a missing `expires_in` is taken as a minute.
+    /// Basic ([`request_token`]).
     async fn ask(&self, form: &[(&'static str, String)]) -> Result<Exchanged, ExchangeError> {
         let endpoint = self.endpoint().await?;
-        let unreachable =
-            |err: reqwest::Error| ExchangeError::Unreachable(err.without_url().to_string());
-        let response = self
-            .http
-            .post(endpoint)
-            .basic_auth(
-                form_encode(&self.client.client_id),
-                Some(form_encode(&self.client.client_secret)),
-            )
-            .form(form)
-            .send()
-            .await
-            .map_err(unreachable)?;
-        let status = response.status();
-        let body = response.bytes().await.map_err(unreachable)?;
-        if !status.is_success() {
-            return Err(match serde_json::from_slice::<Refusal>(&body) {
-                Ok(refusal) => ExchangeError::Refused {
-                    error: refusal.error,
-                    description: refusal.error_description,
-                },
-                Err(_) => ExchangeError::Malformed(format!(
-                    "HTTP {status} without an RFC 6749 §5.2 error"
-                )),
-            });
-        }
-        let issued: Issued = serde_json::from_slice(&body)
-            .map_err(|err| ExchangeError::Malformed(format!("{err} (RFC 8693 §2.2.1)")))?;
-        if !issued.token_type.eq_ignore_ascii_case("bearer") {
-            return Err(ExchangeError::Malformed(format!(
-                "token_type {:?}, not Bearer",
-                issued.token_type
-            )));
-        }
-        if let Some(issued_type) = &issued.issued_token_type
-            && issued_type != ACCESS_TOKEN_TYPE
-        {
-            return Err(ExchangeError::Malformed(format!(
-                "issued_token_type {issued_type:?}, not {ACCESS_TOKEN_TYPE}"
-            )));
-        }
-        if issued.access_token.is_empty() {
-            return Err(ExchangeError::Malformed("an empty access_token".into()));
-        }
-        let lifetime = issued
-            .expires_in
-            .map_or(UNSTATED_LIFETIME, Duration::from_secs);
-        Ok(Exchanged::new(
-            AccessToken::new(issued.access_token),
-            lifetime,
-        ))
+        let client = (
+            self.client.client_id.as_str(),
+            Some(self.client.client_secret.as_str()),
+        );
+        let issued = request_token(&self.http, endpoint, client, form).await?;
+        Ok(Exchanged::new(issued.access_token, issued.lifetime))
     }
+}
+
+/// What a token endpoint issued (RFC 6749 §5.1, RFC 8693 §2.2.1).
+pub(crate) struct Issued {
+    /// The access token.
+    pub(crate) access_token: AccessToken,
+    /// The refresh token (RFC 6749 §5.1 `refresh_token`), when one was issued. Never logged.
+    pub(crate) refresh_token: Option<String>,
+    /// Its stated lifetime (`expires_in`; a minute when not stated).
+    pub(crate) lifetime: Duration,
+}
+
+/// One request to the token `endpoint` with `form`: the client `(id, secret)` authenticated
+/// with HTTP Basic (RFC 6749 §2.3.1) when it has a secret, else named by `client_id` in the
+/// form (a public client, RFC 6749 §3.2.1). The answer must be a `Bearer` token (a
+/// sender-constrained one could not be sent as it is) and, when it states its RFC 8693
+/// §2.2.1 `issued_token_type`, an access token (Auth0's Custom Token Exchange and Entra's
+/// on-behalf-of answer as RFC 6749 §5.1 does, without it); a missing `expires_in` is taken as
+/// a minute.
+///
+/// # Errors
+///
+/// [`ExchangeError::Refused`] for an RFC 6749 §5.2 error response,
+/// [`ExchangeError::Unreachable`] when the request fails, [`ExchangeError::Malformed`] for
+/// any other answer.
+pub(crate) async fn request_token(
+    http: &reqwest::Client,
+    endpoint: Url,
+    (client_id, client_secret): (&str, Option<&str>),
+    form: &[(&'static str, String)],
+) -> Result<Issued, ExchangeError> {
+    let unreachable =
+        |err: reqwest::Error| ExchangeError::Unreachable(err.without_url().to_string());
+    let request = match client_secret {
+        Some(secret) => http
+            .post(endpoint)
+            .basic_auth(form_encode(client_id), Some(form_encode(secret)))
+            .form(form),
+        None => {
+            let mut form = form.to_vec();
+            form.push(("client_id", client_id.to_owned()));
+            http.post(endpoint).form(&form)
+        }
+    };
+    let response = request.send().await.map_err(unreachable)?;
+    let status = response.status();
+    let body = response.bytes().await.map_err(unreachable)?;
+    if !status.is_success() {
+        return Err(match serde_json::from_slice::<Refusal>(&body) {
+            Ok(refusal) => ExchangeError::Refused {
+                error: refusal.error,
+                description: refusal.error_description,
+            },
+            Err(_) => {
+                ExchangeError::Malformed(format!("HTTP {status} without an RFC 6749 §5.2 error"))
+            }
+        });
+    }
+    let issued: Response = serde_json::from_slice(&body)
+        .map_err(|err| ExchangeError::Malformed(format!("{err} (RFC 8693 §2.2.1)")))?;
+    if !issued.token_type.eq_ignore_ascii_case("bearer") {
+        return Err(ExchangeError::Malformed(format!(
+            "token_type {:?}, not Bearer",
+            issued.token_type
+        )));
+    }
+    if let Some(issued_type) = &issued.issued_token_type
+        && issued_type != ACCESS_TOKEN_TYPE
+    {
+        return Err(ExchangeError::Malformed(format!(
+            "issued_token_type {issued_type:?}, not {ACCESS_TOKEN_TYPE}"
+        )));
+    }
+    if issued.access_token.is_empty() {
+        return Err(ExchangeError::Malformed("an empty access_token".into()));
+    }
+    Ok(Issued {
+        access_token: AccessToken::new(issued.access_token),
+        refresh_token: issued.refresh_token.filter(|token| !token.is_empty()),
+        lifetime: issued
+            .expires_in
+            .map_or(UNSTATED_LIFETIME, Duration::from_secs),
+    })
 }
 
 /// `text` encoded as RFC 6749 §2.3.1 has a client ID and secret encoded before HTTP Basic

@@ -8,19 +8,36 @@
 //!   on-behalf-of, `client_credentials` for the catalog); `cache`: the tokens obtained, per
 //!   (issuer, subject, server, target), until shortly before they expire;
 //! - `bearer`: whose token a session sends, set on each HTTP request by rmcp's client;
+//! - `authorization`: the gateway as a third-party upstream's own OAuth client (`oauth`):
+//!   discovery from the upstream's `401`, each user's authorization through URL-mode
+//!   elicitation, their tokens kept and refreshed; `callback`: the gateway's redirect
+//!   endpoint, which receives the codes;
+//! - `store` (feature `redis`): those tokens in Redis too, encrypted (AES-256-GCM);
 //! - `users`: a session per (user, server), bounded, idle ones closed.
 
+mod authorization;
 mod bearer;
 mod cache;
+mod callback;
 mod config;
 mod exchange;
+#[cfg(feature = "redis")]
+mod store;
 mod users;
 
+pub(crate) use authorization::Authorizer;
+pub use authorization::{AUTHORIZATION_TTL, URL_ELICITATION_REQUIRED};
 pub(crate) use bearer::{Bearer, BearerClient};
+pub(crate) use callback::Callbacks;
+pub use callback::REDIRECT_PATH;
 pub use config::{
     Credentials, DEFAULT_EXCHANGE_TIMEOUT, DEFAULT_EXCHANGED_TOKENS, ExchangeClient, ExchangeGrant,
-    TokenExchange,
+    OAuthClient, TokenExchange,
 };
 pub(crate) use exchange::Exchanger;
-pub(crate) use users::Users;
+#[cfg(feature = "redis")]
+pub(crate) use store::Sealed;
+#[cfg(feature = "redis")]
+pub use store::{STORED_REFRESH_TTL, TOKEN_STORE_KEY_ENV, TokenStore};
+pub(crate) use users::{Issuing, Users};
 pub use users::{MAX_USER_SESSIONS, USER_SESSION_IDLE};

@@ -12,10 +12,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use toolmodel::{CallContext, CallToolResult};
+use toolmodel::{CallContext, ToolError};
 
+use super::authorization::{Authorizer, User};
 use super::bearer::Bearer;
-use super::config::Credentials;
+use super::config::TokenExchange;
 use super::exchange::Exchanger;
 use crate::federation::upstream::Upstream;
 use crate::lock::lock;
@@ -28,47 +29,74 @@ pub const MAX_USER_SESSIONS: usize = 256;
 /// next call of that server after).
 pub const USER_SESSION_IDLE: Duration = Duration::from_secs(600);
 
-type User = (String, String);
+/// Where a credentialed server's users' tokens come from.
+pub(crate) enum Issuing {
+    /// Exchanged at the gateway's authorization server as the entry's `tokenExchange` says.
+    Exchange(Arc<Exchanger>, TokenExchange),
+    /// Authorized by each user at the upstream's own authorization server (`oauth`).
+    OAuth(Arc<Authorizer>),
+}
 
 /// One credentialed server's sessions by user.
 pub(crate) struct Users {
-    exchanger: Arc<Exchanger>,
+    issuing: Issuing,
     sessions: Mutex<HashMap<User, (Arc<Upstream>, Instant)>>,
 }
 
 impl Users {
-    pub(crate) fn new(exchanger: Arc<Exchanger>) -> Self {
+    pub(crate) fn new(issuing: Issuing) -> Self {
         Self {
-            exchanger,
+            issuing,
             sessions: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The session of the caller of `cx` to `shared`'s server, its token ready (exchanged
-    /// now when none is kept).
+    /// The session of the caller of `cx` to `shared`'s server, its token ready: exchanged
+    /// now when none is kept (`tokenExchange`), or authorized by the user now through
+    /// URL-mode elicitation when none is kept or it can no longer be refreshed (`oauth`).
     ///
     /// # Errors
     ///
-    /// The `isError` result of the call: no verified caller or no access token on `cx` (the
-    /// gateway checks no tokens), or the exchange failed.
+    /// An `isError` result ([`ToolError::Execution`]): no verified caller or no access token
+    /// on `cx` (the gateway checks no tokens), the exchange failed, the user declined the
+    /// authorization or it failed; what [`Authorizer::authorize`] returns besides
+    /// (`-32042`, an input round).
     pub(crate) async fn session_for(
         &self,
         shared: &Upstream,
         cx: &CallContext,
-    ) -> Result<Arc<Upstream>, CallToolResult> {
+    ) -> Result<Arc<Upstream>, ToolError> {
         let server = &shared.config.name;
-        let Some(Credentials::TokenExchange(exchange)) = &shared.config.credentials else {
-            return Err(CallToolResult::error(format!(
-                "server {server:?} has no toolmodelCredentials"
-            )));
-        };
+        let limit = shared.config.timeouts.request / 2;
         let (Some(caller), Some(token)) = (cx.caller(), cx.caller().and_then(|c| c.access_token()))
         else {
-            return Err(CallToolResult::error(format!(
+            return Err(ToolError::new(format!(
                 "server {server:?} is called with each user's own credentials (toolmodelCredentials), and this call has no verified access token: the gateway must check tokens (--auth-issuer)"
             )));
         };
         let user = (caller.issuer().to_owned(), caller.subject().to_owned());
+        let bearer = || match &self.issuing {
+            Issuing::Exchange(exchanger, exchange) => Bearer::user(
+                Arc::clone(exchanger),
+                server,
+                exchange.clone(),
+                limit,
+                (&user.0, &user.1),
+                token.clone(),
+            ),
+            Issuing::OAuth(authorizer) => {
+                Bearer::authorized(Arc::clone(authorizer), limit, Some(user.clone()))
+            }
+        };
+        if let Issuing::OAuth(authorizer) = &self.issuing {
+            let kept = authorizer
+                .token(&user)
+                .await
+                .map_err(|why| ToolError::new(format!("server {server:?}: {why}")))?;
+            if kept.is_none() {
+                authorizer.authorize(&user, cx).await?;
+            }
+        }
         let session = {
             let mut sessions = lock(&self.sessions);
             let now = Instant::now();
@@ -95,26 +123,21 @@ impl Users {
             }
             close_later(closing);
             let (session, used) = sessions.entry(user.clone()).or_insert_with(|| {
-                let bearer = Bearer::user(
-                    Arc::clone(&self.exchanger),
-                    server,
-                    exchange.clone(),
-                    shared.config.timeouts.request / 2,
-                    (&user.0, &user.1),
-                    token.clone(),
-                );
-                (Arc::new(Upstream::for_user(shared, Arc::new(bearer))), now)
+                (
+                    Arc::new(Upstream::for_user(shared, Arc::new(bearer()))),
+                    now,
+                )
             });
             *used = now;
             Arc::clone(session)
         };
         let bearer = session.bearer.as_ref().ok_or_else(|| {
-            CallToolResult::error(format!("server {server:?}: a user session without a token"))
+            ToolError::new(format!("server {server:?}: a user session without a token"))
         })?;
         bearer.renew(token);
         match bearer.token().await {
             Ok(_) => Ok(session),
-            Err(err) => Err(CallToolResult::error(format!("server {server:?}: {err}"))),
+            Err(err) => Err(ToolError::new(format!("server {server:?}: {err}"))),
         }
     }
 

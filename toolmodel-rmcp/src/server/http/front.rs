@@ -298,6 +298,22 @@ impl McpHttpService {
             }
             return Ok(front.gate.metadata(&head.method, &front.server.toolbox()));
         }
+        #[cfg(feature = "federation")]
+        if let Some(callbacks) = &front.server.redirect
+            && callbacks.serves(head.uri.path())
+        {
+            front.allow.check(&head)?;
+            if head.method != Method::GET {
+                return Ok(super::response::plain(
+                    http::StatusCode::METHOD_NOT_ALLOWED,
+                    "the OAuth redirect endpoint takes GET only",
+                ));
+            }
+            let page = callbacks.answer(head.uri.query()).await;
+            let status =
+                http::StatusCode::from_u16(page.status).unwrap_or(http::StatusCode::BAD_REQUEST);
+            return Ok(super::response::page(status, page.html));
+        }
         path::check(self.path.as_deref(), &head.uri)?;
         front.allow.check(&head)?;
         if cors.answers_preflight() {

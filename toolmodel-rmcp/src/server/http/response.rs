@@ -69,6 +69,29 @@ pub(in crate::server) fn plain(status: StatusCode, message: impl Into<String>) -
     response
 }
 
+/// An HTML page with `status`: the gateway's OAuth redirect endpoint's, which must not be
+/// framed by another site (RFC 6749 §10.13), stored or sent on as a referrer (its URL held
+/// a code).
+#[cfg(feature = "federation")]
+pub(in crate::server) fn page(status: StatusCode, html: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(html)).boxed());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; frame-ancestors 'none'",
+        ),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
 /// A JSON response with `status` and `value`.
 pub(super) fn json(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());

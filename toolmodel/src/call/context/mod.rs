@@ -259,6 +259,19 @@ impl CallContext {
             .await
     }
 
+    /// Tells the client that the out-of-band interaction of the URL-mode elicitation
+    /// `elicitation_id` (one this call asked with [`input`](Self::input)) is complete:
+    /// `notifications/elicitation/complete` (MCP 2025-11-25, "Elicitation", URL mode). A peer
+    /// without it drops it; a 2026-07-28 input round has none to send (the retried call
+    /// itself carries on).
+    ///
+    /// # Errors
+    ///
+    /// What the peer's [`CallPeer::elicitation_complete`] returns (the connection closed).
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> Result<(), Error> {
+        self.request.peer.elicitation_complete(elicitation_id).await
+    }
+
     /// Sends a log message (`notifications/message`), with the tool's MCP name as the
     /// logger when called through a [`Toolbox`](crate::Toolbox).
     ///

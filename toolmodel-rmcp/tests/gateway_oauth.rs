@@ -1,0 +1,486 @@
+//! Per-user authorization of a third-party upstream (issue 44): a gateway behind the test
+//! authorization server, and an upstream behind a second oidc-provider (its own
+//! authorization server, in its third-party mode: an authorization-code client with PKCE and
+//! a login form), configured with `toolmodelCredentials.oauth`. A user's first call asks them
+//! to authorize through URL-mode elicitation; the test client follows the URL with an HTTP
+//! client that signs in as `alice` and lands on the gateway's redirect endpoint; the call
+//! completes as `alice` at the third-party server, `notifications/elicitation/complete`
+//! arrives, and a second call asks nothing. A client that declines gets a tool error; one
+//! without `elicitation.url` gets `-32042` with the URL; a replayed `state` is a 400 page;
+//! under MCP 2026-07-28 the elicitation is an input round; tokens about to expire are
+//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use rmcp::{
+    ClientHandler, ErrorData as McpError,
+    model::{
+        CallToolRequestParams, ClientCapabilities, ClientConfig, CustomNotification,
+        ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+        Implementation, UrlElicitationCapability,
+    },
+    service::{NotificationContext, RequestContext, RoleClient, RunningService, ServiceError},
+};
+use serde_json::json;
+use tokio::net::TcpListener;
+use toolmodel_rmcp::{
+    ToolboxServer,
+    auth::ResourceServer,
+    federation::{Federation, FederationConfig, REDIRECT_PATH, URL_ELICITATION_REQUIRED},
+};
+use toolmodel_test_support::issuer::{self, Issuer};
+
+use crate::gateway_credentials::{Seen, text, upstream};
+use crate::support::two_users::connect;
+
+/// What the test client does with a URL-mode elicitation.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// Follows the URL, signs in as this subject, and accepts.
+    SignIn(&'static str),
+    /// Declines without opening it.
+    Decline,
+}
+
+/// A client declaring `elicitation.url` (or not, `url: false`), which answers as `answer`
+/// and records the URLs it was sent to, the pages it landed on and the completion
+/// notifications it received.
+#[derive(Clone)]
+struct Browser {
+    answer: Answer,
+    url: bool,
+    seen: Arc<Mutex<Vec<String>>>,
+    landed: Arc<Mutex<Vec<(u16, String)>>>,
+    completed: Arc<Mutex<Vec<String>>>,
+}
+
+impl Browser {
+    fn new(answer: Answer, url: bool) -> Self {
+        Self {
+            answer,
+            url,
+            seen: Arc::default(),
+            landed: Arc::default(),
+            completed: Arc::default(),
+        }
+    }
+}
+
+/// `url` followed as a browser would (redirects, cookies per host), the form of the
+/// third-party login posted with `login=<subject>`: the status and body of the last page.
+async fn sign_in(url: &str, subject: &str) -> (u16, String) {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("an HTTP client");
+    let mut cookies: HashMap<String, String> = HashMap::new();
+    let mut next = (reqwest::Method::GET, url.to_owned(), None::<String>);
+    for _ in 0..12 {
+        let (method, at, body) = next.clone();
+        let mut request = http.request(method.clone(), &at);
+        let jar: Vec<String> = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if !jar.is_empty() {
+            request = request.header("cookie", jar.join("; "));
+        }
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(body);
+        }
+        let response = request.send().await.expect("the page answers");
+        for value in response.headers().get_all("set-cookie") {
+            let pair = value.to_str().unwrap().split(';').next().unwrap();
+            if let Some((name, value)) = pair.split_once('=') {
+                cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        let status = response.status().as_u16();
+        if let Some(location) = response.headers().get("location") {
+            let location = reqwest::Url::parse(&at)
+                .unwrap()
+                .join(location.to_str().unwrap())
+                .unwrap();
+            next = (reqwest::Method::GET, location.to_string(), None);
+            continue;
+        }
+        let page = response.text().await.unwrap_or_default();
+        if method == reqwest::Method::GET && page.contains("name=\"login\"") {
+            next = (reqwest::Method::POST, at, Some(format!("login={subject}")));
+            continue;
+        }
+        return (status, page);
+    }
+    panic!("more than 12 redirects from {url}");
+}
+
+impl ClientHandler for Browser {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let ElicitRequestParams::UrlElicitationParams { url, .. } = request else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.seen.lock().unwrap().push(url.clone());
+        match self.answer {
+            Answer::Decline => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            Answer::SignIn(subject) => {
+                let landed = sign_in(&url, subject).await;
+                self.landed.lock().unwrap().push(landed);
+                Ok(ElicitResult::new(ElicitationAction::Accept))
+            }
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/elicitation/complete" {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|params| params.get("elicitationId"))
+                .and_then(|id| id.as_str())
+                .unwrap_or_default()
+                .to_owned();
+            self.completed.lock().unwrap().push(id);
+        }
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        let mut elicitation = ElicitationCapability::new();
+        if self.url {
+            elicitation = elicitation.with_url(UrlElicitationCapability::default());
+        }
+        capabilities.elicitation = Some(elicitation);
+        ClientConfig::new(capabilities, Implementation::new("oauth-test", "0"))
+    }
+}
+
+/// The gateway, its issuer and the third-party upstream.
+struct Setup {
+    _federation: Federation,
+    issuer: Issuer,
+    _third_party: Issuer,
+    gateway: String,
+    origin: String,
+    /// The upstream's MCP URL.
+    url: String,
+    resource: String,
+    seen: Seen,
+}
+
+/// The federation of one server `saas` at `url` with `toolmodelCredentials.oauth`,
+/// redirecting to `redirect_uri`, its configuration finished by `configure`; served on
+/// `listener` behind `issuer`.
+async fn gateway(
+    issuer: &Issuer,
+    listener: TcpListener,
+    url: &str,
+    redirect_uri: &str,
+    configure: impl FnOnce(&mut FederationConfig),
+) -> Federation {
+    let gateway = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let secret = issuer::UPSTREAM_CLIENT.1.to_owned();
+    let mut config = FederationConfig::from_json_with(
+        &json!({"mcpServers": {"saas": {"url": url, "toolmodelCredentials": {"oauth": {
+            "clientId": issuer::UPSTREAM_CLIENT.0,
+            "clientSecret": "${env:SAAS_CLIENT_SECRET}",
+            "scope": "profile:read",
+        }}}}, "toolNames": "always"}),
+        &|name| (name == "SAAS_CLIENT_SECRET").then(|| secret.clone()),
+    )
+    .expect("the configuration reads");
+    config.redirect_uri = Some(redirect_uri.to_owned());
+    configure(&mut config);
+    let federation = Federation::start(config)
+        .await
+        .expect("the federation starts");
+    let server = ToolboxServer::gateway(&federation)
+        .with_authorization(ResourceServer::new(&issuer.url, &gateway).expect("authorization"));
+    tokio::spawn(server.serve_http(listener).into_future());
+    federation
+}
+
+/// The gateway on a port bound first (its redirect endpoint's URL is the third-party
+/// client's one redirect URI), the third-party authorization server, an upstream `saas`
+/// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
+/// access tokens live `token_ttl_secs`, its refresh tokens `refresh_ttl_secs` (`None`: 14
+/// days); the configuration finished by `configure`.
+async fn setup_with(
+    (token_ttl_secs, refresh_ttl_secs): (u64, Option<u64>),
+    configure: impl FnOnce(&mut FederationConfig),
+) -> Option<Setup> {
+    let issuer = Issuer::start(0).await?;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let origin = format!("http://{}", listener.local_addr().expect("an address"));
+    let redirect_uri = format!("{origin}{REDIRECT_PATH}");
+    let third_party =
+        Issuer::start_third_party(&redirect_uri, token_ttl_secs, refresh_ttl_secs).await?;
+    let (url, resource, seen) = upstream(&third_party, "mcp").await;
+    let federation = gateway(&issuer, listener, &url, &redirect_uri, configure).await;
+    Some(Setup {
+        _federation: federation,
+        issuer,
+        _third_party: third_party,
+        gateway: format!("{origin}/mcp"),
+        origin,
+        url,
+        resource,
+        seen,
+    })
+}
+
+/// [`setup_with`] with the configuration as it is.
+async fn setup(token_ttl_secs: u64) -> Option<Setup> {
+    setup_with((token_ttl_secs, None), |_| {}).await
+}
+
+/// `client`'s call of `saas__whoami`, bounded by 20 s.
+async fn whoami<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+) -> Result<rmcp::model::CallToolResult, ServiceError> {
+    let call = client.call_tool(CallToolRequestParams::new("saas__whoami"));
+    tokio::time::timeout(Duration::from_secs(20), call)
+        .await
+        .expect("an answer within 20 s")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_authorizes_a_third_party_upstream_through_url_elicitation() {
+    let Some(setup) = setup(300).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("alice"), true);
+    let client = connect(&setup.gateway, token.clone(), browser.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        text(&result),
+        format!(
+            "subject alice, client {}, audience {}, scopes profile:read",
+            issuer::UPSTREAM_CLIENT.0,
+            setup.resource
+        )
+    );
+    let urls = browser.seen.lock().unwrap().clone();
+    assert_eq!(urls.len(), 1, "{urls:?}");
+    let url = reqwest::Url::parse(&urls[0]).unwrap();
+    let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    assert_eq!(query["code_challenge_method"], "S256");
+    assert_eq!(query["resource"], setup.resource);
+    assert_eq!(
+        setup.resource, setup.url,
+        "RFC 9728: the resource is the upstream's URL"
+    );
+    assert_eq!(query["client_id"], issuer::UPSTREAM_CLIENT.0);
+    let landed = browser.landed.lock().unwrap().clone();
+    assert_eq!(landed[0].0, 200, "{landed:?}");
+    assert!(landed[0].1.contains("You may close this tab"), "{landed:?}");
+    let completed = browser.completed.lock().unwrap().clone();
+    assert_eq!(
+        completed.len(),
+        1,
+        "notifications/elicitation/complete: {completed:?}"
+    );
+    // A second call: the kept token, no new authorization.
+    let again = whoami(&client).await.expect("a result");
+    assert_ne!(again.is_error, Some(true), "{again:?}");
+    assert_eq!(browser.seen.lock().unwrap().len(), 1);
+    // The state, replayed: a 400 page, no token in it.
+    let mut callback = reqwest::Url::parse(&format!("{}{REDIRECT_PATH}", setup.origin)).unwrap();
+    callback
+        .query_pairs_mut()
+        .append_pair("state", &query["state"])
+        .append_pair("code", "replayed");
+    let replayed = reqwest::get(callback).await.expect("the endpoint answers");
+    assert_eq!(replayed.status().as_u16(), 400);
+    let page = replayed.text().await.unwrap();
+    assert!(page.contains("not valid"), "{page}");
+    // The upstream never received the caller's token: only the third-party server's.
+    let seen = setup.seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    assert!(
+        seen.iter().all(|header| !header.contains(&token)),
+        "the caller's token went upstream"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitation_gets_32042() {
+    let Some(setup) = setup(300).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let decliner = Browser::new(Answer::Decline, true);
+    let client = connect(&setup.gateway, token.clone(), decliner, false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        text(&result),
+        "the user declined authorization of server \"saas\""
+    );
+    let formless = Browser::new(Answer::SignIn("alice"), false);
+    let client = connect(&setup.gateway, token, formless, false).await;
+    let Err(ServiceError::McpError(error)) = whoami(&client).await else {
+        panic!("a JSON-RPC error")
+    };
+    assert_eq!(
+        i64::from(error.code.0),
+        URL_ELICITATION_REQUIRED,
+        "{error:?}"
+    );
+    let data = error.data.expect("data");
+    let elicitation = &data["elicitations"][0];
+    assert_eq!(elicitation["mode"], "url");
+    assert!(
+        elicitation["url"]
+            .as_str()
+            .is_some_and(|url| url.contains("code_challenge=")),
+        "{data}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_2026_07_28_the_authorization_is_an_input_round() {
+    let Some(setup) = setup(300).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("bob"), true);
+    let client = connect(&setup.gateway, token, browser.clone(), true).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert!(text(&result).starts_with("subject bob,"), "{result:?}");
+    assert_eq!(browser.seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
+    // Tokens of 2 s are used for 1 s (the skew), then refreshed (RFC 6749 §6).
+    let Some(setup) = setup(2).await else { return };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("carol"), true);
+    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject carol,"), "{first:?}");
+    let before = setup.seen.lock().unwrap().last().cloned();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let second = whoami(&client).await.expect("a result");
+    assert!(text(&second).starts_with("subject carol,"), "{second:?}");
+    assert_eq!(browser.seen.lock().unwrap().len(), 1, "asked once only");
+    let after = setup.seen.lock().unwrap().last().cloned();
+    assert_ne!(before, after, "a new access token after the refresh");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_refresh_asks_the_user_again_by_elicitation() {
+    // Access tokens of 2 s (used for 1 s), refresh tokens of 1 s: refused after 1.5 s.
+    let Some(setup) = setup_with((2, Some(1)), |_| {}).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("erin"), true);
+    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject erin,"), "{first:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let second = whoami(&client).await.expect("a result");
+    assert!(text(&second).starts_with("subject erin,"), "{second:?}");
+    assert_eq!(
+        browser.seen.lock().unwrap().len(),
+        2,
+        "asked again once the refresh was refused"
+    );
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypted_at_rest() {
+    use toolmodel_rmcp::federation::TokenStore;
+    use toolmodel_test_support::redis::RedisServer;
+    // Two keys of 32 bytes, base64.
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
+
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = TokenStore::new(&redis.url, KEY).expect("a key");
+    let kept = store.clone();
+    let Some(setup) = setup_with((300, None), move |config| config.token_store = Some(kept)).await
+    else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("dave"), true);
+    let client = connect(&setup.gateway, token, browser, false).await;
+    let first = whoami(&client).await.expect("a result");
+    assert!(text(&first).starts_with("subject dave,"), "{first:?}");
+    // Another gateway (another process, say) with the same Redis and key: the same user is
+    // not asked (its client would decline), the call runs as dave.
+    let redirect_uri = format!("{}{REDIRECT_PATH}", setup.origin);
+    let other = |store: TokenStore| async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        let configure = move |config: &mut FederationConfig| config.token_store = Some(store);
+        let federation = gateway(
+            &setup.issuer,
+            listener,
+            &setup.url,
+            &redirect_uri,
+            configure,
+        )
+        .await;
+        (federation, url)
+    };
+    let (_second, second_url) = other(store).await;
+    let token = setup.issuer.token(&second_url, "notes:read").await;
+    let decliner = Browser::new(Answer::Decline, true);
+    let client = connect(&second_url, token, decliner.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert!(text(&result).starts_with("subject dave,"), "{result:?}");
+    assert!(decliner.seen.lock().unwrap().is_empty(), "asked again");
+    // Redis holds ciphertext: no token the upstream received is in it.
+    let mut connection = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("toolmodel:oauth-tokens:*")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    let value: Vec<u8> = redis::cmd("GET")
+        .arg(&keys[0])
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let value = String::from_utf8_lossy(&value).into_owned();
+    for header in setup.seen.lock().unwrap().iter() {
+        let sent = header.trim_start_matches("Bearer ");
+        assert!(!value.contains(sent), "a token in clear in Redis");
+    }
+    assert!(!value.contains("dave") && !value.contains("refresh"));
+    // A gateway with another key cannot open them: the user is asked (and declines).
+    let other_store = TokenStore::new(&redis.url, OTHER_KEY).expect("a key");
+    let (_third, third_url) = other(other_store).await;
+    let token = setup.issuer.token(&third_url, "notes:read").await;
+    let client = connect(&third_url, token, decliner.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_eq!(
+        text(&result),
+        "the user declined authorization of server \"saas\""
+    );
+}
