@@ -107,13 +107,20 @@ call of a tool of a server with \"requiredScopes\" needs those too (403 insuffic
 the top-level \"toolmodelPolicy\" shows each user only the tools its rules allow it (by the \
 token's sub, client_id, scope, groups, roles or another claim), a call of another tool \
 answered as one of an unknown tool, and a rule with \"when\" needs --auth-issuer. \
+A server's \"toolmodelCredentials\" has the gateway call it as each user: \"tokenExchange\" \
+exchanges the caller's token at --auth-issuer for one of the server's audience (with \
+--exchange-client-id), \"oauth\" asks each user to authorize the gateway at the server's own \
+authorization server through URL-mode elicitation; the caller's token is never sent upstream. \
+The top-level \"toolmodelLimits\" limits the rate of calls per user, tool or upstream (token \
+buckets; shared by the replicas through the Redis of MCP_LIMIT_STORE, else of \
+MCP_SESSION_STORE), and a server's \"maxConcurrentCalls\" the calls in flight on it. \
 Over HTTP the Host header must name the gateway (against DNS rebinding): loopback names, the \
 host of --resource, or --allowed-hosts. With --tool-search[=THRESHOLD] a catalog of more \
 tools than THRESHOLD is listed as search_tools and call_tool (and --always-visible tools). \
 Every child process is killed, with its process group, \
 when the gateway stops (end of stdin, SIGINT or SIGTERM). The configuration reloads while the \
 gateway serves, on SIGHUP and when the file changes (it is read every second): servers added, \
-removed or changed, and the toolmodelPolicy, without dropping sessions or calls in flight (a \
+removed or changed, the toolmodelPolicy and the toolmodelLimits, without dropping sessions or calls in flight (a \
 changed or removed server's calls finish before its session closes); unchanged servers keep \
 their child process and their tools' names, and clients get notifications/tools/list_changed. \
 A configuration that fails the checks of --check-config is refused with a log line naming each \
