@@ -85,7 +85,7 @@ pub(crate) fn check(args: &GatewayArgs) -> Checked {
 }
 
 /// `config` with the gateway's exchange client (`--exchange-client-id`, its secret from
-/// [`EXCHANGE_SECRET_ENV`](crate::gateway::EXCHANGE_SECRET_ENV), at `--auth-issuer`) when one is given.
+/// [`EXCHANGE_SECRET_ENV`], at `--auth-issuer`) when one is given.
 ///
 /// # Errors
 ///

@@ -59,7 +59,7 @@ impl FederationConfig {
     /// | `disabled`, `enabled` | `disabled: true` or `enabled: false` keeps the server out |
     /// | `allowedTools` (`includeTools`), `hiddenTools` (`excludeTools`, `disabledTools`) | which tools are served |
     /// | `requiredScopes` (toolmodel's) | OAuth scopes a token must grant to call any of the server's tools ([`UpstreamConfig::required_scopes`]) |
-    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of", "subjectTokenType": URI}}` ([`TokenExchange`](super::TokenExchange)) |
+    /// | `toolmodelCredentials` (toolmodel's) | each user's own credentials upstream ([`UpstreamConfig::credentials`]): `{"tokenExchange": {"resource": URL, "audience": NAME, "scope": "a b", "grant": "token-exchange" \| "on-behalf-of", "subjectTokenType": URI}}` ([`TokenExchange`]) |
     /// | `required` (toolmodel's) | `true`: the gateway is not ready while the server has no open session ([`UpstreamConfig::required`]; default `false`) |
     /// | `maxConcurrentCalls` (toolmodel's) | the most calls waiting for or running on the server at once, an integer from 1 to 2^20 ([`UpstreamConfig::max_concurrent_calls`]; default [`MAX_PENDING_CALLS`](super::MAX_PENDING_CALLS)) |
     /// | `startupTimeout`, `timeout`, `maxTotalTimeout` | [`Timeouts`](super::Timeouts), in milliseconds |

@@ -6,7 +6,7 @@
 //! URL-mode elicitation (MCP 2025-11-25 "Elicitation"; an input round under 2026-07-28) with
 //! the authorization code grant (RFC 6749 §4.1), PKCE S256 (RFC 7636), `state` and RFC 8707's
 //! `resource`; redeems the code its redirect endpoint receives
-//! ([`Callbacks`](super::callback::Callbacks)); keeps each user's tokens and refreshes them
+//! ([`Callbacks`]); keeps each user's tokens and refreshes them
 //! (RFC 6749 §6) before they expire. No token, code or verifier is logged, put in a span, shown
 //! by `Debug` or put in an error.
 
