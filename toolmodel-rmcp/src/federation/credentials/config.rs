@@ -71,12 +71,7 @@ impl OAuthClient {
     /// The same asking for these scopes too (each once).
     #[must_use]
     pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-        for scope in scopes {
-            let scope = scope.into();
-            if !self.scope.contains(&scope) {
-                self.scope.push(scope);
-            }
-        }
+        add_scopes(&mut self.scope, scopes);
         self
     }
 }
@@ -151,12 +146,7 @@ impl TokenExchange {
     /// The same asking for these scopes too (each once).
     #[must_use]
     pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-        for scope in scopes {
-            let scope = scope.into();
-            if !self.scope.contains(&scope) {
-                self.scope.push(scope);
-            }
-        }
+        add_scopes(&mut self.scope, scopes);
         self
     }
 
@@ -245,5 +235,15 @@ impl std::fmt::Debug for ExchangeClient {
             .field("client_id", &self.client_id)
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
+    }
+}
+
+/// Adds each of `scopes` to `list` that it does not hold yet, in their order.
+fn add_scopes<I: IntoIterator<Item = S>, S: Into<String>>(list: &mut Vec<String>, scopes: I) {
+    for scope in scopes {
+        let scope = scope.into();
+        if !list.contains(&scope) {
+            list.push(scope);
+        }
     }
 }
