@@ -82,10 +82,11 @@ impl ClientOperation {
         let transport = peer.transport;
         let address = peer.address.as_deref();
         let port = peer.port;
+        let name = format!("tools/call {tool}");
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.client",
-            otel.name = %format!("tools/call {tool}"),
+            otel.name = name.as_str(),
             otel.kind = "client",
             otel.status_code = Empty,
             otel.status_description = Empty,

@@ -139,17 +139,25 @@ impl ToolboxServer {
         let prompt = target
             .prompt
             .map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
+        let client = parts
+            .and_then(|parts| parts.extensions.get::<ClientAddress>())
+            .map(|ClientAddress(address)| *address);
+        let name = match tool.or(prompt) {
+            Some(name) => format!("{method} {name}"),
+            None => method.to_owned(),
+        };
+        let request_id = request_id(&context.id);
         // A root unless `params._meta` names a parent (`adopt` below): not a child of whatever
         // span is current, which is `rmcp`'s `serve_inner`, the span of the whole session
         // (every request of a session would be one trace, a malformed `traceparent` a child).
+        // Every attribute known now is a field's value here, strings as `&str`: each later
+        // `record` and each `%` (formatted again into a new string) costs the OpenTelemetry
+        // layer more (`benches/telemetry.rs`).
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             parent: None,
             "mcp.server",
-            otel.name = %match tool.or(prompt) {
-                Some(name) => format!("{method} {name}"),
-                None => method.to_owned(),
-            },
+            otel.name = name.as_str(),
             otel.kind = "server",
             otel.status_code = Empty,
             otel.status_description = Empty,
@@ -160,7 +168,7 @@ impl ToolboxServer {
             gen_ai.tool.call.arguments = Empty,
             gen_ai.tool.call.result = Empty,
             mcp.resource.uri = target.resource.map(|uri| bounded(uri, MAX_ATTRIBUTE_BYTES)),
-            jsonrpc.request.id = %request_id(&context.id),
+            jsonrpc.request.id = request_id.as_str(),
             mcp.protocol.version = protocol_version.as_deref(),
             mcp.session.id = parts
                 .and_then(|parts| parts.headers.get("mcp-session-id"))
@@ -169,20 +177,14 @@ impl ToolboxServer {
             network.transport = transport,
             network.protocol.name = parts.map(|_| "http"),
             network.protocol.version = parts.map(|_| "1.1"),
-            client.address = Empty,
-            client.port = Empty,
+            client.address = client.map(|address| tracing::field::display(address.ip())),
+            // An int attribute: tracing-opentelemetry records a u64 as a string.
+            client.port = client.map(|address| i64::from(address.port())),
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
         let record_content = self.telemetry.record_content;
         if !span.is_disabled() {
-            if let Some(ClientAddress(address)) =
-                parts.and_then(|parts| parts.extensions.get::<ClientAddress>())
-            {
-                span.record("client.address", tracing::field::display(address.ip()));
-                // An int attribute: tracing-opentelemetry records a u64 as a string.
-                span.record("client.port", i64::from(address.port()));
-            }
             if record_content
                 && let Some(arguments) = target.arguments
                 && let Ok(json) = serde_json::to_string(arguments)
