@@ -331,8 +331,13 @@ fn span_cost() -> f64 {
     use tracing::field::Empty;
     fastest(10, 1_000, |i| {
         let (method, tool) = ("tools/call", Some("add"));
-        let name = format!("{method} add");
-        let request_id = i.to_string();
+        // Built only when an INFO span can be enabled, as the server does.
+        let (name, request_id) =
+            if tracing::Level::INFO <= tracing::level_filters::LevelFilter::current() {
+                (format!("{method} add"), i.to_string())
+            } else {
+                (String::new(), String::new())
+            };
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.server",

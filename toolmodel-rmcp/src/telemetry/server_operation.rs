@@ -142,11 +142,15 @@ impl ToolboxServer {
         let client = parts
             .and_then(|parts| parts.extensions.get::<ClientAddress>())
             .map(|ClientAddress(address)| *address);
-        let name = match tool.or(prompt) {
-            Some(name) => format!("{method} {name}"),
-            None => method.to_owned(),
+        let (name, request_id) = if spans_at_info() {
+            let name = match tool.or(prompt) {
+                Some(name) => format!("{method} {name}"),
+                None => method.to_owned(),
+            };
+            (name, request_id(&context.id))
+        } else {
+            (String::new(), String::new())
         };
-        let request_id = request_id(&context.id);
         // A root unless `params._meta` names a parent (`adopt` below): not a child of whatever
         // span is current, which is `rmcp`'s `serve_inner`, the span of the whole session
         // (every request of a session would be one trace, a malformed `traceparent` a child).
@@ -293,6 +297,13 @@ impl ServerOperation {
             );
         }
     }
+}
+
+/// Whether a span at INFO can be enabled at all: the values built for a span's fields are not
+/// built when no subscriber (or none at INFO) is installed, where the span is disabled before
+/// its fields are looked at.
+pub(crate) fn spans_at_info() -> bool {
+    tracing::Level::INFO <= tracing::level_filters::LevelFilter::current()
 }
 
 /// `jsonrpc.request.id`: the id as a string, bounded.
