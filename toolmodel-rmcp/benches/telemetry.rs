@@ -331,10 +331,17 @@ fn span_cost() -> f64 {
     use tracing::field::Empty;
     fastest(10, 1_000, |i| {
         let (method, tool) = ("tools/call", Some("add"));
+        // Built only when an INFO span can be enabled, as the server does.
+        let (name, request_id) =
+            if tracing::Level::INFO <= tracing::level_filters::LevelFilter::current() {
+                (format!("{method} add"), i.to_string())
+            } else {
+                (String::new(), String::new())
+            };
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.server",
-            otel.name = %format!("{method} add"),
+            otel.name = name.as_str(),
             otel.kind = "server",
             otel.status_code = Empty,
             otel.status_description = Empty,
@@ -345,21 +352,17 @@ fn span_cost() -> f64 {
             gen_ai.tool.call.arguments = Empty,
             gen_ai.tool.call.result = Empty,
             mcp.resource.uri = None::<&str>,
-            jsonrpc.request.id = %i,
+            jsonrpc.request.id = request_id.as_str(),
             mcp.protocol.version = Some("2025-11-25"),
             mcp.session.id = Some("0123456789abcdef0123456789abcdef"),
             network.transport = "tcp",
             network.protocol.name = Some("http"),
             network.protocol.version = Some("1.1"),
-            client.address = Empty,
-            client.port = Empty,
+            client.address = "127.0.0.1",
+            client.port = i64::from(40_000 + i),
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        if !span.is_disabled() {
-            span.record("client.address", "127.0.0.1");
-            span.record("client.port", 40_000 + i);
-        }
         drop(span.enter());
     })
 }

@@ -9,7 +9,7 @@ use tracing::field::Empty;
 
 use super::{
     metrics,
-    server_operation::{MAX_ATTRIBUTE_BYTES, MAX_CONTENT_BYTES, bounded},
+    server_operation::{MAX_ATTRIBUTE_BYTES, MAX_CONTENT_BYTES, bounded, spans_at_info},
     trace_context,
 };
 
@@ -82,10 +82,15 @@ impl ClientOperation {
         let transport = peer.transport;
         let address = peer.address.as_deref();
         let port = peer.port;
+        let name = if spans_at_info() {
+            format!("tools/call {tool}")
+        } else {
+            String::new()
+        };
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             "mcp.client",
-            otel.name = %format!("tools/call {tool}"),
+            otel.name = name.as_str(),
             otel.kind = "client",
             otel.status_code = Empty,
             otel.status_description = Empty,

@@ -15,7 +15,7 @@ use rmcp::{
     model::{CallToolResponse, NumberOrString},
     service::RequestContext,
 };
-use tracing::{Instrument as _, field::Empty};
+use tracing::field::Empty;
 
 use super::{metrics, trace_context};
 use crate::server::ToolboxServer;
@@ -139,17 +139,29 @@ impl ToolboxServer {
         let prompt = target
             .prompt
             .map(|prompt| bounded(prompt, MAX_ATTRIBUTE_BYTES));
+        let client = parts
+            .and_then(|parts| parts.extensions.get::<ClientAddress>())
+            .map(|ClientAddress(address)| *address);
+        let (name, request_id) = if spans_at_info() {
+            let name = match tool.or(prompt) {
+                Some(name) => format!("{method} {name}"),
+                None => method.to_owned(),
+            };
+            (name, request_id(&context.id))
+        } else {
+            (String::new(), String::new())
+        };
         // A root unless `params._meta` names a parent (`adopt` below): not a child of whatever
         // span is current, which is `rmcp`'s `serve_inner`, the span of the whole session
         // (every request of a session would be one trace, a malformed `traceparent` a child).
+        // Every attribute known now is a field's value here, strings as `&str`: each later
+        // `record` and each `%` (formatted again into a new string) costs the OpenTelemetry
+        // layer more (`benches/telemetry.rs`).
         let span = tracing::info_span!(
             target: "toolmodel_rmcp::mcp",
             parent: None,
             "mcp.server",
-            otel.name = %match tool.or(prompt) {
-                Some(name) => format!("{method} {name}"),
-                None => method.to_owned(),
-            },
+            otel.name = name.as_str(),
             otel.kind = "server",
             otel.status_code = Empty,
             otel.status_description = Empty,
@@ -160,7 +172,7 @@ impl ToolboxServer {
             gen_ai.tool.call.arguments = Empty,
             gen_ai.tool.call.result = Empty,
             mcp.resource.uri = target.resource.map(|uri| bounded(uri, MAX_ATTRIBUTE_BYTES)),
-            jsonrpc.request.id = %request_id(&context.id),
+            jsonrpc.request.id = request_id.as_str(),
             mcp.protocol.version = protocol_version.as_deref(),
             mcp.session.id = parts
                 .and_then(|parts| parts.headers.get("mcp-session-id"))
@@ -169,20 +181,14 @@ impl ToolboxServer {
             network.transport = transport,
             network.protocol.name = parts.map(|_| "http"),
             network.protocol.version = parts.map(|_| "1.1"),
-            client.address = Empty,
-            client.port = Empty,
+            client.address = client.map(|address| tracing::field::display(address.ip())),
+            // An int attribute: tracing-opentelemetry records a u64 as a string.
+            client.port = client.map(|address| i64::from(address.port())),
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
         let record_content = self.telemetry.record_content;
         if !span.is_disabled() {
-            if let Some(ClientAddress(address)) =
-                parts.and_then(|parts| parts.extensions.get::<ClientAddress>())
-            {
-                span.record("client.address", tracing::field::display(address.ip()));
-                // An int attribute: tracing-opentelemetry records a u64 as a string.
-                span.record("client.port", i64::from(address.port()));
-            }
             if record_content
                 && let Some(arguments) = target.arguments
                 && let Ok(json) = serde_json::to_string(arguments)
@@ -220,7 +226,16 @@ impl ServerOperation {
         self,
         handle: impl Future<Output = Result<T, ErrorData>>,
     ) -> Result<T, ErrorData> {
-        let result = handle.instrument(self.span.clone()).await;
+        // The span is entered at each poll (a handler's events and spans are its children),
+        // as `Instrument` does, but not again to drop the finished future (`Instrumented`
+        // enters its span in `drop` too: 1.3 k instructions a request, `benches/telemetry.rs`).
+        let span = &self.span;
+        let mut handle = std::pin::pin!(handle);
+        let result = std::future::poll_fn(|context| {
+            let _entered = span.enter();
+            handle.as_mut().poll(context)
+        })
+        .await;
         self.finish(&result);
         result
     }
@@ -282,6 +297,13 @@ impl ServerOperation {
             );
         }
     }
+}
+
+/// Whether a span at INFO can be enabled at all: the values built for a span's fields are not
+/// built when no subscriber (or none at INFO) is installed, where the span is disabled before
+/// its fields are looked at.
+pub(crate) fn spans_at_info() -> bool {
+    tracing::Level::INFO <= tracing::level_filters::LevelFilter::current()
 }
 
 /// `jsonrpc.request.id`: the id as a string, bounded.
