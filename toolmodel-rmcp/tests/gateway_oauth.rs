@@ -467,7 +467,10 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     };
     let store = TokenStore::new(&redis.url, KEY).expect("a key");
     let kept = store.clone();
-    let Some(setup) = setup_with((300, Refreshes::Lasting(None)), move |config| config.token_store = Some(kept)).await
+    let Some(setup) = setup_with((300, Refreshes::Lasting(None)), move |config| {
+        config.token_store = Some(kept)
+    })
+    .await
     else {
         return;
     };

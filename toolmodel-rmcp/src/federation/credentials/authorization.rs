@@ -306,7 +306,10 @@ impl Authorizer {
     ///
     /// A sentence when the refresh failed otherwise (the server unreachable, its answer not
     /// valid).
-    pub(crate) async fn token(self: &Arc<Self>, user: &User) -> Result<Option<AccessToken>, String> {
+    pub(crate) async fn token(
+        self: &Arc<Self>,
+        user: &User,
+    ) -> Result<Option<AccessToken>, String> {
         #[cfg(feature = "redis")]
         self.load(user).await;
         if let Err(answer) = self.kept(user) {

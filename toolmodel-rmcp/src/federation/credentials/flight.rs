@@ -87,8 +87,10 @@ where
                     };
                     let request = start();
                     tokio::spawn(async move {
-                        let _landing = landing;
-                        sender.send_replace(Some(request.await));
+                        let outcome = request.await;
+                        // Gone before the outcome is seen: a caller that sees it finds none.
+                        drop(landing);
+                        sender.send_replace(Some(outcome));
                     });
                     outcome
                 }
@@ -127,34 +129,28 @@ mod tests {
 
     #[tokio::test]
     async fn concurrent_calls_share_one_request_and_its_outcome_is_not_kept() {
-        let flights = Arc::new(Flights::<&str, Result<u32, String>>::new());
+        let flights = Flights::<&str, Result<u32, String>>::new();
         let started = Arc::new(AtomicUsize::new(0));
         let go = Arc::new(tokio::sync::Notify::new());
-        let waiters: Vec<_> = (0..8)
-            .map(|_| {
-                let (flights, started, go) =
-                    (Arc::clone(&flights), Arc::clone(&started), Arc::clone(&go));
-                tokio::spawn(async move {
-                    flights
-                        .join("alice", || request(&started, &go, Err("refused".into())))
-                        .await
-                })
-            })
-            .collect();
-        while started.load(Ordering::SeqCst) == 0 {
-            tokio::task::yield_now().await;
-        }
-        // A call for another key has its own request.
-        let bob = flights.join("bob", || async { Ok(7) }).await;
-        assert_eq!(bob, Some(Ok(7)));
-        go.notify_one();
-        for waiter in waiters {
-            assert_eq!(
-                waiter.await.unwrap(),
-                Some(Err("refused".to_owned())),
-                "every waiter gets the same error"
-            );
-        }
+        // Each waiter joins on its first poll; `join_all` polls all 8 at once.
+        let waiters = futures_util::future::join_all(
+            (0..8).map(|_| flights.join("alice", || request(&started, &go, Err("refused".into())))),
+        );
+        let release = async {
+            while started.load(Ordering::SeqCst) == 0 {
+                tokio::task::yield_now().await;
+            }
+            // A call for another key has its own request.
+            let bob = flights.join("bob", || async { Ok(7) }).await;
+            assert_eq!(bob, Some(Ok(7)));
+            go.notify_one();
+        };
+        let (outcomes, ()) = tokio::join!(waiters, release);
+        assert_eq!(
+            outcomes,
+            vec![Some(Err("refused".to_owned())); 8],
+            "every waiter gets the same error"
+        );
         assert_eq!(started.load(Ordering::SeqCst), 1, "one request for 8 calls");
         assert_eq!(flights.running(), 0, "the entry goes when the request ends");
         // The failure is not kept: the next call asks again.
@@ -164,7 +160,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_wait_leaves_the_request_to_the_others_and_a_panic_is_no_outcome() {
-        let flights = Arc::new(Flights::<&str, Result<u32, String>>::new());
+        let flights = Flights::<&str, Result<u32, String>>::new();
         let started = Arc::new(AtomicUsize::new(0));
         let go = Arc::new(tokio::sync::Notify::new());
         let first = tokio::time::timeout(
@@ -174,13 +170,11 @@ mod tests {
         .await;
         assert!(first.is_err(), "the first caller stopped waiting");
         assert_eq!(flights.running(), 1, "its request still runs");
-        let second = {
-            let flights = Arc::clone(&flights);
-            tokio::spawn(async move { flights.join("alice", || async { Ok(0) }).await })
-        };
-        tokio::task::yield_now().await;
-        go.notify_one();
-        assert_eq!(second.await.unwrap(), Some(Ok(5)), "the first caller's request");
+        // The second caller joins on its first poll, before the request is let go.
+        let (second, ()) = tokio::join!(flights.join("alice", || async { Ok(0) }), async {
+            go.notify_one();
+        });
+        assert_eq!(second, Some(Ok(5)), "the first caller's request");
         assert_eq!(started.load(Ordering::SeqCst), 1);
         assert_eq!(flights.running(), 0);
 
