@@ -37,7 +37,10 @@
 // (GET: an HTML form with a `login` field; POST login=<name>: signed in as subject <name>); the
 // consent that follows is granted at once (every scope and resource asked for). Refresh tokens
 // are issued without offline_access. ACCESS_TOKEN_TTL (seconds, default 300) sets the lifetime of
-// the access tokens for resources, REFRESH_TOKEN_TTL (seconds) that of the refresh tokens.
+// the access tokens for resources, REFRESH_TOKEN_TTL (seconds) that of the refresh tokens; with
+// ROTATE_REFRESH_TOKENS=1 each refresh token is single-use (`rotateRefreshToken`: one presented
+// again is refused, invalid_grant, and its grant revoked, RFC 9700 §4.14.2). `GET /refreshes`
+// counts the refresh_token grants, {"granted": n, "refused": n}.
 //
 // Token requests from a browser (CORS) are allowed for toolmodel-browser from loopback origins
 // only (`clientBasedCORS`): a page on a foreign origin cannot get a token.
@@ -83,6 +86,7 @@ const provider = new Provider(issuer, {
   // REFRESH_TOKEN_TTL (seconds): refresh tokens that expire soon (a refresh then refused).
   ...(process.env.REFRESH_TOKEN_TTL ? { ttl: { RefreshToken: Number(process.env.REFRESH_TOKEN_TTL) } } : {}),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  ...(process.env.ROTATE_REFRESH_TOKENS === '1' ? { rotateRefreshToken: true } : {}),
   issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   jwks: { keys: [jwk] },
   // An opaque client_credentials token's introspection names the client as its subject, as
@@ -170,6 +174,11 @@ const provider = new Provider(issuer, {
 // The audiences a subject token may have (the gateways' resources), and the exchanges made.
 const gatewayAudiences = new Set();
 const exchanges = {};
+// The refresh_token grants, granted and refused.
+const refreshes = { granted: 0, refused: 0 };
+const isRefresh = (ctx) => ctx.oidc?.params?.grant_type === 'refresh_token';
+provider.on('grant.success', (ctx) => { if (isRefresh(ctx)) refreshes.granted += 1; });
+provider.on('grant.error', (ctx) => { if (isRefresh(ctx)) refreshes.refused += 1; });
 
 function sign(head, body) {
   const input = `${b64(head)}.${b64(body)}`;
@@ -287,6 +296,10 @@ server.on('request', (req, res) => {
   }
   if (req.method === 'GET' && req.url === '/exchanges') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(exchanges));
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/refreshes') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refreshes));
     return;
   }
   if (req.method === 'POST' && req.url === '/gateway-audience') {

@@ -34,6 +34,8 @@ struct ThirdParty<'a> {
     redirect_uri: &'a str,
     token_ttl_secs: u64,
     refresh_ttl_secs: Option<u64>,
+    /// Each refresh token single-use (oidc-provider's `rotateRefreshToken`).
+    rotate: bool,
 }
 
 /// A running `provider.mjs`.
@@ -70,6 +72,25 @@ impl Issuer {
             redirect_uri,
             token_ttl_secs,
             refresh_ttl_secs,
+            rotate: false,
+        };
+        Self::start_with(0, Some(third_party)).await
+    }
+
+    /// [`start_third_party`](Self::start_third_party) (refresh tokens of 14 days) whose
+    /// refresh tokens are single-use (oidc-provider's `rotateRefreshToken`, RFC 9700
+    /// §4.14.2): each refresh issues a new one, and one presented again is refused
+    /// (`invalid_grant`) and its whole grant revoked. [`refreshes`](Self::refreshes) counts
+    /// them.
+    pub async fn start_third_party_rotating(
+        redirect_uri: &str,
+        token_ttl_secs: u64,
+    ) -> Option<Self> {
+        let third_party = ThirdParty {
+            redirect_uri,
+            token_ttl_secs,
+            refresh_ttl_secs: None,
+            rotate: true,
         };
         Self::start_with(0, Some(third_party)).await
     }
@@ -101,6 +122,9 @@ impl Issuer {
                 .env("ACCESS_TOKEN_TTL", third_party.token_ttl_secs.to_string());
             if let Some(ttl) = third_party.refresh_ttl_secs {
                 command.env("REFRESH_TOKEN_TTL", ttl.to_string());
+            }
+            if third_party.rotate {
+                command.env("ROTATE_REFRESH_TOKENS", "1");
             }
         }
         let mut child = command
@@ -181,15 +205,27 @@ impl Issuer {
 
     /// How many token exchanges the provider made for the subject `sub` and `resource`.
     pub async fn exchanges(&self, sub: &str, resource: &str) -> u64 {
-        let counts: Value = reqwest::Client::new()
-            .get(format!("{}/exchanges", self.url))
+        let counts = self.counts("exchanges").await;
+        counts[format!("{sub} {resource}")].as_u64().unwrap_or(0)
+    }
+
+    /// How many `refresh_token` grants (RFC 6749 §6) the provider granted and refused.
+    pub async fn refreshes(&self) -> (u64, u64) {
+        let counts = self.counts("refreshes").await;
+        let count = |outcome: &str| counts[outcome].as_u64().unwrap_or(0);
+        (count("granted"), count("refused"))
+    }
+
+    /// The provider's counts at `/<what>`.
+    async fn counts(&self, what: &str) -> Value {
+        reqwest::Client::new()
+            .get(format!("{}/{what}", self.url))
             .send()
             .await
             .unwrap()
             .json()
             .await
-            .unwrap();
-        counts[format!("{sub} {resource}")].as_u64().unwrap_or(0)
+            .unwrap()
     }
 
     /// A token signed as `key` (`issuer`, `rogue`, `none`, `hs256-public`) with `claims`

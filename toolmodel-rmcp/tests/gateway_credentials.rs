@@ -230,6 +230,43 @@ async fn users_a_and_b_reach_each_upstream_as_themselves_with_exchanged_tokens_o
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_calls_of_a_user_share_one_exchange() {
+    let Some(setup) = setup().await else { return };
+    // Eight clients of each of A and B (each client's calls handled concurrently).
+    let mut clients = Vec::new();
+    for user in [issuer::CLIENT, issuer::OTHER_CLIENT] {
+        let token = setup
+            .issuer
+            .token_for(user, &setup.gateway, "notes:read")
+            .await;
+        for _ in 0..8 {
+            let client = connect(&setup.gateway, token.clone(), (), false).await;
+            clients.push((user.0, client));
+        }
+    }
+    // Their first calls of `notes`, all at once.
+    let calls = clients.iter().map(|(_, client)| whoami(client, "notes"));
+    let results = futures_util::future::join_all(calls).await;
+    let (_, notes, _) = &setup.upstreams[0];
+    for ((subject, _), result) in clients.iter().zip(&results) {
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        let expected = format!("subject {subject}, client {}", issuer::GATEWAY_CLIENT.0);
+        assert!(text(result).starts_with(&expected), "{}", text(result));
+    }
+    for user in [issuer::CLIENT, issuer::OTHER_CLIENT] {
+        assert_eq!(
+            setup.issuer.exchanges(user.0, notes).await,
+            1,
+            "one exchange for {}'s 8 calls",
+            user.0
+        );
+    }
+    for (_, client) in clients {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_exchange_and_an_unreachable_issuer_are_tool_errors_at_once() {
     let Some(setup) = setup().await else { return };
     let token = setup

@@ -169,7 +169,7 @@ impl ClientHandler for Browser {
 struct Setup {
     _federation: Federation,
     issuer: Issuer,
-    _third_party: Issuer,
+    third_party: Issuer,
     gateway: String,
     origin: String,
     /// The upstream's MCP URL.
@@ -210,27 +210,43 @@ async fn gateway(
     federation
 }
 
+/// The third-party authorization server's refresh tokens.
+#[derive(Clone, Copy)]
+enum Refreshes {
+    /// Living this many seconds (`None`: 14 days), each one usable again.
+    Lasting(Option<u64>),
+    /// Single-use: each refresh issues a new one, and one presented again is refused and its
+    /// grant revoked (RFC 9700 §4.14.2 rotation).
+    Rotated,
+}
+
 /// The gateway on a port bound first (its redirect endpoint's URL is the third-party
 /// client's one redirect URI), the third-party authorization server, an upstream `saas`
 /// behind it with `whoami`, configured with `toolmodelCredentials.oauth`; the third-party
-/// access tokens live `token_ttl_secs`, its refresh tokens `refresh_ttl_secs` (`None`: 14
-/// days); the configuration finished by `configure`.
+/// access tokens live `token_ttl_secs`, its refresh tokens as `refreshes` says; the
+/// configuration finished by `configure`.
 async fn setup_with(
-    (token_ttl_secs, refresh_ttl_secs): (u64, Option<u64>),
+    (token_ttl_secs, refreshes): (u64, Refreshes),
     configure: impl FnOnce(&mut FederationConfig),
 ) -> Option<Setup> {
     let issuer = Issuer::start(0).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
     let redirect_uri = format!("{origin}{REDIRECT_PATH}");
-    let third_party =
-        Issuer::start_third_party(&redirect_uri, token_ttl_secs, refresh_ttl_secs).await?;
+    let third_party = match refreshes {
+        Refreshes::Lasting(refresh_ttl_secs) => {
+            Issuer::start_third_party(&redirect_uri, token_ttl_secs, refresh_ttl_secs).await?
+        }
+        Refreshes::Rotated => {
+            Issuer::start_third_party_rotating(&redirect_uri, token_ttl_secs).await?
+        }
+    };
     let (url, resource, seen) = upstream(&third_party, "mcp").await;
     let federation = gateway(&issuer, listener, &url, &redirect_uri, configure).await;
     Some(Setup {
         _federation: federation,
         issuer,
-        _third_party: third_party,
+        third_party,
         gateway: format!("{origin}/mcp"),
         origin,
         url,
@@ -241,7 +257,7 @@ async fn setup_with(
 
 /// [`setup_with`] with the configuration as it is.
 async fn setup(token_ttl_secs: u64) -> Option<Setup> {
-    setup_with((token_ttl_secs, None), |_| {}).await
+    setup_with((token_ttl_secs, Refreshes::Lasting(None)), |_| {}).await
 }
 
 /// `client`'s call of `saas__whoami`, bounded by 20 s.
@@ -383,9 +399,43 @@ async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_with_a_token_about_to_expire_share_one_refresh() {
+    // Access tokens of 10 s are used for 5 s, then refreshed; each refresh token is
+    // single-use: a second refresh with the same one would be refused, the grant revoked
+    // and the user asked to authorize again.
+    let Some(setup) = setup_with((10, Refreshes::Rotated), |_| {}).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let browser = Browser::new(Answer::SignIn("frank"), true);
+    let first = connect(&setup.gateway, token.clone(), browser.clone(), false).await;
+    let result = whoami(&first).await.expect("a result");
+    assert!(text(&result).starts_with("subject frank,"), "{result:?}");
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        clients.push(connect(&setup.gateway, token.clone(), browser.clone(), false).await);
+    }
+    tokio::time::sleep(Duration::from_millis(5500)).await;
+    let results = futures_util::future::join_all(clients.iter().map(whoami)).await;
+    for result in results {
+        let result = result.expect("a result");
+        assert!(text(&result).starts_with("subject frank,"), "{result:?}");
+    }
+    assert_eq!(
+        setup.third_party.refreshes().await,
+        (1, 0),
+        "one refresh granted, none refused"
+    );
+    assert_eq!(browser.seen.lock().unwrap().len(), 1, "asked once only");
+    for client in clients {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_refresh_asks_the_user_again_by_elicitation() {
     // Access tokens of 2 s (used for 1 s), refresh tokens of 1 s: refused after 1.5 s.
-    let Some(setup) = setup_with((2, Some(1)), |_| {}).await else {
+    let Some(setup) = setup_with((2, Refreshes::Lasting(Some(1))), |_| {}).await else {
         return;
     };
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
@@ -417,7 +467,10 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     };
     let store = TokenStore::new(&redis.url, KEY).expect("a key");
     let kept = store.clone();
-    let Some(setup) = setup_with((300, None), move |config| config.token_store = Some(kept)).await
+    let Some(setup) = setup_with((300, Refreshes::Lasting(None)), move |config| {
+        config.token_store = Some(kept)
+    })
+    .await
     else {
         return;
     };

@@ -30,6 +30,7 @@ use super::cache::Exchanged;
 use super::callback::Callbacks;
 use super::config::{DEFAULT_EXCHANGE_TIMEOUT, OAuthClient};
 use super::exchange::{ExchangeError, Issued, request_token};
+use super::flight::Flights;
 use crate::lock::lock;
 
 /// MCP 2025-11-25's `URLElicitationRequiredError` code: the call needs a URL-mode
@@ -102,6 +103,9 @@ pub(crate) struct Authorizer {
     tokens: Mutex<HashMap<User, Held>>,
     gateway: Mutex<Option<Exchanged>>,
     pending: Mutex<HashMap<User, Arc<Pending>>>,
+    /// The refreshes running, one per user: a refresh token is presented once (RFC 9700
+    /// §4.14.2 rotation spends it), however many calls find the token nearly expired.
+    refreshing: Flights<User, Result<Option<AccessToken>, String>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -152,6 +156,7 @@ impl Authorizer {
             tokens: Mutex::new(HashMap::new()),
             gateway: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
+            refreshing: Flights::new(),
         })
     }
 
@@ -294,24 +299,48 @@ impl Authorizer {
 
     /// `user`'s token for the upstream: the one kept, or a refreshed one (RFC 6749 §6) when
     /// it nearly expired; `None` when the user must authorize (none kept, or the refresh
-    /// refused).
+    /// refused). Concurrent calls of a user share one refresh ([`Flights`]), whose outcome
+    /// they all get: with refresh-token rotation a second one would present a spent token.
     ///
     /// # Errors
     ///
     /// A sentence when the refresh failed otherwise (the server unreachable, its answer not
     /// valid).
-    pub(crate) async fn token(&self, user: &User) -> Result<Option<AccessToken>, String> {
+    pub(crate) async fn token(
+        self: &Arc<Self>,
+        user: &User,
+    ) -> Result<Option<AccessToken>, String> {
         #[cfg(feature = "redis")]
         self.load(user).await;
-        let refresh = {
-            let tokens = lock(&self.tokens);
-            match tokens.get(user) {
-                None => return Ok(None),
-                Some(held) if held.access.until > Instant::now() => {
-                    return Ok(Some(held.access.token.clone()));
-                }
-                Some(held) => held.refresh.clone(),
+        if let Err(answer) = self.kept(user) {
+            return Ok(answer);
+        }
+        let (this, whose) = (Arc::clone(self), user.clone());
+        self.refreshing
+            .join(user.clone(), || async move { this.refreshed(&whose).await })
+            .await
+            .unwrap_or_else(|| Err("refreshing the user's token ended without an answer".into()))
+    }
+
+    /// What is kept for `user`: `Err` with the answer to a call when it needs no refresh (no
+    /// tokens, or an access token still used), else `Ok` with the refresh token, if any.
+    fn kept(&self, user: &User) -> Result<Option<String>, Option<AccessToken>> {
+        match lock(&self.tokens).get(user) {
+            None => Err(None),
+            Some(held) if held.access.until > Instant::now() => {
+                Err(Some(held.access.token.clone()))
             }
+            Some(held) => Ok(held.refresh.clone()),
+        }
+    }
+
+    /// The refresh of [`token`](Self::token), one per user at a time: what is kept is read
+    /// again (a refresh that ended just before this one began kept new tokens, and spent the
+    /// refresh token it presented).
+    async fn refreshed(&self, user: &User) -> Result<Option<AccessToken>, String> {
+        let refresh = match self.kept(user) {
+            Err(answer) => return Ok(answer),
+            Ok(refresh) => refresh,
         };
         let Some(refresh) = refresh else {
             self.drop_tokens(user).await;

@@ -158,12 +158,7 @@ impl Bearer {
                 };
                 return tokio::time::timeout(self.limit, asked)
                     .await
-                    .unwrap_or_else(|_| {
-                        Err(ExchangeError::Unreachable(format!(
-                            "no answer within {} ms",
-                            self.limit.as_millis()
-                        )))
-                    });
+                    .unwrap_or_else(|_| Err(ExchangeError::no_answer_within(self.limit)));
             }
         };
         match whose {

@@ -14,6 +14,7 @@ use url::Url;
 
 use super::cache::{Exchanged, Key, Whose};
 use super::config::{ExchangeClient, ExchangeGrant, TokenExchange};
+use super::flight::Flights;
 
 /// RFC 8693 §2.1's `grant_type`.
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -44,6 +45,13 @@ pub(crate) enum ExchangeError {
     Malformed(String),
 }
 
+impl ExchangeError {
+    /// No token within `limit`.
+    pub(crate) fn no_answer_within(limit: Duration) -> Self {
+        Self::Unreachable(format!("no answer within {} ms", limit.as_millis()))
+    }
+}
+
 /// RFC 8693 §2.2.1's response (RFC 6749 §5.1's), the members read.
 #[derive(Deserialize)]
 struct Response {
@@ -68,6 +76,9 @@ pub(crate) struct Exchanger {
     /// The token endpoint, once discovered.
     token_endpoint: tokio::sync::Mutex<Option<Url>>,
     cache: super::cache::Cache,
+    /// The requests to the token endpoint running, one per key: concurrent first calls of a
+    /// user share one exchange.
+    flights: Flights<Key, Result<AccessToken, ExchangeError>>,
 }
 
 impl std::fmt::Debug for Exchanger {
@@ -95,18 +106,20 @@ impl Exchanger {
             client,
             http,
             token_endpoint: tokio::sync::Mutex::new(None),
+            flights: Flights::new(),
         }))
     }
 
     /// The token of the caller `subject` of `issuer` (whose own access token is
     /// `subject_token`) for `server`, as `exchange` describes it: the one kept, or a new one
-    /// exchanged, waiting at most `limit` for the authorization server.
+    /// exchanged, waiting at most `limit` for the authorization server. Concurrent calls for
+    /// the same key share one exchange ([`Flights`]).
     ///
     /// # Errors
     ///
     /// [`ExchangeError`] when the exchange is refused, fails or takes longer than `limit`.
     pub(crate) async fn for_user(
-        &self,
+        self: &Arc<Self>,
         server: &str,
         exchange: &TokenExchange,
         (issuer, subject): (&str, &str),
@@ -149,7 +162,7 @@ impl Exchanger {
     ///
     /// As [`for_user`](Self::for_user).
     pub(crate) async fn for_gateway(
-        &self,
+        self: &Arc<Self>,
         server: &str,
         exchange: &TokenExchange,
         limit: Duration,
@@ -160,9 +173,11 @@ impl Exchanger {
     }
 
     /// The token kept under `key`, or the one the token endpoint gives for `form` and
-    /// `exchange`'s target (kept then).
+    /// `exchange`'s target (kept then): one request per key at a time, which the calls that
+    /// come meanwhile wait for, each at most `limit`; the request itself is bounded by the
+    /// client's timeout.
     async fn kept_or_asked(
-        &self,
+        self: &Arc<Self>,
         key: Key,
         exchange: &TokenExchange,
         mut form: Vec<(&'static str, String)>,
@@ -180,17 +195,29 @@ impl Exchanger {
         if !exchange.scope.is_empty() {
             form.push(("scope", exchange.scope.join(" ")));
         }
+        let this = Arc::clone(self);
+        let flight_key = key.clone();
+        let flight = self.flights.join(key, || async move {
+            // A request that ended just before this one started kept its token.
+            if let Some(token) = this.cache.get(&flight_key) {
+                return Ok(token);
+            }
+            let timeout = this.client.timeout;
+            let asked = tokio::time::timeout(timeout, this.ask(&form))
+                .await
+                .unwrap_or_else(|_| Err(ExchangeError::no_answer_within(timeout)))?;
+            this.cache.insert(flight_key, asked.clone());
+            Ok(asked.token)
+        });
         let limit = limit.min(self.client.timeout);
-        let asked = tokio::time::timeout(limit, self.ask(&form))
+        tokio::time::timeout(limit, flight)
             .await
-            .unwrap_or_else(|_| {
-                Err(ExchangeError::Unreachable(format!(
-                    "no answer within {} ms",
-                    limit.as_millis()
-                )))
-            })?;
-        self.cache.insert(key, asked.clone());
-        Ok(asked.token)
+            .map_err(|_| ExchangeError::no_answer_within(limit))?
+            .unwrap_or_else(|| {
+                Err(ExchangeError::Unreachable(
+                    "the token request ended without an answer".into(),
+                ))
+            })
     }
 
     /// The token endpoint, discovered once (again after a failure).

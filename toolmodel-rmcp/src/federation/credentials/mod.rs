@@ -6,7 +6,8 @@
 //!   own client ([`ExchangeClient`]);
 //! - `exchange`: the requests to the token endpoint (RFC 8693 token exchange, Entra's
 //!   on-behalf-of, `client_credentials` for the catalog); `cache`: the tokens obtained, per
-//!   (issuer, subject, server, target), until shortly before they expire;
+//!   (issuer, subject, server, target), until shortly before they expire; `flight`: one
+//!   request per key at a time (an exchange, a refresh), shared by the calls that need it;
 //! - `bearer`: whose token a session sends, set on each HTTP request by rmcp's client;
 //! - `authorization`: the gateway as a third-party upstream's own OAuth client (`oauth`):
 //!   discovery from the upstream's `401`, each user's authorization through URL-mode
@@ -21,6 +22,7 @@ mod cache;
 mod callback;
 mod config;
 mod exchange;
+mod flight;
 #[cfg(feature = "redis")]
 mod store;
 mod users;
