@@ -77,6 +77,7 @@ impl Browser {
     }
 
     /// The browser whose redirect to the gateway's endpoint lands at `origin`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     fn landing_at(mut self, origin: &str) -> Self {
         self.land_at = Some(origin.to_owned());
         self
@@ -168,9 +169,10 @@ impl ClientHandler for Browser {
                     .unwrap()
                     .1
                     .into_owned();
-                let origin = self.land_at.clone().unwrap_or_else(|| {
-                    redirect.trim_end_matches(REDIRECT_PATH).to_owned()
-                });
+                let origin = self
+                    .land_at
+                    .clone()
+                    .unwrap_or_else(|| redirect.trim_end_matches(REDIRECT_PATH).to_owned());
                 let query = format!("error=access_denied&state={state}");
                 let page = reqwest::get(endpoint(&origin, &query)).await.unwrap();
                 let landed = (page.status().as_u16(), page.text().await.unwrap());
@@ -394,6 +396,25 @@ async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitat
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_redirect_ends_the_waiting_call_with_a_tool_error_naming_it() {
+    let Some(setup) = setup(300).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let denier = Browser::new(Answer::Deny, true);
+    let client = connect(&setup.gateway, token, denier.clone(), false).await;
+    let denied = whoami(&client).await.expect("a result");
+    assert_eq!(denied.is_error, Some(true), "{denied:?}");
+    assert_eq!(
+        text(&denied),
+        "server \"saas\": the user's authorization failed: the authorization server answered access_denied"
+    );
+    let landed = denier.landed.lock().unwrap().clone();
+    assert_eq!(landed[0].0, 200, "{landed:?}");
+    assert!(landed[0].1.contains("not authorized (access_denied)"), "{landed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_2026_07_28_the_authorization_is_an_input_round() {
     let Some(setup) = setup(300).await else {
         return;
@@ -550,7 +571,14 @@ async fn the_redirect_of_an_authorization_may_reach_another_replica() {
     let other = format!("http://{}", listener.local_addr().expect("an address"));
     let redirect_uri = format!("{}{REDIRECT_PATH}", setup.origin);
     let configure = move |config: &mut FederationConfig| config.token_store = Some(store);
-    let _b = gateway(&setup.issuer, listener, &setup.url, &redirect_uri, configure).await;
+    let _b = gateway(
+        &setup.issuer,
+        listener,
+        &setup.url,
+        &redirect_uri,
+        configure,
+    )
+    .await;
     let token = setup.issuer.token(&setup.gateway, "notes:read").await;
 
     // The user refuses at the authorization server; its error redirect reaches B: the call
@@ -600,7 +628,8 @@ async fn the_redirect_of_an_authorization_may_reach_another_replica() {
         .await
         .unwrap();
     assert!(
-        keys.iter().all(|key| !key.contains("oauth-pending") && !key.contains(&state)),
+        keys.iter()
+            .all(|key| !key.contains("oauth-pending") && !key.contains(&state)),
         "{keys:?}"
     );
 

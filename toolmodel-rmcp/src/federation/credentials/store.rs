@@ -133,7 +133,10 @@ impl Sealed {
 
     /// The Redis key of `user`'s tokens for `server`: a SHA-256 of both.
     fn key(server: &str, (issuer, subject): &User) -> String {
-        hashed("toolmodel:oauth-tokens:", &format!("{server}\0{issuer}\0{subject}"))
+        hashed(
+            "toolmodel:oauth-tokens:",
+            &format!("{server}\0{issuer}\0{subject}"),
+        )
     }
 
     /// `plain` sealed for the Redis key `key`: a random 96-bit nonce, then the AES-256-GCM
