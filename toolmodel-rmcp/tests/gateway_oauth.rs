@@ -411,7 +411,10 @@ async fn an_error_redirect_ends_the_waiting_call_with_a_tool_error_naming_it() {
     );
     let landed = denier.landed.lock().unwrap().clone();
     assert_eq!(landed[0].0, 200, "{landed:?}");
-    assert!(landed[0].1.contains("not authorized (access_denied)"), "{landed:?}");
+    assert!(
+        landed[0].1.contains("not authorized (access_denied)"),
+        "{landed:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

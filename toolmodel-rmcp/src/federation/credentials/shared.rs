@@ -127,3 +127,84 @@ impl Sealed {
         self.take_json("outcome", outcome_key(state)).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use toolmodel_test_support::redis::RedisServer;
+
+    use super::*;
+    use crate::federation::TokenStore;
+
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
+
+    #[tokio::test]
+    async fn a_pending_authorization_is_sealed_under_a_hash_of_its_state_and_taken_once() {
+        let Some(redis) = RedisServer::start() else {
+            return;
+        };
+        let store = Sealed::connect(&TokenStore::new(&redis.url, KEY).unwrap())
+            .await
+            .unwrap();
+        let verifier = "v".repeat(43);
+        let handoff = Handoff {
+            server: "saas".into(),
+            user: ("https://issuer.example".into(), "alice".into()),
+            verifier: verifier.clone(),
+            expires_at: now_unix() + 600,
+        };
+        store.share("the-state", &handoff).await.unwrap();
+        let mut raw = redis::Client::open(redis.url.as_str())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg("*")
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert_eq!(keys, [pending_key("the-state")]);
+        assert!(!keys[0].contains("the-state"));
+        let ttl: i64 = redis::cmd("TTL")
+            .arg(&keys[0])
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert!((590..=600).contains(&ttl), "{ttl}");
+        let value: Vec<u8> = redis::cmd("GET")
+            .arg(&keys[0])
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        let value = String::from_utf8_lossy(&value);
+        assert!(!value.contains(&verifier) && !value.contains("alice"));
+
+        // Another key does not open it (and the take still uses it up).
+        let other = Sealed::connect(&TokenStore::new(&redis.url, OTHER_KEY).unwrap())
+            .await
+            .unwrap();
+        store.share("copied", &handoff).await.unwrap();
+        assert!(other.take("copied").await.unwrap().is_none());
+
+        let taken = store.take("the-state").await.unwrap().expect("shared");
+        assert_eq!(
+            (taken.server.as_str(), taken.user),
+            ("saas", handoff.user.clone())
+        );
+        assert_eq!(taken.verifier, verifier);
+        assert!(
+            store.take("the-state").await.unwrap().is_none(),
+            "single use"
+        );
+
+        let denied: Outcome = Err("the authorization server answered access_denied".into());
+        store.report("the-state", &handoff, &denied).await.unwrap();
+        assert_eq!(store.outcome("the-state").await.unwrap(), Some(denied));
+        assert_eq!(
+            store.outcome("the-state").await.unwrap(),
+            None,
+            "single use"
+        );
+    }
+}
