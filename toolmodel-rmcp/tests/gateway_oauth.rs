@@ -8,7 +8,9 @@
 //! arrives, and a second call asks nothing. A client that declines gets a tool error; one
 //! without `elicitation.url` gets `-32042` with the URL; a replayed `state` is a 400 page;
 //! under MCP 2026-07-28 the elicitation is an input round; tokens about to expire are
-//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key.
+//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key;
+//! an `error` redirect ends the waiting call with a tool error naming it; with Redis, the
+//! redirect may land on another gateway (replica) sharing it and its key.
 
 use std::{
     collections::HashMap,

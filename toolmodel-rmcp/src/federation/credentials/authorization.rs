@@ -564,6 +564,8 @@ impl Authorizer {
                 if let Ok(Some(outcome)) = store.outcome(&pending.state).await {
                     self.forget(pending);
                     self.callbacks.drop_state(&pending.state);
+                    // Other calls waiting for the same authorization learn it too.
+                    pending.finish(outcome.clone());
                     return outcome;
                 }
             }
@@ -574,7 +576,8 @@ impl Authorizer {
     }
 
     /// Asks the caller of `cx` (`user`) to authorize the gateway at the upstream's
-    /// authorization server, and waits until its redirect endpoint has the tokens.
+    /// authorization server, and waits until its redirect endpoint (or, with the token store,
+    /// another replica's) has the tokens.
     ///
     /// # Errors
     ///
