@@ -32,8 +32,8 @@ pub const STORED_REFRESH_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// The bound on each Redis command of the store.
 const TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Where users' third-party tokens are kept besides memory (features `federation` and
-/// `redis`; [`FederationConfig::token_store`](crate::federation::FederationConfig::token_store)):
+/// Where users' third-party tokens, and their pending authorizations, are kept besides
+/// memory (features `federation` and `redis`; [`FederationConfig::token_store`](crate::federation::FederationConfig::token_store)):
 /// a Redis URL and the AES-256-GCM key. Its `Debug` output leaves the key and the URL's
 /// password out.
 ///
