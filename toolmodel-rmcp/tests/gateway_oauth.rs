@@ -8,7 +8,9 @@
 //! arrives, and a second call asks nothing. A client that declines gets a tool error; one
 //! without `elicitation.url` gets `-32042` with the URL; a replayed `state` is a 400 page;
 //! under MCP 2026-07-28 the elicitation is an input round; tokens about to expire are
-//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key.
+//! refreshed; kept in Redis (encrypted), they serve another gateway sharing it and its key;
+//! an `error` redirect ends the waiting call with a tool error naming it; with Redis, the
+//! redirect may land on another gateway (replica) sharing it and its key.
 
 use std::{
     collections::HashMap,
@@ -44,6 +46,9 @@ enum Answer {
     SignIn(&'static str),
     /// Declines without opening it.
     Decline,
+    /// Opens the redirect endpoint with `error=access_denied` and the URL's `state` (as an
+    /// authorization server whose user refused), then accepts.
+    Deny,
 }
 
 /// A client declaring `elicitation.url` (or not, `url: false`), which answers as `answer`
@@ -56,6 +61,9 @@ struct Browser {
     seen: Arc<Mutex<Vec<String>>>,
     landed: Arc<Mutex<Vec<(u16, String)>>>,
     completed: Arc<Mutex<Vec<String>>>,
+    /// The origin the redirect to the gateway's endpoint is sent to instead of the one it
+    /// names (another replica behind the same public URL).
+    land_at: Option<String>,
 }
 
 impl Browser {
@@ -66,13 +74,21 @@ impl Browser {
             seen: Arc::default(),
             landed: Arc::default(),
             completed: Arc::default(),
+            land_at: None,
         }
+    }
+
+    /// The browser whose redirect to the gateway's endpoint lands at `origin`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    fn landing_at(mut self, origin: &str) -> Self {
+        self.land_at = Some(origin.to_owned());
+        self
     }
 }
 
 /// `url` followed as a browser would (redirects, cookies per host), the form of the
 /// third-party login posted with `login=<subject>`: the status and body of the last page.
-async fn sign_in(url: &str, subject: &str) -> (u16, String) {
+async fn sign_in(url: &str, subject: &str, land_at: Option<&str>) -> (u16, String) {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -100,10 +116,15 @@ async fn sign_in(url: &str, subject: &str) -> (u16, String) {
         }
         let status = response.status().as_u16();
         if let Some(location) = response.headers().get("location") {
-            let location = reqwest::Url::parse(&at)
+            let mut location = reqwest::Url::parse(&at)
                 .unwrap()
                 .join(location.to_str().unwrap())
                 .unwrap();
+            if let Some(origin) = land_at
+                && location.path() == REDIRECT_PATH
+            {
+                location = endpoint(origin, location.query().unwrap_or_default());
+            }
             next = (reqwest::Method::GET, location.to_string(), None);
             continue;
         }
@@ -115,6 +136,13 @@ async fn sign_in(url: &str, subject: &str) -> (u16, String) {
         return (status, page);
     }
     panic!("more than 12 redirects from {url}");
+}
+
+/// The redirect endpoint at `origin` with the query string `query`.
+fn endpoint(origin: &str, query: &str) -> reqwest::Url {
+    let mut url = reqwest::Url::parse(&format!("{origin}{REDIRECT_PATH}")).unwrap();
+    url.set_query(Some(query));
+    url
 }
 
 impl ClientHandler for Browser {
@@ -130,7 +158,26 @@ impl ClientHandler for Browser {
         match self.answer {
             Answer::Decline => Ok(ElicitResult::new(ElicitationAction::Decline)),
             Answer::SignIn(subject) => {
-                let landed = sign_in(&url, subject).await;
+                let landed = sign_in(&url, subject, self.land_at.as_deref()).await;
+                self.landed.lock().unwrap().push(landed);
+                Ok(ElicitResult::new(ElicitationAction::Accept))
+            }
+            Answer::Deny => {
+                let asked = reqwest::Url::parse(&url).unwrap();
+                let (_, state) = asked.query_pairs().find(|(k, _)| k == "state").unwrap();
+                let redirect = asked
+                    .query_pairs()
+                    .find(|(k, _)| k == "redirect_uri")
+                    .unwrap()
+                    .1
+                    .into_owned();
+                let origin = self
+                    .land_at
+                    .clone()
+                    .unwrap_or_else(|| redirect.trim_end_matches(REDIRECT_PATH).to_owned());
+                let query = format!("error=access_denied&state={state}");
+                let page = reqwest::get(endpoint(&origin, &query)).await.unwrap();
+                let landed = (page.status().as_u16(), page.text().await.unwrap());
                 self.landed.lock().unwrap().push(landed);
                 Ok(ElicitResult::new(ElicitationAction::Accept))
             }
@@ -367,6 +414,28 @@ async fn a_user_who_declines_gets_a_tool_error_and_a_client_without_url_elicitat
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_redirect_ends_the_waiting_call_with_a_tool_error_naming_it() {
+    let Some(setup) = setup(300).await else {
+        return;
+    };
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+    let denier = Browser::new(Answer::Deny, true);
+    let client = connect(&setup.gateway, token, denier.clone(), false).await;
+    let denied = whoami(&client).await.expect("a result");
+    assert_eq!(denied.is_error, Some(true), "{denied:?}");
+    assert_eq!(
+        text(&denied),
+        "server \"saas\": the user's authorization failed: the authorization server answered access_denied"
+    );
+    let landed = denier.landed.lock().unwrap().clone();
+    assert_eq!(landed[0].0, 200, "{landed:?}");
+    assert!(
+        landed[0].1.contains("not authorized (access_denied)"),
+        "{landed:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_2026_07_28_the_authorization_is_an_input_round() {
     let Some(setup) = setup(300).await else {
         return;
@@ -536,4 +605,111 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
         text(&result),
         "the user declined authorization of server \"saas\""
     );
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redirect_of_an_authorization_may_reach_another_replica() {
+    use toolmodel_rmcp::federation::TokenStore;
+    use toolmodel_test_support::redis::RedisServer;
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let store = TokenStore::new(&redis.url, KEY).expect("a key");
+    let kept = store.clone();
+    let Some(setup) = setup_with((300, Refreshes::Lasting(None)), move |config| {
+        config.token_store = Some(kept)
+    })
+    .await
+    else {
+        return;
+    };
+    // Replica B: the same configuration, Redis and key, the same public redirect URI (A's,
+    // the one the third-party client has), its own listener.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let other = format!("http://{}", listener.local_addr().expect("an address"));
+    let redirect_uri = format!("{}{REDIRECT_PATH}", setup.origin);
+    let configure = move |config: &mut FederationConfig| config.token_store = Some(store);
+    let _b = gateway(
+        &setup.issuer,
+        listener,
+        &setup.url,
+        &redirect_uri,
+        configure,
+    )
+    .await;
+    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
+
+    // The user refuses at the authorization server; its error redirect reaches B: the call
+    // waiting on A ends with a tool error naming it.
+    let denier = Browser::new(Answer::Deny, true).landing_at(&other);
+    let client = connect(&setup.gateway, token.clone(), denier.clone(), false).await;
+    let denied = whoami(&client).await.expect("a result");
+    assert_eq!(denied.is_error, Some(true), "{denied:?}");
+    assert_eq!(
+        text(&denied),
+        "server \"saas\": the user's authorization failed: the authorization server answered access_denied"
+    );
+    let landed = denier.landed.lock().unwrap().clone();
+    assert_eq!(landed[0].0, 200, "{landed:?}");
+    assert!(landed[0].1.contains("access_denied"), "{landed:?}");
+
+    // The user signs in; the code reaches B, which redeems it: the call on A runs as the
+    // user, notifications/elicitation/complete arrives.
+    let browser = Browser::new(Answer::SignIn("frank"), true).landing_at(&other);
+    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let result = whoami(&client).await.expect("a result");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert!(text(&result).starts_with("subject frank,"), "{result:?}");
+    let landed = browser.landed.lock().unwrap().clone();
+    assert_eq!(landed[0].0, 200, "{landed:?}");
+    assert!(landed[0].1.contains("Authorization complete"), "{landed:?}");
+    assert_eq!(browser.completed.lock().unwrap().len(), 1);
+    let urls = browser.seen.lock().unwrap().clone();
+    assert_eq!(urls.len(), 1, "{urls:?}");
+    let asked = reqwest::Url::parse(&urls[0]).unwrap();
+    let state = asked
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .unwrap()
+        .1
+        .into_owned();
+
+    // Redis keeps no pending authorization, and no key shows a state.
+    let mut connection = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(
+        keys.iter()
+            .all(|key| !key.contains("oauth-pending") && !key.contains(&state)),
+        "{keys:?}"
+    );
+
+    // The state, replayed at A and at B: a 400 page.
+    let query = format!("code=replayed&state={state}");
+    for origin in [&setup.origin, &other] {
+        let replayed = reqwest::get(endpoint(origin, &query)).await.unwrap();
+        assert_eq!(replayed.status().as_u16(), 400, "at {origin}");
+    }
+
+    // Redis down: a redirect B cannot look up gets a 503 page (try again), not a 400.
+    redis.stop();
+    let page = tokio::time::timeout(
+        Duration::from_secs(20),
+        reqwest::get(endpoint(&other, "code=c&state=unknown")),
+    )
+    .await
+    .expect("an answer within 20 s")
+    .unwrap();
+    assert_eq!(page.status().as_u16(), 503);
+    assert!(page.text().await.unwrap().contains("Reload this page"));
 }

@@ -57,8 +57,10 @@ pub struct FederationConfig {
     pub redirect_uri: Option<String>,
     /// Where the users' tokens of servers with [`OAuth`](Credentials::OAuth) credentials are
     /// kept besides memory: Redis, encrypted (feature `redis`; `toolmodel gateway`: the Redis
-    /// of `MCP_SESSION_STORE` with the key of [`TOKEN_STORE_KEY_ENV`](super::TOKEN_STORE_KEY_ENV));
-    /// in memory only when `None`. Read at start only.
+    /// of `MCP_SESSION_STORE` with the key of [`TOKEN_STORE_KEY_ENV`](super::TOKEN_STORE_KEY_ENV)),
+    /// and their pending authorizations too, so that the redirect of a user's browser may
+    /// reach any replica sharing the Redis and the key; in memory only when `None` (the
+    /// redirect must then reach the replica that asked). Read at start only.
     #[cfg(feature = "redis")]
     pub token_store: Option<super::TokenStore>,
     /// The rate limits of calls and requests (JSON: top-level `toolmodelLimits`); none when

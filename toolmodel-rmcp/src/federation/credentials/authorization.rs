@@ -72,6 +72,9 @@ pub(crate) struct Pending {
     verifier: String,
     pub(crate) user: User,
     pub(crate) expires: Instant,
+    /// Whether it is in the token store too, for a redirect that reaches another replica.
+    #[cfg(feature = "redis")]
+    pub(crate) shared: bool,
     /// `Some(Ok)` once the tokens are kept, `Some(Err(why))` when it failed.
     done: tokio::sync::watch::Sender<Option<Result<(), String>>>,
 }
@@ -80,6 +83,18 @@ impl Pending {
     /// Ends the authorization: its waiting call goes on (or fails with `outcome`'s sentence).
     pub(crate) fn finish(&self, outcome: Result<(), String>) {
         self.done.send_replace(Some(outcome));
+    }
+
+    /// What another replica needs of it to redeem its code (feature `redis`).
+    #[cfg(feature = "redis")]
+    fn handoff(&self, server: &str) -> super::shared::Handoff {
+        let left = self.expires.saturating_duration_since(Instant::now());
+        super::shared::Handoff {
+            server: server.to_owned(),
+            user: self.user.clone(),
+            verifier: self.verifier.clone(),
+            expires_at: super::store::now_unix() + left.as_secs(),
+        }
     }
 }
 
@@ -144,7 +159,7 @@ impl Authorizer {
         client: OAuthClient,
         callbacks: Arc<Callbacks>,
     ) -> Arc<Self> {
-        Arc::new(Self {
+        let authorizer = Arc::new(Self {
             server: server.to_owned(),
             url: url.to_owned(),
             client,
@@ -157,7 +172,10 @@ impl Authorizer {
             gateway: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             refreshing: Flights::new(),
-        })
+        });
+        #[cfg(feature = "redis")]
+        authorizer.callbacks.enrol(&authorizer);
+        authorizer
     }
 
     /// The server's name.
@@ -443,6 +461,22 @@ impl Authorizer {
     /// A sentence (no secret in it) when the token endpoint refuses or fails.
     pub(crate) async fn redeem(&self, pending: &Pending, code: &str) -> Result<(), String> {
         lock(&self.pending).remove(&pending.user);
+        self.redeem_for(&pending.user, &pending.verifier, code)
+            .await
+    }
+
+    /// Redeems `code` for `user` with RFC 7636's `verifier` (a pending authorization another
+    /// replica asked for) and keeps the tokens, in memory and in the store.
+    ///
+    /// # Errors
+    ///
+    /// A sentence (no secret in it) when the token endpoint refuses or fails.
+    pub(crate) async fn redeem_for(
+        &self,
+        user: &User,
+        verifier: &str,
+        code: &str,
+    ) -> Result<(), String> {
         let found = self.found().await?;
         let form = self.targeted(
             &found,
@@ -450,7 +484,7 @@ impl Authorizer {
                 ("grant_type", "authorization_code".to_owned()),
                 ("code", code.to_owned()),
                 ("redirect_uri", self.callbacks.redirect_uri().to_string()),
-                ("code_verifier", pending.verifier.clone()),
+                ("code_verifier", verifier.to_owned()),
             ],
         );
         let issued = request_token(
@@ -461,7 +495,7 @@ impl Authorizer {
         )
         .await
         .map_err(|err| described(&err))?;
-        self.keep(&pending.user, issued, None).await;
+        self.keep(user, issued, None).await;
         Ok(())
     }
 
@@ -507,23 +541,72 @@ impl Authorizer {
                 query.append_pair("scope", &self.client.scope.join(" "));
             }
         }
-        let pending = Arc::new(Pending {
+        let pending = Pending {
             state,
             url: url.to_string(),
             elicitation_id: random()?,
             verifier,
             user: user.clone(),
             expires: now + AUTHORIZATION_TTL,
+            #[cfg(feature = "redis")]
+            shared: false,
             done: tokio::sync::watch::Sender::new(None),
-        });
+        };
+        #[cfg(feature = "redis")]
+        let pending = self.share(pending).await;
+        let pending = Arc::new(pending);
         lock(&self.pending).insert(user.clone(), Arc::clone(&pending));
         self.callbacks
             .register(Arc::downgrade(self), Arc::clone(&pending));
         Ok(pending)
     }
 
+    /// `pending`, kept in the token store too when the gateway has one (a failure is logged:
+    /// its redirect must then reach this replica).
+    #[cfg(feature = "redis")]
+    async fn share(&self, mut pending: Pending) -> Pending {
+        let Some(store) = &self.store else {
+            return pending;
+        };
+        match store
+            .share(&pending.state, &pending.handoff(&self.server))
+            .await
+        {
+            Ok(()) => pending.shared = true,
+            Err(err) => tracing::warn!(
+                target: "toolmodel_rmcp::federation",
+                server = self.server,
+                "a pending authorization is kept in this replica's memory only (its redirect must reach this replica): {err}"
+            ),
+        }
+        pending
+    }
+
+    /// The outcome of `pending` when its redirect reached another replica: asked of the
+    /// token store every [`POLL_INTERVAL`](super::shared::POLL_INTERVAL) (a Redis failure
+    /// asks again at the next); never, when `pending` is not shared.
+    async fn elsewhere(&self, pending: &Pending) -> Result<(), String> {
+        #[cfg(feature = "redis")]
+        if let Some(store) = self.store.as_ref().filter(|_| pending.shared) {
+            loop {
+                tokio::time::sleep(super::shared::POLL_INTERVAL).await;
+                if let Ok(Some(outcome)) = store.outcome(&pending.state).await {
+                    self.forget(pending);
+                    self.callbacks.drop_state(&pending.state);
+                    // Other calls waiting for the same authorization learn it too.
+                    pending.finish(outcome.clone());
+                    return outcome;
+                }
+            }
+        }
+        #[cfg(not(feature = "redis"))]
+        let _ = pending;
+        std::future::pending().await
+    }
+
     /// Asks the caller of `cx` (`user`) to authorize the gateway at the upstream's
-    /// authorization server, and waits until its redirect endpoint has the tokens.
+    /// authorization server, and waits until its redirect endpoint (or, with the token store,
+    /// another replica's) has the tokens.
     ///
     /// # Errors
     ///
@@ -580,10 +663,13 @@ impl Authorizer {
         }
         let mut done = pending.done.subscribe();
         let until = tokio::time::Instant::from_std(pending.expires);
-        let outcome = match tokio::time::timeout_at(until, done.wait_for(Option::is_some)).await {
-            Ok(Ok(outcome)) => outcome.clone(),
-            Ok(Err(_)) | Err(_) => None,
+        let waited = async {
+            tokio::select! {
+                outcome = done.wait_for(Option::is_some) => outcome.ok().and_then(|outcome| outcome.clone()),
+                outcome = self.elsewhere(&pending) => Some(outcome),
+            }
         };
+        let outcome = tokio::time::timeout_at(until, waited).await.ok().flatten();
         let outcome = outcome.unwrap_or_else(|| {
             Err(format!(
                 "not finished within {} s",

@@ -2,7 +2,8 @@
 //! third-party upstreams' [`Authorizer`]s: each `state` it issued, single-use, bound to the
 //! user and the server that asked, valid for [`AUTHORIZATION_TTL`]; the page a user's browser
 //! lands on. A `state` that is unknown, used already or expired gets a 400 page; no page
-//! shows a code or a token.
+//! shows a code or a token. With the token store (feature `redis`), each state is in Redis
+//! too ([`shared`](super::shared)), and the redirect may reach any replica.
 
 use std::{
     collections::HashMap,
@@ -34,6 +35,10 @@ pub(crate) struct Callbacks {
     #[cfg(feature = "redis")]
     store: Option<Arc<super::store::Sealed>>,
     states: Mutex<HashMap<String, Issued>>,
+    /// The authorizers by server name, which redeem the codes of states other replicas
+    /// issued (feature `redis`).
+    #[cfg(feature = "redis")]
+    authorizers: Mutex<HashMap<String, Weak<Authorizer>>>,
 }
 
 impl std::fmt::Debug for Callbacks {
@@ -47,13 +52,33 @@ impl std::fmt::Debug for Callbacks {
 
 /// What the redirect endpoint answers: an HTTP status and an HTML page.
 pub(crate) struct Page {
-    /// 200, or 400 for a `state` that is not valid.
+    /// 200, 400 for a `state` that is not valid, or 503 when the token store failed.
     pub(crate) status: u16,
     /// The page.
     pub(crate) html: String,
 }
 
 impl Page {
+    /// The page of a `state` that is unknown, used already or expired.
+    fn invalid() -> Self {
+        Self::new(
+            400,
+            "This authorization link is not valid",
+            "It was used already, it expired (after 10 minutes), or it was never issued. Start again from your MCP client.",
+        )
+    }
+
+    /// The page of a redirect the token store failed (`err`, logged once as a WARN line).
+    #[cfg(feature = "redis")]
+    fn unavailable(err: &crate::Error) -> Self {
+        tracing::warn!(target: "toolmodel_rmcp::federation", "an authorization's redirect could not be handled, the token store failed: {err}");
+        Self::new(
+            503,
+            "The gateway could not finish this authorization now",
+            "Its store did not answer. Reload this page in a moment, or start again from your MCP client.",
+        )
+    }
+
     fn new(status: u16, title: &str, text: &str) -> Self {
         let escape = |text: &str| {
             text.replace('&', "&amp;")
@@ -95,6 +120,8 @@ impl Callbacks {
             #[cfg(feature = "redis")]
             store,
             states: Mutex::new(HashMap::new()),
+            #[cfg(feature = "redis")]
+            authorizers: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -119,6 +146,21 @@ impl Callbacks {
         path == self.redirect_uri.path()
     }
 
+    /// Enrols `authorizer` for the codes of its server's states other replicas issued (the
+    /// latest of a server's name wins, as after a reload).
+    #[cfg(feature = "redis")]
+    pub(crate) fn enrol(&self, authorizer: &Arc<Authorizer>) {
+        let mut authorizers = lock(&self.authorizers);
+        authorizers.retain(|_, kept| kept.strong_count() > 0);
+        authorizers.insert(authorizer.server().to_owned(), Arc::downgrade(authorizer));
+    }
+
+    /// Forgets `state` (its redirect reached another replica).
+    #[cfg(feature = "redis")]
+    pub(crate) fn drop_state(&self, state: &str) {
+        lock(&self.states).remove(state);
+    }
+
     /// Keeps `pending` of `authorizer` until its state comes back (the expired ones go).
     pub(crate) fn register(&self, authorizer: Weak<Authorizer>, pending: Arc<Pending>) {
         let now = Instant::now();
@@ -128,7 +170,10 @@ impl Callbacks {
     }
 
     /// The page for a request whose query string is `query`: RFC 6749 §4.1.2's `code` and
-    /// `state`, or §4.1.2.1's `error`. The state is used up whatever the outcome.
+    /// `state`, or §4.1.2.1's `error`. The state is used up whatever the outcome. With the
+    /// token store, a state this replica did not issue is taken from the store, and its
+    /// outcome left there for the replica whose call waits; a store that fails gets a 503
+    /// page (try again) and one WARN line.
     pub(crate) async fn answer(&self, query: Option<&str>) -> Page {
         let params: HashMap<String, String> = query
             .map(|query| {
@@ -137,21 +182,17 @@ impl Callbacks {
                     .collect()
             })
             .unwrap_or_default();
-        let invalid = || {
-            Page::new(
-                400,
-                "This authorization link is not valid",
-                "It was used already, it expired (after 10 minutes), or it was never issued. Start again from your MCP client.",
-            )
-        };
         let Some(state) = params.get("state") else {
-            return invalid();
+            return Page::invalid();
         };
         let Some((authorizer, pending)) = lock(&self.states).remove(state) else {
-            return invalid();
+            #[cfg(feature = "redis")]
+            return self.answer_elsewhere(state, &params).await;
+            #[cfg(not(feature = "redis"))]
+            return Page::invalid();
         };
         let Some(authorizer) = authorizer.upgrade() else {
-            return invalid();
+            return Page::invalid();
         };
         if pending.expires <= Instant::now() {
             authorizer.forget(&pending);
@@ -159,49 +200,117 @@ impl Callbacks {
                 "not finished within {} s",
                 AUTHORIZATION_TTL.as_secs()
             )));
-            return invalid();
+            return Page::invalid();
         }
-        let server = authorizer.server().to_owned();
-        if let Some(error) = params.get("error") {
-            authorizer.forget(&pending);
-            // RFC 6749 §4.1.2.1: an ASCII code, shown as it is, never echoed into markup
-            // unescaped.
-            let code: String = error
-                .chars()
-                .filter(|c| c.is_ascii_graphic())
-                .take(64)
-                .collect();
-            pending.finish(Err(format!("the authorization server answered {code}")));
-            return Page::new(
+        #[cfg(feature = "redis")]
+        if let Some(store) = self.store.as_ref().filter(|_| pending.shared) {
+            match store.take(state).await {
+                Ok(Some(_)) => {}
+                // Another replica took it: its outcome reaches the waiting call from there.
+                Ok(None) => return Page::invalid(),
+                Err(err) => {
+                    lock(&self.states).insert(
+                        state.clone(),
+                        (Arc::downgrade(&authorizer), Arc::clone(&pending)),
+                    );
+                    return Page::unavailable(&err);
+                }
+            }
+        }
+        let (page, outcome) = conclude(authorizer.server(), &params, async |code| {
+            authorizer.redeem(&pending, code).await
+        })
+        .await;
+        authorizer.forget(&pending);
+        pending.finish(outcome);
+        page
+    }
+
+    /// The page for a `state` this replica did not issue: the pending authorization another
+    /// replica shared, taken once from the store; its outcome left there for the replica
+    /// whose call waits.
+    #[cfg(feature = "redis")]
+    async fn answer_elsewhere(&self, state: &str, params: &HashMap<String, String>) -> Page {
+        let Some(store) = &self.store else {
+            return Page::invalid();
+        };
+        let handoff = match store.take(state).await {
+            Ok(Some(handoff)) => handoff,
+            Ok(None) => return Page::invalid(),
+            Err(err) => return Page::unavailable(&err),
+        };
+        let authorizer = lock(&self.authorizers)
+            .get(&handoff.server)
+            .and_then(Weak::upgrade);
+        let (page, outcome) = match authorizer {
+            Some(authorizer) => {
+                conclude(&handoff.server, params, async |code| {
+                    authorizer
+                        .redeem_for(&handoff.user, &handoff.verifier, code)
+                        .await
+                })
+                .await
+            }
+            None => (
+                Page::invalid(),
+                Err(format!(
+                    "its redirect reached a gateway replica that does not serve server {:?}",
+                    handoff.server
+                )),
+            ),
+        };
+        match store.report(state, &handoff, &outcome).await {
+            Ok(()) => page,
+            Err(err) => Page::unavailable(&err),
+        }
+    }
+}
+
+/// The page and the outcome of a redirect with `params` (RFC 6749 §4.1.2, §4.1.2.1) for
+/// `server`, its code redeemed by `redeem`.
+async fn conclude(
+    server: &str,
+    params: &HashMap<String, String>,
+    redeem: impl AsyncFnOnce(&str) -> Result<(), String>,
+) -> (Page, Result<(), String>) {
+    if let Some(error) = params.get("error") {
+        // RFC 6749 §4.1.2.1: an ASCII code, shown as it is, never echoed into markup
+        // unescaped.
+        let code: String = error
+            .chars()
+            .filter(|c| c.is_ascii_graphic())
+            .take(64)
+            .collect();
+        return (
+            Page::new(
                 200,
                 "Authorization not granted",
                 &format!("Server {server:?} was not authorized ({code}). You may close this tab."),
-            );
-        }
-        let Some(code) = params.get("code") else {
-            authorizer.forget(&pending);
-            pending.finish(Err("the redirect carried no code".into()));
-            return invalid();
-        };
-        match authorizer.redeem(&pending, code).await {
-            Ok(()) => {
-                pending.finish(Ok(()));
-                Page::new(
-                    200,
-                    "Authorization complete",
-                    &format!(
-                        "The gateway may now call server {server:?} as you. You may close this tab."
-                    ),
-                )
-            }
-            Err(why) => {
-                pending.finish(Err(why.clone()));
-                Page::new(
-                    400,
-                    "Authorization failed",
-                    &format!("Server {server:?}: {why}. Start again from your MCP client."),
-                )
-            }
-        }
+            ),
+            Err(format!("the authorization server answered {code}")),
+        );
+    }
+    let Some(code) = params.get("code") else {
+        return (Page::invalid(), Err("the redirect carried no code".into()));
+    };
+    match redeem(code).await {
+        Ok(()) => (
+            Page::new(
+                200,
+                "Authorization complete",
+                &format!(
+                    "The gateway may now call server {server:?} as you. You may close this tab."
+                ),
+            ),
+            Ok(()),
+        ),
+        Err(why) => (
+            Page::new(
+                400,
+                "Authorization failed",
+                &format!("Server {server:?}: {why}. Start again from your MCP client."),
+            ),
+            Err(why),
+        ),
     }
 }

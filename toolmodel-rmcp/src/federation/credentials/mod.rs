@@ -14,6 +14,8 @@
 //!   elicitation, their tokens kept and refreshed; `callback`: the gateway's redirect
 //!   endpoint, which receives the codes;
 //! - `store` (feature `redis`): those tokens in Redis too, encrypted (AES-256-GCM);
+//!   `shared`: the pending authorizations there too, so that a redirect may reach any
+//!   replica;
 //! - `users`: a session per (user, server), bounded, idle ones closed.
 
 mod authorization;
@@ -23,6 +25,8 @@ mod callback;
 mod config;
 mod exchange;
 mod flight;
+#[cfg(feature = "redis")]
+mod shared;
 #[cfg(feature = "redis")]
 mod store;
 mod users;

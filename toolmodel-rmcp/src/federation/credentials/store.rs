@@ -32,8 +32,8 @@ pub const STORED_REFRESH_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// The bound on each Redis command of the store.
 const TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Where users' third-party tokens are kept besides memory (features `federation` and
-/// `redis`; [`FederationConfig::token_store`](crate::federation::FederationConfig::token_store)):
+/// Where users' third-party tokens, and their pending authorizations, are kept besides
+/// memory (features `federation` and `redis`; [`FederationConfig::token_store`](crate::federation::FederationConfig::token_store)):
 /// a Redis URL and the AES-256-GCM key. Its `Debug` output leaves the key and the URL's
 /// password out.
 ///
@@ -102,6 +102,13 @@ pub(crate) fn now_unix() -> u64 {
         .map_or(0, |since| since.as_secs())
 }
 
+/// `prefix` followed by the SHA-256 of `text` in hex: a Redis key that does not show `text`.
+pub(super) fn hashed(prefix: &str, text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("{prefix}{hex}")
+}
+
 /// The store, connected.
 pub(crate) struct Sealed {
     connection: redis::aio::ConnectionManager,
@@ -126,9 +133,95 @@ impl Sealed {
 
     /// The Redis key of `user`'s tokens for `server`: a SHA-256 of both.
     fn key(server: &str, (issuer, subject): &User) -> String {
-        let digest = Sha256::digest(format!("{server}\0{issuer}\0{subject}").as_bytes());
-        let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-        format!("toolmodel:oauth-tokens:{hex}")
+        hashed(
+            "toolmodel:oauth-tokens:",
+            &format!("{server}\0{issuer}\0{subject}"),
+        )
+    }
+
+    /// `plain` sealed for the Redis key `key`: a random 96-bit nonce, then the AES-256-GCM
+    /// ciphertext with `key` as associated data; `None` when the system has no random bytes.
+    pub(super) fn seal(&self, key: &str, plain: &[u8]) -> Option<Vec<u8>> {
+        let mut nonce = [0u8; 12];
+        getrandom::fill(&mut nonce).ok()?;
+        let sealed = self
+            .cipher
+            .encrypt(
+                &Nonce::<Aes256Gcm>::from(nonce),
+                Payload {
+                    msg: plain,
+                    aad: key.as_bytes(),
+                },
+            )
+            .ok()?;
+        Some([&nonce[..], &sealed].concat())
+    }
+
+    /// What [`seal`](Self::seal) sealed for `key`, when the key opens it.
+    pub(super) fn open(&self, key: &str, value: &[u8]) -> Option<Vec<u8>> {
+        let (nonce, sealed) = value.split_at_checked(12)?;
+        let nonce = Nonce::<Aes256Gcm>::from(<[u8; 12]>::try_from(nonce).ok()?);
+        self.cipher
+            .decrypt(
+                &nonce,
+                Payload {
+                    msg: sealed,
+                    aad: key.as_bytes(),
+                },
+            )
+            .ok()
+    }
+
+    /// `value` at `key` for `ttl_secs` seconds (Redis `SET … EX`), inside the store's span
+    /// `operation`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TokenStore`] when Redis fails.
+    pub(super) async fn set(
+        &self,
+        operation: &'static str,
+        key: String,
+        value: Vec<u8>,
+        ttl_secs: u64,
+    ) -> Result<(), Error> {
+        let mut connection = self.connection.clone();
+        Store::Tokens
+            .traced(operation, async move {
+                redis::cmd("SET")
+                    .arg(&key)
+                    .arg(value)
+                    .arg("EX")
+                    .arg(ttl_secs.max(1))
+                    .query_async::<()>(&mut connection)
+                    .await
+                    .map_err(|err| Store::Tokens.redis_error("SET", err))
+            })
+            .await
+    }
+
+    /// The value at `key`, read with `command` (`GET`, or `GETDEL` to take it once), inside
+    /// the store's span `operation`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TokenStore`] when Redis fails.
+    pub(super) async fn read(
+        &self,
+        operation: &'static str,
+        command: &'static str,
+        key: String,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let mut connection = self.connection.clone();
+        Store::Tokens
+            .traced(operation, async move {
+                redis::cmd(command)
+                    .arg(&key)
+                    .query_async::<Option<Vec<u8>>>(&mut connection)
+                    .await
+                    .map_err(|err| Store::Tokens.redis_error(command, err))
+            })
+            .await
     }
 
     /// Keeps `record` for `user` of `server`; a failure is logged (without the tokens) and
@@ -138,36 +231,15 @@ impl Sealed {
         let Ok(plain) = serde_json::to_vec(record) else {
             return;
         };
-        let mut nonce = [0u8; 12];
-        if getrandom::fill(&mut nonce).is_err() {
+        let Some(value) = self.seal(&key, &plain) else {
             return;
-        }
-        let sealed = self.cipher.encrypt(
-            &Nonce::<Aes256Gcm>::from(nonce),
-            Payload {
-                msg: &plain,
-                aad: key.as_bytes(),
-            },
-        );
-        let Ok(sealed) = sealed else { return };
-        let value = [&nonce[..], &sealed].concat();
+        };
         let ttl = if record.refresh_token.is_some() {
             STORED_REFRESH_TTL.as_secs()
         } else {
             record.expires_at.saturating_sub(now_unix()).max(1)
         };
-        let mut connection = self.connection.clone();
-        let done = Store::Tokens.traced("put", async move {
-            redis::cmd("SET")
-                .arg(&key)
-                .arg(value)
-                .arg("EX")
-                .arg(ttl)
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| Store::Tokens.redis_error("SET", err))
-        });
-        if let Err(err) = done.await {
+        if let Err(err) = self.set("put", key, value, ttl).await {
             tracing::warn!(target: "toolmodel_rmcp::federation", server, "a user's tokens were not stored: {err}");
         }
     }
@@ -176,31 +248,8 @@ impl Sealed {
     /// does not open, or Redis unreachable, is none).
     pub(crate) async fn get(&self, server: &str, user: &User) -> Option<Record> {
         let key = Self::key(server, user);
-        let mut connection = self.connection.clone();
-        let asked = key.clone();
-        let value = Store::Tokens
-            .traced("get", async move {
-                redis::cmd("GET")
-                    .arg(&asked)
-                    .query_async::<Option<Vec<u8>>>(&mut connection)
-                    .await
-                    .map_err(|err| Store::Tokens.redis_error("GET", err))
-            })
-            .await
-            .ok()??;
-        let (nonce, sealed) = value.split_at_checked(12)?;
-        let nonce = Nonce::<Aes256Gcm>::from(<[u8; 12]>::try_from(nonce).ok()?);
-        let plain = self
-            .cipher
-            .decrypt(
-                &nonce,
-                Payload {
-                    msg: sealed,
-                    aad: key.as_bytes(),
-                },
-            )
-            .ok()?;
-        serde_json::from_slice(&plain).ok()
+        let value = self.read("get", "GET", key.clone()).await.ok()??;
+        serde_json::from_slice(&self.open(&key, &value)?).ok()
     }
 
     /// Forgets `user`'s tokens for `server` (their refresh was refused).
