@@ -98,6 +98,34 @@ impl RedisServer {
         self.child = spawn(self.binary, self.port, &self.extra).expect("redis-server restarts");
         assert!(listening(self.port), "redis-server listens again");
     }
+
+    /// The keys matching `pattern` (Redis `KEYS`, glob-style), sorted.
+    pub fn keys(&self, pattern: &str) -> Vec<String> {
+        let mut keys: Vec<String> = self.query(redis::cmd("KEYS").arg(pattern));
+        keys.sort();
+        keys
+    }
+
+    /// The value at `key` (Redis `GET`), as bytes: empty when there is none.
+    pub fn value(&self, key: &str) -> Vec<u8> {
+        self.query(redis::cmd("GET").arg(key))
+    }
+
+    /// The time `key` has left to live, in seconds (Redis `TTL`: -1 without one, -2 when
+    /// absent).
+    pub fn ttl(&self, key: &str) -> i64 {
+        self.query(redis::cmd("TTL").arg(key))
+    }
+
+    /// `command`'s answer, on a connection of its own.
+    fn query<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> T {
+        let mut connection = redis::Client::open(self.url.as_str())
+            .and_then(|client| client.get_connection())
+            .expect("a connection to the test's redis-server");
+        command
+            .query(&mut connection)
+            .expect("an answer from the test's redis-server")
+    }
 }
 
 fn spawn(binary: &str, port: u16, extra: &[String]) -> Option<Child> {

@@ -178,6 +178,13 @@ pub(crate) fn gateway_command(
     file: &tempfile::NamedTempFile,
     port: u16,
 ) -> tokio::process::Command {
+    let mut command = gateway_on(file, port);
+    command.env("TIME_SERVER", &up["TIME"]);
+    command
+}
+
+/// `toolmodel gateway --http 127.0.0.1:PORT --config FILE`, killed when dropped.
+fn gateway_on(file: &tempfile::NamedTempFile, port: u16) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"));
     command
         .args([
@@ -187,7 +194,6 @@ pub(crate) fn gateway_command(
             "--config",
         ])
         .arg(file.path())
-        .env("TIME_SERVER", &up["TIME"])
         .kill_on_drop(true);
     command
 }
@@ -1211,14 +1217,7 @@ async fn the_gateway_calls_a_credentialed_server_as_each_user_with_exchanged_tok
     let url = format!("http://127.0.0.1:{port}/mcp");
     issuer.allow_exchange_from(&url).await;
     let (client_id, secret) = issuer::GATEWAY_CLIENT;
-    let gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolmodel"))
-        .args([
-            "gateway",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--config",
-        ])
-        .arg(file.path())
+    let gateway = gateway_on(&file, port)
         .args([
             "--auth-issuer",
             &issuer.url,
@@ -1227,7 +1226,6 @@ async fn the_gateway_calls_a_credentialed_server_as_each_user_with_exchanged_tok
         ])
         .env("MCP_EXCHANGE_CLIENT_SECRET", secret)
         .stderr(Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);

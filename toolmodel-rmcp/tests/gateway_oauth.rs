@@ -225,6 +225,19 @@ struct Setup {
     seen: Seen,
 }
 
+impl Setup {
+    /// `browser` connected to the gateway with a `notes:read` token of the gateway's issuer:
+    /// in an MCP 2025-11-25 session, or sessionless (2026-07-28) when `sessionless`.
+    async fn caller(
+        &self,
+        browser: Browser,
+        sessionless: bool,
+    ) -> RunningService<RoleClient, Browser> {
+        let token = self.issuer.token(&self.gateway, "notes:read").await;
+        connect(&self.gateway, token, browser, sessionless).await
+    }
+}
+
 /// The federation of one server `saas` at `url` with `toolmodelCredentials.oauth`,
 /// redirecting to `redirect_uri`, its configuration finished by `configure`; served on
 /// `listener` behind `issuer`.
@@ -418,9 +431,8 @@ async fn an_error_redirect_ends_the_waiting_call_with_a_tool_error_naming_it() {
     let Some(setup) = setup(300).await else {
         return;
     };
-    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let denier = Browser::new(Answer::Deny, true);
-    let client = connect(&setup.gateway, token, denier.clone(), false).await;
+    let client = setup.caller(denier.clone(), false).await;
     let denied = whoami(&client).await.expect("a result");
     assert_eq!(denied.is_error, Some(true), "{denied:?}");
     assert_eq!(
@@ -440,9 +452,8 @@ async fn under_2026_07_28_the_authorization_is_an_input_round() {
     let Some(setup) = setup(300).await else {
         return;
     };
-    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("bob"), true);
-    let client = connect(&setup.gateway, token, browser.clone(), true).await;
+    let client = setup.caller(browser.clone(), true).await;
     let result = whoami(&client).await.expect("a result");
     assert_ne!(result.is_error, Some(true), "{result:?}");
     assert!(text(&result).starts_with("subject bob,"), "{result:?}");
@@ -453,9 +464,8 @@ async fn under_2026_07_28_the_authorization_is_an_input_round() {
 async fn a_token_about_to_expire_is_refreshed_without_asking_the_user_again() {
     // Tokens of 2 s are used for 1 s (the skew), then refreshed (RFC 6749 §6).
     let Some(setup) = setup(2).await else { return };
-    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("carol"), true);
-    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let client = setup.caller(browser.clone(), false).await;
     let first = whoami(&client).await.expect("a result");
     assert!(text(&first).starts_with("subject carol,"), "{first:?}");
     let before = setup.seen.lock().unwrap().last().cloned();
@@ -507,9 +517,8 @@ async fn a_refused_refresh_asks_the_user_again_by_elicitation() {
     let Some(setup) = setup_with((2, Refreshes::Lasting(Some(1))), |_| {}).await else {
         return;
     };
-    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
     let browser = Browser::new(Answer::SignIn("erin"), true);
-    let client = connect(&setup.gateway, token, browser.clone(), false).await;
+    let client = setup.caller(browser.clone(), false).await;
     let first = whoami(&client).await.expect("a result");
     assert!(text(&first).starts_with("subject erin,"), "{first:?}");
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -543,9 +552,9 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     else {
         return;
     };
-    let token = setup.issuer.token(&setup.gateway, "notes:read").await;
-    let browser = Browser::new(Answer::SignIn("dave"), true);
-    let client = connect(&setup.gateway, token, browser, false).await;
+    let client = setup
+        .caller(Browser::new(Answer::SignIn("dave"), true), false)
+        .await;
     let first = whoami(&client).await.expect("a result");
     assert!(text(&first).starts_with("subject dave,"), "{first:?}");
     // Another gateway (another process, say) with the same Redis and key: the same user is
@@ -573,22 +582,9 @@ async fn tokens_kept_in_redis_serve_another_gateway_with_the_key_and_are_encrypt
     assert!(text(&result).starts_with("subject dave,"), "{result:?}");
     assert!(decliner.seen.lock().unwrap().is_empty(), "asked again");
     // Redis holds ciphertext: no token the upstream received is in it.
-    let mut connection = redis::Client::open(redis.url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let keys: Vec<String> = redis::cmd("KEYS")
-        .arg("toolmodel:oauth-tokens:*")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    let keys = redis.keys("toolmodel:oauth-tokens:*");
     assert_eq!(keys.len(), 1, "{keys:?}");
-    let value: Vec<u8> = redis::cmd("GET")
-        .arg(&keys[0])
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    let value = redis.value(&keys[0]);
     let value = String::from_utf8_lossy(&value).into_owned();
     for header in setup.seen.lock().unwrap().iter() {
         let sent = header.trim_start_matches("Bearer ");
@@ -678,16 +674,7 @@ async fn the_redirect_of_an_authorization_may_reach_another_replica() {
         .into_owned();
 
     // Redis keeps no pending authorization, and no key shows a state.
-    let mut connection = redis::Client::open(redis.url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let keys: Vec<String> = redis::cmd("KEYS")
-        .arg("*")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    let keys = redis.keys("*");
     assert!(
         keys.iter()
             .all(|key| !key.contains("oauth-pending") && !key.contains(&state)),

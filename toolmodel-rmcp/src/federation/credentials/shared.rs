@@ -154,29 +154,12 @@ mod tests {
             expires_at: now_unix() + 600,
         };
         store.share("the-state", &handoff).await.unwrap();
-        let mut raw = redis::Client::open(redis.url.as_str())
-            .unwrap()
-            .get_multiplexed_async_connection()
-            .await
-            .unwrap();
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg("*")
-            .query_async(&mut raw)
-            .await
-            .unwrap();
+        let keys = redis.keys("*");
         assert_eq!(keys, [pending_key("the-state")]);
         assert!(!keys[0].contains("the-state"));
-        let ttl: i64 = redis::cmd("TTL")
-            .arg(&keys[0])
-            .query_async(&mut raw)
-            .await
-            .unwrap();
+        let ttl = redis.ttl(&keys[0]);
         assert!((590..=600).contains(&ttl), "{ttl}");
-        let value: Vec<u8> = redis::cmd("GET")
-            .arg(&keys[0])
-            .query_async(&mut raw)
-            .await
-            .unwrap();
+        let value = redis.value(&keys[0]);
         let value = String::from_utf8_lossy(&value);
         assert!(!value.contains(&verifier) && !value.contains("alice"));
 
